@@ -1,0 +1,65 @@
+// The command-line face of GELU Lab: `gelulab SUBCOMMAND [options]`.
+//
+// Each subcommand lives in its own cmd_*.cpp and registers itself with GELU_CLI_COMMAND, so adding one
+// touches no other file. Errors in the user's input are thrown as UsageError: main prints
+// "gelulab CMD: message" on stderr and exits with status 2.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gelu::cli {
+
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Options parsed from argv: "--name value", "--name=value" and bare flags ("--json").
+class Args {
+ public:
+  Args(std::string command, std::vector<std::string> argv) : command_(std::move(command)), argv_(std::move(argv)) {}
+
+  /// Declares a flag and returns whether it was given.
+  bool flag(std::string_view name);
+  /// Declares an option taking a value; returns its last occurrence.
+  std::optional<std::string> option(std::string_view name);
+  /// All occurrences, in order.
+  std::vector<std::string> options(std::string_view name);
+  /// Throws UsageError on anything not declared (unknown option, stray argument).
+  void finish();
+
+  // Typed accessors; throw UsageError naming the option and the bad value.
+  static double to_double(std::string_view option, const std::string& value);
+  static std::int64_t to_int(std::string_view option, const std::string& value, std::int64_t min,
+                             std::int64_t max);
+
+  const std::string& command() const { return command_; }
+
+ private:
+  std::string command_;
+  std::vector<std::string> argv_;
+  std::vector<bool> used_ = std::vector<bool>(argv_.size(), false);
+  bool matches(std::size_t i, std::string_view name, std::optional<std::string>* inline_value) const;
+};
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line for `gelulab --help`
+  const char* usage;    // full help text for `gelulab CMD --help`
+  int (*run)(Args& args);
+};
+
+std::vector<Command>& commands();
+struct Registrar {
+  explicit Registrar(Command c) { commands().push_back(c); }
+};
+#define GELU_CLI_COMMAND(ident, ...) static ::gelu::cli::Registrar gelu_cli_registrar_##ident({__VA_ARGS__})
+
+/// True when the stream is a terminal (progress displays only then).
+bool is_terminal(int fd);
+
+}  // namespace gelu::cli

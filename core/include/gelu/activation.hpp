@@ -1,0 +1,77 @@
+// GELU Lab core: the activation registry.
+//
+// One entry per elementwise function: id, display name, formula text, parameters, and evaluators for
+// f, f' and f'' in float and double, scalar and batched over contiguous arrays. Everything else in the
+// project (CLI, GUI, GPU twins, tests) enumerates this registry instead of switching on ids.
+//
+// Accuracy contracts (checked by tests/core/*):
+//  - double scalar: the reference. GELU family f within 2 ULP of the correctly rounded value.
+//  - float scalar: the double value rounded once, so <= 1 ULP wherever double is accurate.
+//  - float batched `gelu` (order 0 and 1): a vectorized kernel, <= 1 ULP (f) / <= 2 ULP (f') for every
+//    finite float, exhaustively tested against the double reference.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gelu {
+
+inline constexpr int kMaxParams = 2;
+inline constexpr int kMaxOrder = 2;  // f, f', f''
+
+/// A tunable parameter of an activation: name as typed on the CLI (`--param alpha=0.1`).
+struct ParamSpec {
+  const char* name;
+  double default_value;
+  double min;  // inclusive range accepted by the UI and the CLI
+  double max;
+  const char* description;
+};
+
+/// Parameter values in the order of Activation::params; unused slots are ignored.
+struct Params {
+  std::array<double, kMaxParams> v{};
+  double operator[](int i) const { return v[static_cast<std::size_t>(i)]; }
+  double& operator[](int i) { return v[static_cast<std::size_t>(i)]; }
+  bool operator==(const Params&) const = default;
+};
+
+using ScalarF64 = double (*)(double x, const Params& p);
+using ScalarF32 = float (*)(float x, const Params& p);
+using BatchF64 = void (*)(const double* x, double* y, std::size_t n, const Params& p);
+using BatchF32 = void (*)(const float* x, float* y, std::size_t n, const Params& p);
+
+/// One registry entry. Orders index the arrays: 0 = f, 1 = f', 2 = f''.
+struct Activation {
+  const char* id;           // stable identifier, e.g. "gelu_tanh"
+  const char* name;         // display name, e.g. "GELU (tanh approximation)"
+  const char* formula;      // formula text with Unicode math, e.g. "x·Φ(x)"
+  const char* description;  // one sentence for tooltips and `gelulab list`
+  const char* glsl_name;    // name of the GLSL twin in shaders/activations.glsl (e.g. "act_gelu")
+  std::vector<ParamSpec> params;
+  std::array<ScalarF64, 3> f64;
+  std::array<ScalarF32, 3> f32;
+  std::array<BatchF64, 3> batch_f64;
+  std::array<BatchF32, 3> batch_f32;
+
+  Params defaults() const;
+  int param_index(std::string_view param_name) const;  // -1 when unknown
+
+  double eval(double x, int order = 0, const Params* p = nullptr) const;
+  float eval(float x, int order = 0, const Params* p = nullptr) const;
+  void eval(std::span<const float> x, std::span<float> y, int order = 0, const Params* p = nullptr) const;
+  void eval(std::span<const double> x, std::span<double> y, int order = 0, const Params* p = nullptr) const;
+};
+
+/// All registered activations, in display order.
+std::span<const Activation> registry();
+/// nullptr when the id is unknown.
+const Activation* find_activation(std::string_view id);
+/// Comma-separated list of ids, for error messages.
+std::string activation_ids();
+
+}  // namespace gelu

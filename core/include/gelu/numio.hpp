@@ -1,0 +1,22 @@
+// Number text I/O shared by the CLI, the GUI and the file loaders.
+// Parsing accepts decimal, hex floats (0x1.8p-3), nan, inf, -inf (any case, optional sign).
+// Formatting writes the shortest text that round-trips for the given type.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace gelu {
+
+std::optional<double> parse_f64(std::string_view token);
+std::optional<float> parse_f32(std::string_view token);
+/// Shortest round-trip text; "nan", "inf", "-inf" for the special values.
+std::string format_f64(double v);
+std::string format_f32(float v);
+
+/// Appends the shortest round-trip text to out (no allocation when out has capacity).
+void append_f64(std::string& out, double v);
+void append_f32(std::string& out, float v);
+
+}  // namespace gelu

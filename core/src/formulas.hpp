@@ -1,0 +1,246 @@
+// [SECTION] The C++ source of truth for every formula in the registry (double precision).
+//
+// Every other implementation (the float paths, the vectorized GELU kernel, the GLSL twins in
+// shaders/activations.glsl, the FFN's activations) is tested against these functions.
+//
+// Conventions: each function handles NaN (propagates), +-inf (returns the limit) and never produces
+// NaN or inf from a finite input. Tails whose value is exp-dominated carry the exponent's argument in
+// double-double, because exp(-z) turns an absolute error e in z into a relative error e in the result.
+#pragma once
+
+#include <cmath>
+#include <limits>
+
+#include "gelu/activation.hpp"
+
+namespace gelu::formulas {
+
+// [SECTION] Double-double helpers (error-free transforms; need a correctly rounded std::fma).
+
+struct DD {
+  double hi, lo;
+};
+inline DD two_prod(double a, double b) {
+  const double p = a * b;
+  return {p, std::fma(a, b, -p)};
+}
+inline DD two_sum(double a, double b) {
+  const double s = a + b;
+  const double bb = s - a;
+  return {s, (a - (s - bb)) + (b - bb)};
+}
+inline DD dd_mul(DD a, DD b) {
+  DD p = two_prod(a.hi, b.hi);
+  p.lo += a.hi * b.lo + a.lo * b.hi;
+  return two_sum(p.hi, p.lo);
+}
+inline DD dd_mul(DD a, double b) { return dd_mul(a, DD{b, 0.0}); }
+inline DD dd_add(DD a, DD b) {
+  DD s = two_sum(a.hi, b.hi);
+  s.lo += a.lo + b.lo;
+  return two_sum(s.hi, s.lo);
+}
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr DD kInvSqrt2 = {0x1.6a09e667f3bcdp-1, -0x1.bdd3413b26456p-55};
+inline constexpr DD kSqrt2OverPi = {0x1.9884533d43651p-1, -0x1.cbc0d30ebfd15p-55};
+inline constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;
+inline constexpr double kTwoOverSqrtPi = 0x1.20dd750429b6dp+0;
+
+/// exp(-(z.hi + z.lo)) with the low part applied as a first-order correction (|z.lo| <= ulp(z.hi)).
+inline double exp_neg(DD z) { return std::exp(-z.hi) * (1.0 - z.lo); }
+
+// [SECTION] The normal distribution.
+
+/// phi(x) = exp(-x^2/2)/sqrt(2 pi), with x^2 carried exactly.
+inline double normal_pdf(double x) {
+  if (std::isinf(x)) return 0.0;
+  const DD x2 = two_prod(x, x);
+  return kInvSqrt2Pi * exp_neg({0.5 * x2.hi, 0.5 * x2.lo});
+}
+
+/// Q(t) = Phi(-t) = erfc(t/sqrt 2)/2, relative accuracy ~ that of std::erfc for all t.
+/// The argument t/sqrt2 is carried in double-double and its rounding error du is applied through
+/// d/du erfc(u) = -2/sqrt(pi) exp(-u^2): without this the tail loses ~u^2 ULP.
+inline double normal_upper_tail(double t) {
+  const DD u = two_prod(t, kInvSqrt2.hi);
+  const double du = u.lo + t * kInvSqrt2.lo;
+  const double e = std::erfc(u.hi);
+  if (e == 0.0) return 0.0;
+  return 0.5 * (e - du * kTwoOverSqrtPi * std::exp(-u.hi * u.hi));
+}
+
+/// Phi(x), accurate in relative terms on both tails.
+inline double normal_cdf(double x) {
+  if (std::isnan(x)) return x;
+  return x < 0 ? normal_upper_tail(-x) : 1.0 - normal_upper_tail(x);
+}
+
+// [SECTION] GELU, exact: x * Phi(x).
+
+inline double gelu(double x) {
+  if (std::isnan(x)) return x;
+  if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf
+  if (x < -40.0) return -0.0;  // the limit from below; also -inf -> -0
+  if (x < 0) return x * normal_upper_tail(-x);
+  // x - x*Q(x): for x near 0 the difference is exact (Sterbenz), for large x the correction is tiny.
+  return x - x * normal_upper_tail(x);
+}
+
+inline double gelu_d1(double x) {
+  if (std::isnan(x)) return x;
+  if (x > 40.0) return 1.0;
+  if (x < -40.0) return -0.0;
+  const double xphi = x * normal_pdf(x);
+  return x < 0 ? normal_upper_tail(-x) + xphi : (1.0 - normal_upper_tail(x)) + xphi;
+}
+
+inline double gelu_d2(double x) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) > 40.0) return -0.0;
+  const DD x2 = two_prod(x, x);
+  const double two_minus_x2 = (2.0 - x2.hi) - x2.lo;
+  return normal_pdf(x) * two_minus_x2;
+}
+
+// [SECTION] Logistic sigmoid, stable on both sides.
+
+struct Sigmoid {
+  double s;    // sigma(z)
+  double one;  // 1 - sigma(z) = sigma(-z), computed without cancellation
+};
+/// sigma(z) for z given in double-double (the low part matters only where sigma is exp-dominated).
+inline Sigmoid sigmoid(DD z) {
+  if (z.hi >= 0) {
+    const double e = exp_neg(z);  // in (0, 1]
+    return {1.0 / (1.0 + e), e / (1.0 + e)};
+  }
+  const double e = exp_neg({-z.hi, -z.lo});  // exp(z) in (0, 1)
+  return {e / (1.0 + e), 1.0 / (1.0 + e)};
+}
+inline Sigmoid sigmoid(double z) { return sigmoid(DD{z, 0.0}); }
+
+// [SECTION] x * sigma(k x): QuickGELU (k = 1.702) and SiLU/Swish (k = beta) share this formula.
+
+inline double x_sigmoid(double x, double k) {
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return x > 0 ? x : -0.0;
+  return x * sigmoid(two_prod(k, x)).s;
+}
+// Beyond |k x| > 1000, sigma is 0 or 1 to double precision; returning the limits avoids inf * 0.
+inline double x_sigmoid_d1(double x, double k) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(k * x) > 1000.0) return x > 0 ? 1.0 : -0.0;
+  const Sigmoid g = sigmoid(two_prod(k, x));
+  return g.s + k * x * g.s * g.one;
+}
+inline double x_sigmoid_d2(double x, double k) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(k * x) > 1000.0) return -0.0;
+  const Sigmoid g = sigmoid(two_prod(k, x));
+  const double q = g.s * g.one;
+  return k * q * (2.0 + k * x * (g.one - g.s));
+}
+
+// [SECTION] GELU, tanh approximation: 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + c x^3).
+// Evaluated as x * sigma(2u), which is the same function without the cancellation in 1 + tanh(u)
+// for x < 0; 2u is carried in double-double so the exp-dominated negative tail keeps its accuracy.
+
+inline DD gelu_tanh_2u(double x, double c) {
+  const DD x2 = two_prod(x, x);
+  const DD x3 = dd_mul(x2, x);
+  const DD inner = dd_add({x, 0.0}, dd_mul(x3, c));
+  return dd_mul(inner, DD{2.0 * kSqrt2OverPi.hi, 2.0 * kSqrt2OverPi.lo});
+}
+inline constexpr double kTanhTailLimit = 1e5;  // beyond: sigma(2u) is 0 or 1 to double precision for c >= 0
+
+inline double gelu_tanh(double x, double c) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) > kTanhTailLimit) return x > 0 ? x : -0.0;
+  return x * sigmoid(gelu_tanh_2u(x, c)).s;
+}
+inline double gelu_tanh_d1(double x, double c) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) > kTanhTailLimit) return x > 0 ? 1.0 : -0.0;
+  const Sigmoid g = sigmoid(gelu_tanh_2u(x, c));
+  const double du = kSqrt2OverPi.hi * (1.0 + 3.0 * c * x * x);  // u'
+  return g.s + 2.0 * x * g.s * g.one * du;
+}
+inline double gelu_tanh_d2(double x, double c) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) > kTanhTailLimit) return -0.0;
+  const Sigmoid g = sigmoid(gelu_tanh_2u(x, c));
+  const double q = g.s * g.one;
+  const double du = kSqrt2OverPi.hi * (1.0 + 3.0 * c * x * x);
+  const double ddu = kSqrt2OverPi.hi * 6.0 * c * x;
+  // d/dx [s + 2 x q u'] with s' = 2 q u', q' = 2 q u' (1 - 2 s)
+  return 4.0 * q * du + 4.0 * x * q * du * du * (g.one - g.s) + 2.0 * x * q * ddu;
+}
+
+// [SECTION] ReLU family.
+
+inline double relu(double x) { return x > 0 ? x : (x <= 0 ? 0.0 : x); }
+inline double relu_d1(double x) { return x > 0 ? 1.0 : (x <= 0 ? 0.0 : x); }
+inline double zero_d2(double x) { return std::isnan(x) ? x : 0.0; }
+
+inline double leaky_relu(double x, double a) { return x > 0 ? x : (x <= 0 ? a * x : x); }
+inline double leaky_relu_d1(double x, double a) { return x > 0 ? 1.0 : (x <= 0 ? a : x); }
+
+inline double elu(double x, double a) { return x > 0 ? x : (x <= 0 ? a * std::expm1(x) : x); }
+inline double elu_d1(double x, double a) { return x > 0 ? 1.0 : (x <= 0 ? a * std::exp(x) : x); }
+inline double elu_d2(double x, double a) { return x > 0 ? 0.0 : (x <= 0 ? a * std::exp(x) : x); }
+
+// [SECTION] Softplus: log(1 + exp(b x)) / b, stable for both signs.
+
+inline double softplus(double x, double b) {
+  if (std::isnan(x)) return x;
+  const double z = b * x;
+  if (z > 0) return (z + std::log1p(std::exp(-z))) / b;
+  return std::log1p(std::exp(z)) / b;
+}
+inline double softplus_d1(double x, double b) { return std::isnan(x) ? x : sigmoid(b * x).s; }
+inline double softplus_d2(double x, double b) {
+  if (std::isnan(x)) return x;
+  const Sigmoid g = sigmoid(b * x);
+  return b * g.s * g.one;
+}
+
+// [SECTION] Mish: x tanh(softplus(x)).
+
+struct MishParts {
+  double t;      // tanh(softplus(x))
+  double one_t;  // 1 - t, without cancellation
+  double sig;    // sigma(x)
+};
+/// tanh(log(1+e^x)) = n/(n+2) with n = e^x (e^x + 2); written in w = e^-x for x > 0 (no overflow).
+inline MishParts mish_parts(double x) {
+  if (x > 0) {
+    const double w = std::exp(-x);
+    const double den = 1.0 + 2.0 * w + 2.0 * w * w;
+    return {(1.0 + 2.0 * w) / den, 2.0 * w * w / den, 1.0 / (1.0 + w)};
+  }
+  const double e = std::exp(x);
+  const double n = e * (e + 2.0);
+  return {n / (n + 2.0), 2.0 / (n + 2.0), e / (1.0 + e)};
+}
+inline double mish(double x) {
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return x > 0 ? x : -0.0;
+  return x * mish_parts(x).t;
+}
+inline double mish_d1(double x) {
+  if (std::isnan(x)) return x;
+  if (std::isinf(x)) return x > 0 ? 1.0 : -0.0;
+  const MishParts m = mish_parts(x);
+  const double sech2 = m.one_t * (1.0 + m.t);
+  return m.t + x * sech2 * m.sig;
+}
+inline double mish_d2(double x) {
+  if (std::isnan(x)) return x;
+  if (std::fabs(x) > 1000.0) return -0.0;  // sech^2 underflows; avoids x * inf * 0
+  const MishParts m = mish_parts(x);
+  const double sech2 = m.one_t * (1.0 + m.t);
+  return sech2 * m.sig * (2.0 + x * ((1.0 - m.sig) - 2.0 * m.t * m.sig));
+}
+
+}  // namespace gelu::formulas

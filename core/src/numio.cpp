@@ -1,0 +1,88 @@
+#include "gelu/numio.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <system_error>
+
+namespace gelu {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != b[i]) return false;
+  }
+  return true;
+}
+
+template <class T>
+std::optional<T> parse(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  bool negative = false;
+  std::string_view body = s;
+  if (body.front() == '+' || body.front() == '-') {
+    negative = body.front() == '-';
+    body.remove_prefix(1);
+  }
+  if (body.empty()) return std::nullopt;
+  if (iequals(body, "nan")) return std::numeric_limits<T>::quiet_NaN();
+  if (iequals(body, "inf") || iequals(body, "infinity"))
+    return negative ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  std::chars_format fmt = std::chars_format::general;
+  if (body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
+    body.remove_prefix(2);
+    fmt = std::chars_format::hex;
+  }
+  // from_chars accepts neither a leading sign here nor "+", so the sign was stripped above.
+  if (body.empty() || body.front() == '-' || body.front() == '+') return std::nullopt;
+  T v{};
+  const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v, fmt);
+  if (ptr != body.data() + body.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Overflow -> inf, underflow -> signed zero: what a correctly rounded strtod would give.
+    // Tell them apart by the exponent's sign in the text.
+    const std::string_view::size_type e = body.find_first_of(fmt == std::chars_format::hex ? "pP" : "eE");
+    const bool tiny = e != std::string_view::npos && e + 1 < body.size() && body[e + 1] == '-';
+    v = tiny ? T(0) : std::numeric_limits<T>::infinity();
+  } else if (ec != std::errc()) {
+    return std::nullopt;
+  }
+  return negative ? -v : v;
+}
+
+template <class T>
+void append(std::string& out, T v) {
+  if (std::isnan(v)) {
+    out += "nan";
+    return;
+  }
+  if (std::isinf(v)) {
+    out += v > 0 ? "inf" : "-inf";
+    return;
+  }
+  char buf[64];
+  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, ptr);
+}
+
+}  // namespace
+
+std::optional<double> parse_f64(std::string_view token) { return parse<double>(token); }
+std::optional<float> parse_f32(std::string_view token) { return parse<float>(token); }
+void append_f64(std::string& out, double v) { append(out, v); }
+void append_f32(std::string& out, float v) { append(out, v); }
+std::string format_f64(double v) {
+  std::string s;
+  append(s, v);
+  return s;
+}
+std::string format_f32(float v) {
+  std::string s;
+  append(s, v);
+  return s;
+}
+
+}  // namespace gelu

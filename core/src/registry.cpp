@@ -1,0 +1,154 @@
+// [SECTION] The activation registry: one entry per function, built from formulas.hpp.
+#include <algorithm>
+#include <stdexcept>
+
+#include "formulas.hpp"
+#include "gelu/activation.hpp"
+#include "simd_kernels.hpp"
+
+namespace gelu {
+namespace {
+
+namespace F = formulas;
+
+// Adapters from the formula signatures (x[, p0]) to the registry's (x, Params).
+template <double (*Fn)(double)>
+double p0(double x, const Params&) {
+  return Fn(x);
+}
+template <double (*Fn)(double, double)>
+double p1(double x, const Params& p) {
+  return Fn(x, p[0]);
+}
+
+// The float scalar path is the double reference rounded once: <= 1 ULP wherever double is accurate.
+template <ScalarF64 Fn>
+float f32_of(float x, const Params& p) {
+  return static_cast<float>(Fn(static_cast<double>(x), p));
+}
+template <ScalarF64 Fn>
+void batch_f64_of(const double* x, double* y, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = Fn(x[i], p);
+}
+template <ScalarF64 Fn>
+void batch_f32_of(const float* x, float* y, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(Fn(static_cast<double>(x[i]), p));
+}
+
+template <ScalarF64 D0, ScalarF64 D1, ScalarF64 D2>
+Activation make(const char* id, const char* name, const char* formula, const char* description,
+                const char* glsl_name, std::vector<ParamSpec> params) {
+  return Activation{id,
+                    name,
+                    formula,
+                    description,
+                    glsl_name,
+                    std::move(params),
+                    {D0, D1, D2},
+                    {f32_of<D0>, f32_of<D1>, f32_of<D2>},
+                    {batch_f64_of<D0>, batch_f64_of<D1>, batch_f64_of<D2>},
+                    {batch_f32_of<D0>, batch_f32_of<D1>, batch_f32_of<D2>}};
+}
+
+std::vector<Activation> build_registry() {
+  std::vector<Activation> r;
+  r.push_back(make<p0<F::gelu>, p0<F::gelu_d1>, p0<F::gelu_d2>>(
+      "gelu", "GELU (exact)", "x·Φ(x) = ½·x·erfc(−x/√2)",
+      "Gaussian Error Linear Unit: the input weighted by the probability that a standard normal is below it.",
+      "act_gelu", {}));
+  // The vectorized kernels replace the float batched path of exact GELU (f and f').
+  r.back().batch_f32[0] = simd::gelu_f32;
+  r.back().batch_f32[1] = simd::gelu_d1_f32;
+
+  r.push_back(make<p1<F::gelu_tanh>, p1<F::gelu_tanh_d1>, p1<F::gelu_tanh_d2>>(
+      "gelu_tanh", "GELU (tanh approximation)", "½·x·(1 + tanh(√(2/π)·(x + c·x³)))",
+      "The tanh approximation of GELU used by BERT and GPT-2; c = 0.044715.", "act_gelu_tanh",
+      {{"c", 0.044715, 0.0, 0.1, "cubic coefficient inside tanh"}}));
+  r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
+      "gelu_sigmoid", "GELU (sigmoid / QuickGELU)", "x·σ(k·x)",
+      "The sigmoid approximation of GELU (QuickGELU, used by CLIP); k = 1.702.", "act_x_sigmoid",
+      {{"k", 1.702, 0.1, 10.0, "slope inside the sigmoid"}}));
+  r.push_back(make<p0<F::relu>, p0<F::relu_d1>, p0<F::zero_d2>>(
+      "relu", "ReLU", "max(x, 0)", "Rectified linear unit; f'(0) is taken as 0.", "act_relu", {}));
+  r.push_back(make<p1<F::leaky_relu>, p1<F::leaky_relu_d1>, p0<F::zero_d2>>(
+      "leaky_relu", "Leaky ReLU", "x if x > 0, else α·x", "ReLU with a small slope α for negative inputs.",
+      "act_leaky_relu", {{"alpha", 0.01, 0.0, 1.0, "slope for x < 0"}}));
+  r.push_back(make<p1<F::elu>, p1<F::elu_d1>, p1<F::elu_d2>>(
+      "elu", "ELU", "x if x > 0, else α·(eˣ − 1)", "Exponential linear unit.", "act_elu",
+      {{"alpha", 1.0, 0.0, 10.0, "saturation value -α for x -> -inf"}}));
+  r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
+      "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
+      "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));
+  r.push_back(make<p1<F::softplus>, p1<F::softplus_d1>, p1<F::softplus_d2>>(
+      "softplus", "Softplus", "log(1 + e^(β·x)) / β", "A smooth ReLU; sharper as β grows.", "act_softplus",
+      {{"beta", 1.0, 0.1, 10.0, "sharpness"}}));
+  r.push_back(make<p0<F::mish>, p0<F::mish_d1>, p0<F::mish_d2>>(
+      "mish", "Mish", "x·tanh(softplus(x))", "Self-regularized non-monotonic activation (Misra 2019).",
+      "act_mish", {}));
+  return r;
+}
+
+}  // namespace
+
+Params Activation::defaults() const {
+  Params p;
+  for (std::size_t i = 0; i < params.size() && i < kMaxParams; ++i) p.v[i] = params[i].default_value;
+  return p;
+}
+
+int Activation::param_index(std::string_view param_name) const {
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (param_name == params[i].name) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+void check_order(int order) {
+  if (order < 0 || order > kMaxOrder) throw std::out_of_range("derivative order must be 0, 1 or 2");
+}
+}  // namespace
+
+double Activation::eval(double x, int order, const Params* p) const {
+  check_order(order);
+  const Params d = p ? *p : defaults();
+  return f64[static_cast<std::size_t>(order)](x, d);
+}
+float Activation::eval(float x, int order, const Params* p) const {
+  check_order(order);
+  const Params d = p ? *p : defaults();
+  return f32[static_cast<std::size_t>(order)](x, d);
+}
+void Activation::eval(std::span<const float> x, std::span<float> y, int order, const Params* p) const {
+  check_order(order);
+  if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
+  const Params d = p ? *p : defaults();
+  batch_f32[static_cast<std::size_t>(order)](x.data(), y.data(), x.size(), d);
+}
+void Activation::eval(std::span<const double> x, std::span<double> y, int order, const Params* p) const {
+  check_order(order);
+  if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
+  const Params d = p ? *p : defaults();
+  batch_f64[static_cast<std::size_t>(order)](x.data(), y.data(), x.size(), d);
+}
+
+std::span<const Activation> registry() {
+  static const std::vector<Activation> r = build_registry();
+  return r;
+}
+
+const Activation* find_activation(std::string_view id) {
+  for (const Activation& a : registry())
+    if (id == a.id) return &a;
+  return nullptr;
+}
+
+std::string activation_ids() {
+  std::string s;
+  for (const Activation& a : registry()) {
+    if (!s.empty()) s += ", ";
+    s += a.id;
+  }
+  return s;
+}
+
+}  // namespace gelu

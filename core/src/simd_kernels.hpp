@@ -1,0 +1,19 @@
+// Vectorized float kernels that replace the generic "double reference, rounded" batched float path.
+// Each is tested against formulas.hpp over every finite float (tests/core/exhaustive_test.cpp).
+#pragma once
+
+#include <cstddef>
+
+#include "gelu/activation.hpp"
+
+namespace gelu::simd {
+
+/// GELU f, float32, <= 1 ULP from the correctly rounded value for every finite input.
+void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
+void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+
+/// Name of the instruction set the kernels were compiled for ("avx512", "avx2", "scalar").
+const char* isa();
+
+}  // namespace gelu::simd
