@@ -1,0 +1,42 @@
+// gelu::gpu — an OpenGL 4.3+ core context, either headless (EGL) or adopted from the app's GLFW window.
+// GL, no ImGui. Errors come back as text the app can show while the CPU path keeps working.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace gelu::gpu {
+
+struct GlInfo {
+  std::string vendor, renderer, version;  // glGetString
+  int major = 0, minor = 0;
+  long long max_ssbo_block_size = 0;      // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
+  int max_work_group_invocations = 0;
+  bool timer_query = false;               // GL_TIME_ELAPSED usable
+};
+
+class Context {
+ public:
+  /// A headless GL 4.3+ core context made current on this thread: EGL surfaceless on Mesa
+  /// (EGL_PLATFORM_SURFACELESS_MESA), the EGL device platform on NVIDIA. nullptr + *error on failure.
+  static std::unique_ptr<Context> create_headless(std::string* error);
+  /// Wraps the context already current on this thread (the app's GLFW window); checks GL >= 4.3.
+  static std::unique_ptr<Context> adopt_current(std::string* error);
+
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  void make_current();
+  const GlInfo& info() const { return info_; }
+  bool headless() const { return headless_; }
+
+ private:
+  Context() = default;
+  struct Egl;
+  std::unique_ptr<Egl> egl_;  // only for headless contexts
+  GlInfo info_;
+  bool headless_ = false;
+};
+
+}  // namespace gelu::gpu
