@@ -13,6 +13,9 @@ struct GlInfo {
   long long max_ssbo_block_size = 0;      // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
   int max_work_group_invocations = 0;
   bool timer_query = false;               // GL_TIME_ELAPSED usable
+  long long max_work_group_count_x = 0;   // GL_MAX_COMPUTE_WORK_GROUP_COUNT[0]
+  int ssbo_offset_alignment = 0;          // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, bytes
+  std::string platform;                   // "EGL device", "EGL surfaceless (Mesa)" or "adopted"
 };
 
 class Context {
@@ -27,6 +30,7 @@ class Context {
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
 
+  /// Makes the context current on the calling thread (headless only; an adopted context is the app's).
   void make_current();
   const GlInfo& info() const { return info_; }
   bool headless() const { return headless_; }
