@@ -1,0 +1,141 @@
+// [SECTION] Training: optimizers, learning-rate schedules, the minibatch loop and the teaching statistics.
+//
+// A Trainer owns the batch buffers, the workspace and the optimizer state, so a step allocates nothing.
+// Determinism: everything random (initialization, batch order, stochastic masks) comes from Rng seeded by
+// the config; Eigen runs single-threaded; so one seed gives bit-identical runs on one machine and build.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gelu/ffn/dataset.hpp"
+#include "gelu/ffn/network.hpp"
+
+namespace gelu::ffn {
+
+enum class OptimizerKind { Sgd, Adam };
+enum class Schedule { Constant, Step, Cosine };
+const char* to_string(OptimizerKind o);  // "sgd", "adam"
+const char* to_string(Schedule s);       // "constant", "step", "cosine"
+std::optional<OptimizerKind> parse_optimizer(std::string_view s);
+std::optional<Schedule> parse_schedule(std::string_view s);
+
+struct TrainConfig {
+  LossKind loss = LossKind::Bce;
+  OptimizerKind optimizer = OptimizerKind::Adam;
+  double lr = 0.01;
+  double momentum = 0.9;                          // SGD: v = μ·v + g, θ -= lr·v (PyTorch's form)
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // Adam, with bias correction (PyTorch's form)
+  double weight_decay = 0.0;                      // L2: g += λ·W on weights (biases are not decayed)
+  Schedule schedule = Schedule::Constant;
+  int steps = 3000;      // horizon of the cosine schedule (lr -> 0 at `steps`)
+  int step_size = 0;     // step schedule: lr *= gamma every step_size steps (0: steps / 3)
+  double gamma = 0.1;
+  int batch = 256;       // clamped to the training set size
+  std::uint64_t seed = 1;  // batch order and stochastic masks (initialization has its own seed)
+};
+
+/// Throws std::invalid_argument for a non-finite or non-positive learning rate, momentum or betas outside
+/// [0, 1), a negative weight decay, a batch < 1, and a loss that does not fit the data and output width.
+void validate(const TrainConfig& c, const Dataset& d, const NetworkSpec& spec);
+/// MSE for regression, BCE for 2 classes with one output, softmax CE otherwise.
+LossKind default_loss(const Dataset& d, int outputs);
+/// Learning rate at step t (0-based) under c's schedule.
+double learning_rate(const TrainConfig& c, int t);
+
+template <class T>
+class Optimizer {
+ public:
+  using Vec = typename Network<T>::Vec;
+  Optimizer(OptimizerKind kind, std::size_t n) : kind_(kind), m_(Vec::Zero(static_cast<Eigen::Index>(n))) {
+    if (kind == OptimizerKind::Adam) v_ = Vec::Zero(static_cast<Eigen::Index>(n));
+  }
+  /// One update of params with grad (already including weight decay) at learning rate lr.
+  void step(Vec& params, const Vec& grad, const TrainConfig& c, double lr);
+  long long steps() const { return t_; }
+
+ private:
+  OptimizerKind kind_;
+  Vec m_, v_;  // SGD: velocity in m_; Adam: first and second moments
+  long long t_ = 0;
+};
+
+struct Metrics {
+  double train_loss = 0, test_loss = 0;
+  double train_accuracy = -1, test_accuracy = -1;  // -1 for regression
+};
+
+/// Statistics of one hidden block after the latest training step (its batch).
+struct LayerStats {
+  std::string name;                // "h0"
+  int units = 0;                   // block width (GLU: the inner gate width)
+  std::vector<int> histogram;      // post-activation values (GLU: act(gate)⊙up) over [lo, hi]
+  double lo = 0, hi = 0;
+  double dead_fraction = 0;        // units whose dL/dz is exactly 0 for every sample of the batch
+  double grad_norm = 0;            // Frobenius norm of the block's parameter gradient (weights and biases)
+};
+
+/// The model's output on a grid over the dataset's input box: 2-D (nx x ny, x fastest) or 1-D (nx points).
+/// values: P(class 1) for BCE, the predicted class for CE (confidence = its softmax probability), the
+/// network's output for MSE.
+struct GridOutput {
+  int nx = 0, ny = 0;
+  double lo[2] = {0, 0}, hi[2] = {0, 0};
+  std::vector<double> values, confidence;
+};
+
+template <class T>
+class Trainer {
+ public:
+  using Mat = typename Network<T>::Mat;
+  using Vec = typename Network<T>::Vec;
+
+  /// The trainer keeps references to net and data; both must outlive it. Throws std::invalid_argument (validate).
+  Trainer(Network<T>& net, const Dataset& data, TrainConfig config);
+
+  /// One minibatch step: forward, loss, backward, weight decay, update. Returns the batch loss before the update.
+  double step();
+  int steps_done() const { return step_; }
+
+  /// Loss and accuracy over the full training and test sets (evaluation mode: stochastic GELU uses x·Φ(x)).
+  Metrics evaluate();
+  /// Per hidden block: activation histogram (bins), dead units and gradient norm of the latest step.
+  std::vector<LayerStats> layer_stats(int bins = 32) const;
+  /// Gradient norm of each block (hidden blocks then the output layer) of the latest step.
+  std::vector<double> grad_norms() const;
+  GridOutput grid(int nx, int ny);
+
+  const TrainConfig& config() const { return config_; }
+  Network<T>& network() { return net_; }
+  const Vec& last_gradient() const { return grad_; }
+
+ private:
+  Network<T>& net_;
+  const Dataset& data_;
+  TrainConfig config_;
+  Mat x_train_, y_train_, x_test_, y_test_;  // targets encoded for the loss (outputs x n)
+  Mat xb_, yb_, dlogits_;
+  Vec grad_;
+  Workspace<T> ws_, eval_ws_;
+  Optimizer<T> opt_;
+  Rng rng_;
+  std::vector<int> order_;
+  std::size_t cursor_ = 0;
+  int batch_ = 0;
+  int step_ = 0;
+  void next_batch();
+};
+
+/// Targets for a loss: values or 0/1 labels as one row (MSE, BCE), one-hot rows (CE, `outputs` classes).
+template <class T>
+typename Network<T>::Mat encode_targets(LossKind loss, const Eigen::RowVectorXd& y, int outputs);
+
+extern template class Optimizer<float>;
+extern template class Optimizer<double>;
+extern template class Trainer<float>;
+extern template class Trainer<double>;
+
+}  // namespace gelu::ffn
