@@ -82,6 +82,7 @@ inline double gelu(double x) {
   if (std::isnan(x)) return x;
   if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf
   if (x < -40.0) return -0.0;  // the limit from below; also -inf -> -0
+  if (x == 0) return x;        // keeps the sign: gelu(-0) = -0 * 1/2 = -0
   if (x < 0) return x * normal_upper_tail(-x);
   // x - x*Q(x): for x near 0 the difference is exact (Sterbenz), for large x the correction is tiny.
   return x - x * normal_upper_tail(x);

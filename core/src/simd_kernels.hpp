@@ -13,6 +13,9 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
+/// The backward pass: dx = dy * gelu'(x), same accuracy as gelu_d1_f32 before the product's rounding.
+void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n);
+
 /// Name of the instruction set the kernels were compiled for ("avx512", "avx2", "scalar").
 const char* isa();
 
