@@ -1,0 +1,83 @@
+// The GPU mirror of the registry's evaluators: any registry function, order 0/1/2, parameters as uniforms,
+// float32 arrays of any length (streamed through the device in chunks that fit one shader storage block),
+// with kernel-only timings from GL timer queries beside end-to-end wall time.
+//
+// Needs the Context it was created with to be current on the calling thread. Every failure (shader that
+// does not compile, device out of memory, unknown GLSL twin, ...) comes back as text; nothing throws.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "gelu/activation.hpp"
+#include "gelu/gpu/context.hpp"
+#include "gelu/gpu/shaders.hpp"
+
+namespace gelu::gpu {
+
+struct Timing {
+  double kernel_s = 0;      // sum of the dispatches' GL_TIME_ELAPSED (0 when timer queries are missing)
+  double end_to_end_s = 0;  // upload + dispatch + read-back, wall clock
+  int chunks = 0;
+  bool kernel_timed = false;  // kernel_s comes from timer queries
+};
+
+enum class ErrorMetric { Abs = 0, Rel = 1, Ulp = 2 };
+
+struct ErrorResult {
+  double max = 0;         // largest error (inf when a NaN or inf mismatches)
+  std::size_t argmax = 0;  // smallest index where it occurs
+};
+
+class Evaluator {
+ public:
+  /// Compiles nothing yet (programs are built on first use per function and order).
+  static std::unique_ptr<Evaluator> create(Context& ctx, std::string* error,
+                                           ShaderLibrary shaders = ShaderLibrary::from_environment());
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  /// y[i] = f^(order)(x[i]) for every i < x.size() (y must be at least as long). nullopt on success.
+  std::optional<std::string> eval(const Activation& a, int order, const Params& p, std::span<const float> x,
+                                  std::span<float> y, Timing* timing = nullptr);
+
+  /// Error of the GPU's f^(order)(x[i]) against ref[i] with a max/argmax reduction on the device;
+  /// `curve` (optional, same length as x) receives the per-element error.
+  std::optional<std::string> error(const Activation& a, int order, const Params& p, std::span<const float> x,
+                                   std::span<const float> ref, ErrorMetric metric, ErrorResult* result,
+                                   std::span<float> curve = {});
+
+  /// Compiles (and caches) the program for a function and order: lets a caller surface shader errors early.
+  std::optional<std::string> prepare(const Activation& a, int order);
+
+  /// Largest number of elements per dispatch: the storage-block limit, or a lower one set for tests.
+  std::size_t chunk_elements() const;
+  /// Lowers the per-buffer byte limit below GL_MAX_SHADER_STORAGE_BLOCK_SIZE (0 restores it).
+  void set_chunk_limit_bytes(std::size_t bytes) { chunk_limit_bytes_ = bytes; }
+
+  const ShaderLibrary& shaders() const { return shaders_; }
+
+ private:
+  Evaluator(Context& ctx, ShaderLibrary shaders) : ctx_(ctx), shaders_(std::move(shaders)) {}
+  std::optional<std::string> program(const std::string& kernel, const Activation& a, int order, unsigned* out);
+  std::optional<std::string> ensure_buffer(int slot, std::size_t bytes);
+
+  Context& ctx_;
+  ShaderLibrary shaders_;
+  std::map<std::string, unsigned> programs_;
+  unsigned buffers_[4] = {0, 0, 0, 0};
+  std::size_t buffer_bytes_[4] = {0, 0, 0, 0};
+  unsigned query_ = 0;
+  std::size_t chunk_limit_bytes_ = 0;
+};
+
+/// Splits a double parameter into the (hi, lo) float pair the shaders take.
+std::pair<float, float> split_param(double v);
+
+}  // namespace gelu::gpu

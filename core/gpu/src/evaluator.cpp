@@ -1,0 +1,257 @@
+// [SECTION] Evaluator: programs per (kernel, function, order), chunked dispatch, timer queries.
+#include "gelu/gpu/evaluator.hpp"
+
+#include <epoxy/gl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <vector>
+#include <limits>
+
+namespace gelu::gpu {
+namespace {
+
+constexpr unsigned kGroupSize = 256;    // local_size_x of eval.comp and error.comp
+constexpr unsigned kMaxGroups = 4096;  // grid-stride loops cover the rest
+
+std::string gl_error_text(GLenum e) {
+  switch (e) {
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    default: return "GL error " + std::to_string(e);
+  }
+}
+void clear_gl_errors() {
+  while (glGetError() != GL_NO_ERROR) {
+  }
+}
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::pair<float, float> split_param(double v) {
+  const float hi = static_cast<float>(v);
+  return {hi, static_cast<float>(v - static_cast<double>(hi))};
+}
+
+std::unique_ptr<Evaluator> Evaluator::create(Context& ctx, std::string* error, ShaderLibrary shaders) {
+  if (std::string p = shaders.problem(); !p.empty()) {
+    if (error) *error = p;
+    return nullptr;
+  }
+  std::unique_ptr<Evaluator> e(new Evaluator(ctx, std::move(shaders)));
+  glGenBuffers(4, e->buffers_);
+  if (ctx.info().timer_query) glGenQueries(1, &e->query_);
+  return e;
+}
+
+Evaluator::~Evaluator() {
+  for (const auto& [key, prog] : programs_) glDeleteProgram(prog);
+  glDeleteBuffers(4, buffers_);
+  if (query_) glDeleteQueries(1, &query_);
+}
+
+std::size_t Evaluator::chunk_elements() const {
+  std::size_t bytes = static_cast<std::size_t>(std::max(ctx_.info().max_ssbo_block_size, 4LL));
+  if (chunk_limit_bytes_ > 0) bytes = std::min(bytes, chunk_limit_bytes_);
+  // Keep chunks a multiple of the work-group size and inside the shader's uint indices.
+  std::size_t n = std::max<std::size_t>(bytes / sizeof(float), 1);
+  n = std::min<std::size_t>(n, std::numeric_limits<unsigned>::max() / 2);
+  return n >= kGroupSize ? n / kGroupSize * kGroupSize : n;
+}
+
+std::optional<std::string> Evaluator::program(const std::string& kernel, const Activation& a, int order,
+                                              unsigned* out) {
+  if (order < 0 || order > kMaxOrder) return "derivative order must be 0, 1 or 2";
+  const std::string key = kernel + "|" + a.glsl_name + "|" + std::to_string(order);
+  if (auto it = programs_.find(key); it != programs_.end()) {
+    *out = it->second;
+    return std::nullopt;
+  }
+  const std::string defines = std::string("#define ACT ") + a.glsl_name + "\n#define ORDER " + std::to_string(order);
+  std::string err;
+  const auto src = shaders_.expand(kernel, defines, &err);
+  if (!src) return err;
+  const GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+  const char* text = src->text.c_str();
+  glShaderSource(sh, 1, &text, nullptr);
+  glCompileShader(sh);
+  GLint ok = 0, len = 0;
+  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+  glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
+  std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+  glGetShaderInfoLog(sh, len, nullptr, log.data());
+  log.resize(std::strlen(log.c_str()));
+  if (!ok) {
+    glDeleteShader(sh);
+    return "shader " + kernel + " (" + a.glsl_name + ", order " + std::to_string(order) + ", from " +
+           shaders_.origin() + ") does not compile:\n" + map_compile_log(log, *src);
+  }
+  const GLuint prog = glCreateProgram();
+  glAttachShader(prog, sh);
+  glLinkProgram(prog);
+  glDeleteShader(sh);
+  glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    glGetProgramiv(prog, GL_INFO_LOG_LENGTH, &len);
+    std::string plog(static_cast<std::size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(prog, len, nullptr, plog.data());
+    glDeleteProgram(prog);
+    return "shader " + kernel + " (" + a.glsl_name + ") does not link:\n" + map_compile_log(plog.c_str(), *src);
+  }
+  programs_[key] = prog;
+  *out = prog;
+  return std::nullopt;
+}
+
+std::optional<std::string> Evaluator::prepare(const Activation& a, int order) {
+  unsigned prog = 0;
+  return program("eval.comp", a, order, &prog);
+}
+
+std::optional<std::string> Evaluator::ensure_buffer(int slot, std::size_t bytes) {
+  const auto s = static_cast<std::size_t>(slot);
+  if (buffer_bytes_[s] >= bytes) return std::nullopt;
+  clear_gl_errors();
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[s]);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_COPY);
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
+    buffer_bytes_[s] = 0;
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 0, nullptr, GL_DYNAMIC_COPY);
+    return "the device cannot hold a " + std::to_string(bytes >> 20) + " MiB buffer (" + gl_error_text(e) + ")";
+  }
+  buffer_bytes_[s] = bytes;
+  return std::nullopt;
+}
+
+namespace {
+void set_params(GLuint prog, const Activation& a, const Params& p) {
+  float v[4] = {0, 0, 0, 0};
+  for (std::size_t i = 0; i < a.params.size() && i < static_cast<std::size_t>(kMaxParams); ++i) {
+    const auto [hi, lo] = split_param(p[static_cast<int>(i)]);
+    v[2 * i] = hi;
+    v[2 * i + 1] = lo;
+  }
+  glUniform4fv(glGetUniformLocation(prog, "u_params"), 1, v);
+}
+GLuint group_count(std::size_t n) {
+  return static_cast<GLuint>(std::clamp<std::size_t>((n + kGroupSize - 1) / kGroupSize, 1, kMaxGroups));
+}
+}  // namespace
+
+std::optional<std::string> Evaluator::eval(const Activation& a, int order, const Params& p, std::span<const float> x,
+                                           std::span<float> y, Timing* timing) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (y.size() < x.size()) return "output array shorter than input";
+  ctx_.make_current();
+  unsigned prog = 0;
+  if (auto e = program("eval.comp", a, order, &prog)) return e;
+  Timing t;
+  if (x.empty()) {
+    if (timing) *timing = t;
+    return std::nullopt;
+  }
+  const std::size_t chunk = std::min(chunk_elements(), x.size());
+  for (int s : {0, 1})
+    if (auto e = ensure_buffer(s, chunk * sizeof(float))) return *e + " for " + std::to_string(x.size()) + " elements";
+  glUseProgram(prog);
+  set_params(prog, a, p);
+  const GLint loc_n = glGetUniformLocation(prog, "u_n");
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffers_[0]);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buffers_[1]);
+  clear_gl_errors();
+  for (std::size_t off = 0; off < x.size(); off += chunk) {
+    const std::size_t n = std::min(chunk, x.size() - off);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[0]);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(float)), x.data() + off);
+    glUniform1ui(loc_n, static_cast<GLuint>(n));
+    if (query_) glBeginQuery(GL_TIME_ELAPSED, query_);
+    glDispatchCompute(group_count(n), 1, 1);
+    if (query_) glEndQuery(GL_TIME_ELAPSED);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[1]);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(float)), y.data() + off);
+    if (query_) {
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+      t.kernel_s += static_cast<double>(ns) * 1e-9;
+    }
+    ++t.chunks;
+  }
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU evaluation failed (" + gl_error_text(e) + ")";
+  t.kernel_timed = query_ != 0;
+  t.end_to_end_s = seconds_since(t0);
+  if (timing) *timing = t;
+  return std::nullopt;
+}
+
+std::optional<std::string> Evaluator::error(const Activation& a, int order, const Params& p, std::span<const float> x,
+                                            std::span<const float> ref, ErrorMetric metric, ErrorResult* result,
+                                            std::span<float> curve) {
+  if (ref.size() < x.size()) return "reference array shorter than input";
+  if (!curve.empty() && curve.size() < x.size()) return "error curve array shorter than input";
+  ctx_.make_current();
+  unsigned prog = 0;
+  if (auto e = program("error.comp", a, order, &prog)) return e;
+  ErrorResult r{0, 0};
+  if (x.empty()) {
+    if (result) *result = r;
+    return std::nullopt;
+  }
+  const std::size_t chunk = std::min(chunk_elements(), x.size());
+  struct GroupMax {
+    float err;
+    GLuint index;
+  };
+  for (int s : {0, 1, 2})
+    if (auto e = ensure_buffer(s, chunk * sizeof(float))) return e;
+  if (auto e = ensure_buffer(3, kMaxGroups * sizeof(GroupMax))) return e;
+  glUseProgram(prog);
+  set_params(prog, a, p);
+  glUniform1i(glGetUniformLocation(prog, "u_metric"), static_cast<GLint>(metric));
+  glUniform1i(glGetUniformLocation(prog, "u_write_curve"), curve.empty() ? 0 : 1);
+  for (GLuint b = 0; b < 4; ++b) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, b, buffers_[b]);
+  std::vector<GroupMax> partial(kMaxGroups);
+  bool found = false;
+  clear_gl_errors();
+  for (std::size_t off = 0; off < x.size(); off += chunk) {
+    const std::size_t n = std::min(chunk, x.size() - off);
+    const auto bytes = static_cast<GLsizeiptr>(n * sizeof(float));
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[0]);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, bytes, x.data() + off);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[1]);
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, bytes, ref.data() + off);
+    glUniform1ui(glGetUniformLocation(prog, "u_n"), static_cast<GLuint>(n));
+    // The shader's index is 32-bit; the offset is added on the host for arrays beyond 2^32.
+    glUniform1ui(glGetUniformLocation(prog, "u_base"), 0);
+    const GLuint groups = group_count(n);
+    glDispatchCompute(groups, 1, 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    if (!curve.empty()) {
+      glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[2]);
+      glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, bytes, curve.data() + off);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[3]);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(groups * sizeof(GroupMax)), partial.data());
+    for (GLuint g = 0; g < groups; ++g) {
+      if (partial[g].index == 0xffffffffu) continue;
+      const double e = partial[g].err;
+      const std::size_t i = off + partial[g].index;
+      if (!found || e > r.max || (e == r.max && i < r.argmax)) {
+        r = {e, i};
+        found = true;
+      }
+    }
+  }
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU error reduction failed (" + gl_error_text(e) + ")";
+  if (result) *result = r;
+  return std::nullopt;
+}
+
+}  // namespace gelu::gpu
