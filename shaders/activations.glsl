@@ -89,19 +89,23 @@ float expm1_q(float r) {
   return q;
 }
 
-/// exp(hi + lo) for |lo| <= ulp(hi); <= 1 ULP, subnormal results rounded once.
-float exp_ff(float hi, float lo) {
-  if (hi > 88.8) return FLT_INF;
-  if (hi < -104.0) return 0.0;
+/// exp(hi + lo) * m for |lo| <= ulp(hi), |m| < 2^20: the factor is applied before the final scaling by
+/// 2^k, so a result in the subnormal range is rounded once from a full-precision value (multiplying an
+/// already subnormal exp by m would magnify its absolute rounding error by m). <= 1 ULP + m's own error.
+float exp_scaled(float hi, float lo, vec2 m) {
+  if (hi > 88.8) return m.x * FLT_INF;
+  if (hi < -125.0) return m.x * 0.0;
   float k = floor(hi * LOG2E + 0.5);
   precise float rh = hi - k * LN2_HI;  // exact (Sterbenz)
   precise float r = rh + (lo - k * LN2_LO);
   precise float p = 1.0 + (r + r * r * expm1_q(r));
+  float pm = (m.x == 1.0 && m.y == 0.0) ? p : ff_round_mul(p, m);
   int ki = int(k);
-  if (ki < -126) return (p * pow2i(ki + 64)) * pow2i(-64);  // first product exact, second rounds once
-  if (ki > 127) return (p * 2.0) * pow2i(ki - 1);
-  return p * pow2i(ki);
+  if (ki < -126) return (pm * pow2i(ki + 64)) * pow2i(-64);  // first product exact, second rounds once
+  if (ki > 127) return (pm * 2.0) * pow2i(ki - 1);
+  return pm * pow2i(ki);
 }
+float exp_ff(float hi, float lo) { return exp_scaled(hi, lo, vec2(1.0, 0.0)); }
 float exp_f(float x) { return exp_ff(x, 0.0); }
 
 /// expm1(x) for x <= 0.35; <= 1 ULP.
@@ -149,6 +153,7 @@ vec2 sigmoid_pair(vec2 z) {
 
 /// exp(x) for |x| < 700 to ~1e-16: Horner of the Taylor series after reduction by ln 2.
 double exp_d(double x) {
+  if (x < -700.0LF) return 0.0LF;
   double k = floor(x * 1.4426950408889634LF + 0.5LF);
   double r = (x - k * 0.693147180369123816490LF) - k * 1.90821492927058770002e-10LF;
   double p = 1.0LF;
@@ -216,11 +221,6 @@ int gelu_piece_index(float t) {
   while (k < 8 && t >= GELU_CUTS[k + 1]) ++k;
   return k;
 }
-/// exp(-t^2/2) with t^2 split exactly (t < 2^57).
-float gauss_exp(float t) {
-  vec2 t2 = ff_two_prod(t, t);
-  return exp_ff(-0.5 * t2.x, -0.5 * t2.y);
-}
 float gelu_s(float v) {  // (Phi(x) - 1/2) / x, v = x^2 <= 0.5625
   float q = 0.0;
   for (int j = 7; j >= 0; --j) q = q * v + GELU_S[j];
@@ -259,9 +259,9 @@ float act_gelu(float x, int order, vec4 p) {
     if (x < -15.5) return -0.0;  // underflow; also -inf -> -0
     int k = gelu_piece_index(t);
     float h = gelu_piece_h(k, t - GELU_H_MID[k]);
-    float e = gauss_exp(t);
-    if (x < 0.0) return -(e * h);
-    precise float r = x - e * h;
+    vec2 t2 = ff_two_prod(t, t);
+    if (x < 0.0) return exp_scaled(-0.5 * t2.x, -0.5 * t2.y, vec2(-h, 0.0));
+    precise float r = x - exp_ff(-0.5 * t2.x, -0.5 * t2.y) * h;
     return r;
   }
   if (order == 1) {
@@ -274,25 +274,31 @@ float act_gelu(float x, int order, vec4 p) {
     if (x < -15.5) return -0.0;
     int k = gelu_piece_index(t);
     float l = gelu_piece_l(k, t - GELU_L_MID[k]);
-    float e = gauss_exp(t);
-    if (x < 0.0) return -(e * t) * l;
-    precise float r = 1.0 + (e * t) * l;
+    vec2 t2 = ff_two_prod(t, t);
+    if (x < 0.0) return exp_scaled(-0.5 * t2.x, -0.5 * t2.y, -ff_two_prod(t, l));
+    precise float r = 1.0 + exp_ff(-0.5 * t2.x, -0.5 * t2.y) * (t * l);
     return r;
   }
   if (t > 40.0) return -0.0;
   vec2 x2 = ff_two_prod(x, x);
   precise float two_minus = (2.0 - x2.x) - x2.y;
-  float phi = ff_round_mul(gauss_exp(t), INV_SQRT_2PI);
-  return phi * two_minus;
+  return exp_scaled(-0.5 * x2.x, -0.5 * x2.y, ff_mul_f(INV_SQRT_2PI, two_minus));
 }
 
 // [SECTION] The sigmoid family: x sigma(k x) (QuickGELU, SiLU/Swish) and GELU's tanh form x sigma(2u).
 
-/// sigma(z) (1 - sigma(z)) = e / (1 + e)^2, e = exp(-|z|), ~1.5 ULP.
-float sigmoid_q(vec2 z) {
-  float e = exp_ff(-abs(z.x), z.x >= 0.0 ? -z.y : z.y);
-  vec2 d = ff_two_sum(1.0, e);
-  return ff_div(vec2(e, 0.0), ff_mul(d, d));
+/// m sigma(z): for z < 0 sigma is exp-dominated and may be subnormal, so m is applied inside exp_scaled.
+float mul_sigmoid(float m, vec2 z) {
+  if (z.x >= 0.0) return m * sigmoid_pair(z).x;
+  vec2 d = ff_two_sum(1.0, exp_ff(z.x, z.y));
+  return exp_scaled(z.x, z.y, vec2(ff_div(vec2(m, 0.0), d), 0.0));
+}
+/// m sigma(z) (1 - sigma(z)) = m e / (1 + e)^2, e = exp(-|z|), with m inside exp_scaled.
+float mul_sigmoid_q(vec2 m, vec2 z) {
+  vec2 az = z.x >= 0.0 ? -z : z;
+  vec2 d = ff_two_sum(1.0, exp_ff(az.x, az.y));
+  vec2 d2 = ff_mul(d, d);
+  return exp_scaled(az.x, az.y, vec2(ff_div(m, d2), 0.0));
 }
 /// (sigma, 1 - sigma) of z in double.
 dvec2 sigmoid_d(double z) {
@@ -317,17 +323,17 @@ float act_x_sigmoid(float x, int order, vec4 p) {
     return -0.0;
   }
   vec2 z = ff_mul_f(k, x);
-  if (order == 0) return x * sigmoid_pair(z).x;
+  if (order == 0) return mul_sigmoid(x, z);
   if (order == 1) {
     vec2 g = sigmoid_pair(z);
-    precise float b = 1.0 + z.x * g.y;  // root at z = -1.2785: recompute there
-    if (abs(b) < 0.75) return x_sigmoid_rescue(x, param_d(k), 1);
-    return g.x * b;
+    precise float b = 1.0 + z.x * g.y;  // root at z = -1.2785: recompute in its neighbourhood
+    if (z.x < 0.0 && abs(b) < 1.5) return x_sigmoid_rescue(x, param_d(k), 1);
+    return mul_sigmoid(b, z);
   }
   vec2 g = sigmoid_pair(z);
-  precise float b = 2.0 + z.x * (g.y - g.x);  // roots at z = +-2.3994
-  if (abs(b) < 1.5) return x_sigmoid_rescue(x, param_d(k), 2);
-  return ff_round_mul(sigmoid_q(z), k) * b;
+  precise float b = 2.0 + z.x * (g.y - g.x);  // roots at z = +-2.3994; cancels for |z| < 6
+  if (abs(z.x) < 6.0) return x_sigmoid_rescue(x, param_d(k), 2);
+  return mul_sigmoid_q(ff_mul_f(k, b), z);
 }
 
 const vec2 TWO_SQRT_2_OVER_PI = vec2(1.595769167e+00, -4.534068054e-08);
@@ -353,17 +359,20 @@ float act_gelu_tanh(float x, int order, vec4 p) {
   vec2 x3 = ff_mul_f(ff_two_prod(x, x), x);
   vec2 w = ff_mul(ff_add(vec2(x, 0.0), ff_mul(x3, c)), TWO_SQRT_2_OVER_PI);
   vec2 g = sigmoid_pair(w);
-  if (order == 0) return x * g.x;
-  float dw = TWO_SQRT_2_OVER_PI.x * (1.0 + 3.0 * c.x * x * x);
+  if (order == 0) return mul_sigmoid(x, w);
+  // w' = 2 sqrt(2/pi) (1 + 3 c x^2) as a pair: f'' uses w'^2, which would double a plain float's error.
+  vec2 dwp = ff_mul(ff_add(vec2(1.0, 0.0), 3.0 * ff_mul(ff_two_prod(x, x), c)), TWO_SQRT_2_OVER_PI);
+  float dw = dwp.x;
   if (order == 1) {
-    precise float b = 1.0 + x * g.y * dw;  // cancels near its negative root
-    if (abs(b) < 0.75) return gelu_tanh_rescue(x, param_d(c), 1);
-    return g.x * b;
+    precise float b = 1.0 + x * g.y * dw;  // cancels around its negative root (x in about [-2.5, 0])
+    if (x < 0.0 && x > -6.0) return gelu_tanh_rescue(x, param_d(c), 1);
+    return mul_sigmoid(b, w);
   }
   float ddw = TWO_SQRT_2_OVER_PI.x * 6.0 * c.x * x;
-  precise float b = 2.0 * dw + x * dw * dw * (g.y - g.x) + x * ddw;
-  if (abs(b) < 2.0 * dw) return gelu_tanh_rescue(x, param_d(c), 2);
-  return sigmoid_q(w) * b;
+  precise float b = 2.0 * dw + x * ff_mul(dwp, dwp).x * (g.y - g.x) + x * ddw;
+  // Roots near +-1.5, and the three terms partly cancel out to |x| ~ 6: double inside |x| < 10.
+  if (abs(x) < 10.0) return gelu_tanh_rescue(x, param_d(c), 2);
+  return mul_sigmoid_q(vec2(b, 0.0), w);
 }
 
 // [SECTION] The ReLU family.
@@ -387,8 +396,8 @@ float act_leaky_relu(float x, int order, vec4 p) {
 float act_elu(float x, int order, vec4 p) {
   if (isnan(x)) return x;
   if (x > 0.0) return order == 0 ? x : (order == 1 ? 1.0 : 0.0);
-  float v = order == 0 ? expm1_neg(x) : exp_f(x);
-  return ff_round_mul(v, p.xy);
+  if (order == 0) return ff_round_mul(expm1_neg(x), p.xy);
+  return exp_scaled(x, 0.0, p.xy);
 }
 
 // [SECTION] Softplus: log(1 + exp(b x)) / b.
@@ -403,10 +412,13 @@ float act_softplus(float x, int order, vec4 p) {
   vec2 z = ff_mul_f(b, x);
   if (order == 0) {
     if (z.x > 0.0) return ff_div(ff_add(z, vec2(log1p_unit(exp_ff(-z.x, -z.y)), 0.0)), b);
-    return ff_div(vec2(log1p_unit(exp_ff(z.x, z.y)), 0.0), b);
+    float e = exp_ff(z.x, z.y);
+    // log1p(e) = e to float precision below 2^-24: then e / b with the division inside exp_scaled.
+    if (e < 5.9604645e-08) return exp_scaled(z.x, z.y, vec2(ff_div(vec2(1.0, 0.0), b), 0.0));
+    return ff_div(vec2(log1p_unit(e), 0.0), b);
   }
-  if (order == 1) return sigmoid_pair(z).x;
-  return ff_round_mul(sigmoid_q(z), b);
+  if (order == 1) return mul_sigmoid(1.0, z);
+  return mul_sigmoid_q(b, z);
 }
 
 // [SECTION] Mish: x tanh(softplus(x)) = x n / (n + 2), n = e^x (e^x + 2).
@@ -464,17 +476,39 @@ float act_mish(float x, int order, vec4 p) {
   if (isnan(x)) return x;
   if (isinf(x)) return order == 0 ? (x > 0.0 ? x : -0.0) : ((order == 1 && x > 0.0) ? 1.0 : -0.0);
   if (order == 2 && abs(x) > 1000.0) return -0.0;
+  if (x < -20.0) {
+    // t = e (e + 2) / (n + 2), sig = e / (1 + e) with e = e^x tiny: factor e out so a subnormal result
+    // is rounded once (exp_scaled) instead of multiplying subnormal intermediates.
+    float e = exp_f(x);
+    vec2 n2 = ff_add(ff_mul_f(ff_two_sum(e, 2.0), e), vec2(2.0, 0.0));
+    float t_e = ff_div(ff_two_sum(e, 2.0), n2);           // t / e
+    float sig_e = ff_div(vec2(1.0, 0.0), ff_two_sum(1.0, e));  // sig / e
+    float t = e * t_e, sig = e * sig_e;
+    float sech2 = ff_div(vec2(2.0, 0.0), n2) * (1.0 + t);
+    if (order == 0) return exp_scaled(x, 0.0, ff_two_prod(x, t_e));
+    if (order == 1) return exp_scaled(x, 0.0, vec2(t_e + x * sech2 * sig_e, 0.0));
+    return exp_scaled(x, 0.0, vec2(sech2 * sig_e * (2.0 + x * ((1.0 - sig) - 2.0 * t * sig)), 0.0));
+  }
+  if (x > 20.0 && order == 2) {
+    // 1 - t = 2 w^2 / den with w = e^-x: factor w^2 = e^-2x out (see the x < -20 branch).
+    float w = exp_f(-x);
+    vec2 num = ff_two_sum(1.0, 2.0 * w);
+    vec2 den = ff_add(num, 2.0 * ff_two_prod(w, w));
+    float t = ff_div(num, den), sig = ff_div(vec2(1.0, 0.0), ff_two_sum(1.0, w));
+    float one_sig = ff_div(vec2(w, 0.0), ff_two_sum(1.0, w));
+    float b = 2.0 + x * (one_sig - 2.0 * t * sig);
+    return exp_scaled(-2.0 * x, 0.0, vec2(ff_div(vec2(2.0, 0.0), den) * (1.0 + t) * sig * b, 0.0));
+  }
   MishParts m = mish_parts(x);
   if (order == 0) return x * m.t;
   float sech2 = m.one_t * (1.0 + m.t);
   if (order == 1) {
-    precise float r = m.t + x * sech2 * m.sig;  // root at x = -1.1924
-    if (abs(r) < 0.75 * m.t) return mish_rescue(x, 1);
+    precise float r = m.t + x * sech2 * m.sig;  // root at x = -1.1924; the terms cancel for x in [-5, 0]
+    if (x < 0.0 && x > -5.0) return mish_rescue(x, 1);
     return r;
   }
-  precise float b = 2.0 + x * (m.one_sig - 2.0 * m.t * m.sig);
-  if (abs(b) < 1.0) return mish_rescue(x, 2);
-  return sech2 * m.sig * b;
+  // Roots, and up to ~5.5 ULP of accumulated float rounding between the tail branches: double there.
+  return mish_rescue(x, 2);
 }
 
 #endif  // GELU_ACTIVATIONS_GLSL
