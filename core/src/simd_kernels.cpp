@@ -142,6 +142,8 @@ constexpr float kC_hi = 0x1.63p-6f;
 constexpr float kC_lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
 constexpr float kMagic = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
 
+#define GELU_INLINE inline __attribute__((always_inline))
+
 struct Pieces {
   __m512 t;       // |x| clamped to kTMax
   __m512 T;       // exp table value (float)
@@ -151,14 +153,31 @@ struct Pieces {
   __m512 f;       // S/s_k − 1
 };
 
-inline __m512 perm(const float* table, __m512i idx) {
-  return _mm512_permutex2var_ps(_mm512_load_ps(table), idx, _mm512_load_ps(table + 16));
-}
+/// A 32-entry table held in two registers (vpermt2ps selects by the low 5 bits of each index lane).
+struct Table32 {
+  __m512 lo, hi;
+  explicit Table32(const float* t) : lo(_mm512_load_ps(t)), hi(_mm512_load_ps(t + 16)) {}
+  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
+};
+
+/// All tables in registers for the duration of one call (20 of the 32 zmm registers).
+struct Regs {
+  Table32 exp_hi, exp_rel, s_edge, s_k;
+  Table32 c[kDegS + 1];
+  const Tables& tb;
+  explicit Regs(const Tables& t)
+      : exp_hi(t.exp_hi), exp_rel(t.exp_rel), s_edge(t.s_edge), s_k(t.s_k),
+        c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]), Table32(t.s_c[3]), Table32(t.s_c[4]),
+          Table32(t.s_c[5])},
+        tb(t) {}
+};
 
 /// Everything G(t), Φ(−t) and φ(t) need: exp(−t²/2) = 2^m·T·(1 + q) and S(t) = s_k·(1 + f).
-inline Pieces pieces(__m512 x, const Tables& tb) {
+GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   Pieces p;
-  const __m512 t = _mm512_min_ps(_mm512_abs_ps(x), _mm512_set1_ps(kTMax));  // NaN -> kTMax (x keeps the NaN)
+  // min(|x|, kTMax) in one vrangeps (imm 0b1010: smaller magnitude, sign cleared). A NaN x makes t NaN; the
+  // callers pass NaN lanes through from x.
+  const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
   p.t = t;
   // −t²/2 = hh + hl exactly.
   const __m512 a = _mm512_mul_ps(t, _mm512_set1_ps(-0.5f));
@@ -170,8 +189,8 @@ inline Pieces pieces(__m512 x, const Tables& tb) {
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
   r = _mm512_add_ps(r, hl);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
-  p.T = perm(tb.exp_hi, j);
-  const __m512 rel = perm(tb.exp_rel, j);
+  p.T = tb.exp_hi(j);
+  const __m512 rel = tb.exp_rel(j);
   // e^r − 1 ≈ r + r²/2 + r³/6 (|r| <= 0.0109: truncation < 2^-30); the table's rounding folded in.
   __m512 e = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
   e = _mm512_fmadd_ps(r, e, _mm512_set1_ps(1.0f));
@@ -180,40 +199,62 @@ inline Pieces pieces(__m512 x, const Tables& tb) {
   // S(t) bins.
   const __m512 u = _mm512_add_ps(t, _mm512_set1_ps(1.0f));
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(u), 20);
-  const __m512 d = _mm512_sub_ps(t, perm(tb.s_edge, b));
-  __m512 f = perm(tb.s_c[kDegS], b);
-  for (int i = kDegS - 1; i >= 0; --i) f = _mm512_fmadd_ps(f, d, perm(tb.s_c[i], b));
+  const __m512 d = _mm512_sub_ps(t, tb.s_edge(b));
+  __m512 f = tb.c[kDegS](b);
+  for (int i = kDegS - 1; i >= 0; --i) f = _mm512_fmadd_ps(f, d, tb.c[i](b));
   p.f = f;
-  p.s_k = perm(tb.s_k, b);
+  p.s_k = tb.s_k(b);
   return p;
 }
 
-inline __m512 gelu16(__m512 x, const Tables& tb) {
-  const Pieces p = pieces(x, tb);
-  // G/2^m = T·s_k·t·(1 + q)(1 + f) = P + corr with (P, p) and (V, v) exact products.
+constexpr float kFastTMax = 11.5f;  // below, G(t) > 2^-100: scaled products and their residuals stay normal
+
+/// gelu for 16 lanes from their pieces. `exact_tail` is the path for vectors with a lane where t > kFastTMax
+/// (or NaN, or ±inf): G is tiny or subnormal there and must be rounded once after scaling.
+template <bool exact_tail>
+GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
+  // G = T·2^m·s_k·t·(1 + q)(1 + f) = P + corr, with (V, v) and (P, pl) exact products.
   const __m512 V = _mm512_mul_ps(p.s_k, p.t);
   const __m512 v = _mm512_fmsub_ps(p.s_k, p.t, V);
   const __m512 w = _mm512_add_ps(_mm512_fmadd_ps(p.q, p.f, p.q), p.f);
-  const __m512 P = _mm512_mul_ps(p.T, V);
-  const __m512 pl = _mm512_fmsub_ps(p.T, V, P);
-  const __m512 corr = _mm512_fmadd_ps(p.T, _mm512_fmadd_ps(V, w, v), pl);
-  // x < 0: −G rounded once (scaling last, so subnormal results round once too).
-  const __m512 neg = _mm512_scalef_ps(_mm512_add_ps(P, corr), p.scale);
-  // x >= 0: x − G by Fast2Sum (x >= 2G), one rounding.
-  const __m512 Ps = _mm512_scalef_ps(P, p.scale);
-  const __m512 cs = _mm512_scalef_ps(corr, p.scale);
-  const __m512 s = _mm512_sub_ps(x, Ps);
-  const __m512 err = _mm512_sub_ps(_mm512_sub_ps(x, s), Ps);
-  const __m512 pos = _mm512_sub_ps(s, _mm512_sub_ps(cs, err));
-  // Sign from the bit, so −0 -> −0 (−G with G = 0); NaN and +inf (where Fast2Sum gives inf − inf) pass x through.
-  const __mmask16 is_neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
-  const __m512 y = _mm512_mask_xor_ps(pos, is_neg, neg, _mm512_set1_ps(-0.0f));
-  const __mmask16 passthrough = _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08);  // QNaN, SNaN, +inf
-  return _mm512_mask_mov_ps(y, passthrough, x);
+  const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);  // x for x >= 0 (and −0, NaN), else −0
+  if constexpr (!exact_tail) {
+    const __m512 Ts = _mm512_scalef_ps(p.T, p.scale);  // exact: 2^m >= 2^-77 here
+    const __m512 P = _mm512_mul_ps(Ts, V);
+    const __m512 pl = _mm512_fmsub_ps(Ts, V, P);
+    const __m512 corr = _mm512_fmadd_ps(Ts, _mm512_fmadd_ps(V, w, v), pl);
+    // R − G by Fast2Sum (R >= 2G or R = −0), one rounding. For x < 0: −(P + corr), keeping −0 for G = 0.
+    const __m512 s = _mm512_sub_ps(R, P);
+    const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), P);
+    return _mm512_sub_ps(s, _mm512_sub_ps(corr, err));
+  } else {
+    const __m512 P = _mm512_mul_ps(p.T, V);
+    const __m512 pl = _mm512_fmsub_ps(p.T, V, P);
+    const __m512 corr = _mm512_fmadd_ps(p.T, _mm512_fmadd_ps(V, w, v), pl);
+    // x < 0: −G rounded once, scaling last so a subnormal result rounds once too.
+    const __m512 neg = _mm512_scalef_ps(_mm512_add_ps(P, corr), p.scale);
+    const __m512 Ps = _mm512_scalef_ps(P, p.scale);
+    const __m512 cs = _mm512_scalef_ps(corr, p.scale);
+    const __m512 s = _mm512_sub_ps(R, Ps);
+    const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), Ps);
+    const __m512 pos = _mm512_sub_ps(s, _mm512_sub_ps(cs, err));
+    const __mmask16 is_neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
+    const __m512 y = _mm512_mask_xor_ps(pos, is_neg, neg, _mm512_set1_ps(-0.0f));
+    // NaN and +inf (where Fast2Sum meets inf − inf) pass x through.
+    return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
+  }
 }
 
-inline __m512 gelu_d1_16(__m512 x, const Tables& tb) {
+GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
   const Pieces p = pieces(x, tb);
+  // t > 11.5 (or NaN) is rare in practice, never in N(0, 1) data: one compare per vector picks the exact tail.
+  if (_mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ)) return gelu_assemble<true>(x, p);
+  return gelu_assemble<false>(x, p);
+}
+
+GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
+  const Tables& tb = r.tb;
+  const Pieces p = pieces(x, r);
   // D/2^m = T(1 + q)·(t/√(2π) − s_k(1 + f)); the difference formed with fmas so it rounds once.
   const float c_hi = 0x1.988454p-2f;  // 1/√(2π) as float + float
   const float c_lo = static_cast<float>(0.398942280401432677939946059934 - 0x1.988454p-2);
@@ -241,14 +282,21 @@ inline __m512 gelu_d1_16(__m512 x, const Tables& tb) {
   return _mm512_mask_mov_ps(y, is_nan, x);
 }
 
+/// Applies kernel to 16 floats at a time, two vectors per iteration so independent chains overlap.
 template <class Kernel>
-void run16(const float* x, float* y, std::size_t n, Kernel k) {
-  const Tables& tb = tables();
+GELU_INLINE void run16(const float* x, float* y, std::size_t n, Kernel k) {
+  const Regs r(tables());
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, k(_mm512_loadu_ps(x + i), tb));
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(y + i, m, k(_mm512_maskz_loadu_ps(m, x + i), tb));
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = k(_mm512_loadu_ps(x + i), r);
+    const __m512 b = k(_mm512_loadu_ps(x + i + 16), r);
+    _mm512_storeu_ps(y + i, a);
+    _mm512_storeu_ps(y + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    const std::size_t left = n - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
+    _mm512_mask_storeu_ps(y + i, m, k(_mm512_maskz_loadu_ps(m, x + i), r));
   }
 }
 
@@ -261,14 +309,19 @@ void run16(const float* x, float* y, std::size_t n, Kernel k) {
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) { run16(x, y, n, gelu16); }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) { run16(x, y, n, gelu_d1_16); }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  const Tables& tb = tables();
+  const Regs r(tables());
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16)
-    _mm512_storeu_ps(dx + i, _mm512_mul_ps(_mm512_loadu_ps(dy + i), gelu_d1_16(_mm512_loadu_ps(x + i), tb)));
-  if (i < n) {
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
+  for (; i + 32 <= n; i += 32) {
+    const __m512 a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), gelu_d1_16(_mm512_loadu_ps(x + i), r));
+    const __m512 b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), gelu_d1_16(_mm512_loadu_ps(x + i + 16), r));
+    _mm512_storeu_ps(dx + i, a);
+    _mm512_storeu_ps(dx + i + 16, b);
+  }
+  for (; i < n; i += 16) {
+    const std::size_t left = n - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
     _mm512_mask_storeu_ps(dx + i, m,
-                          _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), gelu_d1_16(_mm512_maskz_loadu_ps(m, x + i), tb)));
+                          _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), gelu_d1_16(_mm512_maskz_loadu_ps(m, x + i), r)));
   }
 }
 const char* isa() { return "avx512"; }
