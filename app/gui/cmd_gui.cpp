@@ -1,0 +1,264 @@
+// gelulab gui: the desktop window (GLFW + OpenGL 4.3 core + Dear ImGui 1.86). `gelulab` with no
+// arguments runs this. Hidden options drive it from tests: --frames, --script, --report-frame-time.
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <epoxy/gl.h>
+#include <imgui.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+#include "app.hpp"
+#include "cli.hpp"
+#include "gl_capture.hpp"
+#include "script.hpp"
+#include "state_file.hpp"
+
+namespace gelu::app {
+namespace {
+
+using cli::Args;
+using cli::UsageError;
+
+struct Events {
+  int recent = 0;  // frames still to draw after the last input event
+  bool rescale = false;
+};
+Events g_events;
+
+void on_event() { g_events.recent = 6; }
+void cursor_cb(GLFWwindow*, double, double) { on_event(); }
+void button_cb(GLFWwindow*, int, int, int) { on_event(); }
+void scroll_cb(GLFWwindow*, double, double) { on_event(); }
+void key_cb(GLFWwindow*, int, int, int, int) { on_event(); }
+void char_cb(GLFWwindow*, unsigned int) { on_event(); }
+void size_cb(GLFWwindow*, int, int) { on_event(); }
+void scale_cb(GLFWwindow*, float, float) {
+  on_event();
+  g_events.rescale = true;
+}
+
+long rss_kb() {
+  std::ifstream f("/proc/self/statm");
+  long pages = 0, resident = 0;
+  f >> pages >> resident;
+  return resident * 4;  // 4 KiB pages on x86-64 Linux
+}
+
+std::pair<int, int> parse_size(const std::optional<std::string>& s, std::pair<int, int> def) {
+  if (!s) return def;
+  int w = 0, h = 0;
+  char x = 0, extra = 0;
+  if (std::sscanf(s->c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') || w < 320 || h < 240 ||
+      w > 8192 || h > 8192)
+    throw UsageError("--size: '" + *s + "' is not WxH with 320x240 <= WxH <= 8192x8192");
+  return {w, h};
+}
+
+double percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+int run_gui(Args& args) {
+  const auto size = parse_size(args.option("size"), {1280, 800});
+  const auto panel = args.option("panel");
+  const auto state = args.option("state");
+  const auto frames_opt = args.option("frames");
+  const auto script_path = args.option("script");
+  const auto save_png = args.option("save-png");
+  const auto rss_limit = args.option("max-rss-growth-kb");
+  const bool report = args.flag("report-frame-time");
+  args.finish();
+  const long max_frames = frames_opt ? Args::to_int("frames", *frames_opt, 1, 100000000) : -1;
+  const long rss_limit_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
+
+  App app;
+  if (panel && !app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
+  if (state) load_state_file(app, *state);
+  Script script;
+  if (script_path) {
+    std::ifstream f(*script_path);
+    if (!f) throw UsageError("--script: cannot read '" + *script_path + "'");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    try {
+      script = Script::parse(ss.str());
+    } catch (const std::runtime_error& e) {
+      throw UsageError(std::string("--script: ") + e.what());
+    }
+  }
+
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if ((!display || !*display) && (!wayland || !*wayland)) {
+    std::fprintf(stderr,
+                 "gelulab: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop app cannot open.\n"
+                 "Everything also works from the command line: 'gelulab --help' lists the subcommands,\n"
+                 "and 'gelulab shot --panel curves --out curves.png' renders a panel without a display.\n");
+    return 2;
+  }
+  glfwSetErrorCallback([](int code, const char* msg) { std::fprintf(stderr, "gelulab gui: GLFW error %d: %s\n", code, msg); });
+  if (!glfwInit()) {
+    std::fprintf(stderr, "gelulab: cannot connect to the display; use the command line instead ('gelulab --help').\n");
+    return 2;
+  }
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(size.first, size.second, "GELU Lab", nullptr, nullptr);
+  if (!window) {
+    std::fprintf(stderr, "gelulab: cannot create an OpenGL 4.3 core window; use the command line instead "
+                         "('gelulab --help').\n");
+    glfwTerminate();
+    return 2;
+  }
+  glfwMakeContextCurrent(window);
+  glfwSwapInterval(report ? 0 : 1);  // vsync, except when measuring frame time
+
+  // Our callbacks first: the ImGui backend chains to them (install_callbacks = true).
+  glfwSetCursorPosCallback(window, cursor_cb);
+  glfwSetMouseButtonCallback(window, button_cb);
+  glfwSetScrollCallback(window, scroll_cb);
+  glfwSetKeyCallback(window, key_cb);
+  glfwSetCharCallback(window, char_cb);
+  glfwSetFramebufferSizeCallback(window, size_cb);
+  glfwSetWindowContentScaleCallback(window, scale_cb);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  float sx = 1, sy = 1;
+  glfwGetWindowContentScale(window, &sx, &sy);
+  app.setup_fonts_and_style(std::max(sx, sy));
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 430 core");
+
+  std::vector<double> cpu_ms, total_ms;
+  long frame = 0, gl_errors = 0, rss_start = 0;
+  bool script_running = script.size() > 0;
+  int status = 0;
+  while (!glfwWindowShouldClose(window) && !app.quit_requested()) {
+    if (max_frames >= 0 && frame >= max_frames) break;
+    // Idle throttling: sleep until an event (or 0.5 s) unless something moves.
+    const bool busy = g_events.recent > 0 || app.animating() || script_running || max_frames >= 0 ||
+                      ImGui::IsAnyMouseDown();
+    if (busy) {
+      glfwPollEvents();
+    } else {
+      glfwWaitEventsTimeout(0.5);
+    }
+    if (g_events.recent > 0) --g_events.recent;
+    if (g_events.rescale) {
+      g_events.rescale = false;
+      glfwGetWindowContentScale(window, &sx, &sy);
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      app.setup_fonts_and_style(std::max(sx, sy));
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui_ImplGlfw_NewFrame();
+    if (script_running) {
+      try {
+        script_running = script.step(app, io);
+      } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "gelulab gui: %s\n", e.what());
+        status = 1;
+        break;
+      }
+    }
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+    int fw = 0, fh = 0;
+    glfwGetFramebufferSize(window, &fw, &fh);
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    const auto t1 = std::chrono::steady_clock::now();
+    if (report) glFinish();
+    const auto t2 = std::chrono::steady_clock::now();
+    if (app.take_png_request()) {
+      std::string err;
+      const std::string path = app.png_path();
+      glReadBuffer(GL_BACK);
+      app.set_status(write_framebuffer_png(path, fw, fh, &err) ? "saved " + path : err);
+    }
+    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+      ++gl_errors;
+      std::fprintf(stderr, "gelulab gui: GL error 0x%04x at frame %ld\n", e, frame);
+    }
+    if (save_png && max_frames >= 0 && frame + 1 == max_frames) {
+      std::string err;
+      glReadBuffer(GL_BACK);
+      if (!write_framebuffer_png(*save_png, fw, fh, &err)) {
+        std::fprintf(stderr, "gelulab gui: %s\n", err.c_str());
+        status = 1;
+      }
+    }
+    glfwSwapBuffers(window);
+    if (frame >= 30) {  // after warm-up (font atlas, first layouts)
+      cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+      total_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
+    }
+    if (frame == 60) rss_start = rss_kb();
+    ++frame;
+  }
+  const long rss_end = rss_kb();
+
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+
+  if (report && !cpu_ms.empty()) {
+    std::printf("frames measured: %zu (after 30 warm-up), %dx%d, panel %s\n", cpu_ms.size(), size.first, size.second,
+                app.active().id());
+    std::printf("CPU per frame (UI + draw-list build + GL submit): median %.2f ms, p95 %.2f ms, max %.2f ms\n",
+                percentile(cpu_ms, 0.5), percentile(cpu_ms, 0.95), percentile(cpu_ms, 1.0));
+    std::printf("including glFinish (llvmpipe rasterizes on the CPU): median %.2f ms, p95 %.2f ms\n",
+                percentile(total_ms, 0.5), percentile(total_ms, 0.95));
+  }
+  if (max_frames >= 0 || script_path) {
+    std::printf("frames=%ld gl_errors=%ld rss_start_kb=%ld rss_end_kb=%ld rss_growth_kb=%ld\n", frame, gl_errors,
+                rss_start, rss_end, rss_start ? rss_end - rss_start : 0);
+    if (gl_errors) status = 1;
+    if (rss_limit_kb >= 0 && rss_start && rss_end - rss_start > rss_limit_kb) {
+      std::fprintf(stderr, "gelulab gui: RSS grew by %ld KiB (> %ld)\n", rss_end - rss_start, rss_limit_kb);
+      status = 1;
+    }
+    if (script_running) {
+      std::fprintf(stderr, "gelulab gui: the script did not finish within %ld frames\n", frame);
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace
+
+GELU_CLI_COMMAND(gui, "gui", "open the desktop app (the default with no subcommand)",
+                 "usage: gelulab gui [--panel curves|approx|dropout] [--state FILE] [--size WxH]\n\n"
+                 "Opens the GELU Lab window (OpenGL 4.3, Dear ImGui). Needs a display; without one it says so\n"
+                 "and exits with status 2 (everything also works from the CLI; see 'gelulab shot').\n"
+                 "  --panel ID     start on this panel\n"
+                 "  --state FILE   a JSON panel state, as for 'gelulab shot'\n"
+                 "  --size WxH     initial window size in screen coordinates (default 1280x800)\n"
+                 "Keys: F12 or Ctrl+S saves a PNG of the view, Ctrl+1..3 switch panels, Ctrl+Q quits.\n",
+                 run_gui);
+
+}  // namespace gelu::app

@@ -1,0 +1,48 @@
+// A panel of the desktop app: one class per file, one drawContent() (the ImHex pattern). Panels hold view
+// state only; every number they show comes from gelu::core (or gelu::gpu).
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gelu/ffn/json.hpp"
+#include "plot/plot.hpp"
+
+namespace gelu::app {
+
+class Panel {
+ public:
+  virtual ~Panel() = default;
+  virtual const char* id() const = 0;     // "curves": --panel value and state-file key
+  virtual const char* title() const = 0;  // tab title
+  /// Draws the panel into the current ImGui window (content region = the panel's area).
+  virtual void drawContent() = 0;
+  /// Applies a JSON panel state (see app/gui/state.md); throws json::JsonError on a malformed state.
+  virtual void load_state(const json::Value& state) = 0;
+  /// Facts for tests and shots: each plot's transform plus panel-specific values (drawn series colours,
+  /// Monte-Carlo results...). Written next to a shot with --meta.
+  virtual json::Object meta() const = 0;
+  /// True while the panel animates (sampling), so the window keeps drawing instead of idling.
+  virtual bool animating() const { return false; }
+  /// Headless shots are single still frames: panels that animate jump to their final state.
+  virtual void settle_for_shot() {}
+};
+
+/// The JSON description of a plot's last frame (ranges, scales, pixel rectangle), for meta().
+json::Value plot_meta(const plot::PlotState& s);
+/// "#rrggbb" of an ImU32 colour.
+std::string color_hex(unsigned int color);
+
+// Panel-state readers: an absent key leaves `out` alone; a present key of the wrong shape throws
+// json::JsonError naming the key ("'x' must be [min, max] with min < max").
+void read_range(const json::Value& state, std::string_view key, plot::Range& out);
+void read_number(const json::Value& state, std::string_view key, double& out, double min, double max);
+void read_bool(const json::Value& state, std::string_view key, bool& out);
+void read_string(const json::Value& state, std::string_view key, std::string& out);
+/// Throws unless `state` is an object whose keys are all in `known` (typos are errors, not silence).
+void check_keys(const json::Value& state, std::initializer_list<std::string_view> known);
+
+}  // namespace gelu::app

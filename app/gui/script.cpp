@@ -1,0 +1,133 @@
+#include "script.hpp"
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "ui.hpp"
+
+namespace gelu::app {
+
+Script Script::parse(const std::string& text) {
+  Script s;
+  std::istringstream in(text);
+  std::string line;
+  int lineno = 0;
+  std::vector<Cmd> block;
+  int repeat = 0, repeat_line = 0;
+  auto fail = [&](const std::string& why) {
+    throw std::runtime_error("script line " + std::to_string(lineno) + ": " + why);
+  };
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    std::istringstream ls(line);
+    Cmd c;
+    c.line = lineno;
+    if (!(ls >> c.op)) continue;
+    auto pos = [&](float& u, float& v) {
+      if (!(ls >> u >> v)) fail("expected two fractions u v");
+    };
+    if (c.op == "panel") {
+      if (!(ls >> c.target)) fail("panel needs an id");
+    } else if (c.op == "move" || c.op == "click" || c.op == "dblclick") {
+      if (!(ls >> c.target)) fail(c.op + " needs a target");
+      pos(c.u0, c.v0);
+      c.frames = c.op == "move" ? 1 : c.op == "click" ? 3 : 5;
+    } else if (c.op == "drag") {
+      if (!(ls >> c.target)) fail("drag needs a target");
+      pos(c.u0, c.v0);
+      pos(c.u1, c.v1);
+      if (!(ls >> c.frames) || c.frames < 1) fail("drag needs a frame count >= 1");
+      c.frames += 3;  // press, the moves, release, settle
+    } else if (c.op == "wheel") {
+      if (!(ls >> c.target)) fail("wheel needs a target");
+      pos(c.u0, c.v0);
+      if (!(ls >> c.frames) || c.frames == 0) fail("wheel needs a non-zero click count");
+      c.u1 = c.frames > 0 ? 1.0f : -1.0f;  // direction
+      c.frames = std::abs(c.frames);
+    } else if (c.op == "wait") {
+      if (!(ls >> c.frames) || c.frames < 1) fail("wait needs a frame count >= 1");
+    } else if (c.op == "repeat") {
+      if (repeat) fail("repeat blocks do not nest");
+      if (!(ls >> repeat) || repeat < 1) fail("repeat needs a count >= 1");
+      repeat_line = lineno;
+      continue;
+    } else if (c.op == "end") {
+      if (!repeat) fail("end without repeat");
+      for (int i = 0; i < repeat; ++i) s.cmds_.insert(s.cmds_.end(), block.begin(), block.end());
+      block.clear();
+      repeat = 0;
+      continue;
+    } else {
+      fail("unknown command '" + c.op + "'");
+    }
+    std::string extra;
+    if (ls >> extra) fail("unexpected '" + extra + "'");
+    (repeat ? block : s.cmds_).push_back(c);
+  }
+  if (repeat) {
+    lineno = repeat_line;
+    fail("repeat without end");
+  }
+  return s;
+}
+
+bool Script::step(App& app, ImGuiIO& io) {
+  io.MouseDown[0] = false;
+  while (pc_ < cmds_.size()) {
+    const Cmd& c = cmds_[pc_];
+    if (t_ >= c.frames) {
+      ++pc_;
+      t_ = 0;
+      continue;
+    }
+    auto target = [&](float u, float v) {
+      const auto& m = ui::marks();
+      auto it = m.find(c.target);
+      if (it == m.end())
+        throw std::runtime_error("script line " + std::to_string(c.line) + ": no widget named '" + c.target +
+                                 "' on this frame");
+      return ImVec2(it->second.min.x + u * (it->second.max.x - it->second.min.x),
+                    it->second.min.y + v * (it->second.max.y - it->second.min.y));
+    };
+    const int t = t_++;
+    if (c.op == "panel") {
+      if (!app.select(c.target))
+        throw std::runtime_error("script line " + std::to_string(c.line) + ": unknown panel '" + c.target + "'");
+    } else if (c.op == "move") {
+      mouse_ = target(c.u0, c.v0);
+    } else if (c.op == "click") {
+      mouse_ = target(c.u0, c.v0);
+      io.MouseDown[0] = t == 1;
+    } else if (c.op == "dblclick") {
+      mouse_ = target(c.u0, c.v0);
+      io.MouseDown[0] = t == 1 || t == 3;
+    } else if (c.op == "drag") {
+      const int moves = c.frames - 3;
+      if (t == 0) {
+        mouse_ = target(c.u0, c.v0);
+        io.MouseDown[0] = true;  // press
+      } else if (t <= moves) {
+        const float a = static_cast<float>(t) / static_cast<float>(moves);
+        // Interpolated in the rectangle captured at the press (it may move while dragging a plot).
+        const ImVec2 p0 = target(c.u0, c.v0), p1 = target(c.u1, c.v1);
+        if (t == 1) {
+          drag_from_ = p0;
+          drag_to_ = p1;
+        }
+        mouse_ = ImVec2(drag_from_.x + a * (drag_to_.x - drag_from_.x), drag_from_.y + a * (drag_to_.y - drag_from_.y));
+        io.MouseDown[0] = true;
+      }
+    } else if (c.op == "wheel") {
+      mouse_ = target(c.u0, c.v0);
+      io.MouseWheel += c.u1;
+    }
+    io.MousePos = mouse_;
+    return true;
+  }
+  io.MousePos = mouse_;
+  return false;
+}
+
+}  // namespace gelu::app

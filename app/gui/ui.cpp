@@ -1,0 +1,40 @@
+#include "ui.hpp"
+
+namespace gelu::app::ui {
+
+Fonts& fonts() {
+  static Fonts f;
+  return f;
+}
+
+void heading(const char* text) {
+  ImGui::Dummy(ImVec2(0, 0.2f * em()));
+  if (fonts().bold) ImGui::PushFont(fonts().bold);
+  ImGui::TextUnformatted(text);
+  if (fonts().bold) ImGui::PopFont();
+}
+
+void help_marker(const char* text) {
+  ImGui::SameLine();
+  ImGui::TextDisabled("(?)");
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
+    ImGui::TextUnformatted(text);
+    ImGui::PopTextWrapPos();
+    ImGui::EndTooltip();
+  }
+}
+
+namespace {
+std::map<std::string, Rect>& mark_map() {
+  static std::map<std::string, Rect> m;
+  return m;
+}
+}  // namespace
+
+void mark(const std::string& name) { mark(name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
+void mark(const std::string& name, ImVec2 min, ImVec2 max) { mark_map()[name] = Rect{min, max}; }
+const std::map<std::string, Rect>& marks() { return mark_map(); }
+
+}  // namespace gelu::app::ui

@@ -1,0 +1,36 @@
+// Small UI helpers shared by the panels: fonts, em units, headings, and named widget rectangles that the
+// scripted-input mode (`gelulab gui --script`) aims at.
+#pragma once
+
+#include <imgui.h>
+
+#include <map>
+#include <string>
+
+namespace gelu::app::ui {
+
+struct Fonts {
+  ImFont* regular = nullptr;
+  ImFont* bold = nullptr;
+};
+Fonts& fonts();
+
+/// One em: the current font size in pixels. Every size in the UI is a multiple of it.
+inline float em() { return ImGui::GetFontSize(); }
+
+/// A bold section heading with a little space above.
+void heading(const char* text);
+/// A "(?)" that shows `text` in a tooltip when hovered.
+void help_marker(const char* text);
+
+/// Remembers the last item's screen rectangle under `name` (for scripts: "slider:k", "plot:curves").
+void mark(const std::string& name);
+void mark(const std::string& name, ImVec2 min, ImVec2 max);
+struct Rect {
+  ImVec2 min, max;
+  ImVec2 center() const { return ImVec2((min.x + max.x) / 2, (min.y + max.y) / 2); }
+};
+/// Rectangles marked during the last frame.
+const std::map<std::string, Rect>& marks();
+
+}  // namespace gelu::app::ui

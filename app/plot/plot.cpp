@@ -1,0 +1,533 @@
+// GELU Lab plot layer: ImDrawList renderer and interaction (see plot.hpp for the contract).
+#include "plot/plot.hpp"
+
+#include <imgui_internal.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace gelu::plot {
+
+namespace {
+
+constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255), IM_COL32(255, 127, 14, 255), IM_COL32(44, 160, 44, 255),
+                              IM_COL32(214, 39, 40, 255),  IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
+                              IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255), IM_COL32(188, 189, 34, 255),
+                              IM_COL32(23, 190, 207, 255)};
+
+constexpr ImU32 kPlotBg = IM_COL32(255, 255, 255, 255);
+constexpr ImU32 kGridMajor = IM_COL32(0, 0, 0, 38);
+constexpr ImU32 kGridMinor = IM_COL32(0, 0, 0, 14);
+constexpr ImU32 kZeroLine = IM_COL32(0, 0, 0, 110);
+constexpr ImU32 kFrame = IM_COL32(0, 0, 0, 140);
+constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
+
+bool inside(ImVec2 p, ImVec2 a, ImVec2 b) { return p.x >= a.x && p.x <= b.x && p.y >= a.y && p.y <= b.y; }
+
+// Pixel coordinates far outside the plot are clamped before the float conversion: ImGui draws in float and
+// a curve at 1e30 would otherwise produce Inf vertices. With one sample per pixel the clamp bends at most
+// the segment that leaves the plot, which is clipped anyway.
+float clamp_px(double v, double lo, double hi) {
+  const double margin = (hi - lo) * 4 + 100;
+  return static_cast<float>(std::clamp(v, lo - margin, hi + margin));
+}
+
+std::string format_value(double v) {
+  char buf[48];
+  if (std::isnan(v)) return "—";
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string unicode_minus(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (char c : s) {
+    if (c == '-') {
+      out += "\xE2\x88\x92";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+ImU32 palette(int i, float alpha) {
+  ImU32 c = kPalette[static_cast<std::size_t>(i) % (sizeof kPalette / sizeof kPalette[0])];
+  const auto a = static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f);
+  return (c & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);
+}
+
+// [SECTION] Begin: layout, input, grid
+
+Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label)
+    : s_(state), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
+  em_ = ImGui::GetFontSize();
+  dl_ = ImGui::GetWindowDrawList();
+  if (s_.linked_x) s_.x = *s_.linked_x;
+
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  if (size.x <= 0) size.x = std::max(avail.x + size.x, 4 * em_);
+  if (size.y <= 0) size.y = std::max(avail.y + size.y, 4 * em_);
+  size.x = std::max(size.x, 8 * em_);
+  size.y = std::max(size.y, 5 * em_);
+  frame_min_ = ImGui::GetCursorScreenPos();
+  frame_max_ = ImVec2(frame_min_.x + size.x, frame_min_.y + size.y);
+  const float top_pad = y_label_.empty() ? 0.6f * em_ : 1.5f * em_;
+  area_min_ = ImVec2(std::floor(frame_min_.x + 4.0f * em_), std::floor(frame_min_.y + top_pad));
+  area_max_ = ImVec2(std::floor(frame_max_.x - 1.0f * em_),
+                     std::floor(frame_max_.y - (x_label_.empty() ? 1.7f : 2.9f) * em_));
+
+  ImGui::PushID(id);
+  ImGui::InvisibleButton("##plot", size);
+  hovered_ = ImGui::IsItemHovered();
+  const bool active = ImGui::IsItemActive();
+  const bool activated = ImGui::IsItemActivated();
+  ImGui::SetItemUsingMouseWheel();
+  ImGui::PopID();
+
+  auto set_tf = [&] {
+    tf_.x = s_.x;
+    tf_.y = s_.y;
+    tf_.left = area_min_.x;
+    tf_.right = area_max_.x;
+    tf_.top = area_min_.y;
+    tf_.bottom = area_max_.y;
+  };
+  set_tf();
+
+  // Input. Regions: the plot area, the x axis strip below it and the y axis strip left of it.
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  const bool in_area = inside(m, area_min_, area_max_);
+  const bool over_x = m.x >= area_min_.x && m.x <= area_max_.x && m.y > area_max_.y && m.y <= frame_max_.y;
+  const bool over_y = m.y >= area_min_.y && m.y <= area_max_.y && m.x < area_min_.x && m.x >= frame_min_.x;
+  s_.legend_click = false;
+  if (activated) {
+    if (inside(m, s_.legend_min, s_.legend_max)) {
+      s_.drag = 5;
+      s_.legend_click = true;
+    } else if (in_area && std::fabs(m.x - s_.probe_px) < 0.7 * em_) {
+      s_.drag = 4;
+    } else {
+      s_.drag = in_area ? 1 : over_x ? 2 : over_y ? 3 : 0;
+    }
+  }
+  if (!active) s_.drag = 0;
+  if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
+    if (s_.drag == 1 || s_.drag == 2) s_.x.range = pan(s_.x, area_min_.x, area_max_.x, io.MouseDelta.x);
+    if (s_.drag == 1 || s_.drag == 3) s_.y.range = pan(s_.y, area_max_.y, area_min_.y, io.MouseDelta.y);
+  }
+  if (hovered_ && io.MouseWheel != 0) {
+    const double factor = std::pow(0.85, static_cast<double>(io.MouseWheel));
+    if (in_area || over_x) s_.x.range = zoom_about(s_.x, area_min_.x, area_max_.x, m.x, factor);
+    if (in_area || over_y) s_.y.range = zoom_about(s_.y, area_max_.y, area_min_.y, m.y, factor);
+  }
+  if (hovered_ && in_area && ImGui::IsMouseDoubleClicked(0) && !inside(m, s_.legend_min, s_.legend_max)) {
+    s_.fit_x_request = true;
+    s_.fit_y_request = !s_.y_fixed;
+  }
+  if (s_.linked_x) *s_.linked_x = s_.x;
+  set_tf();
+
+  // Background and grid.
+  dl_->AddRectFilled(area_min_, area_max_, kPlotBg);
+  const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
+  for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
+    const float x = std::floor(static_cast<float>(tf_.px_x(t.value))) + 0.5f;
+    dl_->AddLine(ImVec2(x, area_min_.y), ImVec2(x, area_max_.y), t.major ? kGridMajor : kGridMinor, 1.0f);
+  }
+  for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
+    const float y = std::floor(static_cast<float>(tf_.px_y(t.value))) + 0.5f;
+    dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), t.major ? kGridMajor : kGridMinor, 1.0f);
+  }
+  dl_->PushClipRect(area_min_, area_max_, true);
+  if (s_.x.range.contains(0.0)) {
+    const float x = std::floor(static_cast<float>(tf_.px_x(0.0))) + 0.5f;
+    dl_->AddLine(ImVec2(x, area_min_.y), ImVec2(x, area_max_.y), kZeroLine, 1.0f);
+  }
+  if (s_.y.scale != Scale::Log10 && s_.y.range.contains(0.0)) {
+    const float y = std::floor(static_cast<float>(tf_.px_y(0.0))) + 0.5f;
+    dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), kZeroLine, 1.0f);
+  }
+}
+
+ImVec2 Plot::px(double x, double y) const {
+  return ImVec2(clamp_px(tf_.px_x(x), tf_.left, tf_.right), clamp_px(tf_.px_y(y), tf_.top, tf_.bottom));
+}
+
+// [SECTION] Series
+
+bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** out) {
+  *out = nullptr;
+  if (!label || !label[0] || (label[0] == '#' && label[1] == '#')) return true;
+  const std::string_view l(label);
+  const auto hash = l.find("##");
+  std::string text(l.substr(0, hash)), key(hash == std::string_view::npos ? l : l.substr(hash + 2));
+  const bool hidden = s_.hidden.count(key) > 0;
+  entries_.push_back(Entry{std::move(text), std::move(key), color, hidden, readout, {}, {}, {}, {}});
+  *out = &entries_.back();
+  return !hidden;
+}
+
+void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness) {
+  // Long data series are strided to about two points per pixel column.
+  const std::size_t n = std::min(xs.size(), ys.size());
+  const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
+  const std::size_t stride = n > 4 * cols ? n / (2 * cols) : 1;
+  static thread_local std::vector<ImVec2> pts;
+  for_each_finite_run(xs.first(n), ys.first(n), s_.y, [&](std::size_t b, std::size_t e) {
+    pts.clear();
+    for (std::size_t i = b; i < e; i += stride) pts.push_back(px(xs[i], ys[i]));
+    if (stride > 1 && (e - 1 - b) % stride) pts.push_back(px(xs[e - 1], ys[e - 1]));
+    if (pts.size() == 1) {
+      dl_->AddCircleFilled(pts[0], thickness * 0.5f, color);
+    } else {
+      dl_->AddPolyline(pts.data(), static_cast<int>(pts.size()), color, ImDrawFlags_None, thickness);
+    }
+  });
+}
+
+void Plot::function(const char* label, ImU32 color, const BatchFn& f, const BatchFn* df, float thickness_em) {
+  Entry* e = nullptr;
+  const bool visible = begin_series(label, color, true, &e);
+  if (e) {
+    e->f = f;
+    if (df) e->df = *df;
+  }
+  if (!visible) return;
+  const auto n = static_cast<std::size_t>(std::clamp(area_max_.x - area_min_.x, 32.0f, 8192.0f)) + 1;
+  sample_function(s_.x, n, f, sx_, sy_);
+  const Range b = data_bounds(sy_, s_.y);
+  fit_y_.min = std::min(fit_y_.min, b.min);
+  fit_y_.max = std::max(fit_y_.max, b.max);
+  polyline(sx_, sy_, color, thickness_em * em_);
+}
+
+void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+                float thickness_em) {
+  Entry* e = nullptr;
+  const bool visible = begin_series(label, color, true, &e);
+  if (e) {
+    e->xs = xs;
+    e->ys = ys;
+  }
+  if (!visible) return;
+  const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
+  fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
+  fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
+  polyline(xs, ys, color, thickness_em * em_);
+}
+
+void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+                   float radius_em) {
+  Entry* e = nullptr;
+  if (!begin_series(label, color, false, &e)) return;
+  const std::size_t n = std::min(xs.size(), ys.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
+    dl_->AddCircleFilled(px(xs[i], ys[i]), radius_em * em_, color, 12);
+  }
+  const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
+  fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
+  fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
+}
+
+void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> heights,
+                double width) {
+  Entry* e = nullptr;
+  if (!begin_series(label, color, false, &e)) return;
+  const double base = s_.y.scale == Scale::Log10 ? s_.y.range.min : 0.0;
+  const std::size_t n = std::min(xs.size(), heights.size());
+  const ImU32 edge = (color & ~IM_COL32_A_MASK) | (255u << IM_COL32_A_SHIFT);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(heights[i])) continue;
+    const ImVec2 a = px(xs[i] - width / 2, heights[i]), b = px(xs[i] + width / 2, base);
+    const ImVec2 lo(std::min(a.x, b.x), std::min(a.y, b.y)), hi(std::max(a.x, b.x), std::max(a.y, b.y));
+    dl_->AddRectFilled(lo, hi, color);
+    if (hi.x - lo.x > 4) dl_->AddRect(lo, hi, edge, 0.0f, ImDrawFlags_None, 1.0f);
+  }
+  const Range by = data_bounds(heights, s_.y);
+  fit_y_ = {std::min({fit_y_.min, by.min, base}), std::max({fit_y_.max, by.max, base})};
+  if (n) {
+    const Range bx = data_bounds(xs, s_.x);
+    fit_x_ = {std::min(fit_x_.min, bx.min - width), std::max(fit_x_.max, bx.max + width)};
+  }
+}
+
+void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
+  Entry* e = nullptr;
+  if (!begin_series(label, color, false, &e)) return;
+  const float a = std::isinf(x0) ? area_min_.x : px(x0, 0).x, b = std::isinf(x1) ? area_max_.x : px(x1, 0).x;
+  dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
+}
+
+void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> y0,
+                         std::span<const double> y1) {
+  Entry* e = nullptr;
+  if (!begin_series(label, color, false, &e)) return;
+  const std::size_t n = std::min({xs.size(), y0.size(), y1.size()});
+  const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
+  const std::size_t stride = n > 4 * cols ? n / (2 * cols) : 1;
+  auto ok = [&](std::size_t i) { return std::isfinite(xs[i]) && std::isfinite(y0[i]) && std::isfinite(y1[i]); };
+  // Without anti-aliased fill: the triangles share edges, and AA fringes would overlap into visible seams.
+  const ImDrawListFlags saved = dl_->Flags;
+  dl_->Flags &= ~ImDrawListFlags_AntiAliasedFill;
+  for (std::size_t i = 0; i + 1 < n; i += stride) {
+    const std::size_t j = std::min(i + stride, n - 1);
+    if (!ok(i) || !ok(j)) continue;
+    const ImVec2 a = px(xs[i], y0[i]), b = px(xs[j], y0[j]), c = px(xs[j], y1[j]), d = px(xs[i], y1[i]);
+    // Two triangles: a quad between crossing curves is not convex.
+    dl_->AddTriangleFilled(a, b, c, color);
+    dl_->AddTriangleFilled(a, c, d, color);
+  }
+  dl_->Flags = saved;
+}
+
+void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
+  const float py = px(0, y).y;
+  if (!dashed) {
+    dl_->AddLine(ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), color, thickness_em * em_);
+    return;
+  }
+  for (float x = area_min_.x; x < area_max_.x; x += 0.9f * em_)
+    dl_->AddLine(ImVec2(x, py), ImVec2(std::min(x + 0.5f * em_, area_max_.x), py), color, thickness_em * em_);
+}
+
+void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
+  const float pxx = px(x, 0).x;
+  if (!dashed) {
+    dl_->AddLine(ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), color, thickness_em * em_);
+    return;
+  }
+  for (float y = area_min_.y; y < area_max_.y; y += 0.9f * em_)
+    dl_->AddLine(ImVec2(pxx, y), ImVec2(pxx, std::min(y + 0.5f * em_, area_max_.y)), color, thickness_em * em_);
+}
+
+void Plot::marker(double x, double y, ImU32 color, const char* text, float radius_em) {
+  if (!std::isfinite(x) || !std::isfinite(y)) return;
+  const ImVec2 p = px(x, y);
+  dl_->AddCircleFilled(p, radius_em * em_, IM_COL32_WHITE, 16);
+  dl_->AddCircleFilled(p, radius_em * em_ * 0.72f, color, 16);
+  if (!text || !text[0]) return;
+  const std::string t = unicode_minus(text);
+  text = t.c_str();
+  const ImVec2 ts = ImGui::CalcTextSize(text);
+  ImVec2 tp(p.x + 0.6f * em_, p.y + 0.35f * em_);
+  if (tp.x + ts.x > area_max_.x - 0.2f * em_) tp.x = p.x - 0.6f * em_ - ts.x;
+  if (tp.y + ts.y > area_max_.y - 0.2f * em_) tp.y = p.y - 0.35f * em_ - ts.y;
+  dl_->AddRectFilled(ImVec2(tp.x - 0.2f * em_, tp.y - 0.05f * em_), ImVec2(tp.x + ts.x + 0.2f * em_, tp.y + ts.y),
+                     IM_COL32(255, 255, 255, 215), 0.2f * em_);
+  dl_->AddText(tp, color, text);
+}
+
+void Plot::tangent(double x0, double y0, double slope, ImU32 color, float thickness_em) {
+  if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(slope)) return;
+  // A segment about 14 em long centred on the point: long enough to read the slope, short enough not to
+  // pass for another curve. Sampled, so it is right on log and symlog y axes too (where it bends).
+  const double L = 7.0 * em_;
+  const double sx = (tf_.right - tf_.left) / (scale_forward(s_.x, s_.x.range.max) - scale_forward(s_.x, s_.x.range.min));
+  const double sy = (tf_.bottom - tf_.top) / s_.y.range.size();
+  const double hx = s_.y.scale == Scale::Linear && s_.x.scale == Scale::Linear ? L / std::hypot(sx, slope * sy) : L / sx;
+  constexpr int n = 33;
+  double xs[n], ys[n];
+  for (int i = 0; i < n; ++i) {
+    xs[i] = x0 + hx * (2.0 * i / (n - 1.0) - 1.0);
+    ys[i] = y0 + slope * (xs[i] - x0);
+  }
+  polyline(std::span<const double>(xs, n), std::span<const double>(ys, n), color, thickness_em * em_);
+}
+
+bool Plot::probe(double* x, ImU32 color) {
+  bool changed = false;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (s_.drag == 4 && ImGui::IsMouseDown(0)) {
+    const double mx = std::clamp(static_cast<double>(io.MousePos.x), tf_.left, tf_.right);
+    const double nx = tf_.data_x(mx);
+    changed = nx != *x;
+    *x = nx;
+  }
+  s_.probe_px = tf_.px_x(*x);
+  if (!std::isfinite(*x) || !s_.x.range.contains(*x)) return changed;
+  const float p = px(*x, 0).x;
+  const bool near = s_.drag == 4 || (hovered_ && std::fabs(io.MousePos.x - p) < 0.7f * em_ &&
+                                     inside(io.MousePos, area_min_, area_max_));
+  if (near) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+  dl_->AddLine(ImVec2(p, area_min_.y), ImVec2(p, area_max_.y), color, (near ? 0.16f : 0.1f) * em_);
+  const float r = 0.45f * em_;
+  dl_->AddTriangleFilled(ImVec2(p - r, area_min_.y), ImVec2(p + r, area_min_.y), ImVec2(p, area_min_.y + r * 1.3f),
+                         color);
+  return changed;
+}
+
+void Plot::note(const char* text, int corner, ImU32 color) {
+  const ImVec2 ts = ImGui::CalcTextSize(text);
+  const float pad = 0.5f * em_;
+  ImVec2 p(corner == 1 || corner == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
+           corner >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
+  dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_),
+                     IM_COL32(255, 255, 255, 225), 0.25f * em_);
+  dl_->AddText(p, color, text);
+}
+
+// [SECTION] End: axes, legend, readout, fit
+
+void Plot::draw_axes() {
+  dl_->AddRect(area_min_, area_max_, kFrame, 0.0f, ImDrawFlags_None, 1.0f);
+  const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
+  const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
+    const float x = static_cast<float>(tf_.px_x(t.value));
+    dl_->AddLine(ImVec2(x, area_max_.y), ImVec2(x, area_max_.y + (t.major ? 0.35f : 0.2f) * em_), kFrame, 1.0f);
+    if (!t.major) continue;
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl_->AddText(ImVec2(std::round(x - ts.x / 2), area_max_.y + 0.4f * em_), text, t.label.c_str());
+  }
+  for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
+    const float y = static_cast<float>(tf_.px_y(t.value));
+    dl_->AddLine(ImVec2(area_min_.x - (t.major ? 0.35f : 0.2f) * em_, y), ImVec2(area_min_.x, y), kFrame, 1.0f);
+    if (!t.major) continue;
+    const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
+    dl_->AddText(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
+  }
+  if (!x_label_.empty()) {
+    const ImVec2 ts = ImGui::CalcTextSize(x_label_.c_str());
+    dl_->AddText(ImVec2(std::round((area_min_.x + area_max_.x - ts.x) / 2), area_max_.y + 1.6f * em_), text,
+                 x_label_.c_str());
+  }
+  if (!y_label_.empty()) dl_->AddText(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_), text, y_label_.c_str());
+}
+
+void Plot::draw_legend() {
+  s_.legend_min = s_.legend_max = ImVec2(0, 0);
+  if (entries_.empty()) return;
+  const float pad = 0.4f * em_, swatch = 1.6f * em_, row = ImGui::GetTextLineHeight() + 0.2f * em_;
+  float wmax = 0;
+  for (const Entry& e : entries_) wmax = std::max(wmax, ImGui::CalcTextSize(e.label.c_str()).x);
+  const ImVec2 box(2 * pad + swatch + 0.5f * em_ + wmax, 2 * pad + row * static_cast<float>(entries_.size()));
+  const float inset = 0.6f * em_;
+  const ImVec2 a(area_min_.x + inset + (area_max_.x - area_min_.x - 2 * inset - box.x) * s_.legend_anchor.x,
+                 area_min_.y + inset + (area_max_.y - area_min_.y - 2 * inset - box.y) * s_.legend_anchor.y);
+  const ImVec2 b(a.x + box.x, a.y + box.y);
+  dl_->AddRectFilled(a, b, IM_COL32(255, 255, 255, 230), 0.3f * em_);
+  dl_->AddRect(a, b, IM_COL32(0, 0, 0, 60), 0.3f * em_);
+  s_.legend_min = a;
+  s_.legend_max = b;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    const float y = a.y + pad + row * static_cast<float>(i);
+    const ImVec2 ra(a.x, y), rb(b.x, y + row);
+    if (hovered_ && inside(m, ra, rb)) {
+      dl_->AddRectFilled(ra, rb, IM_COL32(0, 0, 0, 18));
+      if (s_.legend_click) {
+        if (e.hidden) {
+          s_.hidden.erase(e.key);
+        } else {
+          s_.hidden.insert(e.key);
+        }
+        e.hidden = !e.hidden;
+      }
+    }
+    const ImU32 col = e.hidden ? IM_COL32(150, 150, 150, 255) : (e.color | IM_COL32_A_MASK);
+    const float cy = y + row / 2;
+    if (e.readout) {
+      dl_->AddLine(ImVec2(a.x + pad, cy), ImVec2(a.x + pad + swatch, cy), col, 0.22f * em_);
+    } else {
+      dl_->AddRectFilled(ImVec2(a.x + pad, cy - 0.35f * em_), ImVec2(a.x + pad + swatch, cy + 0.35f * em_),
+                         e.hidden ? IM_COL32(150, 150, 150, 90) : e.color);
+    }
+    dl_->AddText(ImVec2(a.x + pad + swatch + 0.5f * em_, y + 0.1f * em_),
+                 e.hidden ? IM_COL32(140, 140, 140, 255) : kText, e.label.c_str());
+  }
+  s_.legend_click = false;
+}
+
+void Plot::draw_readout() {
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!hovered_ || s_.drag != 0 || !inside(m, area_min_, area_max_) || inside(m, s_.legend_min, s_.legend_max))
+    return;
+  const double x = tf_.data_x(m.x);
+  dl_->AddLine(ImVec2(m.x, area_min_.y), ImVec2(m.x, area_max_.y), IM_COL32(0, 0, 0, 70), 1.0f);
+  struct Row {
+    const Entry* e;
+    double y, slope;
+  };
+  std::vector<Row> rows;
+  for (const Entry& e : entries_) {
+    if (e.hidden || !e.readout) continue;
+    double y = NAN, slope = NAN;
+    if (e.f) {
+      double xv[3] = {x, x, x}, yv[3];
+      const double h = std::max(std::fabs(x), 1.0) * 1e-6;
+      xv[1] = x - h;
+      xv[2] = x + h;
+      e.f(std::span<const double>(xv, 3), std::span<double>(yv, 3));
+      y = yv[0];
+      if (e.df) {
+        e.df(std::span<const double>(xv, 1), std::span<double>(yv, 1));
+        slope = yv[0];
+      } else {
+        slope = (yv[2] - yv[1]) / (xv[2] - xv[1]);
+      }
+    } else {
+      y = interpolate(e.xs, e.ys, x, &slope);
+    }
+    rows.push_back({&e, y, slope});
+    if (std::isfinite(y) && s_.y.range.contains(y)) {
+      const ImVec2 p = px(x, y);
+      dl_->AddCircleFilled(p, 0.3f * em_, IM_COL32_WHITE, 12);
+      dl_->AddCircleFilled(p, 0.22f * em_, e.color | IM_COL32_A_MASK, 12);
+    }
+  }
+  ImGui::BeginTooltip();
+  ImGui::Text("x = %.6g", x);
+  if (!rows.empty() && ImGui::BeginTable("##readout", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("series");
+    ImGui::TableSetupColumn("value");
+    ImGui::TableSetupColumn("slope");
+    ImGui::TableHeadersRow();
+    for (const Row& r : rows) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, r.e->color | IM_COL32_A_MASK);
+      ImGui::TextUnformatted(r.e->label.c_str());
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_value(r.y).c_str());
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(format_value(r.slope).c_str());
+    }
+    ImGui::EndTable();
+  }
+  ImGui::EndTooltip();
+}
+
+void Plot::apply_fit() {
+  if (s_.fit_x_request) {
+    s_.x.range = fit_x_.min <= fit_x_.max ? padded(s_.x, fit_x_, 0.03) : s_.home_x;
+    s_.fit_x_request = false;
+    if (s_.linked_x) *s_.linked_x = s_.x;
+    return;  // y is fitted next frame, to the curves re-sampled on the new x range
+  }
+  if (s_.fit_y_request) {
+    s_.y.range = fit_y_.min <= fit_y_.max ? padded(s_.y, fit_y_, 0.06) : s_.home_y;
+    s_.fit_y_request = false;
+  }
+}
+
+void Plot::end() {
+  if (ended_) return;
+  ended_ = true;
+  dl_->PopClipRect();
+  draw_axes();
+  draw_legend();
+  draw_readout();
+  apply_fit();
+  s_.last = tf_;
+}
+
+}  // namespace gelu::plot

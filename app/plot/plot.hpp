@@ -1,0 +1,120 @@
+// GELU Lab plot layer, part 2: the ImGui renderer and interaction on top of plot_core.hpp.
+//
+// Usage (immediate mode, one Plot object per plot per frame):
+//   gelu::plot::Plot p("curves", state, size, "x", "f(x)");
+//   p.function("GELU", color, f, &df);   // re-sampled on the visible x range every frame
+//   p.line("mean", color, xs, ys);       // arrays must outlive the Plot object (until end())
+//   p.probe(&x);                          // draggable vertical line
+//   p.end();                              // axes, legend, hover readout, fit (also run by the destructor)
+// Interaction: drag pans (over an axis: that axis only), wheel zooms about the cursor (over an axis: that
+// axis only), double-click fits, a click on a legend entry toggles its series.
+#pragma once
+
+#include <imgui.h>
+
+#include <functional>
+#include <set>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "plot/plot_core.hpp"
+
+namespace gelu::plot {
+
+/// Persistent per-plot state: kept by the panel between frames.
+struct PlotState {
+  Axis x, y;
+  Range home_x{-4, 4}, home_y{-1, 4};  // double-click target for an axis that has no data series to fit
+  std::set<std::string> hidden;        // series toggled off in the legend
+  Axis* linked_x = nullptr;            // stacked plots share one x axis through this pointer
+  bool fit_x_request = false, fit_y_request = false;
+  bool y_fixed = false;                // double-click leaves y alone (e.g. probabilities in [0, 1])
+  ImVec2 legend_anchor{0, 0};          // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
+
+  // Written by the renderer each frame (read by scripts, shots and tests).
+  Transform last;
+  ImVec2 legend_min{0, 0}, legend_max{0, 0};
+  double probe_px = -1e30;
+  int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
+  bool legend_click = false;
+};
+
+/// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.
+std::string unicode_minus(std::string_view s);
+
+/// Colour palette (Tableau 10, readable on white and on a projector).
+ImU32 palette(int i, float alpha = 1.0f);
+
+class Plot {
+ public:
+  Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label);
+  ~Plot() { end(); }
+  Plot(const Plot&) = delete;
+  Plot& operator=(const Plot&) = delete;
+
+  const Transform& transform() const { return tf_; }
+  bool hovered() const { return hovered_; }
+  float em() const { return em_; }
+
+  /// A function re-sampled on the visible x range (one point per pixel); df gives the exact slope for the
+  /// hover readout (a central difference of f when null). Non-finite values leave gaps.
+  void function(const char* label, ImU32 color, const BatchFn& f, const BatchFn* df = nullptr,
+                float thickness_em = 0.17f);
+  /// A polyline through data arrays (xs ascending for the hover readout).
+  void line(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+            float thickness_em = 0.14f);
+  void scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+               float radius_em = 0.22f);
+  /// Bars centred at xs with data-unit width from 0 (or the axis bottom on a log axis) to heights.
+  void bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> heights,
+            double width);
+  /// A vertical band over the full plot height (x0 < x1; infinities extend to the plot edge).
+  void shade_x(const char* label, ImU32 color, double x0, double x1);
+  /// The region between two curves sampled at xs.
+  void shade_between(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> y0,
+                     std::span<const double> y1);
+  void hline(double y, ImU32 color, float thickness_em = 0.06f, bool dashed = false);
+  void vline(double x, ImU32 color, float thickness_em = 0.06f, bool dashed = false);
+  /// A dot with an optional text label beside it.
+  void marker(double x, double y, ImU32 color, const char* text = nullptr, float radius_em = 0.3f);
+  /// The tangent line y0 + slope·(x − x0) across the plot.
+  void tangent(double x0, double y0, double slope, ImU32 color, float thickness_em = 0.09f);
+  /// A draggable vertical probe line; returns true when the user moved it this frame.
+  bool probe(double* x, ImU32 color);
+  /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
+  void note(const char* text, int corner, ImU32 color);
+
+  void end();
+
+ private:
+  struct Entry {
+    std::string label, key;
+    ImU32 color;
+    bool hidden;
+    bool readout;   // listed in the hover readout
+    BatchFn f, df;  // function series
+    std::span<const double> xs, ys;  // data series
+  };
+  bool begin_series(const char* label, ImU32 color, bool readout, Entry** out);
+  void polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness);
+  ImVec2 px(double x, double y) const;
+  void draw_axes();
+  void draw_legend();
+  void draw_readout();
+  void apply_fit();
+
+  PlotState& s_;
+  Transform tf_;
+  ImDrawList* dl_ = nullptr;
+  ImVec2 frame_min_, frame_max_, area_min_, area_max_;
+  std::string x_label_, y_label_;
+  float em_ = 13;
+  bool hovered_ = false, ended_ = false;
+  std::vector<Entry> entries_;
+  Range fit_y_{1e300, -1e300}, fit_x_{1e300, -1e300};
+  std::vector<double> sx_, sy_;  // sampling scratch
+};
+
+}  // namespace gelu::plot
