@@ -21,10 +21,12 @@
 namespace gelu::gpu {
 
 struct Timing {
-  double kernel_s = 0;      // sum of the dispatches' GL_TIME_ELAPSED (0 when timer queries are missing)
+  double kernel_s = 0;      // the dispatches alone, summed over chunks
   double end_to_end_s = 0;  // upload + dispatch + read-back, wall clock
   int chunks = 0;
-  bool kernel_timed = false;  // kernel_s comes from timer queries
+  bool kernel_timed = false;             // kernel_s is filled
+  bool kernel_from_timer_query = false;  // GL_TIME_ELAPSED; else host clock around dispatch + glFinish
+                                         // (software drivers, whose timer queries do not time compute)
 };
 
 enum class ErrorMetric { Abs = 0, Rel = 1, Ulp = 2 };
