@@ -4,7 +4,30 @@
 #include <cmath>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 namespace gelu::ffn {
+namespace {
+
+/// Flush-to-zero and denormals-are-zero for the duration of a training step or evaluation (x86; a no-op
+/// elsewhere). Trained layers often hold pre-activations below −13, where GELU's exact tail x·Φ(x) is a
+/// subnormal float; every arithmetic operation on a subnormal takes a ~100-cycle microcode assist, which
+/// made a step 3x slower. Flushed values are below 1.2e-38, far under any gradient's significance; the
+/// registry's own accuracy contract (subnormal tail included) holds outside training, where MXCSR is restored.
+class FlushDenormals {
+ public:
+#if defined(__SSE2__)
+  FlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040u); }  // FTZ (bit 15) | DAZ (bit 6)
+  ~FlushDenormals() { _mm_setcsr(saved_); }
+
+ private:
+  unsigned saved_;
+#endif
+};
+
+}  // namespace
 
 const char* to_string(OptimizerKind o) { return o == OptimizerKind::Sgd ? "sgd" : "adam"; }
 const char* to_string(Schedule s) {
@@ -81,32 +104,22 @@ double learning_rate(const TrainConfig& c, int t) {
 template <class T>
 void Optimizer<T>::step(Vec& p, const Vec& g, const TrainConfig& c, double lr) {
   ++t_;
-  const Eigen::Index n = p.size();
-  T* __restrict pp = p.data();
-  const T* __restrict gp = g.data();
-  T* __restrict mp = m_.data();
   if (kind_ == OptimizerKind::Sgd) {
-    const T mu = static_cast<T>(c.momentum), a = static_cast<T>(lr);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      mp[i] = mu * mp[i] + gp[i];
-      pp[i] -= a * mp[i];
-    }
+    m_.array() = static_cast<T>(c.momentum) * m_.array() + g.array();
+    p.array() -= static_cast<T>(lr) * m_.array();
     return;
   }
-  // PyTorch's Adam: θ -= lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + ε).
-  T* __restrict vp = v_.data();
+  // PyTorch's Adam: θ -= lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + ε). Eigen array expressions, so the square root is
+  // vectorized (a scalar std::sqrt keeps its errno path and stops the loop from vectorizing).
   const T b1 = static_cast<T>(c.beta1), b2 = static_cast<T>(c.beta2);
-  const T c1 = 1 - b1, c2 = 1 - b2;
   const double tt = static_cast<double>(t_);
   const T step_size = static_cast<T>(lr / (1.0 - std::pow(c.beta1, tt)));
   const T inv_sqrt_bc2 = static_cast<T>(1.0 / std::sqrt(1.0 - std::pow(c.beta2, tt)));
   const T eps = static_cast<T>(c.eps);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const T gi = gp[i];
-    mp[i] = b1 * mp[i] + c1 * gi;
-    vp[i] = b2 * vp[i] + c2 * gi * gi;
-    pp[i] -= step_size * mp[i] / (std::sqrt(vp[i]) * inv_sqrt_bc2 + eps);
-  }
+  auto ga = g.array();
+  m_.array() = b1 * m_.array() + (1 - b1) * ga;
+  v_.array() = b2 * v_.array() + (1 - b2) * ga.square();
+  p.array() -= step_size * m_.array() / (v_.array().sqrt() * inv_sqrt_bc2 + eps);
 }
 
 // [SECTION] Trainer
@@ -161,6 +174,7 @@ void Trainer<T>::next_batch() {
 
 template <class T>
 double Trainer<T>::step() {
+  const FlushDenormals ftz;
   next_batch();
   const Mat& logits = net_.forward(xb_, ws_, Mode::Train, &rng_);
   const T l = loss<T>(config_.loss, logits, yb_, &dlogits_);
@@ -174,6 +188,7 @@ double Trainer<T>::step() {
 
 template <class T>
 Metrics Trainer<T>::evaluate() {
+  const FlushDenormals ftz;
   Metrics m;
   const bool classify = data_.task == Task::Classification;
   {

@@ -3,6 +3,8 @@
 // A Trainer owns the batch buffers, the workspace and the optimizer state, so a step allocates nothing.
 // Determinism: everything random (initialization, batch order, stochastic masks) comes from Rng seeded by
 // the config; Eigen runs single-threaded; so one seed gives bit-identical runs on one machine and build.
+// On x86, step() and evaluate() run with flush-to-zero/denormals-are-zero (see train.cpp: subnormal GELU
+// tails made training 3x slower); MXCSR is restored when they return.
 #pragma once
 
 #include <cstdint>
