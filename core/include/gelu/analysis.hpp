@@ -1,0 +1,134 @@
+// GELU Lab core: error analysis and numerically solved properties of registry functions.
+//
+// [SECTION] Errors: one function (at its parameters and derivative order) against another over [a, b],
+//           evaluated in float32 or float64 through the batched API; the reference always in double.
+// [SECTION] Properties: zeros of f' and f'', extrema, asymptotes and values at notable points, all found
+//           numerically (bracketing + Brent + bisection to adjacent doubles), never tabulated.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "gelu/activation.hpp"
+
+namespace gelu::analysis {
+
+enum class Dtype { F32, F64 };
+enum class ErrorMetric { Abs, Rel, Ulp };
+
+std::string_view to_string(Dtype d);
+std::string_view to_string(ErrorMetric m);
+
+/// A registry function pinned to parameters and a derivative order (0 = f, 1 = f', 2 = f'').
+struct FunctionSpec {
+  const Activation* fn = nullptr;
+  Params params{};
+  int order = 0;
+};
+/// The function with its default parameters.
+FunctionSpec spec(const Activation& fn, int order = 0);
+
+// [SECTION] Distances. NaN/inf/signed-zero rules, shared by every metric:
+//  - both NaN -> 0; exactly one NaN -> +inf (a NaN mismatch is the worst possible error);
+//  - +0 and -0 are at distance 0 (the sign of zero is an IEEE property, tested separately);
+//  - equal infinities -> 0; an infinity against anything else -> +inf.
+
+/// Spacing of T-numbers at |r|: 2^(e - p + 1) with e = floor(log2 |r|) clamped to T's normal range,
+/// so subnormals (and zero) have the spacing of the smallest subnormal. r beyond T's range uses the
+/// spacing of T's largest binade.
+double ulp_of_f32(double r);
+double ulp_of_f64(double r);
+
+/// |v - r| in units of the spacing of T at the reference r (a real number, not rounded), where v was
+/// computed in T and r is the double reference. For T = float, r is first rounded to float only to decide
+/// the infinity rules (r beyond FLT_MAX and v = inf of the same sign is distance 0).
+double ulp_error_f32(float v, double r);
+double ulp_error_f64(double v, double r);
+
+/// Steps between a and b through adjacent representable T-numbers: 0 when equal (+0 and -0 included),
+/// 1 for neighbours, counted across zero through the subnormals; FLT_MAX and inf are neighbours.
+/// Both NaN -> 0; one NaN -> UINT64_MAX.
+std::uint64_t ulp_distance(float a, float b);
+std::uint64_t ulp_distance(double a, double b);
+
+double abs_error(double v, double r);
+/// |v - r| / |r|; r == 0: 0 when v == 0, else +inf.
+double rel_error(double v, double r);
+
+// [SECTION] Errors over a range.
+
+struct ErrorStats {
+  double max = 0;        // largest error (may be +inf)
+  double x_at_max = 0;   // first sample where it occurs
+  double mean = 0;       // over the samples with a finite error
+  std::size_t nonfinite = 0;  // samples whose error is +inf (NaN or infinity mismatch, rel error at r == 0)
+};
+
+struct ErrorReport {
+  FunctionSpec fn, reference;
+  Dtype dtype = Dtype::F64;
+  double a = 0, b = 0;
+  std::vector<double> x;          // the evaluation points (rounded to float for Dtype::F32)
+  std::vector<double> value;      // fn at x, computed in dtype, widened to double
+  std::vector<double> ref_value;  // reference at x, computed in double
+  std::vector<double> abs, rel, ulp;
+  ErrorStats abs_stats, rel_stats, ulp_stats;
+
+  const std::vector<double>& curve(ErrorMetric m) const;
+  const ErrorStats& stats(ErrorMetric m) const;
+};
+
+/// Samples x_i = a + (b - a) i / (n - 1), i = 0..n-1 (n = 1: x = a). Requires a <= b finite, n >= 1
+/// (throws std::invalid_argument otherwise). 100k samples take a few ms: the batched paths do the work.
+ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, double a, double b, std::size_t n,
+                    Dtype dtype);
+
+// [SECTION] Properties.
+
+/// Zeros of g = f^(order) in [lo, hi]: strict sign changes found on a grid of `grid` intervals, refined
+/// with Brent's method and then bisection to adjacent doubles; the returned x is the one of the two
+/// with the smaller |g| (so it is the root to full double precision as far as g is accurate). A sign
+/// change across a jump (|g| does not become small) is not a zero and is skipped. Zeros where g only
+/// touches 0 (no sign change) or vanishes on an interval (ReLU's f') are not reported.
+std::vector<double> zeros(const FunctionSpec& g, double lo, double hi, std::size_t grid = 40000);
+
+struct CriticalPoint {
+  double x = 0;
+  double value = 0;  // f(x)
+  double d2 = 0;     // f''(x)
+  bool minimum = false;  // f' changes sign from - to +
+};
+
+/// y = slope * x + intercept as x -> +-inf, from f and f' at x = +-10^3 .. +-10^9. `exists` is false when
+/// the estimates do not settle. slope and intercept are reported as exactly 0 or 1 when within 1e-12.
+struct Asymptote {
+  bool exists = false;
+  double slope = 0;
+  double intercept = 0;
+};
+
+struct NotablePoint {
+  double x = 0;
+  double f = 0, d1 = 0, d2 = 0;
+};
+
+struct Properties {
+  FunctionSpec fn;
+  double lo = 0, hi = 0;  // the search range for zeros
+  std::vector<CriticalPoint> critical_points;  // zeros of f' with f and f'' there
+  std::vector<double> inflection_points;       // zeros of f''
+  Asymptote minus_inf, plus_inf;
+  /// The lowest strict local minimum when nothing goes lower: no limit at +-inf below it, f bounded below,
+  /// and no grid sample below it. Empty for monotone functions or when the infimum is only approached.
+  std::optional<CriticalPoint> global_minimum;
+  double infimum = 0;  // inf f over the real line as far as determined (may be -inf)
+  std::vector<NotablePoint> notable;  // x = -3, -2, -1, 0, 1, 2, 3
+};
+
+/// Properties of fn (its order is ignored: f, f', f'' are all used) with zeros searched in [lo, hi].
+Properties properties(const FunctionSpec& fn, double lo = -20.0, double hi = 20.0);
+
+}  // namespace gelu::analysis

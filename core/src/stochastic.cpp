@@ -1,0 +1,183 @@
+#include "gelu/stochastic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "formulas.hpp"
+
+namespace gelu::stochastic {
+
+// [SECTION] Random numbers.
+
+namespace {
+std::uint64_t splitmix64(std::uint64_t& s) {
+  std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+}  // namespace
+
+Rng::Rng(std::uint64_t seed) {
+  for (std::uint64_t& w : s_) w = splitmix64(seed);
+}
+
+std::uint64_t Rng::next() {
+  const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const std::uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform() { return static_cast<double>(next() >> 11) * 0x1p-53; }
+
+double Rng::normal() {
+  if (has_spare_) {
+    has_spare_ = false;
+    return spare_;
+  }
+  double u, v, s;
+  do {
+    u = 2.0 * uniform() - 1.0;
+    v = 2.0 * uniform() - 1.0;
+    s = u * u + v * v;
+  } while (s >= 1.0 || s == 0.0);
+  const double k = std::sqrt(-2.0 * std::log(s) / s);
+  spare_ = v * k;
+  has_spare_ = true;
+  return u * k;
+}
+
+// [SECTION] The gate.
+
+double keep_probability(double x) { return formulas::normal_cdf(x); }
+double drop_probability(double x) { return std::isnan(x) ? x : formulas::normal_upper_tail(x); }
+
+MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed, std::size_t running_points) {
+  MonteCarloResult r;
+  r.x = x;
+  r.samples = n;
+  r.exact = formulas::gelu(x);
+  if (n == 0) return r;
+  const double p = keep_probability(x);
+  Rng rng(seed);
+  const std::size_t stride = running_points ? std::max<std::size_t>(1, n / running_points) : n;
+  // x·m takes only the values 0 and x, so counting keeps is exact and the moments follow from the count.
+  std::size_t kept = 0;
+  for (std::size_t i = 1; i <= n; ++i) {
+    if (rng.uniform() < p) ++kept;
+    if (running_points && (i % stride == 0 || i == n)) {
+      r.running_n.push_back(i);
+      r.running_mean.push_back(x * (static_cast<double>(kept) / static_cast<double>(i)));
+    }
+  }
+  const double nd = static_cast<double>(n);
+  const double phat = static_cast<double>(kept) / nd;
+  r.mean = x * phat;
+  // Unbiased sample variance of x·m: x² p̂ (1 − p̂) n / (n − 1).
+  r.std_error = n < 2 ? 0.0 : std::fabs(x) * std::sqrt(phat * (1.0 - phat) / (nd - 1.0));
+  return r;
+}
+
+// [SECTION] Gaussian pre-activations.
+
+double expected_relu(double mu, double sigma) {
+  if (!(sigma >= 0)) throw std::invalid_argument("sigma must be >= 0");
+  if (sigma == 0) return formulas::relu(mu);
+  const double t = mu / sigma;
+  return mu * formulas::normal_cdf(t) + sigma * formulas::normal_pdf(t);
+}
+
+double expected_gelu(double mu, double sigma) {
+  if (!(sigma >= 0)) throw std::invalid_argument("sigma must be >= 0");
+  const double s = std::sqrt(1.0 + sigma * sigma);
+  const double t = mu / s;
+  return mu * formulas::normal_cdf(t) + (sigma * sigma / s) * formulas::normal_pdf(t);
+}
+
+double Histogram::density(std::size_t i) const {
+  const std::size_t n = total();
+  return n == 0 || bin_width() <= 0 ? 0.0
+                                    : static_cast<double>(counts[i]) / (static_cast<double>(n) * bin_width());
+}
+
+std::size_t Histogram::total() const {
+  std::size_t n = below + above + nan;
+  for (std::size_t c : counts) n += c;
+  return n;
+}
+
+Histogram histogram(std::span<const double> v, std::size_t bins, double lo, double hi) {
+  Histogram h;
+  if (bins == 0) throw std::invalid_argument("histogram needs at least one bin");
+  if (!(lo < hi)) {
+    lo = std::numeric_limits<double>::infinity();
+    hi = -lo;
+    for (double x : v)
+      if (std::isfinite(x)) {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+    if (!(lo <= hi)) lo = hi = 0;  // no finite values
+    if (lo == hi) {
+      // A degenerate sample (e.g. ReLU of all-negative inputs) still gets a visible bin around it.
+      lo -= 0.5;
+      hi += 0.5;
+    }
+  }
+  h.lo = lo;
+  h.hi = hi;
+  h.counts.assign(bins, 0);
+  const double scale = static_cast<double>(bins) / (hi - lo);
+  for (double x : v) {
+    if (std::isnan(x)) {
+      ++h.nan;
+    } else if (x < lo) {
+      ++h.below;
+    } else if (x > hi) {
+      ++h.above;
+    } else {
+      const auto i = static_cast<std::size_t>((x - lo) * scale);
+      ++h.counts[std::min(i, bins - 1)];
+    }
+  }
+  return h;
+}
+
+std::vector<double> sample_normal(double mu, double sigma, std::size_t n, std::uint64_t seed) {
+  if (!(sigma >= 0)) throw std::invalid_argument("sigma must be >= 0");
+  Rng rng(seed);
+  std::vector<double> x(n);
+  for (double& v : x) v = mu + sigma * rng.normal();
+  return x;
+}
+
+Pushforward pushforward(const Activation& fn, const Params& params, double mu, double sigma, std::size_t n,
+                        std::uint64_t seed, std::size_t bins) {
+  Pushforward r;
+  r.input = sample_normal(mu, sigma, n, seed);
+  r.output.resize(n);
+  fn.eval(std::span<const double>(r.input), std::span<double>(r.output), 0, &params);
+  double sum = 0;
+  for (double y : r.output) sum += y;
+  const double nd = static_cast<double>(n);
+  r.mean = n ? sum / nd : 0.0;
+  if (n >= 2) {
+    double ss = 0;
+    for (double y : r.output) ss += (y - r.mean) * (y - r.mean);
+    r.std_error = std::sqrt(ss / (nd - 1.0) / nd);
+  }
+  r.input_hist = histogram(r.input, bins);
+  r.output_hist = histogram(r.output, bins);
+  return r;
+}
+
+}  // namespace gelu::stochastic
