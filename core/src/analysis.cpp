@@ -322,7 +322,7 @@ Asymptote asymptote(const FunctionSpec& s, double dir) {
     const double X = dir * std::pow(10.0, k);
     m = snap(eval1(s, X, 1));
     const double f = eval1(s, X, 0);
-    b = snap(f - m * X);
+    b = snap(f - m * X) + 0.0;  // + 0.0: the limit of a negative-valued tail is 0, not -0
     if (!std::isfinite(m) || !std::isfinite(b)) return {};
     if (k > 3) settled = std::fabs(m - m_prev) <= 1e-9 * std::max(1.0, std::fabs(m)) &&
                          std::fabs(b - b_prev) <= 1e-6 * std::max(1.0, std::fabs(b));
