@@ -61,12 +61,16 @@ BENCHMARK(BM_GeluForwardAndDerivative)->Arg(32)->Arg(128)->Unit(benchmark::kMicr
 /// Records the real time per iteration of each BM_FfnTrainStep width.
 class Collector : public benchmark::ConsoleReporter {
  public:
-  std::map<int, double> us;
+  std::map<int, double> us, cpu_us;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       const std::string name = r.benchmark_name();
       if (name.rfind("BM_FfnTrainStep/", 0) == 0 && r.run_type == Run::RT_Iteration)
-        us[std::stoi(name.substr(std::strlen("BM_FfnTrainStep/")))] = r.GetAdjustedRealTime();
+      {
+        const int h = std::stoi(name.substr(std::strlen("BM_FfnTrainStep/")));
+        us[h] = r.GetAdjustedRealTime();
+        cpu_us[h] = r.GetAdjustedCPUTime();
+      }
     }
     ConsoleReporter::ReportRuns(runs);
   }
@@ -97,15 +101,16 @@ int main(int argc, char** argv) {
   const std::string cmd = "/usr/bin/python3 '" GELU_TORCH_FFN_SCRIPT "' --widths " + widths + " 2>&1";
   std::FILE* p = popen(cmd.c_str(), "r");
   if (!p) return 0;
-  std::map<int, double> torch_us;
+  std::map<int, double> torch_us, torch_cpu_us;
   std::string blas;
   char line[4096];
   while (std::fgets(line, sizeof line, p)) {
     int h = 0;
-    double us = 0;
+    double us = 0, cpu = 0;
     char lib[3000] = "";
-    if (std::sscanf(line, "torch H=%d us_per_step=%lf blas=%2999s", &h, &us, lib) >= 2) {
+    if (std::sscanf(line, "torch H=%d us_per_step=%lf cpu_us_per_step=%lf blas=%2999s", &h, &us, &cpu, lib) >= 3) {
       torch_us[h] = us;
+      torch_cpu_us[h] = cpu;
       blas = lib;
     } else {
       std::fputs(line, stdout);  // python's own messages (no torch, BLAS warning)
@@ -117,11 +122,12 @@ int main(int argc, char** argv) {
   }
   std::printf("\nTraining step, Adam + BCE, batch 256, 2->H->H->1 GELU, float32, one thread\n");
   std::printf("PyTorch %s BLAS: %s\n", "1.13", blas.c_str());
-  std::printf("%6s %14s %14s %9s\n", "H", "gelu::ffn us", "PyTorch us", "speed-up");
+  std::printf("%6s | %12s %12s %8s | %12s %12s %8s\n", "H", "ffn wall us", "torch wall", "speed-up", "ffn CPU us",
+              "torch CPU", "speed-up");
   for (const auto& [h, us] : collector.us) {
-    auto it = torch_us.find(h);
-    if (it == torch_us.end()) continue;
-    std::printf("%6d %14.1f %14.1f %8.2fx\n", h, us, it->second, it->second / us);
+    if (!torch_us.count(h)) continue;
+    const double c = collector.cpu_us[h], tw = torch_us[h], tc = torch_cpu_us[h];
+    std::printf("%6d | %12.1f %12.1f %7.2fx | %12.1f %12.1f %7.2fx\n", h, us, tw, tw / us, c, tc, tc / c);
   }
   return 0;
 }

@@ -3,7 +3,8 @@
 
 Single thread (torch.set_num_threads(1)), float32, the same shapes and the same work per step as
 gelu::ffn::Trainer<float>::step(): gather a shuffled minibatch, forward, BCE-with-logits, backward, Adam.
-Prints one line per width: `torch H=<H> us_per_step=<median over repetitions> blas=<library>`.
+Prints one line per width: `torch H=<H> us_per_step=<wall> cpu_us_per_step=<process CPU> blas=<library>`
+(medians over repetitions; CPU time is the fairer figure on a shared machine).
 Run with /usr/bin/python3 (python3-torch) and libopenblas0-serial as the BLAS (checked and printed).
 """
 import argparse
@@ -55,14 +56,16 @@ def time_width(h, steps, reps, batch):
 
     for _ in range(200):
         step()
-    per_rep = []
+    wall, cpu = [], []
     for _ in range(reps):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(steps):
             step()
-        per_rep.append((time.perf_counter() - t0) / steps * 1e6)
-    per_rep.sort()
-    return per_rep[len(per_rep) // 2]
+        wall.append((time.perf_counter() - t0) / steps * 1e6)
+        cpu.append((time.process_time() - c0) / steps * 1e6)
+    wall.sort()
+    cpu.sort()
+    return wall[len(wall) // 2], cpu[len(cpu) // 2]
 
 
 def main():
@@ -75,8 +78,8 @@ def main():
     torch.set_num_threads(1)
     blas = blas_library()
     for h in (int(w) for w in a.widths.split(",")):
-        us = time_width(h, a.steps, a.reps, a.batch)
-        print(f"torch H={h} us_per_step={us:.2f} blas={blas}", flush=True)
+        us, cpu_us = time_width(h, a.steps, a.reps, a.batch)
+        print(f"torch H={h} us_per_step={us:.2f} cpu_us_per_step={cpu_us:.2f} blas={blas}", flush=True)
     if "openblas" not in blas:
         print(f"warning: PyTorch is not on OpenBLAS ({blas}); install libopenblas0-serial", file=sys.stderr)
 
