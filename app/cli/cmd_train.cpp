@@ -33,7 +33,8 @@ std::vector<int> parse_layers(const std::string& text) {
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = text.find(',', start);
-    const std::string tok = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string tok =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (tok.empty()) throw UsageError("--layers: empty size in '" + text + "' (expected e.g. 2,32,32,1)");
     sizes.push_back(static_cast<int>(Args::to_int("layers", tok, 1, kMaxWidth)));
     if (comma == std::string::npos) break;
@@ -41,8 +42,8 @@ std::vector<int> parse_layers(const std::string& text) {
   }
   if (sizes.size() < 3 || sizes.size() > static_cast<std::size_t>(kMaxHiddenLayers) + 2)
     throw UsageError("--layers: give the input size, 1 to " + std::to_string(kMaxHiddenLayers) +
-                     " hidden widths and the output size (e.g. 2,32,32,1), got " + std::to_string(sizes.size()) +
-                     " number(s)");
+                     " hidden widths and the output size (e.g. 2,32,32,1), got " +
+                     std::to_string(sizes.size()) + " number(s)");
   return sizes;
 }
 
@@ -59,7 +60,8 @@ E parse_enum(Args& args, const char* name, E fallback, std::optional<E> (*parse)
 double positive_finite(const char* name, const std::string& text, bool allow_zero) {
   const double v = Args::to_double(name, text);
   if (!std::isfinite(v) || v < 0 || (!allow_zero && v == 0))
-    throw UsageError(std::string("--") + name + ": " + text + " is not a finite number " + (allow_zero ? ">= 0" : "> 0"));
+    throw UsageError(std::string("--") + name + ": " + text + " is not a finite number " +
+                     (allow_zero ? ">= 0" : "> 0"));
   return v;
 }
 
@@ -91,8 +93,10 @@ int run_train(Args& args) {
   const Init init = parse_enum<Init>(args, "init", Init::He, parse_init, "he, xavier, zero");
   const auto loss_opt = args.option("loss");
   TrainConfig cfg;
-  cfg.optimizer = parse_enum<OptimizerKind>(args, "optimizer", OptimizerKind::Adam, parse_optimizer, "adam, sgd");
-  cfg.schedule = parse_enum<Schedule>(args, "schedule", Schedule::Constant, parse_schedule, "constant, step, cosine");
+  cfg.optimizer =
+      parse_enum<OptimizerKind>(args, "optimizer", OptimizerKind::Adam, parse_optimizer, "adam, sgd");
+  cfg.schedule =
+      parse_enum<Schedule>(args, "schedule", Schedule::Constant, parse_schedule, "constant, step, cosine");
   if (auto v = args.option("lr")) cfg.lr = positive_finite("lr", *v, false);
   if (auto v = args.option("momentum")) cfg.momentum = Args::to_double("momentum", *v);
   if (auto v = args.option("weight-decay")) cfg.weight_decay = positive_finite("weight-decay", *v, true);
@@ -103,7 +107,8 @@ int run_train(Args& args) {
   DatasetOptions dopt;
   dopt.id = dataset_id;
   dopt.seed = seed;
-  if (auto v = args.option("samples")) dopt.samples = static_cast<int>(Args::to_int("samples", *v, 4, 10'000'000));
+  if (auto v = args.option("samples"))
+    dopt.samples = static_cast<int>(Args::to_int("samples", *v, 4, 10'000'000));
   if (auto v = args.option("noise")) dopt.noise = positive_finite("noise", *v, true);
   if (auto v = args.option("classes")) dopt.classes = static_cast<int>(Args::to_int("classes", *v, 2, 8));
   int every = -1;
@@ -114,7 +119,8 @@ int run_train(Args& args) {
   const auto load_path = args.option("load");
   args.finish();
 
-  if (!find_dataset(dataset_id)) throw UsageError("unknown dataset '" + dataset_id + "' (one of " + dataset_ids() + ")");
+  if (!find_dataset(dataset_id))
+    throw UsageError("unknown dataset '" + dataset_id + "' (one of " + dataset_ids() + ")");
   Dataset data;
   try {
     data = make_dataset(dopt);
@@ -129,8 +135,10 @@ int run_train(Args& args) {
     for (const char* o : {"layers", "act", "glu", "glu-hidden"})
       if ((o == std::string("layers") && layers_opt) || (o == std::string("act") && act_opt) ||
           (o == std::string("glu") && glu_opt) || (o == std::string("glu-hidden") && glu_hidden_opt))
-        throw UsageError(std::string("--") + o + " conflicts with --load (the model file defines the network)");
-    if (stochastic || no_bias) throw UsageError("--stochastic/--no-bias conflict with --load (the model file defines the network)");
+        throw UsageError(std::string("--") + o +
+                         " conflicts with --load (the model file defines the network)");
+    if (stochastic || no_bias)
+      throw UsageError("--stochastic/--no-bias conflict with --load (the model file defines the network)");
     try {
       const ModelFile m = load_model(*load_path);
       net = std::make_unique<Network<float>>(make_network<float>(m));
@@ -139,16 +147,20 @@ int run_train(Args& args) {
     }
     spec = net->spec();
   } else {
-    std::vector<int> sizes = layers_opt ? parse_layers(*layers_opt)
-                                        : std::vector<int>{data.inputs, 32, 32, data.task == Task::Regression || data.classes == 2 ? 1 : data.classes};
+    std::vector<int> sizes =
+        layers_opt ? parse_layers(*layers_opt)
+                   : std::vector<int>{data.inputs, 32, 32,
+                                      data.task == Task::Regression || data.classes == 2 ? 1 : data.classes};
     GluKind glu = GluKind::None;
     if (glu_opt) {
       const auto g = parse_glu(*glu_opt);
-      if (!g || *g == GluKind::None) throw UsageError("--glu: '" + *glu_opt + "' is not one of geglu, swiglu, reglu");
+      if (!g || *g == GluKind::None)
+        throw UsageError("--glu: '" + *glu_opt + "' is not one of geglu, swiglu, reglu");
       glu = *g;
     }
     const std::string act = act_opt.value_or("gelu");
-    if (!find_activation(act)) throw UsageError("--act: unknown activation '" + act + "' (one of " + activation_ids() + ")");
+    if (!find_activation(act))
+      throw UsageError("--act: unknown activation '" + act + "' (one of " + activation_ids() + ")");
     try {
       spec = make_spec(sizes, act, glu, stochastic, !no_bias);
       if (glu_hidden_opt) {
@@ -197,20 +209,23 @@ int run_train(Args& args) {
     for (int s = 1; s <= cfg.steps; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
       const double l = trainer.step();
-      step_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      step_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
       progress.update(s, l);
       if (s % every == 0 || s == cfg.steps) report(s, l);
     }
     trainer.download(*net);
 #else
-    throw UsageError("--backend gpu: GPU training is not available in this build (gelu::gpu has no FFN kernels yet)");
+    throw UsageError(
+        "--backend gpu: GPU training is not available in this build (gelu::gpu has no FFN kernels yet)");
 #endif
   } else {
     Trainer<float> trainer(*net, data, cfg);
     for (int s = 1; s <= cfg.steps; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
       const double l = trainer.step();
-      step_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      step_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
       progress.update(s, l);
       if (s % every == 0 || s == cfg.steps) report(s, l);
     }
@@ -227,7 +242,9 @@ int run_train(Args& args) {
     median = *mid;
   }
   if (save_path) {
-    json::Object meta{{"dataset", data.id}, {"loss", to_string(cfg.loss)}, {"steps", cfg.steps},
+    json::Object meta{{"dataset", data.id},
+                      {"loss", to_string(cfg.loss)},
+                      {"steps", cfg.steps},
                       {"seed", static_cast<double>(seed)}};
     try {
       save_model(*save_path, *net, meta);
@@ -254,7 +271,8 @@ int run_train(Args& args) {
     w.key("loss").value(to_string(cfg.loss));
     w.key("optimizer").value(to_string(cfg.optimizer));
     w.key("lr").value(cfg.lr);
-    w.key("batch").value(std::min<std::size_t>(static_cast<std::size_t>(cfg.batch), static_cast<std::size_t>(data.x_train.cols())));
+    w.key("batch").value(std::min<std::size_t>(static_cast<std::size_t>(cfg.batch),
+                                               static_cast<std::size_t>(data.x_train.cols())));
     w.key("seed").value(static_cast<std::int64_t>(seed));
     w.key("steps").value(cfg.steps);
     w.key("train_loss").value(metrics.train_loss);
@@ -276,42 +294,47 @@ int run_train(Args& args) {
     std::printf("%s\n", w.str().c_str());
   } else {
     std::printf("train loss %.6f  test loss %.6f", metrics.train_loss, metrics.test_loss);
-    if (classify) std::printf("  train accuracy %.2f%%  test accuracy %.2f%%", 100 * metrics.train_accuracy, 100 * metrics.test_accuracy);
-    std::printf("\nmedian step %.1f us (%s, %zu parameters)\n", median, backend == Backend::Gpu ? "gpu" : "cpu",
-                net->parameter_count());
+    if (classify)
+      std::printf("  train accuracy %.2f%%  test accuracy %.2f%%", 100 * metrics.train_accuracy,
+                  100 * metrics.test_accuracy);
+    std::printf("\nmedian step %.1f us (%s, %zu parameters)\n", median,
+                backend == Backend::Gpu ? "gpu" : "cpu", net->parameter_count());
   }
   return 0;
 }
 
 }  // namespace
 
-GELU_CLI_COMMAND(train, "train", "train a tiny feed-forward network on a toy dataset",
-                 "usage: gelulab train [--dataset ID] [--layers IN,H1,...,OUT] [--act ID] [--glu geglu|swiglu|reglu]\n"
-                 "                     [--stochastic] [--optimizer adam|sgd] [--lr X] [--steps N] [--batch N] [--seed N]\n"
-                 "                     [--backend cpu|gpu] [--json] [--save FILE] [--load FILE] [more options below]\n\n"
-                 "Trains a network with hand-written forward/backward passes (float32) and reports loss and accuracy.\n"
-                 "Deterministic on the CPU for a fixed seed (the seed drives the data, the weights and the batches).\n\n"
-                 "  --dataset ID       sin, abs, step, gelu (1-D regression); circle, xor, gaussians, spiral, moons,\n"
-                 "                     checkerboard (2-D classification). Default spiral\n"
-                 "  --layers L         sizes input,hidden...,output: 1-8 hidden layers of width 1-512 (default IN,32,32,OUT)\n"
-                 "  --act ID           hidden activation from the registry (gelulab list), default gelu\n"
-                 "  --glu KIND         GLU blocks instead of dense layers: geglu (gelu gate), swiglu (silu), reglu (relu)\n"
-                 "  --glu-hidden N     inner width of the GLU blocks (default ceil(8/3*width) rounded up to 8)\n"
-                 "  --stochastic       stochastic GELU: masks m ~ Bernoulli(Phi(x)) in training, x*Phi(x) at evaluation\n"
-                 "  --no-bias          no bias vectors\n"
-                 "  --init KIND        he (default), xavier, zero\n"
-                 "  --loss KIND        mse, bce, ce (default: mse for regression, bce for 2 classes, ce otherwise)\n"
-                 "  --optimizer KIND   adam (default) or sgd (with --momentum, default 0.9)\n"
-                 "  --lr X             learning rate (default 0.01); --schedule constant|step|cosine\n"
-                 "  --weight-decay X   L2 penalty on the weights (default 0)\n"
-                 "  --steps N          training steps (default 3000); --batch N (default 256)\n"
-                 "  --seed N           seed (default 1); --samples N (default 1000); --noise X; --classes K (spiral,\n"
-                 "                     gaussians)\n"
-                 "  --every N          print the batch loss every N steps (default steps/10)\n"
-                 "  --backend B        cpu (default) or gpu\n"
-                 "  --json             print one JSON object at the end (steps, train_loss, test_loss, train_accuracy,\n"
-                 "                     test_accuracy, median_step_us, history) and nothing else on stdout\n"
-                 "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n",
-                 run_train);
+GELU_CLI_COMMAND(
+    train, "train", "train a tiny feed-forward network on a toy dataset",
+    "usage: gelulab train [--dataset ID] [--layers IN,H1,...,OUT] [--act ID] [--glu geglu|swiglu|reglu]\n"
+    "                     [--stochastic] [--optimizer adam|sgd] [--lr X] [--steps N] [--batch N] [--seed N]\n"
+    "                     [--backend cpu|gpu] [--json] [--save FILE] [--load FILE] [more options below]\n\n"
+    "Trains a network with hand-written forward/backward passes (float32) and reports loss and accuracy.\n"
+    "Deterministic on the CPU for a fixed seed (the seed drives the data, the weights and the batches).\n\n"
+    "  --dataset ID       sin, abs, step, gelu (1-D regression); circle, xor, gaussians, spiral, moons,\n"
+    "                     checkerboard (2-D classification). Default spiral\n"
+    "  --layers L         sizes input,hidden...,output: 1-8 hidden layers of width 1-512 (default "
+    "IN,32,32,OUT)\n"
+    "  --act ID           hidden activation from the registry (gelulab list), default gelu\n"
+    "  --glu KIND         GLU blocks instead of dense layers: geglu (gelu gate), swiglu (silu), reglu "
+    "(relu)\n"
+    "  --glu-hidden N     inner width of the GLU blocks (default ceil(8/3*width) rounded up to 8)\n"
+    "  --stochastic       stochastic GELU: masks m ~ Bernoulli(Phi(x)) in training, x*Phi(x) at evaluation\n"
+    "  --no-bias          no bias vectors\n"
+    "  --init KIND        he (default), xavier, zero\n"
+    "  --loss KIND        mse, bce, ce (default: mse for regression, bce for 2 classes, ce otherwise)\n"
+    "  --optimizer KIND   adam (default) or sgd (with --momentum, default 0.9)\n"
+    "  --lr X             learning rate (default 0.01); --schedule constant|step|cosine\n"
+    "  --weight-decay X   L2 penalty on the weights (default 0)\n"
+    "  --steps N          training steps (default 3000); --batch N (default 256)\n"
+    "  --seed N           seed (default 1); --samples N (default 1000); --noise X; --classes K (spiral,\n"
+    "                     gaussians)\n"
+    "  --every N          print the batch loss every N steps (default steps/10)\n"
+    "  --backend B        cpu (default) or gpu\n"
+    "  --json             print one JSON object at the end (steps, train_loss, test_loss, train_accuracy,\n"
+    "                     test_accuracy, median_step_us, history) and nothing else on stdout\n"
+    "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n",
+    run_train);
 
 }  // namespace gelu::cli

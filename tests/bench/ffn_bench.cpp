@@ -65,8 +65,7 @@ class Collector : public benchmark::ConsoleReporter {
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {
       const std::string name = r.benchmark_name();
-      if (name.rfind("BM_FfnTrainStep/", 0) == 0 && r.run_type == Run::RT_Iteration)
-      {
+      if (name.rfind("BM_FfnTrainStep/", 0) == 0 && r.run_type == Run::RT_Iteration) {
         const int h = std::stoi(name.substr(std::strlen("BM_FfnTrainStep/")));
         us[h] = r.GetAdjustedRealTime();
         cpu_us[h] = r.GetAdjustedCPUTime();
@@ -82,8 +81,10 @@ int main(int argc, char** argv) {
   bool torch = true;
   std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--no-torch") == 0) torch = false;
-    else args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--no-torch") == 0)
+      torch = false;
+    else
+      args.push_back(argv[i]);
   }
   int n = static_cast<int>(args.size());
   benchmark::Initialize(&n, args.data());
@@ -108,7 +109,8 @@ int main(int argc, char** argv) {
     int h = 0;
     double us = 0, cpu = 0;
     char lib[3000] = "";
-    if (std::sscanf(line, "torch H=%d us_per_step=%lf cpu_us_per_step=%lf blas=%2999s", &h, &us, &cpu, lib) >= 3) {
+    if (std::sscanf(line, "torch H=%d us_per_step=%lf cpu_us_per_step=%lf blas=%2999s", &h, &us, &cpu, lib) >=
+        3) {
       torch_us[h] = us;
       torch_cpu_us[h] = cpu;
       blas = lib;
@@ -122,8 +124,8 @@ int main(int argc, char** argv) {
   }
   std::printf("\nTraining step, Adam + BCE, batch 256, 2->H->H->1 GELU, float32, one thread\n");
   std::printf("PyTorch %s BLAS: %s\n", "1.13", blas.c_str());
-  std::printf("%6s | %12s %12s %8s | %12s %12s %8s\n", "H", "ffn wall us", "torch wall", "speed-up", "ffn CPU us",
-              "torch CPU", "speed-up");
+  std::printf("%6s | %12s %12s %8s | %12s %12s %8s\n", "H", "ffn wall us", "torch wall", "speed-up",
+              "ffn CPU us", "torch CPU", "speed-up");
   for (const auto& [h, us] : collector.us) {
     if (!torch_us.count(h)) continue;
     const double c = collector.cpu_us[h], tw = torch_us[h], tc = torch_cpu_us[h];

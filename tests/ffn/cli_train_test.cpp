@@ -1,4 +1,5 @@
-// gelulab train: the issue's command reaches 97% on spiral, --json output, determinism, save/load, bad input -> 2.
+// gelulab train: the issue's command reaches 97% on spiral, --json output, determinism, save/load, bad input
+// -> 2.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -35,7 +36,8 @@ gelu::json::Value json_of(const Result& r) {
 
 TEST(CliTrain, IssueCommandReaches97PercentOnSpiralDeterministically) {
   const std::string cmd =
-      "--dataset spiral --layers 2,32,32,1 --act gelu --optimizer adam --lr 0.01 --steps 3000 --seed 1 --json";
+      "--dataset spiral --layers 2,32,32,1 --act gelu --optimizer adam --lr 0.01 --steps 3000 --seed 1 "
+      "--json";
   const gelu::json::Value a = json_of(run(cmd));
   EXPECT_GE(a.at("test_accuracy").as_number(), 0.97);
   EXPECT_EQ(a.at("steps").as_number(), 3000);
@@ -48,7 +50,8 @@ TEST(CliTrain, IssueCommandReaches97PercentOnSpiralDeterministically) {
 
 TEST(CliTrain, SaveThenLoadContinuesFromTheSameWeights) {
   const std::string path = ::testing::TempDir() + "cli_model.json";
-  const gelu::json::Value a = json_of(run("--dataset moons --layers 2,8,1 --steps 200 --json --save " + path));
+  const gelu::json::Value a =
+      json_of(run("--dataset moons --layers 2,8,1 --steps 200 --json --save " + path));
   const gelu::json::Value b = json_of(run("--dataset moons --steps 0 --json --load " + path));
   EXPECT_EQ(a.at("test_loss").as_number(), b.at("test_loss").as_number());
   EXPECT_EQ(b.at("layers").as_array().size(), 3u);

@@ -23,9 +23,11 @@ Problem make_problem(LossKind loss, int inputs, int outputs, int batch, std::uin
   Problem p{Mat(inputs, batch), Mat::Zero(outputs, batch), loss};
   for (Eigen::Index i = 0; i < p.x.size(); ++i) p.x.data()[i] = 1.5 * rng.normal();
   for (int c = 0; c < batch; ++c) {
-    if (loss == LossKind::SoftmaxCe) p.t(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(outputs))), c) = 1;
+    if (loss == LossKind::SoftmaxCe)
+      p.t(static_cast<Eigen::Index>(rng.below(static_cast<std::uint64_t>(outputs))), c) = 1;
     else
-      for (int r = 0; r < outputs; ++r) p.t(r, c) = loss == LossKind::Bce ? (rng.uniform() < 0.5 ? 0 : 1) : rng.normal();
+      for (int r = 0; r < outputs; ++r)
+        p.t(r, c) = loss == LossKind::Bce ? (rng.uniform() < 0.5 ? 0 : 1) : rng.normal();
   }
   return p;
 }
@@ -102,7 +104,8 @@ double max_relative_error(Network<double>& net, const Problem& p, std::string* w
       for (int j = 1; j <= i; ++j) {
         tab[j][i] = (tab[j - 1][i] * fac - tab[j - 1][i - 1]) / (fac - 1);
         fac *= kCon2;
-        const double e = std::max(std::fabs(tab[j][i] - tab[j - 1][i]), std::fabs(tab[j][i] - tab[j - 1][i - 1]));
+        const double e =
+            std::max(std::fabs(tab[j][i] - tab[j - 1][i]), std::fabs(tab[j][i] - tab[j - 1][i - 1]));
         if (e <= best_err) {
           best_err = e;
           numeric = tab[j][i];
@@ -110,7 +113,8 @@ double max_relative_error(Network<double>& net, const Problem& p, std::string* w
       }
       if (std::fabs(tab[i][i] - tab[i - 1][i - 1]) >= 2 * best_err) break;
     }
-    const double err = std::fabs(grad(k) - numeric) / std::max({std::fabs(grad(k)), std::fabs(numeric), 1e-6});
+    const double err =
+        std::fabs(grad(k) - numeric) / std::max({std::fabs(grad(k)), std::fabs(numeric), 1e-6});
     if (err > max_err) {
       max_err = err;
       if (worst) {
@@ -125,7 +129,9 @@ double max_relative_error(Network<double>& net, const Problem& p, std::string* w
   return max_err;
 }
 
-int outputs_for(LossKind l) { return l == LossKind::SoftmaxCe ? 3 : (l == LossKind::Mse ? 2 : 1); }
+int outputs_for(LossKind l) {
+  return l == LossKind::SoftmaxCe ? 3 : (l == LossKind::Mse ? 2 : 1);
+}
 
 TEST(GradCheck, EveryActivationAndLossInAnMlp) {
   for (const Activation& a : registry()) {
@@ -157,7 +163,8 @@ TEST(GradCheck, EveryGluBlockAndLoss) {
       net.init(Init::Xavier, 11);  // GLU blocks multiply: He init makes the loss (and its round-off) large
       const Problem p = make_problem(l, 3, out, 6, 5);
       std::string worst;
-      EXPECT_LE(max_relative_error(net, p, &worst), 1e-6) << to_string(g) << " " << to_string(l) << ": " << worst;
+      EXPECT_LE(max_relative_error(net, p, &worst), 1e-6)
+          << to_string(g) << " " << to_string(l) << ": " << worst;
     }
   }
 }
@@ -246,7 +253,8 @@ TEST(Loss, SoftmaxCrossEntropyMatchesTheDefinition) {
   z << 1.0, 2.0, 500.0;
   t << 0, 1, 0;
   // −log softmax(z)_1 = logsumexp(z) − z_1 ≈ 498.
-  EXPECT_NEAR(loss<double>(LossKind::SoftmaxCe, z, t, nullptr), 500.0 + std::log1p(std::exp(-498.0) + std::exp(-499.0)) - 2.0, 1e-12);
+  EXPECT_NEAR(loss<double>(LossKind::SoftmaxCe, z, t, nullptr),
+              500.0 + std::log1p(std::exp(-498.0) + std::exp(-499.0)) - 2.0, 1e-12);
 }
 
 }  // namespace

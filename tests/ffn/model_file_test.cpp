@@ -1,4 +1,7 @@
-// The JSON parser/writer and model files: round trips, and broken, truncated or foreign input -> clear errors.
+// The JSON parser/writer and model files: round trips, and broken, truncated or foreign input -> clear
+// errors.
+#include "gelu/ffn/model_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -6,13 +9,13 @@
 #include <string>
 
 #include "gelu/ffn/json.hpp"
-#include "gelu/ffn/model_file.hpp"
 
 namespace gelu::ffn {
 namespace {
 
 TEST(Json, ParsesAndWritesRoundTrip) {
-  const json::Value v = json::parse(R"( {"a": [1, -2.5e3, 0.1, true, null], "s": "x\"\\\u00e9\ud83d\ude00", "o": {}} )");
+  const json::Value v =
+      json::parse(R"( {"a": [1, -2.5e3, 0.1, true, null], "s": "x\"\\\u00e9\ud83d\ude00", "o": {}} )");
   EXPECT_EQ(v.at("a").as_array()[1].as_number(), -2500.0);
   EXPECT_EQ(v.at("s").as_string(), "x\"\\\xC3\xA9\xF0\x9F\x98\x80");
   const json::Value w = json::parse(json::write(v, 2));
@@ -53,7 +56,7 @@ TEST(Json, NeverCrashesOnAnyPrefixOrMutationOfAModel) {
   Network<double> net(make_spec(layers, "gelu"));
   net.init(Init::He, 1);
   const std::string text = model_to_json(net.spec(), net.parameters());
-  for (std::size_t n = 0; n + 1 < text.size(); ++n) {  // text ends with "}\n"
+  for (std::size_t n = 0; n + 1 < text.size(); ++n) {                       // text ends with "}\n"
     EXPECT_THROW(model_from_json(text.substr(0, n)), ModelFileError) << n;  // every truncation
   }
   for (std::size_t i = 0; i < text.size(); i += 7) {

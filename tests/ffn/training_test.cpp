@@ -37,7 +37,8 @@ TEST(Dataset, NoiseAndClassesAreHonoured) {
   o.id = "sin";
   o.noise = 0;
   const Dataset d = make_dataset(o);
-  for (Eigen::Index i = 0; i < d.x_train.cols(); ++i) EXPECT_DOUBLE_EQ(d.y_train(i), std::sin(d.x_train(0, i)));
+  for (Eigen::Index i = 0; i < d.x_train.cols(); ++i)
+    EXPECT_DOUBLE_EQ(d.y_train(i), std::sin(d.x_train(0, i)));
   o.id = "spiral";
   o.classes = 3;
   EXPECT_EQ(make_dataset(o).y_train.maxCoeff(), 2.0);
@@ -99,14 +100,16 @@ TEST(Training, WeightDecayShrinksWeightsButNotBiases) {
   t0.step();
   const auto diff = (net.parameters() - ref.parameters()).eval();
   // The only difference after one step is −lr·λ·θ on weights.
-  const auto expected = (-0.1 * 0.5 * net.decay_mask().cwiseProduct(Network<double>::Vec(
-                                                                         (ref.parameters() + 0.1 * t0.last_gradient()))))
-                            .eval();
+  const auto expected =
+      (-0.1 * 0.5 *
+       net.decay_mask().cwiseProduct(Network<double>::Vec((ref.parameters() + 0.1 * t0.last_gradient()))))
+          .eval();
   EXPECT_LE((diff - expected).cwiseAbs().maxCoeff(), 1e-14);
 }
 
 TEST(Training, SpiralReachesNinetySevenPercentAndIsDeterministic) {
-  // The command: --dataset spiral --layers 2,32,32,1 --act gelu --optimizer adam --lr 0.01 --steps 3000
+  // The command: --dataset spiral --layers 2,32,32,1 --act gelu --optimizer adam --lr 0.01 --steps
+  // 3000
   // --seed 1 (the CLI seeds the data and the weights with 1 and the batches with 1 + 0x5EED).
   DatasetOptions o;
   o.seed = 1;
@@ -137,8 +140,9 @@ TEST(Training, EveryVariantLearnsSomething) {
     const char* act;
     GluKind glu;
     bool stochastic;
-  } variants[] = {{"relu", GluKind::None, false}, {"gelu", GluKind::None, true}, {"", GluKind::GeGlu, false},
-                  {"", GluKind::SwiGlu, false},   {"", GluKind::ReGlu, false},   {"mish", GluKind::None, false}};
+  } variants[] = {{"relu", GluKind::None, false}, {"gelu", GluKind::None, true},
+                  {"", GluKind::GeGlu, false},    {"", GluKind::SwiGlu, false},
+                  {"", GluKind::ReGlu, false},    {"mish", GluKind::None, false}};
   for (const V& v : variants) {
     Network<float> net(make_spec(layers, v.act, v.glu, v.stochastic));
     net.init(Init::He, 3);
@@ -166,8 +170,8 @@ TEST(Stats, DeadUnitsHistogramsGradNormsAndGrid) {
   EXPECT_EQ(stats[0].dead_fraction, 1.0);
   EXPECT_EQ(stats[0].grad_norm, 0.0);
   EXPECT_EQ(stats[0].histogram[0], 8 * 256);  // all zeros
-  EXPECT_EQ(stats[1].dead_fraction, 1.0);  // its input is all zeros and its bias 0: relu'(0) = 0
-  EXPECT_GT(t.grad_norms().back(), 0.0);    // the output bias still learns
+  EXPECT_EQ(stats[1].dead_fraction, 1.0);     // its input is all zeros and its bias 0: relu'(0) = 0
+  EXPECT_GT(t.grad_norms().back(), 0.0);      // the output bias still learns
 
   Network<float> healthy(make_spec(layers, "relu"));
   healthy.init(Init::He, 1);

@@ -34,7 +34,9 @@ void set_box(Dataset& d, double lo, double hi) {
 
 }  // namespace
 
-std::span<const DatasetInfo> datasets() { return kDatasets; }
+std::span<const DatasetInfo> datasets() {
+  return kDatasets;
+}
 
 const DatasetInfo* find_dataset(std::string_view id) {
   for (const DatasetInfo& d : kDatasets)
@@ -63,7 +65,8 @@ Dataset make_dataset(const DatasetOptions& o) {
   const bool multi = o.id == "spiral" || o.id == "gaussians";
   if (o.classes != 2 && !(multi && o.classes >= 2 && o.classes <= 8))
     throw std::invalid_argument(multi ? "classes must be in [2, 8]"
-                                      : "dataset '" + o.id + "' has 2 classes; only spiral and gaussians take more");
+                                      : "dataset '" + o.id +
+                                            "' has 2 classes; only spiral and gaussians take more");
 
   Dataset d;
   d.id = o.id;
@@ -88,10 +91,14 @@ Dataset make_dataset(const DatasetOptions& o) {
     for (int i = 0; i < n; ++i) {
       const double xi = rng.uniform(-3.0, 3.0);
       double t = 0;
-      if (o.id == "sin") t = std::sin(xi);
-      else if (o.id == "abs") t = std::fabs(xi);
-      else if (o.id == "step") t = xi > 0 ? 1.0 : 0.0;
-      else t = g->eval(xi);
+      if (o.id == "sin")
+        t = std::sin(xi);
+      else if (o.id == "abs")
+        t = std::fabs(xi);
+      else if (o.id == "step")
+        t = xi > 0 ? 1.0 : 0.0;
+      else
+        t = g->eval(xi);
       x(0, i) = xi;
       y(i) = t + s * rng.normal();
     }

@@ -24,8 +24,10 @@ const char* Value::type_name() const {
 
 namespace {
 [[noreturn]] void type_error(const char* want, const Value& v) {
-  throw JsonError(std::string("expected ") + want + ", got " + (v.is_null() ? "null" : std::string("a") +
-                  (v.is_array() || v.is_object() ? "n " : " ") + v.type_name()));
+  throw JsonError(std::string("expected ") + want + ", got " +
+                  (v.is_null()
+                       ? "null"
+                       : std::string("a") + (v.is_array() || v.is_object() ? "n " : " ") + v.type_name()));
 }
 }  // namespace
 
@@ -120,12 +122,18 @@ class Parser {
     if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
     if (eof()) fail("unexpected end of input, expected a value");
     switch (peek()) {
-      case '{': return object(depth);
-      case '[': return array(depth);
-      case '"': return Value(string());
-      case 't': return literal("true", Value(true));
-      case 'f': return literal("false", Value(false));
-      case 'n': return literal("null", Value());
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return Value(string());
+      case 't':
+        return literal("true", Value(true));
+      case 'f':
+        return literal("false", Value(false));
+      case 'n':
+        return literal("null", Value());
       default:
         if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return Value(number());
         fail("unexpected character '" + printable(peek()) + "', expected a value");
@@ -210,10 +218,14 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char c = s_[pos_++];
       v <<= 4;
-      if (c >= '0' && c <= '9') v |= static_cast<unsigned>(c - '0');
-      else if (c >= 'a' && c <= 'f') v |= static_cast<unsigned>(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F') v |= static_cast<unsigned>(c - 'A' + 10);
-      else fail("invalid hex digit in \\u escape");
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("invalid hex digit in \\u escape");
     }
     return v;
   }
@@ -257,14 +269,30 @@ class Parser {
       if (eof()) fail_at("unterminated string", start);
       const char e = s_[pos_++];
       switch (e) {
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '/': out += '/'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'n': out += '\n'; break;
-        case 'r': out += '\r'; break;
-        case 't': out += '\t'; break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
         case 'u': {
           std::uint32_t cp = hex4();
           if (cp >= 0xD800 && cp < 0xDC00) {
@@ -279,7 +307,8 @@ class Parser {
           put_utf8(out, cp);
           break;
         }
-        default: fail_at("invalid escape '\\" + printable(e) + "'", pos_ - 2);
+        default:
+          fail_at("invalid escape '\\" + printable(e) + "'", pos_ - 2);
       }
     }
   }
@@ -325,11 +354,21 @@ void write_string(std::string& out, std::string_view s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -395,7 +434,9 @@ void write_value(std::string& out, const Value& v, int indent, int level) {
 
 }  // namespace
 
-Value parse(std::string_view text) { return Parser(text).document(); }
+Value parse(std::string_view text) {
+  return Parser(text).document();
+}
 
 std::string write(const Value& v, int indent) {
   std::string out;

@@ -12,15 +12,15 @@ json::Value spec_to_json(const NetworkSpec& s) {
   for (const HiddenSpec& h : s.hidden) {
     const Activation* a = find_activation(h.activation);
     json::Array params;
-    for (std::size_t p = 0; a && p < a->params.size(); ++p) params.emplace_back(h.params[static_cast<int>(p)]);
+    for (std::size_t p = 0; a && p < a->params.size(); ++p)
+      params.emplace_back(h.params[static_cast<int>(p)]);
     hidden.emplace_back(json::Object{{"width", h.width},
                                      {"activation", h.activation},
                                      {"params", std::move(params)},
                                      {"glu_hidden", h.glu_hidden}});
   }
-  return json::Object{{"inputs", s.inputs},     {"outputs", s.outputs},
-                      {"bias", s.bias},         {"glu", to_string(s.glu)},
-                      {"stochastic", s.stochastic}, {"hidden", std::move(hidden)}};
+  return json::Object{{"inputs", s.inputs},      {"outputs", s.outputs},       {"bias", s.bias},
+                      {"glu", to_string(s.glu)}, {"stochastic", s.stochastic}, {"hidden", std::move(hidden)}};
 }
 
 int get_int(const json::Value& o, std::string_view key, const std::string& where) {
@@ -56,7 +56,8 @@ NetworkSpec spec_from_json(const json::Value& v) {
     s.glu = *g;
     return 0;
   });
-  const json::Array& hidden = at_path("spec", [&]() -> const json::Array& { return v.at("hidden").as_array(); });
+  const json::Array& hidden =
+      at_path("spec", [&]() -> const json::Array& { return v.at("hidden").as_array(); });
   if (hidden.empty() || hidden.size() > static_cast<std::size_t>(kMaxHiddenLayers))
     throw ModelFileError("spec.hidden must list 1 to " + std::to_string(kMaxHiddenLayers) + " layers");
   for (std::size_t i = 0; i < hidden.size(); ++i) {
@@ -71,8 +72,9 @@ NetworkSpec spec_from_json(const json::Value& v) {
       h.params = a->defaults();
       const json::Array& p = hidden[i].at("params").as_array();
       if (p.size() != a->params.size())
-        throw ModelFileError(where + ".params: " + h.activation + " takes " + std::to_string(a->params.size()) +
-                             " parameter(s), the file has " + std::to_string(p.size()));
+        throw ModelFileError(where + ".params: " + h.activation + " takes " +
+                             std::to_string(a->params.size()) + " parameter(s), the file has " +
+                             std::to_string(p.size()));
       for (std::size_t k = 0; k < p.size(); ++k) h.params[static_cast<int>(k)] = p[k].as_number();
       return 0;
     });
@@ -88,7 +90,8 @@ NetworkSpec spec_from_json(const json::Value& v) {
 
 }  // namespace
 
-std::string model_to_json(const NetworkSpec& spec, const Eigen::VectorXd& parameters, const json::Object& meta) {
+std::string model_to_json(const NetworkSpec& spec, const Eigen::VectorXd& parameters,
+                          const json::Object& meta) {
   const Network<double> layout(spec);
   if (static_cast<std::size_t>(parameters.size()) != layout.parameter_count())
     throw ModelFileError("parameter count does not match the spec");
@@ -98,7 +101,8 @@ std::string model_to_json(const NetworkSpec& spec, const Eigen::VectorXd& parame
     data.reserve(static_cast<std::size_t>(t.rows * t.cols));
     for (int k = 0; k < t.rows * t.cols; ++k) {
       const double x = parameters(static_cast<Eigen::Index>(t.offset) + k);
-      if (!std::isfinite(x)) throw ModelFileError("cannot save a model with non-finite parameters (" + t.name + ")");
+      if (!std::isfinite(x))
+        throw ModelFileError("cannot save a model with non-finite parameters (" + t.name + ")");
       data.emplace_back(x);
     }
     tensors.emplace_back(
@@ -126,15 +130,17 @@ ModelFile model_from_json(std::string_view text) {
   const json::Value* ver = root.find("version");
   if (!ver || !ver->is_number()) throw ModelFileError("model file has no numeric \"version\"");
   if (ver->as_number() != kModelVersion)
-    throw ModelFileError("model file version " + json::write(*ver) + " is not supported (this build reads version " +
-                         std::to_string(kModelVersion) + ")");
+    throw ModelFileError("model file version " + json::write(*ver) +
+                         " is not supported (this build reads version " + std::to_string(kModelVersion) +
+                         ")");
   ModelFile m;
   m.spec = spec_from_json(at_path("file", [&]() -> const json::Value& { return root.at("spec"); }));
   const Network<double> layout(m.spec);
-  const json::Array& tensors = at_path("file", [&]() -> const json::Array& { return root.at("tensors").as_array(); });
+  const json::Array& tensors =
+      at_path("file", [&]() -> const json::Array& { return root.at("tensors").as_array(); });
   if (tensors.size() != layout.tensors().size())
-    throw ModelFileError("the spec needs " + std::to_string(layout.tensors().size()) + " tensors, the file has " +
-                         std::to_string(tensors.size()));
+    throw ModelFileError("the spec needs " + std::to_string(layout.tensors().size()) +
+                         " tensors, the file has " + std::to_string(tensors.size()));
   m.parameters = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(layout.parameter_count()));
   for (std::size_t i = 0; i < tensors.size(); ++i) {
     const TensorInfo& t = layout.tensors()[i];
@@ -142,14 +148,15 @@ ModelFile model_from_json(std::string_view text) {
     at_path(where, [&] {
       const json::Value& tv = tensors[i];
       if (tv.at("name").as_string() != t.name)
-        throw ModelFileError(where + ": expected tensor '" + t.name + "', found '" + tv.at("name").as_string() + "'");
+        throw ModelFileError(where + ": expected tensor '" + t.name + "', found '" +
+                             tv.at("name").as_string() + "'");
       if (get_int(tv, "rows", where) != t.rows || get_int(tv, "cols", where) != t.cols)
-        throw ModelFileError(where + " (" + t.name + "): shape does not match the spec (" + std::to_string(t.rows) +
-                             " x " + std::to_string(t.cols) + ")");
+        throw ModelFileError(where + " (" + t.name + "): shape does not match the spec (" +
+                             std::to_string(t.rows) + " x " + std::to_string(t.cols) + ")");
       const json::Array& data = tv.at("data").as_array();
       if (data.size() != static_cast<std::size_t>(t.rows * t.cols))
-        throw ModelFileError(where + " (" + t.name + "): " + std::to_string(data.size()) + " values, expected " +
-                             std::to_string(t.rows * t.cols));
+        throw ModelFileError(where + " (" + t.name + "): " + std::to_string(data.size()) +
+                             " values, expected " + std::to_string(t.rows * t.cols));
       for (std::size_t k = 0; k < data.size(); ++k)
         m.parameters(static_cast<Eigen::Index>(t.offset + k)) = data[k].as_number();
       return 0;

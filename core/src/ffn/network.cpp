@@ -10,26 +10,36 @@ namespace gelu::ffn {
 
 const char* to_string(GluKind g) {
   switch (g) {
-    case GluKind::None: return "none";
-    case GluKind::GeGlu: return "geglu";
-    case GluKind::SwiGlu: return "swiglu";
-    case GluKind::ReGlu: return "reglu";
+    case GluKind::None:
+      return "none";
+    case GluKind::GeGlu:
+      return "geglu";
+    case GluKind::SwiGlu:
+      return "swiglu";
+    case GluKind::ReGlu:
+      return "reglu";
   }
   return "none";
 }
 const char* to_string(Init i) {
   switch (i) {
-    case Init::He: return "he";
-    case Init::Xavier: return "xavier";
-    case Init::Zero: return "zero";
+    case Init::He:
+      return "he";
+    case Init::Xavier:
+      return "xavier";
+    case Init::Zero:
+      return "zero";
   }
   return "he";
 }
 const char* to_string(LossKind l) {
   switch (l) {
-    case LossKind::Mse: return "mse";
-    case LossKind::Bce: return "bce";
-    case LossKind::SoftmaxCe: return "ce";
+    case LossKind::Mse:
+      return "mse";
+    case LossKind::Bce:
+      return "bce";
+    case LossKind::SoftmaxCe:
+      return "ce";
   }
   return "mse";
 }
@@ -50,10 +60,14 @@ std::optional<LossKind> parse_loss(std::string_view s) {
 }
 const char* glu_activation(GluKind g) {
   switch (g) {
-    case GluKind::GeGlu: return "gelu";
-    case GluKind::SwiGlu: return "silu";
-    case GluKind::ReGlu: return "relu";
-    case GluKind::None: break;
+    case GluKind::GeGlu:
+      return "gelu";
+    case GluKind::SwiGlu:
+      return "silu";
+    case GluKind::ReGlu:
+      return "relu";
+    case GluKind::None:
+      break;
   }
   return "";
 }
@@ -65,12 +79,13 @@ int default_glu_hidden(int d) {
 // [SECTION] Spec
 
 bool NetworkSpec::operator==(const NetworkSpec& o) const {
-  if (inputs != o.inputs || outputs != o.outputs || bias != o.bias || glu != o.glu || stochastic != o.stochastic ||
-      hidden.size() != o.hidden.size())
+  if (inputs != o.inputs || outputs != o.outputs || bias != o.bias || glu != o.glu ||
+      stochastic != o.stochastic || hidden.size() != o.hidden.size())
     return false;
   for (std::size_t i = 0; i < hidden.size(); ++i) {
     const HiddenSpec &a = hidden[i], &b = o.hidden[i];
-    if (a.width != b.width || a.activation != b.activation || !(a.params == b.params) || a.glu_hidden != b.glu_hidden)
+    if (a.width != b.width || a.activation != b.activation || !(a.params == b.params) ||
+        a.glu_hidden != b.glu_hidden)
       return false;
   }
   return true;
@@ -116,8 +131,8 @@ void validate(const NetworkSpec& s) {
       const ParamSpec& ps = a->params[p];
       const double v = h.params[static_cast<int>(p)];
       if (!(v >= ps.min && v <= ps.max))
-        throw SpecError(std::string(a->id) + " parameter " + ps.name + " must be in [" + std::to_string(ps.min) +
-                        ", " + std::to_string(ps.max) + "]");
+        throw SpecError(std::string(a->id) + " parameter " + ps.name + " must be in [" +
+                        std::to_string(ps.min) + ", " + std::to_string(ps.max) + "]");
     }
     if (s.glu != GluKind::None) {
       if (h.glu_hidden != 0) check_width(h.glu_hidden, "GLU hidden width");
@@ -127,15 +142,18 @@ void validate(const NetworkSpec& s) {
     any_gelu = any_gelu || h.activation == "gelu";
   }
   if (s.stochastic && !any_gelu)
-    throw SpecError("stochastic mode samples GELU's gate: it needs a gelu activation (--act gelu or --glu geglu)");
+    throw SpecError(
+        "stochastic mode samples GELU's gate: it needs a gelu activation (--act gelu or --glu geglu)");
 }
 
 // [SECTION] Network
 
 template <class T>
 void Network<T>::add_tensor(const std::string& name, int rows, int cols, bool weight, int block) {
-  const std::size_t off = tensors_.empty() ? 0 : tensors_.back().offset + static_cast<std::size_t>(
-                                                                            tensors_.back().rows * tensors_.back().cols);
+  const std::size_t off =
+      tensors_.empty()
+          ? 0
+          : tensors_.back().offset + static_cast<std::size_t>(tensors_.back().rows * tensors_.back().cols);
   tensors_.push_back({name, rows, cols, off, weight, block});
 }
 
@@ -149,7 +167,8 @@ Network<T>::Network(NetworkSpec spec) : spec_(std::move(spec)) {
     b.t0 = static_cast<int>(tensors_.size());
     b.in = in;
     std::string p = "out";
-    if (i < L) p = std::string("h").append(std::to_string(i));  // (not "h" + s: GCC 12 -Wrestrict false positive)
+    if (i < L)
+      p = std::string("h").append(std::to_string(i));  // (not "h" + s: GCC 12 -Wrestrict false positive)
     if (i == L) {
       b.kind = Block::Output;
       b.out = spec_.outputs;
@@ -179,7 +198,8 @@ Network<T>::Network(NetworkSpec spec) : spec_(std::move(spec)) {
     blocks_.push_back(b);
     in = b.out;
   }
-  const std::size_t n = tensors_.back().offset + static_cast<std::size_t>(tensors_.back().rows * tensors_.back().cols);
+  const std::size_t n =
+      tensors_.back().offset + static_cast<std::size_t>(tensors_.back().rows * tensors_.back().cols);
   params_ = Vec::Zero(static_cast<Eigen::Index>(n));
   decay_mask_ = Vec::Zero(static_cast<Eigen::Index>(n));
   for (const TensorInfo& t : tensors_)
@@ -252,8 +272,8 @@ void stochastic_gate(const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>& z,
 }  // namespace
 
 template <class T>
-const typename Network<T>::Mat& Network<T>::forward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws, Mode mode,
-                                                    Rng* rng) const {
+const typename Network<T>::Mat& Network<T>::forward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws,
+                                                    Mode mode, Rng* rng) const {
   if (X.rows() != spec_.inputs) throw std::invalid_argument("forward: input has the wrong number of rows");
   const int B = static_cast<int>(X.cols());
   ws.prepare(*this, B);
@@ -269,7 +289,9 @@ const typename Network<T>::Mat& Network<T>::forward(const Eigen::Ref<const Mat>&
     auto run = [&](const auto& in) {
       const int stride = spec_.bias ? 2 : 1;
       switch (b.kind) {
-        case Block::Output: affine(w.a, t, in); break;
+        case Block::Output:
+          affine(w.a, t, in);
+          break;
         case Block::Dense:
           affine(w.z, t, in);
           if (b.stochastic && train) {
@@ -295,14 +317,17 @@ const typename Network<T>::Mat& Network<T>::forward(const Eigen::Ref<const Mat>&
           break;
       }
     };
-    if (i == 0) run(X);
-    else run(ws.blocks[i - 1].a);
+    if (i == 0)
+      run(X);
+    else
+      run(ws.blocks[i - 1].a);
   }
   return ws.blocks.back().a;
 }
 
 template <class T>
-void Network<T>::backward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws, const Mat& dout, Vec& grad) const {
+void Network<T>::backward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws, const Mat& dout,
+                          Vec& grad) const {
   if (grad.size() != params_.size()) grad.resize(params_.size());
   const int stride = spec_.bias ? 2 : 1;
   auto gmap = [&](int ti) {
@@ -347,8 +372,10 @@ void Network<T>::backward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws, cons
         }
       }
     };
-    if (i == 0) run(X);
-    else run(ws.blocks[static_cast<std::size_t>(i - 1)].a);
+    if (i == 0)
+      run(X);
+    else
+      run(ws.blocks[static_cast<std::size_t>(i - 1)].a);
   }
 }
 
@@ -357,7 +384,8 @@ void Network<T>::backward(const Eigen::Ref<const Mat>& X, Workspace<T>& ws, cons
 template <class T>
 T loss(LossKind kind, const Eigen::Ref<const typename Network<T>::Mat>& z,
        const Eigen::Ref<const typename Network<T>::Mat>& t, typename Network<T>::Mat* dz) {
-  if (z.rows() != t.rows() || z.cols() != t.cols()) throw std::invalid_argument("loss: logits and targets differ in shape");
+  if (z.rows() != t.rows() || z.cols() != t.cols())
+    throw std::invalid_argument("loss: logits and targets differ in shape");
   const Eigen::Index B = z.cols();
   const T inv_b = T(1) / static_cast<T>(B);
   if (dz) dz->resize(z.rows(), B);

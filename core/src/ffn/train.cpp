@@ -15,12 +15,17 @@ namespace {
 /// elsewhere). Trained layers often hold pre-activations below −13, where GELU's exact tail x·Φ(x) is a
 /// subnormal float; every arithmetic operation on a subnormal takes a ~100-cycle microcode assist, which
 /// made a step 3x slower. Flushed values are below 1.2e-38, far under any gradient's significance; the
-/// registry's own accuracy contract (subnormal tail included) holds outside training, where MXCSR is restored.
+/// registry's own accuracy contract (subnormal tail included) holds outside training, where MXCSR is
+/// restored.
 class FlushDenormals {
  public:
 #if defined(__SSE2__)
-  FlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040u); }  // FTZ (bit 15) | DAZ (bit 6)
-  ~FlushDenormals() { _mm_setcsr(saved_); }
+  FlushDenormals() : saved_(_mm_getcsr()) {
+    _mm_setcsr(saved_ | 0x8040u);
+  }  // FTZ (bit 15) | DAZ (bit 6)
+  ~FlushDenormals() {
+    _mm_setcsr(saved_);
+  }
 
  private:
   unsigned saved_;
@@ -29,12 +34,17 @@ class FlushDenormals {
 
 }  // namespace
 
-const char* to_string(OptimizerKind o) { return o == OptimizerKind::Sgd ? "sgd" : "adam"; }
+const char* to_string(OptimizerKind o) {
+  return o == OptimizerKind::Sgd ? "sgd" : "adam";
+}
 const char* to_string(Schedule s) {
   switch (s) {
-    case Schedule::Constant: return "constant";
-    case Schedule::Step: return "step";
-    case Schedule::Cosine: return "cosine";
+    case Schedule::Constant:
+      return "constant";
+    case Schedule::Step:
+      return "step";
+    case Schedule::Cosine:
+      return "cosine";
   }
   return "constant";
 }
@@ -60,7 +70,8 @@ void validate(const TrainConfig& c, const Dataset& d, const NetworkSpec& spec) {
   if (!(c.momentum >= 0 && c.momentum < 1)) bad("momentum must be in [0, 1)");
   if (!(c.beta1 >= 0 && c.beta1 < 1) || !(c.beta2 >= 0 && c.beta2 < 1)) bad("Adam's betas must be in [0, 1)");
   if (!(c.eps > 0 && std::isfinite(c.eps))) bad("Adam's epsilon must be a finite number > 0");
-  if (!(c.weight_decay >= 0 && std::isfinite(c.weight_decay))) bad("weight decay must be a finite number >= 0");
+  if (!(c.weight_decay >= 0 && std::isfinite(c.weight_decay)))
+    bad("weight decay must be a finite number >= 0");
   if (!(c.gamma > 0 && c.gamma <= 1)) bad("the step schedule's gamma must be in (0, 1]");
   if (c.batch < 1) bad("the batch size must be >= 1");
   if (c.steps < 0 || c.step_size < 0) bad("steps must be >= 0");
@@ -85,7 +96,8 @@ void validate(const TrainConfig& c, const Dataset& d, const NetworkSpec& spec) {
 
 double learning_rate(const TrainConfig& c, int t) {
   switch (c.schedule) {
-    case Schedule::Constant: return c.lr;
+    case Schedule::Constant:
+      return c.lr;
     case Schedule::Step: {
       const int size = c.step_size > 0 ? c.step_size : std::max(1, c.steps / 3);
       return c.lr * std::pow(c.gamma, t / size);
@@ -139,7 +151,11 @@ typename Network<T>::Mat encode_targets(LossKind loss, const Eigen::RowVectorXd&
 
 template <class T>
 Trainer<T>::Trainer(Network<T>& net, const Dataset& data, TrainConfig config)
-    : net_(net), data_(data), config_(config), opt_(config.optimizer, net.parameter_count()), rng_(config.seed) {
+    : net_(net),
+      data_(data),
+      config_(config),
+      opt_(config.optimizer, net.parameter_count()),
+      rng_(config.seed) {
   validate(config_, data_, net_.spec());
   const int outputs = net_.spec().outputs;
   x_train_ = data_.x_train.cast<T>();
@@ -180,7 +196,8 @@ double Trainer<T>::step() {
   const T l = loss<T>(config_.loss, logits, yb_, &dlogits_);
   net_.backward(xb_, ws_, dlogits_, grad_);
   if (config_.weight_decay > 0)
-    grad_.array() += static_cast<T>(config_.weight_decay) * net_.decay_mask().array() * net_.parameters().array();
+    grad_.array() +=
+        static_cast<T>(config_.weight_decay) * net_.decay_mask().array() * net_.parameters().array();
   opt_.step(net_.parameters(), grad_, config_, learning_rate(config_, step_));
   ++step_;
   return static_cast<double>(l);
@@ -268,8 +285,12 @@ GridOutput Trainer<T>::grid(int nx, int ny) {
   for (Eigen::Index c = 0; c < z.cols(); ++c) {
     const double v = static_cast<double>(z(0, c));
     switch (config_.loss) {
-      case LossKind::Mse: g.values[static_cast<std::size_t>(c)] = v; break;
-      case LossKind::Bce: g.values[static_cast<std::size_t>(c)] = 1.0 / (1.0 + std::exp(-v)); break;
+      case LossKind::Mse:
+        g.values[static_cast<std::size_t>(c)] = v;
+        break;
+      case LossKind::Bce:
+        g.values[static_cast<std::size_t>(c)] = 1.0 / (1.0 + std::exp(-v));
+        break;
       case LossKind::SoftmaxCe: {
         Eigen::Index arg = 0;
         const double m = static_cast<double>(z.col(c).maxCoeff(&arg));

@@ -16,10 +16,10 @@ namespace gelu::ffn {
 enum class Task { Regression, Classification };
 
 struct DatasetInfo {
-  const char* id;           // "spiral"
+  const char* id;  // "spiral"
   Task task;
-  int inputs;               // 1 or 2
-  double default_noise;     // in input units (classification) or target units (regression)
+  int inputs;            // 1 or 2
+  double default_noise;  // in input units (classification) or target units (regression)
   const char* description;
 };
 
@@ -30,10 +30,10 @@ std::string dataset_ids();
 
 struct DatasetOptions {
   std::string id = "spiral";
-  int samples = 1000;            // train + test
-  double noise = -1.0;           // < 0: the dataset's default
-  double test_fraction = 0.25;   // in (0, 1)
-  int classes = 2;               // spiral arms / gaussian blobs (2..8); other datasets are 2-class
+  int samples = 1000;           // train + test
+  double noise = -1.0;          // < 0: the dataset's default
+  double test_fraction = 0.25;  // in (0, 1)
+  int classes = 2;              // spiral arms / gaussian blobs (2..8); other datasets are 2-class
   std::uint64_t seed = 1;
 };
 
@@ -43,8 +43,8 @@ struct Dataset {
   int inputs = 2;
   int classes = 0;  // 0 for regression
   double noise = 0.0;
-  Eigen::MatrixXd x_train, x_test;  // inputs x n
-  Eigen::RowVectorXd y_train, y_test;  // regression targets, or class labels 0..classes-1
+  Eigen::MatrixXd x_train, x_test;        // inputs x n
+  Eigen::RowVectorXd y_train, y_test;     // regression targets, or class labels 0..classes-1
   double lo[2] = {0, 0}, hi[2] = {0, 0};  // input box for plots and decision heatmaps
 };
 

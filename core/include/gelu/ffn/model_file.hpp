@@ -32,7 +32,8 @@ struct ModelFile {
 };
 
 /// Serializes (parameters are written in shortest round-trip form of the given scalar type via double).
-std::string model_to_json(const NetworkSpec& spec, const Eigen::VectorXd& parameters, const json::Object& meta = {});
+std::string model_to_json(const NetworkSpec& spec, const Eigen::VectorXd& parameters,
+                          const json::Object& meta = {});
 ModelFile model_from_json(std::string_view text);
 
 template <class T>

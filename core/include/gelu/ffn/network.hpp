@@ -40,9 +40,9 @@ enum class Init { He, Xavier, Zero };
 enum class LossKind { Mse, Bce, SoftmaxCe };
 enum class Mode { Eval, Train };
 
-const char* to_string(GluKind g);  // "none", "geglu", "swiglu", "reglu"
-const char* to_string(Init i);     // "he", "xavier", "zero"
-const char* to_string(LossKind l); // "mse", "bce", "ce"
+const char* to_string(GluKind g);   // "none", "geglu", "swiglu", "reglu"
+const char* to_string(Init i);      // "he", "xavier", "zero"
+const char* to_string(LossKind l);  // "mse", "bce", "ce"
 std::optional<GluKind> parse_glu(std::string_view s);
 std::optional<Init> parse_init(std::string_view s);
 std::optional<LossKind> parse_loss(std::string_view s);
@@ -113,7 +113,9 @@ class Network {
   std::size_t parameter_count() const { return static_cast<std::size_t>(params_.size()); }
   Vec& parameters() { return params_; }
   const Vec& parameters() const { return params_; }
-  MatMap tensor(std::size_t i) { return {params_.data() + tensors_[i].offset, tensors_[i].rows, tensors_[i].cols}; }
+  MatMap tensor(std::size_t i) {
+    return {params_.data() + tensors_[i].offset, tensors_[i].rows, tensors_[i].cols};
+  }
   ConstMatMap tensor(std::size_t i) const {
     return {params_.data() + tensors_[i].offset, tensors_[i].rows, tensors_[i].cols};
   }
@@ -133,7 +135,8 @@ class Network {
     const Activation* act = nullptr;
     Params params{};
     bool stochastic = false;
-    int t0 = 0;  // index of the block's first tensor (W, [b]) or (W_gate, [b_gate], W_up, [b_up], W_down, [b_down])
+    int t0 = 0;  // index of the block's first tensor (W, [b]) or (W_gate, [b_gate], W_up, [b_up], W_down,
+                 // [b_down])
   };
   std::span<const Block> blocks() const { return blocks_; }
 
@@ -152,16 +155,16 @@ class Workspace {
  public:
   using Mat = typename Network<T>::Mat;
   struct Buffers {
-    Mat z;    // Dense: pre-activation; GLU: gate pre-activation; Output: unused
-    Mat a;    // block output (Dense: activation; GLU: W_down·h + b; Output: logits)
-    Mat d;    // Dense/GLU gate: f'(z) or the stochastic mask (Train only)
-    Mat u;    // GLU: up projection
-    Mat g;    // GLU: act(gate)
-    Mat h;    // GLU: act(gate) ⊙ up
-    Mat da;   // dL/d(block output)
-    Mat dz;   // dL/d(pre-activation) (GLU: of the gate)
-    Mat du;   // GLU: dL/d(up)
-    Mat dh;   // GLU: dL/dh
+    Mat z;   // Dense: pre-activation; GLU: gate pre-activation; Output: unused
+    Mat a;   // block output (Dense: activation; GLU: W_down·h + b; Output: logits)
+    Mat d;   // Dense/GLU gate: f'(z) or the stochastic mask (Train only)
+    Mat u;   // GLU: up projection
+    Mat g;   // GLU: act(gate)
+    Mat h;   // GLU: act(gate) ⊙ up
+    Mat da;  // dL/d(block output)
+    Mat dz;  // dL/d(pre-activation) (GLU: of the gate)
+    Mat du;  // GLU: dL/d(up)
+    Mat dh;  // GLU: dL/dh
   };
   std::vector<Buffers> blocks;
   int batch = -1;
@@ -171,8 +174,9 @@ class Workspace {
 
 // [SECTION] Losses (mean over the batch)
 
-/// Targets are outputs x B: values (MSE), 0/1 per output (BCE on logits), one-hot or probabilities (softmax CE).
-/// BCE uses max(z,0) − z·t + log1p(e^−|z|), stable for any logit. Writes dL/dlogits when dlogits != nullptr.
+/// Targets are outputs x B: values (MSE), 0/1 per output (BCE on logits), one-hot or probabilities (softmax
+/// CE). BCE uses max(z,0) − z·t + log1p(e^−|z|), stable for any logit. Writes dL/dlogits when dlogits !=
+/// nullptr.
 template <class T>
 T loss(LossKind kind, const Eigen::Ref<const typename Network<T>::Mat>& logits,
        const Eigen::Ref<const typename Network<T>::Mat>& targets, typename Network<T>::Mat* dlogits);

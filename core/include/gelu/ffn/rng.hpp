@@ -36,7 +36,9 @@ class Rng {
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
   /// Uniform integer in [0, n) (n > 0), without modulo bias worth mentioning for n < 2^32.
-  std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>(uniform() * static_cast<double>(n)); }
+  std::uint64_t below(std::uint64_t n) {
+    return static_cast<std::uint64_t>(uniform() * static_cast<double>(n));
+  }
   /// Standard normal (Box-Muller; the second value is kept for the next call).
   double normal() {
     if (has_spare_) {

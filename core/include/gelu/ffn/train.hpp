@@ -33,10 +33,10 @@ struct TrainConfig {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // Adam, with bias correction (PyTorch's form)
   double weight_decay = 0.0;                      // L2: g += λ·W on weights (biases are not decayed)
   Schedule schedule = Schedule::Constant;
-  int steps = 3000;      // horizon of the cosine schedule (lr -> 0 at `steps`)
-  int step_size = 0;     // step schedule: lr *= gamma every step_size steps (0: steps / 3)
+  int steps = 3000;   // horizon of the cosine schedule (lr -> 0 at `steps`)
+  int step_size = 0;  // step schedule: lr *= gamma every step_size steps (0: steps / 3)
   double gamma = 0.1;
-  int batch = 256;       // clamped to the training set size
+  int batch = 256;         // clamped to the training set size
   std::uint64_t seed = 1;  // batch order and stochastic masks (initialization has its own seed)
 };
 
@@ -72,12 +72,12 @@ struct Metrics {
 
 /// Statistics of one hidden block after the latest training step (its batch).
 struct LayerStats {
-  std::string name;                // "h0"
-  int units = 0;                   // block width (GLU: the inner gate width)
-  std::vector<int> histogram;      // post-activation values (GLU: act(gate)⊙up) over [lo, hi]
+  std::string name;            // "h0"
+  int units = 0;               // block width (GLU: the inner gate width)
+  std::vector<int> histogram;  // post-activation values (GLU: act(gate)⊙up) over [lo, hi]
   double lo = 0, hi = 0;
-  double dead_fraction = 0;        // units whose dL/dz is exactly 0 for every sample of the batch
-  double grad_norm = 0;            // Frobenius norm of the block's parameter gradient (weights and biases)
+  double dead_fraction = 0;  // units whose dL/dz is exactly 0 for every sample of the batch
+  double grad_norm = 0;      // Frobenius norm of the block's parameter gradient (weights and biases)
 };
 
 /// The model's output on a grid over the dataset's input box: 2-D (nx x ny, x fastest) or 1-D (nx points).
@@ -95,10 +95,12 @@ class Trainer {
   using Mat = typename Network<T>::Mat;
   using Vec = typename Network<T>::Vec;
 
-  /// The trainer keeps references to net and data; both must outlive it. Throws std::invalid_argument (validate).
+  /// The trainer keeps references to net and data; both must outlive it. Throws std::invalid_argument
+  /// (validate).
   Trainer(Network<T>& net, const Dataset& data, TrainConfig config);
 
-  /// One minibatch step: forward, loss, backward, weight decay, update. Returns the batch loss before the update.
+  /// One minibatch step: forward, loss, backward, weight decay, update. Returns the batch loss before the
+  /// update.
   double step();
   int steps_done() const { return step_; }
 
