@@ -125,7 +125,8 @@ inline Sigmoid sigmoid(double z) { return sigmoid(DD{z, 0.0}); }
 
 inline double x_sigmoid(double x, double k) {
   if (std::isnan(x)) return x;
-  if (std::isinf(x)) return x > 0 ? x : -0.0;
+  // Beyond |k x| > 1000 sigma is 0 or 1 to double precision; also keeps k x from overflowing (x near DBL_MAX).
+  if (std::fabs(k * x) > 1000.0) return x > 0 ? x : -0.0;
   return x * sigmoid(two_prod(k, x)).s;
 }
 // Beyond |k x| > 1000, sigma is 0 or 1 to double precision; returning the limits avoids inf * 0.
