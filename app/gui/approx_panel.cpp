@@ -193,18 +193,17 @@ void ApproxPanel::drawContent() {
   const Params exact_p = exact_->defaults();
   {
     plot::Plot p("functions", fplot_, ImVec2(-1, avail * 0.42f), nullptr, "f(x)");
-    ui::mark("plot:functions", ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-             ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
-    p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p));
-    for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p));
+    // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
+    for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
+    p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr, 0.14f);
+    p.end();
+    ui::mark_plot("functions", fplot_);
   }
   char ylabel[64];
   std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)", metric_ == ErrorMetric::Abs ? "absolute"
                 : metric_ == ErrorMetric::Rel ? "relative" : "ULP", f32_ ? "float32" : "float64");
   {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
-    ui::mark("plot:errors", ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-             ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
     // Max errors on a dense grid of the visible range (finer than the pixels, so the marker is the true max).
     ex_ = grid(shared_x_.range, kFitSamples);
     std::vector<double> tmp(ex_.size());
@@ -248,6 +247,8 @@ void ApproxPanel::drawContent() {
       if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
       p.marker(s.max.x, s.max.value, s.color);  // the value and x are in the legend
     }
+    p.end();
+    ui::mark_plot("errors", eplot_);
   }
   last_ = ss;
   ImGui::EndChild();

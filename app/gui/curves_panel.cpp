@@ -129,8 +129,6 @@ void CurvesPanel::plots(float height) {
     char id[16];
     std::snprintf(id, sizeof id, "plot%d", order);
     plot::Plot p(id, plot_[order], ImVec2(-1, h), last ? "x" : nullptr, kOrderName[order]);
-    ui::mark(std::string("plot:") + id, ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-             ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
     if (relu_fn && shade_dead_)
       p.shade_x(order == 0 ? "ReLU dead zone: f = f′ = 0" : "ReLU dead zone", IM_COL32(214, 39, 40, 26),
                 -std::numeric_limits<double>::infinity(), 0.0);
@@ -168,6 +166,7 @@ void CurvesPanel::plots(float height) {
       p.probe(&probe_x_, IM_COL32(40, 40, 40, 200));
     }
     p.end();
+    ui::mark_plot(id, plot_[order]);
     if (!last) ImGui::Dummy(ImVec2(0, gap - ImGui::GetStyle().ItemSpacing.y));
   }
 }

@@ -176,8 +176,6 @@ void DropoutPanel::controls() {
 
 void DropoutPanel::probability_plot(ImVec2 size) {
   plot::Plot p("keep", prob_, size, "x", "probability");
-  ui::mark("plot:keep", ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-           ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
   p.function("keep  Φ(x)", kKeepColor, [](std::span<const double> x, std::span<double> y) {
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = keep_probability(x[i]);
   });
@@ -195,13 +193,13 @@ void DropoutPanel::probability_plot(ImVec2 size) {
     x0_ = std::clamp(x0_, -3.0, 3.0);
     restart();
   }
+  p.end();
+  ui::mark_plot("keep", prob_);
 }
 
 void DropoutPanel::convergence_plot(ImVec2 size) {
   if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(est_.count()) * 1.15)};
   plot::Plot p("convergence", conv_, size, "number of masks n", "running mean of x·m");
-  ui::mark("plot:convergence", ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-           ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
   p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
   const double g = find_activation("gelu")->eval(x0_);
   p.hline(g, IM_COL32(44, 120, 44, 255), 0.1f, true);
@@ -209,14 +207,14 @@ void DropoutPanel::convergence_plot(ImVec2 size) {
   char t[64];
   std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f", x0_, g);
   p.note(t, 3, IM_COL32(44, 120, 44, 255));
+  p.end();
+  ui::mark_plot("convergence", conv_);
 }
 
 void DropoutPanel::histogram_plot(ImVec2 size) {
   char xl[96];
   std::snprintf(xl, sizeof xl, "output value for z ~ N(%.2f, %.2f)", mu_, sigma_);
   plot::Plot p("histograms", hist_, size, xl, "density");
-  ui::mark("plot:histograms", ImVec2(static_cast<float>(p.transform().left), static_cast<float>(p.transform().top)),
-           ImVec2(static_cast<float>(p.transform().right), static_cast<float>(p.transform().bottom)));
   p.bars("GELU(z)", IM_COL32(31, 119, 180, 110), bin_x_, gelu_h_, bin_w_ * 0.96);
   char label[96];
   std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.3f at 0)", relu_zero_mass_);
@@ -229,6 +227,8 @@ void DropoutPanel::histogram_plot(ImVec2 size) {
   p.marker(expected_.mean_gelu, top * 0.62, kGeluColor, t, 0.25f);
   std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f", expected_.mean_relu);
   p.marker(expected_.mean_relu, top * 0.48, kReluColor, t, 0.25f);
+  p.end();
+  ui::mark_plot("histograms", hist_);
 }
 
 void DropoutPanel::drawContent() {

@@ -28,11 +28,23 @@ Script Script::parse(const std::string& text) {
     auto pos = [&](float& u, float& v) {
       if (!(ls >> u >> v)) fail("expected two fractions u v");
     };
+    // For move/click/dblclick the position is optional (default: the centre).
+    auto optional_pos = [&](float& u, float& v) {
+      std::string a, b;
+      if (!(ls >> a)) return;
+      if (!(ls >> b)) fail("expected two fractions u v");
+      try {
+        u = std::stof(a);
+        v = std::stof(b);
+      } catch (const std::exception&) {
+        fail("expected two fractions u v");
+      }
+    };
     if (c.op == "panel") {
       if (!(ls >> c.target)) fail("panel needs an id");
     } else if (c.op == "move" || c.op == "click" || c.op == "dblclick") {
       if (!(ls >> c.target)) fail(c.op + " needs a target");
-      pos(c.u0, c.v0);
+      optional_pos(c.u0, c.v0);
       c.frames = c.op == "move" ? 1 : c.op == "click" ? 3 : 5;
     } else if (c.op == "drag") {
       if (!(ls >> c.target)) fail("drag needs a target");

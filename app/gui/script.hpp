@@ -3,9 +3,9 @@
 //
 // One command per line; '#' starts a comment; positions (u v) are fractions of the target rectangle.
 //   panel ID                         switch to a panel (curves | approx | dropout)
-//   move TARGET u v                  move the mouse
-//   click TARGET u v                 press and release the left button
-//   dblclick TARGET u v              double-click
+//   move TARGET [u v]                move the mouse (default: the centre)
+//   click TARGET [u v]               press and release the left button
+//   dblclick TARGET [u v]            double-click
 //   drag TARGET u0 v0 u1 v1 FRAMES   press at (u0 v0), move to (u1 v1) over FRAMES frames, release
 //   wheel TARGET u v CLICKS          mouse wheel (positive zooms in), one click per frame
 //   wait FRAMES                      idle frames

@@ -35,6 +35,12 @@ std::map<std::string, Rect>& mark_map() {
 
 void mark(const std::string& name) { mark(name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
 void mark(const std::string& name, ImVec2 min, ImVec2 max) { mark_map()[name] = Rect{min, max}; }
+void mark_plot(const std::string& id, const plot::PlotState& s) {
+  mark("plot:" + id, ImVec2(static_cast<float>(s.last.left), static_cast<float>(s.last.top)),
+       ImVec2(static_cast<float>(s.last.right), static_cast<float>(s.last.bottom)));
+  mark("legend:" + id, s.legend_min, s.legend_max);
+}
+
 const std::map<std::string, Rect>& marks() { return mark_map(); }
 
 }  // namespace gelu::app::ui

@@ -68,6 +68,9 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   em_ = ImGui::GetFontSize();
   dl_ = ImGui::GetWindowDrawList();
   if (s_.linked_x) s_.x = *s_.linked_x;
+  // A scale switch (linear -> log) can leave a range outside the new scale's domain: repair it first.
+  s_.x.range = sanitize(s_.x, s_.x.range, sanitize(s_.x, s_.home_x, Range{1, 10}));
+  s_.y.range = sanitize(s_.y, s_.y.range, sanitize(s_.y, s_.home_y, Range{1e-3, 1}));
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   if (size.x <= 0) size.x = std::max(avail.x + size.x, 4 * em_);

@@ -104,7 +104,7 @@ Range sanitize(const Axis& a, Range r, Range fallback) {
   r.max = std::min(r.max, kMaxMagnitude);
   if (a.scale == Scale::Log10) {
     if (r.max <= 0) return fallback;
-    r.min = std::max(r.min, r.max * 1e-280);
+    if (r.min <= 0) r.min = r.max * 1e-6;  // e.g. a linear range switched to log: show six decades
     r.min = std::max(r.min, 1e-300);
   }
   const double mag = std::max({std::fabs(r.min), std::fabs(r.max), 1e-290});
@@ -155,8 +155,11 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
     const int minor_div = two ? 4 : 5;
     const double minor = step / minor_div;
     const double k0 = std::ceil(a.range.min / minor - 1e-9), k1 = std::floor(a.range.max / minor + 1e-9);
-    if (k1 - k0 > static_cast<double>(kMaxTicks)) return ticks;
-    for (double k = k0; k <= k1; k += 1) {
+    // Bounded by a count, not by k <= k1: beyond 2^53, k + 1 == k.
+    if (!(k1 - k0 <= static_cast<double>(kMaxTicks)) || std::fabs(k0) > 0x1p52) return ticks;
+    const auto count = static_cast<std::size_t>(k1 - k0);
+    for (std::size_t i = 0; i <= count; ++i) {
+      const double k = k0 + static_cast<double>(i);
       const double v = k * minor;  // integer multiple: no accumulated drift
       const bool major = std::fmod(std::fabs(k), minor_div) == 0;
       ticks.push_back({v, major, major ? format_tick(v, step) : std::string()});
@@ -168,6 +171,7 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
     // Decade labels (10³) are short: allow them closer than linear labels.
     const double max_decades = std::max(2.0, std::floor(pixels / std::max(1.0, 0.6 * min_spacing_px)));
     const double d0 = std::log10(a.range.min), d1 = std::log10(a.range.max);
+    if (!std::isfinite(d0) || !std::isfinite(d1)) return ticks;  // min <= 0: not a log range
     const double decades = d1 - d0;
     const int every = std::max(1, static_cast<int>(std::ceil(decades / max_decades)));
     const bool minors = every == 1 && pixels / std::max(decades, 1e-9) > 2.5 * min_spacing_px;
@@ -196,6 +200,7 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
 
   // SymLog: 0 and ±c·10^k decades beyond the linear threshold.
   const double c = a.symlog_c;
+  if (!(c > 0) || !std::isfinite(c)) return ticks;
   const double lim = std::max(std::fabs(a.range.min), std::fabs(a.range.max));
   const int kc = static_cast<int>(std::floor(std::log10(c)));
   const int kmax = static_cast<int>(std::ceil(std::log10(std::max(lim, c))));

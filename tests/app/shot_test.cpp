@@ -1,0 +1,250 @@
+// Every panel rendered headless by `gelulab shot` (EGL, no X), with pixel checks against values computed
+// here from gelu::core. Without a GL context the shot exits non-zero and these tests FAIL (never skip).
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "gelu/activation.hpp"
+#include "gelu/ffn/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::json::Value;
+
+struct Rgb {
+  int r, g, b;
+};
+
+Rgb hex(const std::string& h) {
+  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
+             std::stoi(h.substr(5, 2), nullptr, 16)};
+}
+
+class Image {
+ public:
+  explicit Image(const std::string& path) {
+    data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3);
+  }
+  ~Image() { stbi_image_free(data_); }
+  bool ok() const { return data_ != nullptr; }
+  int w() const { return w_; }
+  int h() const { return h_; }
+  Rgb at(int x, int y) const {
+    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
+    return Rgb{p[0], p[1], p[2]};
+  }
+  /// Smallest colour distance to `c` within a (2r+1)² square around (x, y).
+  double nearest(double x, double y, Rgb c, int r = 2) const {
+    double best = 1e9;
+    const int cx = static_cast<int>(std::lround(x)), cy = static_cast<int>(std::lround(y));
+    for (int yy = cy - r; yy <= cy + r; ++yy)
+      for (int xx = cx - r; xx <= cx + r; ++xx) {
+        if (xx < 0 || yy < 0 || xx >= w_ || yy >= h_) continue;
+        const Rgb p = at(xx, yy);
+        best = std::min(best, std::sqrt(double((p.r - c.r) * (p.r - c.r) + (p.g - c.g) * (p.g - c.g) +
+                                               (p.b - c.b) * (p.b - c.b))));
+      }
+    return best;
+  }
+
+ private:
+  int w_ = 0, h_ = 0, n_ = 0;
+  unsigned char* data_ = nullptr;
+};
+
+struct PlotGeom {
+  double left, top, right, bottom, x_min, x_max, y_min, y_max;
+  bool log_x, log_y;
+  explicit PlotGeom(const Value& v)
+      : left(v.at("left").as_number()),
+        top(v.at("top").as_number()),
+        right(v.at("right").as_number()),
+        bottom(v.at("bottom").as_number()),
+        x_min(v.at("x_min").as_number()),
+        x_max(v.at("x_max").as_number()),
+        y_min(v.at("y_min").as_number()),
+        y_max(v.at("y_max").as_number()),
+        log_x(v.at("x_scale").as_string() == "log"),
+        log_y(v.at("y_scale").as_string() == "log") {}
+  // Independent of app/plot: the linear/log maps written out here.
+  double px(double x) const {
+    const double t = log_x ? std::log10(x / x_min) / std::log10(x_max / x_min) : (x - x_min) / (x_max - x_min);
+    return left + t * (right - left);
+  }
+  double py(double y) const {
+    const double t = log_y ? std::log10(y / y_min) / std::log10(y_max / y_min) : (y - y_min) / (y_max - y_min);
+    return bottom + t * (top - bottom);
+  }
+};
+
+struct Shot {
+  int status = -1;
+  std::string png;
+  Value meta;
+};
+
+// Runs `gelulab shot` with a state file; the PNG and its meta JSON land in the test's temp dir.
+Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("gelulab_app_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"), meta = dir / (name + ".meta.json");
+  std::ofstream(state) << state_json;
+  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE + "' shot --panel " + panel +
+                          " --size 1280x800 --state '" + state.string() + "' --out '" + png.string() + "' --meta '" +
+                          meta.string() + "'";
+  Shot s;
+  s.status = std::system(cmd.c_str());
+  s.png = png.string();
+  if (s.status == 0) {
+    std::ifstream f(meta);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    s.meta = gelu::json::parse(ss.str());
+  }
+  return s;
+}
+
+TEST(AppShot, CurvesGeluPassesThroughItsValueAtOne) {
+  const Shot s = shoot("curves",
+                       R"({"x": [-4, 4], "y": [-1, 4], "functions": ["gelu", "gelu_sigmoid"],
+                           "params": {"gelu_sigmoid.k": 1.0}, "probe": null,
+                           "shade_dip": false, "shade_dead": false})",
+                       "curves");
+  ASSERT_EQ(s.status, 0) << "gelulab shot failed: no headless GL context?";
+  const Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  EXPECT_EQ(img.w(), 1280);
+  EXPECT_EQ(img.h(), 800);
+  const PlotGeom g(s.meta.at("plots").at("f(x)"));
+  EXPECT_EQ(g.x_min, -4);
+  EXPECT_EQ(g.x_max, 4);
+  EXPECT_EQ(g.y_min, -1);
+  EXPECT_EQ(g.y_max, 4);
+  const Rgb gelu_col = hex(s.meta.at("functions").at("gelu").at("color").as_string());
+  const Rgb quick_col = hex(s.meta.at("functions").at("gelu_sigmoid").at("color").as_string());
+  const double y1 = gelu::find_activation("gelu")->eval(1.0);
+  EXPECT_NEAR(y1, 0.8413447460685429, 1e-15);
+  // The exact GELU curve covers the pixel of (1, 0.8413) ...
+  EXPECT_LT(img.nearest(g.px(1.0), g.py(y1), gelu_col), 40.0);
+  // ... and not the pixel of (1, 0.6) or (1, 1.1) (so the check above can fail).
+  EXPECT_GT(img.nearest(g.px(1.0), g.py(0.6), gelu_col), 80.0);
+  EXPECT_GT(img.nearest(g.px(1.0), g.py(1.1), gelu_col), 80.0);
+  // More points along the curve, including the negative dip.
+  for (double x : {-3.0, -0.75, 0.5, 2.5}) {
+    EXPECT_LT(img.nearest(g.px(x), g.py(gelu::find_activation("gelu")->eval(x)), gelu_col), 40.0) << "x = " << x;
+  }
+  // The state's parameter reached the curve: x·σ(1·x) at 2 is 1.7616, not the k = 1.702 value 1.9362.
+  gelu::Params k1;
+  k1[0] = 1.0;
+  const double q = gelu::find_activation("gelu_sigmoid")->eval(2.0, 0, &k1);
+  EXPECT_LT(img.nearest(g.px(2.0), g.py(q), quick_col), 40.0);
+  EXPECT_GT(img.nearest(g.px(2.0), g.py(gelu::find_activation("gelu_sigmoid")->eval(2.0)), quick_col), 80.0);
+}
+
+TEST(AppShot, CurvesMinimumMarkerAndDerivativePlot) {
+  const Shot s = shoot("curves", R"({"x": [-3, 3], "y": [-0.5, 3], "functions": ["gelu"], "derivatives": [1],
+                                     "probe": 1.5})",
+                       "curves_d1");
+  ASSERT_EQ(s.status, 0);
+  const Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const auto& m = s.meta.at("gelu_minimum").as_array();
+  EXPECT_NEAR(m[0].as_number(), -0.75179, 1e-5);
+  EXPECT_NEAR(m[1].as_number(), -0.16997, 1e-5);
+  const PlotGeom d1(s.meta.at("plots").at("f′(x)"));
+  const Rgb gelu_col = hex(s.meta.at("functions").at("gelu").at("color").as_string());
+  // GELU' crosses 1 near x = 0.6 and is 0.5 at 0: the derivative plot has those pixels.
+  EXPECT_LT(img.nearest(d1.px(0.0), d1.py(0.5), gelu_col), 40.0);
+  const double d = gelu::find_activation("gelu")->eval(2.0, 1);
+  EXPECT_LT(img.nearest(d1.px(2.0), d1.py(d), gelu_col), 40.0);
+  EXPECT_GT(img.nearest(d1.px(2.0), d1.py(d - 0.25), gelu_col), 80.0);
+}
+
+TEST(AppShot, ApproxErrorCurvesAndMaxMarkersMatchCore) {
+  const Shot s = shoot("approx", R"({"x": [-4, 4], "metric": "abs", "log": true, "error_y": [1e-8, 1]})", "approx");
+  ASSERT_EQ(s.status, 0);
+  const Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const PlotGeom f(s.meta.at("plots").at("functions"));
+  const PlotGeom e(s.meta.at("plots").at("errors"));
+  EXPECT_TRUE(e.log_y);
+  EXPECT_LT(img.nearest(f.px(1.0), f.py(0.8413447460685429), hex(s.meta.at("exact_color").as_string())), 40.0);
+  // The max |tanh form − GELU| on the visible grid, recomputed here from the registry.
+  const auto* gelu = gelu::find_activation("gelu");
+  const auto* tanh = gelu::find_activation("gelu_tanh");
+  double best = 0, where = 0;
+  for (int i = 0; i <= 2000; ++i) {
+    const double x = -4 + 8.0 * i / 2000;
+    const double d = std::fabs(tanh->eval(x) - gelu->eval(x));
+    if (d > best) best = d, where = x;
+  }
+  const auto& tanh_series = s.meta.at("series").as_array()[0];
+  EXPECT_NEAR(tanh_series.at("max_error").as_number(), best, best * 1e-9);
+  EXPECT_NEAR(std::fabs(tanh_series.at("max_error_x").as_number()), std::fabs(where), 1e-9);
+  EXPECT_GT(best, 4e-4);
+  EXPECT_LT(best, 5e-4);
+  // The marker and the curve are at that pixel on the log axis; a decade lower there is no tanh colour.
+  const Rgb tanh_col = hex(tanh_series.at("color").as_string());
+  const double mx = tanh_series.at("max_error_x").as_number();
+  EXPECT_LT(img.nearest(e.px(mx), e.py(best), tanh_col), 40.0);
+  EXPECT_GT(img.nearest(e.px(mx), e.py(best / 10), tanh_col), 80.0);
+}
+
+TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
+  const Shot s = shoot("dropout", R"({"x0": 1.0, "samples": 3000, "seed": 7, "mu": 0.5, "sigma": 1.0})", "dropout");
+  ASSERT_EQ(s.status, 0);
+  const Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const Value& m = s.meta;
+  EXPECT_EQ(m.at("samples").as_number(), 3000);
+  EXPECT_NEAR(m.at("keep_probability").as_number(), 0.8413447460685429, 1e-12);
+  EXPECT_NEAR(m.at("gelu").as_number(), gelu::find_activation("gelu")->eval(1.0), 1e-15);
+  const double mean = m.at("mean").as_number(), lo = m.at("band_lo").as_number(), hi = m.at("band_hi").as_number();
+  EXPECT_LE(lo, mean);
+  EXPECT_LE(mean, hi);
+  EXPECT_NEAR(hi - lo, 2 * 1.959963984540054 * std::sqrt(0.8413447460685429 * (1 - 0.8413447460685429) / 3000), 1e-9);
+  // In the picture: the running-mean line at n = 3000 lies between the band's edges.
+  const PlotGeom c(m.at("plots").at("convergence"));
+  EXPECT_TRUE(c.log_x);
+  const Rgb line = hex(m.at("mean_color").as_string());
+  const double x = c.px(2900);
+  int found = -1;
+  for (int y = static_cast<int>(c.top); y < static_cast<int>(c.bottom); ++y)
+    if (img.nearest(x, y, line, 0) < 60) {
+      found = y;
+      break;
+    }
+  ASSERT_GE(found, 0) << "no running-mean pixel in the column of n = 2900";
+  EXPECT_GE(found, c.py(hi) - 3);
+  EXPECT_LE(found, c.py(lo) + 3);
+  // The expected outputs of N(0.5, 1) through ReLU: μΦ(μ/σ) + σφ(μ/σ), and P(ReLU = 0) ≈ Φ(−0.5).
+  const double mu = 0.5;
+  const double relu_mean = mu * 0.5 * std::erfc(-mu / std::sqrt(2.0)) + std::exp(-mu * mu / 2) / std::sqrt(2 * M_PI);
+  EXPECT_NEAR(m.at("mean_relu").as_number(), relu_mean, 1e-12);
+  EXPECT_NEAR(m.at("relu_zero_mass").as_number(), 0.5 * std::erfc(mu / std::sqrt(2.0)), 0.01);
+  EXPECT_LT(m.at("mean_gelu").as_number(), relu_mean);  // GELU lets some negative values through
+}
+
+TEST(AppShot, BadInputIsAUsageError) {
+  const Shot s = shoot("curves", R"({"x": [4, -4]})", "bad_range");
+  EXPECT_NE(s.status, 0);
+  const Shot t = shoot("curves", R"({"functions": ["nope"]})", "bad_fn");
+  EXPECT_NE(t.status, 0);
+  const Shot u = shoot("curves", R"({"x": [-4, 4],)", "bad_json");
+  EXPECT_NE(u.status, 0);
+  const Shot v = shoot("nonexistent_panel", "{}", "bad_panel");
+  EXPECT_NE(v.status, 0);
+}
+
+}  // namespace
