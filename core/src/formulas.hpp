@@ -76,6 +76,29 @@ inline double normal_cdf(double x) {
   return x < 0 ? normal_upper_tail(-x) : 1.0 - normal_upper_tail(x);
 }
 
+// [SECTION] Subnormal tails.
+// Below x = -37, Q(-x) is subnormal: std::erfc returns it with only a few significant bits, and
+// multiplying by |x| > 1 would scale that error by |x| (25 ULP at x = -38.4). Likewise x * exp(z)
+// with exp(z) subnormal. Forming the whole product as one exp() rounds once into the subnormal grid.
+
+inline constexpr double kLnSqrt2Pi = 0x1.d67f1c864beb5p-1;
+
+/// Normal tail: gelu_tail = true gives |x| Q(|x|) = phi(t) S(t), t = |x| > 37, with the asymptotic Mills
+/// series S(t) = sum_k (-1)^k (2k-1)!! / t^(2k) (alternating: error below the first omitted term), z unused.
+/// gelu_tail = false gives |x| exp(z) for z.hi < -700 (z in double-double).
+inline double tiny_x_times_exp(double x, DD z, bool gelu_tail) {
+  const double t = std::fabs(x);
+  if (gelu_tail) {
+    const double r = 1.0 / (t * t);
+    double S = 1.0;  // 1 - r(1 - 3r(1 - 5r(...))), terms through 17!! r^9 (the next is < 1e-21 at t = 37)
+    for (int k = 17; k >= 1; k -= 2) S = 1.0 - k * r * S;
+    const DD t2 = two_prod(t, t);
+    const DD arg = dd_add({0.5 * t2.hi, 0.5 * t2.lo}, {kLnSqrt2Pi - std::log(S), 0.0});
+    return exp_neg(arg);
+  }
+  return exp_neg(dd_add({-z.hi, -z.lo}, {-std::log(t), 0.0}));
+}
+
 // [SECTION] GELU, exact: x * Phi(x).
 
 inline double gelu(double x) {
@@ -83,6 +106,7 @@ inline double gelu(double x) {
   if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf
   if (x < -40.0) return -0.0;  // the limit from below; also -inf -> -0
   if (x == 0) return x;        // keeps the sign: gelu(-0) = -0 * 1/2 = -0
+  if (x < -37.0) return -tiny_x_times_exp(x, {0.0, 0.0}, true);
   if (x < 0) return x * normal_upper_tail(-x);
   // x - x*Q(x): for x near 0 the difference is exact (Sterbenz), for large x the correction is tiny.
   return x - x * normal_upper_tail(x);
@@ -121,13 +145,29 @@ inline Sigmoid sigmoid(DD z) {
 }
 inline Sigmoid sigmoid(double z) { return sigmoid(DD{z, 0.0}); }
 
+/// x * sigma(z) for the f of x_sigmoid and gelu_tanh: e = exp(-|z|) with its low part applied by one fma,
+/// 1 + e and x * e carried exactly, one division with a remainder correction. <= ~1.5 ULP, where the
+/// plain x * (e / (1 + e)) accumulates five roundings (3 ULP measured at x = -6.86 for QuickGELU).
+inline double x_times_sigmoid(double x, DD z) {
+  const bool positive = z.hi >= 0;
+  const double E = std::exp(positive ? -z.hi : z.hi);
+  const double e = std::fma(E, positive ? -z.lo : z.lo, E);
+  const DD num = positive ? DD{x, 0.0} : two_prod(x, e);
+  const DD den = two_sum(1.0, e);
+  const double q = num.hi / den.hi;
+  const double rem = (std::fma(-q, den.hi, num.hi) + num.lo) - q * den.lo;
+  return q + rem / den.hi;
+}
+
 // [SECTION] x * sigma(k x): QuickGELU (k = 1.702) and SiLU/Swish (k = beta) share this formula.
 
 inline double x_sigmoid(double x, double k) {
   if (std::isnan(x)) return x;
   // Beyond |k x| > 1000 sigma is 0 or 1 to double precision; also keeps k x from overflowing (x near DBL_MAX).
   if (std::fabs(k * x) > 1000.0) return x > 0 ? x : -0.0;
-  return x * sigmoid(two_prod(k, x)).s;
+  const DD z = two_prod(k, x);
+  if (z.hi < -700.0) return -tiny_x_times_exp(x, z, false);  // sigma(z) = exp(z) to double precision
+  return x_times_sigmoid(x, z);
 }
 // Beyond |k x| > 1000, sigma is 0 or 1 to double precision; returning the limits avoids inf * 0.
 inline double x_sigmoid_d1(double x, double k) {
@@ -159,7 +199,9 @@ inline constexpr double kTanhTailLimit = 1e5;  // beyond: sigma(2u) is 0 or 1 to
 inline double gelu_tanh(double x, double c) {
   if (std::isnan(x)) return x;
   if (std::fabs(x) > kTanhTailLimit) return x > 0 ? x : -0.0;
-  return x * sigmoid(gelu_tanh_2u(x, c)).s;
+  const DD z = gelu_tanh_2u(x, c);
+  if (z.hi < -700.0) return -tiny_x_times_exp(x, z, false);  // x < 0: sigma(z) = exp(z) to double precision
+  return x_times_sigmoid(x, z);
 }
 inline double gelu_tanh_d1(double x, double c) {
   if (std::isnan(x)) return x;

@@ -15,7 +15,9 @@ tail down to where GELU underflows in double (~-38.5; float underflows ~-14.2, i
 the positive tail to 1e6, the neighbourhood of GELU's minimum, and special points (zeros,
 subnormals, FLT_MIN, DBL_MIN, FLT_MAX). Rows whose x is a float32 also serve the float tests.
 
-Correct rounding: every value is computed at 192 bits and again at 384 bits; when the two round to
+Cancellation: 1 - sigma(z) is written sigma(-z) and 1 - tanh^2 as sech^2, because at large x these
+differences are far below any working precision (they would be 0 at both precisions and pass the check
+below). Correct rounding: every value is computed at 192 bits and again at 384 bits; when the two round to
 different doubles (cancellation, e.g. Phi(x) + x phi(x) deep in the tail) the precision keeps doubling
 until two successive precisions agree. mpf -> double goes through fractions.Fraction, whose float()
 is correctly rounded, subnormals included (mpmath's own float() truncates).
@@ -98,18 +100,18 @@ def gelu_tanh(x):
     du = a * (1 + 3 * c * x * x)
     ddu = a * 6 * c * x
     s = sig(2 * u)
-    q = s * (1 - s)
+    q = s * sig(-2 * u)  # 1 - s written without cancellation (it is e^-2u for large u)
     # f = x s(2u); s' = 2 q u'; q' = 2 q u' (1 - 2 s)
-    return [x * s, s + 2 * x * q * du, 4 * q * du + 4 * x * q * du * du * (1 - 2 * s) + 2 * x * q * ddu]
+    return [x * s, s + 2 * x * q * du, 4 * q * du + 4 * x * q * du * du * (sig(-2 * u) - s) + 2 * x * q * ddu]
 
 
 def x_sigmoid(k):
     k = mp.mpf(k)
 
     def fn(x):
-        s = sig(k * x)
-        q = s * (1 - s)
-        return [x * s, s + k * x * q, k * q * (2 + k * x * (1 - 2 * s))]
+        s, one = sig(k * x), sig(-k * x)
+        q = s * one
+        return [x * s, s + k * x * q, k * q * (2 + k * x * (one - s))]
     return fn
 
 
@@ -132,15 +134,15 @@ def elu(x):
 def softplus(x):
     b = mp.mpf(BETA_SOFTPLUS)
     s = sig(b * x)
-    return [mp.log1p(mp.exp(b * x)) / b, s, b * s * (1 - s)]
+    return [mp.log1p(mp.exp(b * x)) / b, s, b * s * sig(-b * x)]
 
 
 def mish(x):
     sp = mp.log1p(mp.exp(x))
     t = mp.tanh(sp)
     s = sig(x)
-    sech2 = 1 - t * t
-    return [x * t, t + x * sech2 * s, sech2 * s * (2 + x * ((1 - s) - 2 * t * s))]
+    sech2 = mp.sech(sp) ** 2  # not 1 - t^2, which cancels to 0 for large x
+    return [x * t, t + x * sech2 * s, sech2 * s * (2 + x * (sig(-x) - 2 * t * s))]
 
 
 FUNCTIONS = {

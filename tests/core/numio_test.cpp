@@ -1,0 +1,112 @@
+// Number text I/O: parsing (decimal, hex floats, nan/inf, overflow and underflow) and shortest round-trip
+// formatting, for float and double.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+
+#include "gelu/numio.hpp"
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(NumIo, ParsesDecimalAndHex) {
+  EXPECT_EQ(gelu::parse_f64("1.5"), 1.5);
+  EXPECT_EQ(gelu::parse_f64("-2e-3"), -2e-3);
+  EXPECT_EQ(gelu::parse_f64("+7"), 7.0);
+  EXPECT_EQ(gelu::parse_f64("0x1.8p-3"), 0x1.8p-3);
+  EXPECT_EQ(gelu::parse_f64("-0X1.8P+1"), -3.0);
+  EXPECT_EQ(gelu::parse_f32("0x1.fffffep+127"), std::numeric_limits<float>::max());
+  // Decimal to float is rounded once: 16777217 is halfway between floats and ties to even.
+  EXPECT_EQ(gelu::parse_f32("16777217"), 16777216.0f);
+  EXPECT_EQ(gelu::parse_f32("0.1"), 0.1f);
+}
+
+TEST(NumIo, ParsesSpecialValues) {
+  for (const char* s : {"nan", "NaN", "-nan", "+NAN"}) EXPECT_TRUE(std::isnan(gelu::parse_f64(s).value())) << s;
+  EXPECT_EQ(gelu::parse_f64("inf"), kInf);
+  EXPECT_EQ(gelu::parse_f64("-inf"), -kInf);
+  EXPECT_EQ(gelu::parse_f64("Infinity"), kInf);
+  EXPECT_EQ(gelu::parse_f32("-INF"), -std::numeric_limits<float>::infinity());
+  const double nz = gelu::parse_f64("-0").value();
+  EXPECT_EQ(nz, 0.0);
+  EXPECT_TRUE(std::signbit(nz));
+}
+
+TEST(NumIo, OverflowIsInfinityAndUnderflowIsZero) {
+  EXPECT_EQ(gelu::parse_f64("1e400"), kInf);
+  EXPECT_EQ(gelu::parse_f64("-1e400"), -kInf);
+  EXPECT_EQ(gelu::parse_f32("1e39"), std::numeric_limits<float>::infinity());
+  EXPECT_EQ(gelu::parse_f64("0x1p+1024"), kInf);
+  const double tiny = gelu::parse_f64("-1e-400").value();
+  EXPECT_EQ(tiny, 0.0);
+  EXPECT_TRUE(std::signbit(tiny));
+  EXPECT_EQ(gelu::parse_f32("1e-50"), 0.0f);
+  EXPECT_EQ(gelu::parse_f64("0x1p-1080"), 0.0);
+  // Subnormals are not underflow.
+  EXPECT_EQ(gelu::parse_f64("5e-324"), std::numeric_limits<double>::denorm_min());
+  EXPECT_EQ(gelu::parse_f32("1.4e-45"), std::numeric_limits<float>::denorm_min());
+}
+
+TEST(NumIo, RejectsNonNumbers) {
+  for (const char* s : {"", "abc", "1.5x", "--1", "+-1", "0x", "1e", "nan1", "in", "1,5", " 1", "1 ", "+", "-"})
+    EXPECT_FALSE(gelu::parse_f64(s).has_value()) << "'" << s << "'";
+}
+
+TEST(NumIo, FormatsSpecialValuesAndShortestText) {
+  EXPECT_EQ(gelu::format_f64(std::nan("")), "nan");
+  EXPECT_EQ(gelu::format_f64(kInf), "inf");
+  EXPECT_EQ(gelu::format_f64(-kInf), "-inf");
+  EXPECT_EQ(gelu::format_f32(-std::numeric_limits<float>::infinity()), "-inf");
+  EXPECT_EQ(gelu::format_f64(0.1), "0.1");
+  EXPECT_EQ(gelu::format_f32(0.1f), "0.1");
+  EXPECT_EQ(gelu::format_f64(-0.0), "-0");
+  EXPECT_EQ(gelu::format_f64(static_cast<double>(0.1f)), "0.10000000149011612");
+}
+
+template <class T, class U>
+void round_trip_random_bits(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string s;
+  for (int i = 0; i < 200000; ++i) {
+    const U bits = static_cast<U>(rng());
+    const T v = std::bit_cast<T>(bits);
+    if (std::isnan(v)) continue;
+    s.clear();
+    if constexpr (sizeof(T) == 4) {
+      gelu::append_f32(s, v);
+      const auto back = gelu::parse_f32(s);
+      ASSERT_TRUE(back.has_value()) << s;
+      ASSERT_EQ(std::bit_cast<U>(*back), bits) << s;
+    } else {
+      gelu::append_f64(s, v);
+      const auto back = gelu::parse_f64(s);
+      ASSERT_TRUE(back.has_value()) << s;
+      ASSERT_EQ(std::bit_cast<U>(*back), bits) << s;
+    }
+  }
+}
+
+TEST(NumIo, RandomBitPatternsRoundTrip) {
+  round_trip_random_bits<float, std::uint32_t>(1);
+  round_trip_random_bits<double, std::uint64_t>(2);
+}
+
+TEST(NumIo, HexTextRoundTrips) {
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 20000; ++i) {
+    const double v = std::bit_cast<double>(rng());
+    if (!std::isfinite(v)) continue;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", v);
+    const auto back = gelu::parse_f64(buf);
+    ASSERT_TRUE(back.has_value()) << buf;
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(*back), std::bit_cast<std::uint64_t>(v)) << buf;
+  }
+}
+
+}  // namespace
