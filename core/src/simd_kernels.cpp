@@ -312,6 +312,13 @@ GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n,
   }
   if (stream && reinterpret_cast<std::uintptr_t>(y + i) % 64 == 0) {
     for (; i + 32 <= n; i += 32) {
+      // Streaming stores leave the hardware prefetcher less room; fetch the inputs 2 KB ahead ourselves.
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + 512), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + 528), _MM_HINT_T0);
+      if constexpr (kGrad) {
+        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 512), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 528), _MM_HINT_T0);
+      }
       const __m512 a = one(i, 0xffff), b = one(i + 16, 0xffff);
       _mm512_stream_ps(y + i, a);
       _mm512_stream_ps(y + i + 16, b);
