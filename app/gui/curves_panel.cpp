@@ -201,7 +201,7 @@ void CurvesPanel::readout_table() {
     ImGui::TextUnformatted(formula.c_str());
     for (int order = 0; order < 3; ++order) {
       ImGui::TableNextColumn();
-      ImGui::Text("%.6f", f.a->eval(probe_x_, order, &f.params));
+      ImGui::Text("%.6g", f.a->eval(probe_x_, order, &f.params));
     }
   }
   ImGui::EndTable();

@@ -37,6 +37,7 @@ DropoutPanel::DropoutPanel() : est_(x0_, seed_) {
 
 void DropoutPanel::restart() {
   est_ = MaskEstimator(x0_, seed_);
+  tail_provisional_ = false;
   recent_.clear();
   ns_.clear();
   means_.clear();
@@ -49,9 +50,29 @@ void DropoutPanel::restart() {
 
 void DropoutPanel::draw(std::uint64_t n) {
   const double g = find_activation("gelu")->eval(x0_);
+  if (tail_provisional_ && !ns_.empty()) {
+    ns_.pop_back();
+    means_.pop_back();
+    lo_.pop_back();
+    hi_.pop_back();
+  }
+  tail_provisional_ = false;
   for (std::uint64_t i = 0; i < n && est_.count() < max_samples_; ++i) {
     recent_.push_back(est_.draw());
     if (recent_.size() > kRecent) recent_.pop_front();
+    // The history is plotted on a log n axis: every sample up to 500, then ~0.2% apart in n, so it stays a
+    // few thousand points however long the sampling runs.
+    const auto n_now = static_cast<double>(est_.count());
+    if (n_now > 500 && n_now < ns_.back() * 1.002) continue;
+    const double half = kZ95 * est_.standard_error();
+    ns_.push_back(n_now);
+    means_.push_back(est_.mean());
+    lo_.push_back(g - half);
+    hi_.push_back(g + half);
+  }
+  if (est_.count() && ns_.back() != static_cast<double>(est_.count())) {
+    // Always end on the latest sample; replaced by the next draw so it does not break the spacing.
+    tail_provisional_ = true;
     const double half = kZ95 * est_.standard_error();
     ns_.push_back(static_cast<double>(est_.count()));
     means_.push_back(est_.mean());

@@ -39,7 +39,8 @@ class DropoutPanel : public Panel {
   bool playing_ = true;
   MaskEstimator est_;
   std::deque<bool> recent_;                // the last masks, newest last
-  std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band, per sample
+  std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band (log-spaced in n)
+  bool tail_provisional_ = false;
 
   double mu_ = 0.5, sigma_ = 1.0, hist_mu_ = NAN, hist_sigma_ = NAN;
   std::vector<double> bin_x_, gelu_h_, bin_edges_, relu_h_;
