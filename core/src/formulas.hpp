@@ -101,13 +101,20 @@ inline double tiny_x_times_exp(double x, DD z, bool gelu_tail) {
 
 // [SECTION] GELU, exact: x * Phi(x).
 
+/// Φ(−t) for t >= 0 in x87 extended precision (64-bit significand). glibc's erfcl is good to a few units of
+/// 2^-63 and t/√2 is carried to 2^-64, so the value keeps ~11 bits beyond double: a double result computed
+/// from it rounds once. (With double erfc alone, gelu's negative side reached 3 ULP at x = −7.6.)
+inline long double normal_upper_tail_ld(double t) {
+  const long double u = static_cast<long double>(t) * 0.707106781186547524400844362104849039L;
+  return 0.5L * erfcl(u);
+}
+
 inline double gelu(double x) {
   if (std::isnan(x)) return x;
   if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf
   if (x < -40.0) return -0.0;  // the limit from below; also -inf -> -0
   if (x == 0) return x;        // keeps the sign: gelu(-0) = -0 * 1/2 = -0
-  if (x < -37.0) return -tiny_x_times_exp(x, {0.0, 0.0}, true);
-  if (x < 0) return x * normal_upper_tail(-x);
+  if (x < 0) return static_cast<double>(static_cast<long double>(x) * normal_upper_tail_ld(-x));
   // x - x*Q(x): for x near 0 the difference is exact (Sterbenz), for large x the correction is tiny.
   return x - x * normal_upper_tail(x);
 }
@@ -116,16 +123,19 @@ inline double gelu_d1(double x) {
   if (std::isnan(x)) return x;
   if (x > 40.0) return 1.0;
   if (x < -40.0) return -0.0;
-  const double xphi = x * normal_pdf(x);
-  return x < 0 ? normal_upper_tail(-x) + xphi : (1.0 - normal_upper_tail(x)) + xphi;
+  // Φ(x) + x·φ(x) in extended precision, rounded once (the two terms cancel near the root x ≈ −0.7518).
+  const long double xl = x;
+  const long double xphi = xl * expl(-0.5L * xl * xl) * 0.398942280401432677939946059934381868L;
+  const long double cdf = x < 0 ? normal_upper_tail_ld(-x) : 1.0L - normal_upper_tail_ld(x);
+  return static_cast<double>(cdf + xphi);
 }
 
 inline double gelu_d2(double x) {
   if (std::isnan(x)) return x;
   if (std::fabs(x) > 40.0) return -0.0;
-  const DD x2 = two_prod(x, x);
-  const double two_minus_x2 = (2.0 - x2.hi) - x2.lo;
-  return normal_pdf(x) * two_minus_x2;
+  // φ(x)·(2 − x²) in extended precision, rounded once (exp's argument reaches −800 before underflow).
+  const long double xl = x, x2 = xl * xl;
+  return static_cast<double>(expl(-0.5L * x2) * 0.398942280401432677939946059934381868L * (2.0L - x2));
 }
 
 // [SECTION] Logistic sigmoid, stable on both sides.
