@@ -6,7 +6,8 @@
 #include <cstdio>
 
 #include "ui.hpp"
-#ifdef GELU_APP_GPU_COMPARE
+#ifdef GELU_HAVE_GPU
+#include "gelu/analysis.hpp"
 #include "gpu_compare.hpp"
 #endif
 
@@ -75,13 +76,12 @@ void ApproxPanel::fit() {
   // visible x range (the max error is unimodal in the coefficient around the textbook values).
   const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
   const ParamSpec& ps = form->params[0];
-  const std::vector<double> xs = grid(shared_x_.range, kFitSamples);
-  std::vector<double> err(xs.size());
   const Params exact_p = exact_->defaults();
+  const plot::Range r = shared_x_.range;
   auto objective = [&](double v) {
     Params p;
     p[0] = v;
-    return error_curve(ErrorMetric::Abs, false, *form, p, *exact_, exact_p, xs, err).value;
+    return max_error(ErrorMetric::Abs, false, *form, p, *exact_, exact_p, r.min, r.max, kFitSamples).value;
   };
   double a = std::max(ps.min, ps.default_value * 0.5), b = std::min(ps.max, ps.default_value * 1.5);
   const double g = (std::sqrt(5.0) - 1) / 2;
@@ -173,13 +173,63 @@ void ApproxPanel::controls() {
     }
     ImGui::EndTable();
   }
-#ifdef GELU_APP_GPU_COMPARE
+#ifdef GELU_HAVE_GPU
   ui::heading("CPU vs GPU");
-  ImGui::Checkbox("GPU float32 results", &gpu_);
+  ImGui::Checkbox("GPU results (float32)", &gpu_);
   ui::mark("check:gpu");
-  if (!gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
+  ui::help_marker("Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
+                  "grid of the visible range, plots their error against exact GELU in the chosen metric, "
+                  "and reports how many float32 ULPs the GPU results are from the CPU's.");
+  if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
 #endif
 }
+
+#ifdef GELU_HAVE_GPU
+void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
+  // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
+  const bool stale = gpu_range_ != xr || gpu_metric_ != metric_ || gpu_x_.empty();
+  if (stale) {
+    gpu_range_ = xr;
+    gpu_metric_ = metric_;
+    gpu_status_.clear();
+    const std::vector<double> xs = grid(xr, kFitSamples);
+    gpu_x_.clear();
+    for (double x : xs) gpu_x_.push_back(static_cast<double>(static_cast<float>(x)));
+    std::vector<float> xf(gpu_x_.begin(), gpu_x_.end()), gpu(xf.size()), cpu(xf.size());
+    std::vector<double> ref(xf.size());
+    const Activation* fns[2] = {exact_, tanh_};
+    for (int k = 0; k < 2; ++k) {
+      const Params pa = fns[k]->defaults();
+      std::string err;
+      if (!gpu_eval(*fns[k], pa, xf, gpu, &err)) {
+        gpu_status_ = "GPU unavailable: " + err;
+        gpu_err_[k].clear();
+        continue;
+      }
+      fns[k]->eval(std::span<const float>(xf), std::span<float>(cpu), 0, &pa);
+      exact_->eval(std::span<const double>(gpu_x_), std::span<double>(ref));
+      gpu_err_[k].resize(xf.size());
+      std::uint64_t worst = 0;
+      double worst_x = 0;
+      for (std::size_t i = 0; i < xf.size(); ++i) {
+        gpu_err_[k][i] = error_of_f32(metric_, gpu[i], ref[i]);
+        const std::uint64_t d = analysis::ulp_distance(gpu[i], cpu[i]);
+        if (d > worst) worst = d, worst_x = gpu_x_[i];
+      }
+      gpu_max_ulp_[k] = static_cast<double>(worst);
+      char line[160];
+      std::snprintf(line, sizeof line, "%s%s: GPU vs CPU float32 at most %llu ULP apart (x = %.4g)",
+                    gpu_status_.empty() ? "" : "\n", k == 0 ? "exact GELU" : "tanh form",
+                    static_cast<unsigned long long>(worst), worst_x);
+      gpu_status_ += line;
+    }
+  }
+  if (!gpu_err_[0].empty())
+    p.line("exact GELU on the GPU (float32)", IM_COL32(23, 190, 207, 255), gpu_x_, gpu_err_[0], 0.1f);
+  if (!gpu_err_[1].empty())
+    p.line("tanh form on the GPU (float32)", IM_COL32(120, 60, 10, 255), gpu_x_, gpu_err_[1], 0.1f);
+}
+#endif
 
 void ApproxPanel::drawContent() {
   const float em = ui::em();
@@ -204,9 +254,7 @@ void ApproxPanel::drawContent() {
                 : metric_ == ErrorMetric::Rel ? "relative" : "ULP", f32_ ? "float32" : "float64");
   {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
-    // Max errors on a dense grid of the visible range (finer than the pixels, so the marker is the true max).
-    ex_ = grid(shared_x_.range, kFitSamples);
-    std::vector<double> tmp(ex_.size());
+    const plot::Range xr = shared_x_.range;
     if (f32_) {
       // Exact GELU's own float32 rounding: the floor for every float32 formula.
       const ErrorMetric m = metric_;
@@ -220,7 +268,15 @@ void ApproxPanel::drawContent() {
       const bool f32 = f32_;
       const Activation* a = s.a;
       const Params pa = s.p;
-      s.max = error_curve(metric_, f32_, *s.a, s.p, *exact_, exact_p, ex_, tmp);
+      // On a grid of the visible range finer than the pixels, so the marker sits on the true max.
+      // Cached per (series, range, metric, dtype, parameters): 2001 evaluations need not run every frame.
+      const std::size_t si = static_cast<std::size_t>(&s - ss.data());
+      MaxKey key{xr, metric_, f32_, s.a, s.p};
+      if (si >= max_cache_.size()) max_cache_.resize(si + 1);
+      if (!(max_cache_[si].first == key)) {
+        max_cache_[si] = {key, max_error(metric_, f32_, *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
+      }
+      s.max = max_cache_[si].second;
       char label[160];
       std::snprintf(label, sizeof label, "%s: max %s at x = %s##%s", s.label.c_str(), plot::unicode_minus(fmt_g(s.max.value)).c_str(),
                     plot::unicode_minus(fmt_f(s.max.x)).c_str(), s.label.c_str());
@@ -228,20 +284,8 @@ void ApproxPanel::drawContent() {
         error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
       });
     }
-#ifdef GELU_APP_GPU_COMPARE
-    if (gpu_) {
-      // |CPU float32 − GPU float32| of the tanh form, on the same grid; gaps where they agree exactly.
-      std::string err;
-      ey_[0].resize(ex_.size());
-      ey_[1].resize(ex_.size());
-      if (gpu_cpu_difference(*tanh_, tanh_->defaults(), ex_, ey_[0], &err)) {
-        gpu_status_ = "gelu_tanh on the GPU: largest |CPU − GPU| on view " +
-                      std::to_string(*std::max_element(ey_[0].begin(), ey_[0].end()));
-        p.line("tanh form |CPU − GPU| (float32)", IM_COL32(20, 20, 20, 200), ex_, ey_[0], 0.1f);
-      } else {
-        gpu_status_ = err;
-      }
-    }
+#ifdef GELU_HAVE_GPU
+    if (gpu_) gpu_series(p, xr);
 #endif
     for (const Series& s : ss) {
       if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
@@ -308,6 +352,12 @@ json::Object ApproxPanel::meta() const {
   o["metric"] = kMetricKey[static_cast<int>(metric_)];
   o["dtype"] = f32_ ? "f32" : "f64";
   o["tuned"] = tuned_;
+#ifdef GELU_HAVE_GPU
+  if (gpu_) {
+    o["gpu_status"] = gpu_status_;
+    o["gpu_max_ulp_vs_cpu"] = json::Array{gpu_max_ulp_[0], gpu_max_ulp_[1]};
+  }
+#endif
   return o;
 }
 

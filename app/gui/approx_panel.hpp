@@ -3,7 +3,9 @@
 // "fit" button minimizing the max error on the visible range, and CPU vs GPU when gelu::gpu is linked.
 #pragma once
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core_facts.hpp"
@@ -44,7 +46,22 @@ class ApproxPanel : public Panel {
   plot::Axis shared_x_;
   plot::PlotState fplot_, eplot_;
   std::vector<Series> last_;  // what the last frame drew (for meta)
-  std::vector<double> ex_, ey_[5];  // error-curve scratch
+  struct MaxKey {
+    plot::Range range;
+    ErrorMetric metric;
+    bool f32;
+    const Activation* a;
+    Params p;
+    bool operator==(const MaxKey&) const = default;
+  };
+  std::vector<std::pair<MaxKey, MaxError>> max_cache_;
+#ifdef GELU_HAVE_GPU
+  void gpu_series(plot::Plot& p, plot::Range xr);
+  plot::Range gpu_range_{0, 0};
+  ErrorMetric gpu_metric_ = ErrorMetric::Abs;
+  std::vector<double> gpu_x_, gpu_err_[2];
+  double gpu_max_ulp_[2] = {NAN, NAN};
+#endif
 };
 
 }  // namespace gelu::app

@@ -14,6 +14,7 @@
 #include "state_file.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gelu/gpu/context.hpp"
+#include "gpu_compare.hpp"
 #endif
 
 namespace gelu::app {
@@ -124,6 +125,7 @@ int run_shot(Args& args) {
       status = 2;
     }
   }
+  gpu_release();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui::DestroyContext();
   glBindFramebuffer(GL_FRAMEBUFFER, 0);

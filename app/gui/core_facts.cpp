@@ -1,101 +1,100 @@
 #include "core_facts.hpp"
 
+#include <algorithm>
 #include <cmath>
 
-#include "gelu/activation.hpp"
-
-namespace gelu::app {
-
-GeluMinimum gelu_minimum() {
-  static const GeluMinimum m = [] {
-    // PENDING core analysis (gelu/analysis.hpp): Newton on the registry's f'/f'' meanwhile.
-    const Activation* g = find_activation("gelu");
-    double x = -0.75;
-    for (int i = 0; i < 50; ++i) {
-      const double step = g->eval(x, 1) / g->eval(x, 2);
-      x -= step;
-      if (std::fabs(step) < 1e-16) break;
-    }
-    return GeluMinimum{x, g->eval(x, 0)};
-  }();
-  return m;
-}
-
-}  // namespace gelu::app
+#include "gelu/analysis.hpp"
 
 namespace gelu::app {
 
 namespace {
-double ulp_of(double v) {
-  const double a = std::fabs(v);
-  return std::isfinite(a) ? std::nextafter(a, INFINITY) - a : NAN;
+analysis::ErrorMetric to_core(ErrorMetric m) {
+  return m == ErrorMetric::Abs ? analysis::ErrorMetric::Abs
+         : m == ErrorMetric::Rel ? analysis::ErrorMetric::Rel
+                                 : analysis::ErrorMetric::Ulp;
 }
-double ulp_of(float v) {
-  const float a = std::fabs(v);
-  return std::isfinite(a) ? static_cast<double>(std::nextafter(a, INFINITY) - a) : NAN;
-}
+constexpr std::size_t kRecentMasks = 60;
 }  // namespace
 
-MaxError error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
-                     const Params& pr, std::span<const double> xs, std::span<double> err) {
-  // PENDING core analysis (gelu/analysis.hpp error curves): registry evaluations meanwhile.
-  MaxError m{0, NAN};
-  for (std::size_t i = 0; i < xs.size() && i < err.size(); ++i) {
-    const double x = f32 ? static_cast<double>(static_cast<float>(xs[i])) : xs[i];
-    const double r = ref.eval(x, 0, &pr);
-    double a = 0, u = 0;
-    if (f32) {
-      const float af = approx.eval(static_cast<float>(x), 0, &pa);
-      a = static_cast<double>(af);
-      u = ulp_of(static_cast<float>(r));
-    } else {
-      a = approx.eval(x, 0, &pa);
-      u = ulp_of(r);
-    }
-    const double d = std::fabs(a - r);
-    double e = d;
-    if (metric == ErrorMetric::Rel) e = r != 0 ? d / std::fabs(r) : (d == 0 ? 0 : INFINITY);
-    if (metric == ErrorMetric::Ulp) e = d / u;
-    err[i] = e;
-    if (std::isfinite(e) && !(e <= m.value)) m = {xs[i], e};
-  }
+GeluMinimum gelu_minimum() {
+  static const GeluMinimum m = [] {
+    const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
+    return p.global_minimum ? GeluMinimum{p.global_minimum->x, p.global_minimum->value} : GeluMinimum{NAN, NAN};
+  }();
   return m;
 }
 
-}  // namespace gelu::app
-
-namespace gelu::app {
-
-// PENDING core stochastic view (gelu/stochastic.hpp): the same quantities from the C++ standard library
-// and the core's seeded generator meanwhile.
-double keep_probability(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
-
-MaskEstimator::MaskEstimator(double x, std::uint64_t seed) : x_(x), p_(keep_probability(x)), rng_(seed) {}
-
-bool MaskEstimator::draw() {
-  const bool kept = rng_.uniform() < p_;
-  ++n_;
-  kept_ += kept;
-  return kept;
+double error_of_f32(ErrorMetric metric, float v, double r) {
+  switch (metric) {
+    case ErrorMetric::Abs:
+      return analysis::abs_error(static_cast<double>(v), r);
+    case ErrorMetric::Rel:
+      return analysis::rel_error(static_cast<double>(v), r);
+    case ErrorMetric::Ulp:
+      return analysis::ulp_error_f32(v, r);
+  }
+  return NAN;
 }
 
-double MaskEstimator::mean() const { return n_ ? x_ * static_cast<double>(kept_) / static_cast<double>(n_) : NAN; }
-
-double MaskEstimator::standard_error() const {
-  return n_ ? std::fabs(x_) * std::sqrt(p_ * (1 - p_) / static_cast<double>(n_)) : NAN;
+void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
+                 const Params& pr, std::span<const double> xs, std::span<double> err) {
+  const std::size_t n = std::min(xs.size(), err.size());
+  thread_local std::vector<double> xd, r, v;
+  thread_local std::vector<float> xf, vf;
+  xd.assign(xs.begin(), xs.begin() + static_cast<long>(n));
+  if (f32)
+    for (double& x : xd) x = static_cast<double>(static_cast<float>(x));
+  r.resize(n);
+  ref.eval(std::span<const double>(xd), std::span<double>(r), 0, &pr);
+  if (f32) {
+    xf.assign(xd.begin(), xd.end());
+    vf.resize(n);
+    approx.eval(std::span<const float>(xf), std::span<float>(vf), 0, &pa);
+    for (std::size_t i = 0; i < n; ++i) err[i] = error_of_f32(metric, vf[i], r[i]);
+    return;
+  }
+  v.resize(n);
+  approx.eval(std::span<const double>(xd), std::span<double>(v), 0, &pa);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (metric) {
+      case ErrorMetric::Abs:
+        err[i] = analysis::abs_error(v[i], r[i]);
+        break;
+      case ErrorMetric::Rel:
+        err[i] = analysis::rel_error(v[i], r[i]);
+        break;
+      case ErrorMetric::Ulp:
+        err[i] = analysis::ulp_error_f64(v[i], r[i]);
+        break;
+    }
+  }
 }
 
-GaussianThrough gaussian_through(double mu, double sigma) {
-  const double inv_sqrt_2pi = 0.3989422804014327;
-  auto pdf = [&](double t) { return inv_sqrt_2pi * std::exp(-0.5 * t * t); };
-  const double s = std::sqrt(1 + sigma * sigma);
-  return {mu * keep_probability(mu / s) + sigma * sigma / s * pdf(mu / s),
-          mu * keep_probability(mu / sigma) + sigma * pdf(mu / sigma)};
+MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
+                   const Params& pr, double a, double b, std::size_t n) {
+  const analysis::ErrorReport rep = analysis::compare(analysis::FunctionSpec{&approx, pa, 0},
+                                                      analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
+                                                      f32 ? analysis::Dtype::F32 : analysis::Dtype::F64);
+  const analysis::ErrorStats& s = rep.stats(to_core(metric));
+  return MaxError{s.x_at_max, s.max};
 }
 
-void normal_samples(double mu, double sigma, std::uint64_t seed, std::span<double> out) {
-  ffn::Rng rng(seed);
-  for (double& v : out) v = mu + sigma * rng.normal();
+MaskStream::MaskStream(double x, std::uint64_t seed)
+    : x_(x), keep_(stochastic::keep_probability(x)), seed_(seed), rng_(seed) {
+  result_.x = x;
+}
+
+void MaskStream::grow_to(std::size_t n) {
+  if (n <= result_.samples) return;
+  // The estimator draws m = [u < Φ(x)] from Rng(seed) (stochastic.hpp); replaying the same stream shows
+  // the very masks it averaged (tests/app checks that they agree).
+  for (; drawn_ < n; ++drawn_) {
+    const bool kept = rng_.uniform() < keep_;
+    kept_ += kept;
+    recent_.push_back(kept);
+    if (recent_.size() > kRecentMasks) recent_.erase(recent_.begin());
+  }
+  result_ = stochastic::monte_carlo_gate(x_, n, seed_, std::min<std::size_t>(n, 4096));
 }
 
 }  // namespace gelu::app

@@ -1,63 +1,60 @@
-// The core results the panels quote (GELU's minimum, error curves, the stochastic view), in one place so
-// every panel asks gelu::core the same way.
+// The core results the panels show (GELU's minimum, error curves, the stochastic view), asked of gelu::core
+// in one place so every panel gets them the same way. No formula lives here: only calls into core.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "gelu/activation.hpp"
-#include "gelu/ffn/rng.hpp"
+#include "gelu/stochastic.hpp"
 
 namespace gelu::app {
 
 struct GeluMinimum {
   double x, y;  // argmin and minimum value of exact GELU
 };
-/// GELU's global minimum, solved numerically by core (computed once, cached).
+/// GELU's global minimum, solved numerically by gelu::analysis::properties (computed once, cached).
 GeluMinimum gelu_minimum();
 
 enum class ErrorMetric { Abs, Rel, Ulp };
 struct MaxError {
-  double x = 0, value = 0;  // where and how large; value NaN when nothing was finite
+  double x = 0, value = 0;  // where and how large (the first sample where it occurs)
 };
-/// err[i] = error of `approx` (parameters pa) against `ref` (pr) at xs[i], in the given metric. With
-/// f32, `approx` is evaluated in float32 at float32-rounded inputs and ULPs are float32 ULPs.
-/// Returns the maximum and where it occurs.
-MaxError error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa,
-                     const Activation& ref, const Params& pr, std::span<const double> xs, std::span<double> err);
+/// err[i] = error of `approx` (parameters pa) against `ref` (pr, in double) at xs[i], with core's distance
+/// for the metric. With f32, `approx` runs in float32 on float32-rounded inputs and ULPs are float32 ULPs.
+void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
+                 const Params& pr, std::span<const double> xs, std::span<double> err);
+/// The largest error on n evenly spaced samples of [a, b] and where it occurs (gelu::analysis::compare).
+MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
+                   const Params& pr, double a, double b, std::size_t n);
+/// Error of values v computed in float32 (e.g. on the GPU) against references r (double), core's distance.
+double error_of_f32(ErrorMetric metric, float v, double r);
 
-}  // namespace gelu::app
-
-namespace gelu::app {
-
-/// Keep probability Φ(x) of the stochastic view of GELU (drop probability is 1 − Φ(x)).
-double keep_probability(double x);
-
-/// The stochastic view of GELU at one x: masks m ~ Bernoulli(Φ(x)), and the running Monte-Carlo
-/// estimate of E[x·m] = GELU(x) with its standard error. Seeded: the same seed gives the same masks.
-class MaskEstimator {
+/// The stochastic view of GELU at one x, growing one frame at a time: the Monte-Carlo estimate of
+/// E[x·m], m ~ Bernoulli(Φ(x)), from gelu::stochastic::monte_carlo_gate over the first n draws of the
+/// seeded stream, plus the most recent masks of that same stream for display.
+class MaskStream {
  public:
-  MaskEstimator(double x, std::uint64_t seed);
-  /// Draws one mask (true = kept) and updates the running estimate.
-  bool draw();
-  std::uint64_t count() const { return n_; }
-  double mean() const;            // running mean of x·m
-  double standard_error() const;  // of the running mean, from the exact variance x²·Φ·(1 − Φ)
+  MaskStream(double x, std::uint64_t seed);
+  /// Extends the stream to n draws in total (n never decreases).
+  void grow_to(std::size_t n);
+  std::size_t count() const { return result_.samples; }
+  const stochastic::MonteCarloResult& result() const { return result_; }
+  /// The last masks drawn, oldest first (true = kept), at most `keep` of them.
+  const std::vector<bool>& recent() const { return recent_; }
+  /// Kept masks among all replayed draws (x·kept/count equals the estimator's mean).
+  std::size_t kept() const { return kept_; }
   double x() const { return x_; }
-  double keep() const { return p_; }
+  double keep() const { return keep_; }
 
  private:
-  double x_, p_;
-  std::uint64_t n_ = 0, kept_ = 0;
-  ffn::Rng rng_;
+  double x_, keep_;
+  std::uint64_t seed_;
+  stochastic::Rng rng_;  // replays the estimator's stream for the mask display
+  std::size_t drawn_ = 0, kept_ = 0;
+  std::vector<bool> recent_;
+  stochastic::MonteCarloResult result_;
 };
-
-/// z ~ N(μ, σ) pushed through GELU and ReLU: the exact expected outputs.
-struct GaussianThrough {
-  double mean_gelu, mean_relu;
-};
-GaussianThrough gaussian_through(double mu, double sigma);
-/// n seeded draws of z ~ N(μ, σ).
-void normal_samples(double mu, double sigma, std::uint64_t seed, std::span<double> out);
 
 }  // namespace gelu::app

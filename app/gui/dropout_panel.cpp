@@ -21,7 +21,7 @@ const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
 const ImU32 kReluColor = IM_COL32(214, 39, 40, 255);
 }  // namespace
 
-DropoutPanel::DropoutPanel() : est_(x0_, seed_) {
+DropoutPanel::DropoutPanel() : stream_(x0_, seed_) {
   prob_.x.range = prob_.home_x = {-4, 4};
   prob_.y.range = prob_.home_y = {-0.04, 1.04};
   prob_.y_fixed = true;
@@ -31,14 +31,11 @@ DropoutPanel::DropoutPanel() : est_(x0_, seed_) {
   hist_.legend_anchor = ImVec2(1, 0);
   prob_.legend_anchor = ImVec2(1, 0.45f);
   conv_.legend_anchor = ImVec2(1, 1);
-  hist_.y.range = hist_.home_y = {0, 1};
   restart();
 }
 
 void DropoutPanel::restart() {
-  est_ = MaskEstimator(x0_, seed_);
-  tail_provisional_ = false;
-  recent_.clear();
+  stream_ = MaskStream(x0_, seed_);
   ns_.clear();
   means_.clear();
   lo_.clear();
@@ -49,90 +46,72 @@ void DropoutPanel::restart() {
 }
 
 void DropoutPanel::draw(std::uint64_t n) {
-  const double g = find_activation("gelu")->eval(x0_);
-  if (tail_provisional_ && !ns_.empty()) {
-    ns_.pop_back();
-    means_.pop_back();
-    lo_.pop_back();
-    hi_.pop_back();
+  const std::size_t target = std::min<std::size_t>(stream_.count() + n, max_samples_);
+  if (target == stream_.count()) return;
+  stream_.grow_to(target);
+  // The band: GELU(x) ± 1.96·s/√n at each recorded n, with s the sample standard deviation of x·m that
+  // the estimator reports (its standard error at the final n times √n).
+  const stochastic::MonteCarloResult& r = stream_.result();
+  const double s = r.std_error * std::sqrt(static_cast<double>(r.samples));
+  ns_.resize(r.running_n.size());
+  lo_.resize(ns_.size());
+  hi_.resize(ns_.size());
+  for (std::size_t i = 0; i < ns_.size(); ++i) {
+    ns_[i] = static_cast<double>(r.running_n[i]);
+    const double half = kZ95 * s / std::sqrt(ns_[i]);
+    lo_[i] = r.exact - half;
+    hi_[i] = r.exact + half;
   }
-  tail_provisional_ = false;
-  for (std::uint64_t i = 0; i < n && est_.count() < max_samples_; ++i) {
-    recent_.push_back(est_.draw());
-    if (recent_.size() > kRecent) recent_.pop_front();
-    // The history is plotted on a log n axis: every sample up to 500, then ~0.2% apart in n, so it stays a
-    // few thousand points however long the sampling runs.
-    const auto n_now = static_cast<double>(est_.count());
-    if (n_now > 500 && n_now < ns_.back() * 1.002) continue;
-    const double half = kZ95 * est_.standard_error();
-    ns_.push_back(n_now);
-    means_.push_back(est_.mean());
-    lo_.push_back(g - half);
-    hi_.push_back(g + half);
-  }
-  if (est_.count() && ns_.back() != static_cast<double>(est_.count())) {
-    // Always end on the latest sample; replaced by the next draw so it does not break the spacing.
-    tail_provisional_ = true;
-    const double half = kZ95 * est_.standard_error();
-    ns_.push_back(static_cast<double>(est_.count()));
-    means_.push_back(est_.mean());
-    lo_.push_back(g - half);
-    hi_.push_back(g + half);
-  }
+  means_ = r.running_mean;
 }
 
 void DropoutPanel::settle_for_shot() {
   playing_ = false;
   restart();
   draw(shot_samples_);
-  conv_.x.range = {1, std::max(10.0, static_cast<double>(est_.count()) * 1.15)};
+  conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
 }
 
 void DropoutPanel::update_histograms() {
   if (hist_mu_ == mu_ && hist_sigma_ == sigma_) return;
   hist_mu_ = mu_;
   hist_sigma_ = sigma_;
-  std::vector<double> z(kHistSamples), g(kHistSamples), r(kHistSamples);
-  normal_samples(mu_, sigma_, 12345, z);
-  find_activation("gelu")->eval(std::span<const double>(z), std::span<double>(g));
-  find_activation("relu")->eval(std::span<const double>(z), std::span<double>(r));
+  // One sample of X ~ N(μ, σ) (same seed) through both functions, binned on one grid.
+  const stochastic::Pushforward g =
+      stochastic::pushforward(*find_activation("gelu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
+  const stochastic::Pushforward r =
+      stochastic::pushforward(*find_activation("relu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
   const double lo = -0.4, hi = std::max(1.0, mu_ + 3.5 * sigma_);
-  bin_w_ = (hi - lo) / kBins;
+  const stochastic::Histogram gh = stochastic::histogram(g.output, kBins, lo, hi);
+  // ReLU's point mass at 0 is reported, not drawn as an infinitely tall density.
+  std::vector<double> positive;
+  positive.reserve(r.output.size());
+  for (double v : r.output)
+    if (v != 0) positive.push_back(v);
+  const stochastic::Histogram rh = stochastic::histogram(positive, kBins, lo, hi);
+  relu_zero_mass_ = static_cast<double>(r.output.size() - positive.size()) / static_cast<double>(r.output.size());
+  bin_w_ = gh.bin_width();
+  const double norm = 1.0 / (static_cast<double>(kHistSamples) * bin_w_);  // densities of the whole sample
   bin_x_.resize(kBins);
-  gelu_h_.assign(kBins, 0);
-  relu_h_.assign(2 * kBins + 2, 0);
-  std::vector<double> relu_counts(kBins, 0);
-  std::size_t zeros = 0;
-  for (std::size_t i = 0; i < kHistSamples; ++i) {
-    const auto bg = static_cast<long>(std::floor((g[i] - lo) / bin_w_));
-    if (bg >= 0 && bg < kBins) gelu_h_[static_cast<std::size_t>(bg)] += 1;
-    if (r[i] == 0) {
-      ++zeros;  // ReLU's point mass at 0 is reported, not drawn as an infinitely tall density
-      continue;
-    }
-    const auto br = static_cast<long>(std::floor((r[i] - lo) / bin_w_));
-    if (br >= 0 && br < kBins) relu_counts[static_cast<std::size_t>(br)] += 1;
-  }
-  const double norm = 1.0 / (static_cast<double>(kHistSamples) * bin_w_);
-  for (int b = 0; b < kBins; ++b) {
-    bin_x_[static_cast<std::size_t>(b)] = lo + (b + 0.5) * bin_w_;
-    gelu_h_[static_cast<std::size_t>(b)] *= norm;
-  }
-  // ReLU as a step outline: two points per bin.
-  relu_h_.clear();
+  gelu_h_.resize(kBins);
   bin_edges_.clear();
+  relu_h_.clear();
   for (int b = 0; b < kBins; ++b) {
-    const double h = relu_counts[static_cast<std::size_t>(b)] * norm;
+    const auto i = static_cast<std::size_t>(b);
+    bin_x_[i] = lo + (b + 0.5) * bin_w_;
+    gelu_h_[i] = static_cast<double>(gh.counts[i]) * norm;
+    const double h = static_cast<double>(rh.counts[i]) * norm;  // a step outline: two points per bin
     bin_edges_.push_back(lo + b * bin_w_);
     relu_h_.push_back(h);
     bin_edges_.push_back(lo + (b + 1) * bin_w_);
     relu_h_.push_back(h);
   }
-  relu_zero_mass_ = static_cast<double>(zeros) / static_cast<double>(kHistSamples);
-  expected_ = gaussian_through(mu_, sigma_);
+  mean_gelu_ = stochastic::expected_gelu(mu_, sigma_);
+  mean_relu_ = stochastic::expected_relu(mu_, sigma_);
   hist_.x.range = hist_.home_x = {lo, hi};
-  const double top = *std::max_element(gelu_h_.begin(), gelu_h_.end());
-  hist_.y.range = hist_.home_y = {0, std::max(top, *std::max_element(relu_h_.begin(), relu_h_.end())) * 1.12};
+  const double top = std::max(*std::max_element(gelu_h_.begin(), gelu_h_.end()),
+                              *std::max_element(relu_h_.begin(), relu_h_.end()));
+  hist_.y.range = hist_.home_y = {0, top * 1.12};
 }
 
 void DropoutPanel::controls() {
@@ -142,7 +121,7 @@ void DropoutPanel::controls() {
   const double xlo = -3, xhi = 3;
   if (ImGui::SliderScalar("x", ImGuiDataType_Double, &x0_, &xlo, &xhi, "%.3f")) restart();
   ui::mark("slider:x");
-  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", est_.keep(), 1 - est_.keep());
+  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(x0_));
   if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
   ui::mark("button:play");
   ImGui::SameLine();
@@ -163,19 +142,20 @@ void DropoutPanel::controls() {
   const int rows = static_cast<int>((kRecent + cols - 1) / cols);
   ImGui::Dummy(ImVec2(cols * (cell + gap), static_cast<float>(rows) * (cell + gap)));
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  for (std::size_t i = 0; i < recent_.size(); ++i) {
+  const std::vector<bool>& recent = stream_.recent();
+  for (std::size_t i = 0; i < recent.size(); ++i) {
     const float cx = origin.x + static_cast<float>(i % cols) * (cell + gap);
     const float cy = origin.y + static_cast<float>(i / cols) * (cell + gap);
-    if (recent_[i]) {
+    if (recent[i]) {
       dl->AddRectFilled(ImVec2(cx, cy), ImVec2(cx + cell, cy + cell), kKeepColor, 0.2f * em);
     } else {
       dl->AddRect(ImVec2(cx, cy), ImVec2(cx + cell, cy + cell), kDropColor, 0.2f * em, 0, 0.12f * em);
     }
   }
   const double g = find_activation("gelu")->eval(x0_);
-  ImGui::Text("n = %llu masks", static_cast<unsigned long long>(est_.count()));
-  ImGui::Text("mean of x·m = %.4f", est_.mean());
-  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * est_.standard_error());
+  ImGui::Text("n = %llu masks", static_cast<unsigned long long>(stream_.count()));
+  ImGui::Text("mean of x·m = %.4f", stream_.result().mean);
+  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * stream_.result().std_error);
   ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
 
   ui::heading("Gaussian input z ~ N(μ, σ)");
@@ -187,10 +167,10 @@ void DropoutPanel::controls() {
   ImGui::SliderScalar("σ", ImGuiDataType_Double, &sigma_, &slo, &shi, "%.3f");
   ui::mark("slider:sigma");
   ImGui::PushStyleColor(ImGuiCol_Text, kGeluColor);
-  ImGui::Text("E[GELU(z)] = %.4f", expected_.mean_gelu);
+  ImGui::Text("E[GELU(z)] = %.4f", mean_gelu_);
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, kReluColor);
-  ImGui::Text("E[ReLU(z)] = %.4f", expected_.mean_relu);
+  ImGui::Text("E[ReLU(z)] = %.4f", mean_relu_);
   ImGui::Text("P(ReLU(z) = 0) = %.3f", relu_zero_mass_);
   ImGui::PopStyleColor();
 }
@@ -198,16 +178,17 @@ void DropoutPanel::controls() {
 void DropoutPanel::probability_plot(ImVec2 size) {
   plot::Plot p("keep", prob_, size, "x", "probability");
   p.function("keep  Φ(x)", kKeepColor, [](std::span<const double> x, std::span<double> y) {
-    for (std::size_t i = 0; i < x.size(); ++i) y[i] = keep_probability(x[i]);
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::keep_probability(x[i]);
   });
   p.function("drop  1 − Φ(x)", kDropColor, [](std::span<const double> x, std::span<double> y) {
-    for (std::size_t i = 0; i < x.size(); ++i) y[i] = 1 - keep_probability(x[i]);
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::drop_probability(x[i]);
   });
   char t[64];
-  std::snprintf(t, sizeof t, "Φ = %.3f", est_.keep());
-  p.marker(x0_, est_.keep(), kKeepColor, t);
-  std::snprintf(t, sizeof t, "1 − Φ = %.3f", 1 - est_.keep());
-  p.marker(x0_, 1 - est_.keep(), kDropColor, t);
+  std::snprintf(t, sizeof t, "Φ = %.3f", stream_.keep());
+  p.marker(x0_, stream_.keep(), kKeepColor, t);
+  const double drop = stochastic::drop_probability(x0_);
+  std::snprintf(t, sizeof t, "1 − Φ = %.3f", drop);
+  p.marker(x0_, drop, kDropColor, t);
   const double before = x0_;
   p.probe(&x0_, IM_COL32(40, 40, 40, 200));
   if (x0_ != before) {
@@ -219,15 +200,15 @@ void DropoutPanel::probability_plot(ImVec2 size) {
 }
 
 void DropoutPanel::convergence_plot(ImVec2 size) {
-  if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(est_.count()) * 1.15)};
+  if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
   plot::Plot p("convergence", conv_, size, "number of masks n", "running mean of x·m");
   p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
-  const double g = find_activation("gelu")->eval(x0_);
-  p.hline(g, IM_COL32(44, 120, 44, 255), 0.1f, true);
-  p.line("mean of x·m", IM_COL32(20, 20, 20, 255), ns_, means_, 0.14f);
+  const double g = stream_.result().exact;
+  const double gx[2] = {1, std::max(10.0, static_cast<double>(stream_.count()))}, gy[2] = {g, g};
   char t[64];
-  std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f", x0_, g);
-  p.note(t, 3, IM_COL32(44, 120, 44, 255));
+  std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f##gelu", x0_, g);
+  p.line(t, IM_COL32(44, 120, 44, 255), gx, gy, 0.1f);
+  p.line("mean of x·m", IM_COL32(20, 20, 20, 255), ns_, means_, 0.14f);
   p.end();
   ui::mark_plot("convergence", conv_);
 }
@@ -240,14 +221,14 @@ void DropoutPanel::histogram_plot(ImVec2 size) {
   char label[96];
   std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.3f at 0)", relu_zero_mass_);
   p.line(label, kReluColor, bin_edges_, relu_h_, 0.16f);
-  p.vline(expected_.mean_gelu, kGeluColor, 0.12f, true);
-  p.vline(expected_.mean_relu, kReluColor, 0.12f, true);
+  p.vline(mean_gelu_, kGeluColor, 0.12f, true);
+  p.vline(mean_relu_, kReluColor, 0.12f, true);
   const double top = hist_.y.range.max;
   char t[64];
-  std::snprintf(t, sizeof t, "E[GELU(z)] = %.3f", expected_.mean_gelu);
-  p.marker(expected_.mean_gelu, top * 0.62, kGeluColor, t, 0.25f);
-  std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f", expected_.mean_relu);
-  p.marker(expected_.mean_relu, top * 0.48, kReluColor, t, 0.25f);
+  std::snprintf(t, sizeof t, "E[GELU(z)] = %.3f", mean_gelu_);
+  p.marker(mean_gelu_, top * 0.62, kGeluColor, t, 0.25f);
+  std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f", mean_relu_);
+  p.marker(mean_relu_, top * 0.48, kReluColor, t, 0.25f);
   p.end();
   ui::mark_plot("histograms", hist_);
 }
@@ -297,19 +278,21 @@ json::Object DropoutPanel::meta() const {
   plots["histograms"] = plot_meta(hist_);
   o["plots"] = plots;
   o["x0"] = x0_;
-  o["keep_probability"] = est_.keep();
-  o["samples"] = static_cast<double>(est_.count());
-  o["mean"] = est_.mean();
-  o["standard_error"] = est_.standard_error();
-  o["gelu"] = find_activation("gelu")->eval(x0_);
+  const stochastic::MonteCarloResult& r = stream_.result();
+  o["keep_probability"] = stream_.keep();
+  o["samples"] = static_cast<double>(r.samples);
+  o["mean"] = r.mean;
+  o["standard_error"] = r.std_error;
+  o["replayed_mean"] = r.samples ? x0_ * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
+  o["gelu"] = r.exact;
   o["band_lo"] = lo_.empty() ? json::Value() : json::Value(lo_.back());
   o["band_hi"] = hi_.empty() ? json::Value() : json::Value(hi_.back());
   o["mean_color"] = color_hex(IM_COL32(20, 20, 20, 255));
   o["band_color"] = color_hex(IM_COL32(44, 160, 44, 60));
   o["mu"] = mu_;
   o["sigma"] = sigma_;
-  o["mean_gelu"] = expected_.mean_gelu;
-  o["mean_relu"] = expected_.mean_relu;
+  o["mean_gelu"] = mean_gelu_;
+  o["mean_relu"] = mean_relu_;
   o["relu_zero_mass"] = relu_zero_mass_;
   return o;
 }

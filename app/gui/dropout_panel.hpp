@@ -3,8 +3,8 @@
 // Gaussian pre-activation N(μ, σ) pushed through GELU and ReLU, with both output histograms and means.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "core_facts.hpp"
@@ -20,7 +20,7 @@ class DropoutPanel : public Panel {
   void drawContent() override;
   void load_state(const json::Value& state) override;
   json::Object meta() const override;
-  bool animating() const override { return playing_ && est_.count() < max_samples_; }
+  bool animating() const override { return playing_ && stream_.count() < max_samples_; }
   void settle_for_shot() override;
 
  private:
@@ -37,15 +37,12 @@ class DropoutPanel : public Panel {
   int per_frame_ = 10;
   std::uint64_t max_samples_ = 100000, shot_samples_ = 3000;
   bool playing_ = true;
-  MaskEstimator est_;
-  std::deque<bool> recent_;                // the last masks, newest last
-  std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band (log-spaced in n)
-  bool tail_provisional_ = false;
+  MaskStream stream_;
+  std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band, from the core estimator
 
   double mu_ = 0.5, sigma_ = 1.0, hist_mu_ = NAN, hist_sigma_ = NAN;
   std::vector<double> bin_x_, gelu_h_, bin_edges_, relu_h_;
-  double relu_zero_mass_ = 0, bin_w_ = 0;
-  GaussianThrough expected_{};
+  double relu_zero_mass_ = 0, bin_w_ = 0, mean_gelu_ = 0, mean_relu_ = 0;
 
   plot::PlotState prob_, conv_, hist_;
 };

@@ -213,7 +213,13 @@ TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
   const double mean = m.at("mean").as_number(), lo = m.at("band_lo").as_number(), hi = m.at("band_hi").as_number();
   EXPECT_LE(lo, mean);
   EXPECT_LE(mean, hi);
-  EXPECT_NEAR(hi - lo, 2 * 1.959963984540054 * std::sqrt(0.8413447460685429 * (1 - 0.8413447460685429) / 3000), 1e-9);
+  // The band is GELU(x) ± 1.96 standard errors as the core estimator reports them ...
+  const double se = m.at("standard_error").as_number();
+  EXPECT_NEAR(hi - lo, 2 * 1.959963984540054 * se, 1e-12);
+  // ... which are close to the exact |x|·√(Φ(1 − Φ)/n).
+  EXPECT_NEAR(se, std::sqrt(0.8413447460685429 * (1 - 0.8413447460685429) / 3000), 0.05 * se);
+  // The masks the panel shows are the estimator's own draws: replaying them gives its mean exactly.
+  EXPECT_NEAR(m.at("replayed_mean").as_number(), mean, 1e-12);
   // In the picture: the running-mean line at n = 3000 lies between the band's edges.
   const PlotGeom c(m.at("plots").at("convergence"));
   EXPECT_TRUE(c.log_x);
@@ -234,6 +240,18 @@ TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
   EXPECT_NEAR(m.at("mean_relu").as_number(), relu_mean, 1e-12);
   EXPECT_NEAR(m.at("relu_zero_mass").as_number(), 0.5 * std::erfc(mu / std::sqrt(2.0)), 0.01);
   EXPECT_LT(m.at("mean_gelu").as_number(), relu_mean);  // GELU lets some negative values through
+}
+
+TEST(AppShot, ApproxGpuResultsAgreeWithTheCpu) {
+  const Shot s = shoot("approx", R"({"x": [-6, 6], "metric": "ulp", "gpu": true})", "approx_gpu");
+  ASSERT_EQ(s.status, 0);
+  const Value* status = s.meta.find("gpu_status");
+  ASSERT_NE(status, nullptr) << "built without gelu::gpu";
+  const std::string text = status->as_string();
+  EXPECT_NE(text.find("exact GELU: GPU vs CPU float32 at most"), std::string::npos) << text;
+  EXPECT_NE(text.find("tanh form: GPU vs CPU float32 at most"), std::string::npos) << text;
+  // The GPU backend's contract: within 4 ULP of the correctly rounded value, so within 5 of the CPU's.
+  for (const Value& u : s.meta.at("gpu_max_ulp_vs_cpu").as_array()) EXPECT_LE(u.as_number(), 5.0);
 }
 
 TEST(AppShot, BadInputIsAUsageError) {
