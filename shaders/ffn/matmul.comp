@@ -1,14 +1,21 @@
 #version 430
-// C = op(A)·op(B) on 16x16 output tiles staged through shared memory, with an epilogue for the FFN:
+// C = op(A)·op(B) on 32x32 output tiles: a work group of 8x8 invocations stages 32x16 slices of A and 16x32 of
+// B in shared memory, and each invocation accumulates a 4x4 block of C in registers (rows li + 8r, columns
+// lj + 8c), so a shared load feeds four multiply-adds and a tile needs few barriers (on Mesa's llvmpipe a
+// barrier is a coroutine switch per SIMD batch of invocations: the cost that dominated a 16x16
+// one-output-per-invocation version).
 //   A(i,k) = data[a_off + i*a_rs + k*a_cs], B(k,j) = data[b_off + k*b_rs + j*b_cs], C(i,j) at c_off + i + j*M
 //   (column-major; transposes are swapped strides). B's row u_b_ones_row (or column u_b_ones_col) reads as
 //   1: the bias stored right after W turns W·x + b into [W b]·[x; 1] and Σ_batch dz into a column of dz·[x; 1]ᵀ.
+// Every C(i,j) sums its products in increasing k, one rounding per multiply and per add.
 // Epilogue: u_epilogue 0 stores acc; 1 stores ACT(acc) and, in training, ACT'(acc) at d_off; 2 is the
 // stochastic GELU gate m = [u < Φ(acc)] (u at r_off) storing acc·m and m. Then u_accumulate adds the old C,
 // and u_mul_off >= 0 multiplies by data[mul_off + i + j*M] (dz = da ⊙ f'(z) of the block below).
-// ACT (a glsl_name from the registry) is #defined by the loader (core/gpu/ffn/trainer.cpp).
-#define TILE 16
-layout(local_size_x = TILE, local_size_y = TILE) in;
+// ACT (a glsl_name from the registry) is #defined by the loader (core/gpu/ffn/trainer.cpp); without it the
+// program has no activation epilogue.
+#define TM 32  // output tile (rows and columns)
+#define TK 16  // k slice
+layout(local_size_x = 8, local_size_y = 8) in;
 layout(std430, binding = 0) buffer Data { float data[]; };
 
 uniform int u_M, u_N, u_K;
@@ -19,36 +26,27 @@ uniform int u_c_off;
 uniform int u_epilogue, u_train, u_d_off, u_r_off, u_mul_off, u_accumulate;
 uniform vec4 u_params;
 
+#ifdef ACT
 #include "activations.glsl"
+#endif
 
-shared float s_a[TILE][TILE + 1];
-shared float s_b[TILE][TILE + 1];
+shared float s_a[TK][TM];
+shared float s_b[TK][TM];
 
+float load_a(int i, int k) {
+  if (i >= u_M || k >= u_K) return 0.0;
+  return data[u_a_off + i * u_a_rs + k * u_a_cs];
+}
 float load_b(int k, int j) {
   if (k >= u_K || j >= u_N) return 0.0;
   if (k == u_b_ones_row || j == u_b_ones_col) return 1.0;
   return data[u_b_off + k * u_b_rs + j * u_b_cs];
 }
 
-void main() {
-  int li = int(gl_LocalInvocationID.x), lj = int(gl_LocalInvocationID.y);
-  int i0 = int(gl_WorkGroupID.x) * TILE, j0 = int(gl_WorkGroupID.y) * TILE;
-  int i = i0 + li, j = j0 + lj;
-  float acc = 0.0;
-  for (int k0 = 0; k0 < u_K; k0 += TILE) {
-    // Thread (li, lj) loads A(i0+li, k0+lj) and B(k0+li, j0+lj); rows of A are contiguous when a_rs == 1.
-    int ka = k0 + lj;
-    s_a[li][lj] = (i < u_M && ka < u_K) ? data[u_a_off + i * u_a_rs + ka * u_a_cs] : 0.0;
-    s_b[li][lj] = load_b(k0 + li, j);
-    barrier();
-    int kn = min(TILE, u_K - k0);
-    for (int k = 0; k < kn; ++k) acc += s_a[li][k] * s_b[k][lj];
-    barrier();
-  }
-  if (i >= u_M || j >= u_N) return;
-  int c = u_c_off + i + j * u_M;
+void store(int i, int j, float acc) {
   int e = i + j * u_M;
   float v = acc;
+#ifdef ACT
   if (u_epilogue == 1) {
     v = ACT(acc, 0, u_params);
     if (u_train != 0) data[u_d_off + e] = ACT(acc, 1, u_params);
@@ -63,7 +61,42 @@ void main() {
       v = act_gelu(acc, 0, vec4(0.0));
     }
   }
+#endif
+  int c = u_c_off + e;
   if (u_accumulate != 0) v = data[c] + v;
   if (u_mul_off >= 0) v = v * data[u_mul_off + e];
   data[c] = v;
+}
+
+void main() {
+  int li = int(gl_LocalInvocationID.x), lj = int(gl_LocalInvocationID.y);
+  int t = li + 8 * lj;
+  int i0 = int(gl_WorkGroupID.x) * TM, j0 = int(gl_WorkGroupID.y) * TM;
+  float acc[4][4];
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
+  for (int k0 = 0; k0 < u_K; k0 += TK) {
+    for (int q = 0; q < 8; ++q) {
+      int e = t + 64 * q;
+      int ar = e % TM, ak = e / TM;  // A: rows fastest (contiguous for a_rs == 1)
+      s_a[ak][ar] = load_a(i0 + ar, k0 + ak);
+      int bk = e % TK, bc = e / TK;  // B: k fastest (contiguous for b_rs == 1)
+      s_b[bk][bc] = load_b(k0 + bk, j0 + bc);
+    }
+    barrier();
+    int kn = min(TK, u_K - k0);
+    for (int k = 0; k < kn; ++k) {
+      float a[4], b[4];
+      for (int r = 0; r < 4; ++r) a[r] = s_a[k][li + 8 * r];
+      for (int c = 0; c < 4; ++c) b[c] = s_b[k][lj + 8 * c];
+      for (int r = 0; r < 4; ++r)
+        for (int c = 0; c < 4; ++c) acc[r][c] += a[r] * b[c];
+    }
+    barrier();
+  }
+  for (int r = 0; r < 4; ++r)
+    for (int c = 0; c < 4; ++c) {
+      int i = i0 + li + 8 * r, j = j0 + lj + 8 * c;
+      if (i < u_M && j < u_N) store(i, j, acc[r][c]);
+    }
 }

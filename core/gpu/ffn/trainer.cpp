@@ -19,7 +19,7 @@
 namespace gelu::gpu {
 namespace {
 
-constexpr int kTile = 16;         // TILE in shaders/ffn/matmul.comp
+constexpr int kTile = 32;         // TM in shaders/ffn/matmul.comp
 constexpr unsigned kGroup = 256;  // local_size_x of the elementwise kernels
 constexpr unsigned kMaxGroups = 4096;
 
@@ -42,8 +42,16 @@ std::string gl_error_text(GLenum e) {
   }
 }
 
+}
+}
+#include <chrono>
+#include <cstdio>
+namespace gelu::gpu { namespace {
+static std::chrono::steady_clock::time_point g_t0 = std::chrono::steady_clock::now();
+static const char* g_label = "";
 void barrier() {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  if (std::getenv("PROF")) { glFinish(); auto t = std::chrono::steady_clock::now(); std::fprintf(stderr, "%s %.0f\n", g_label, std::chrono::duration<double, std::micro>(t - g_t0).count()); g_t0 = t; }
 }
 
 }  // namespace
@@ -151,7 +159,7 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
   // Programs: compile everything now so that shader errors surface at construction.
   for (const Block& b : net_.blocks())
     if (b.act && !program("ffn/matmul.comp", b.act->glsl_name)) return;
-  for (const char* k : {"ffn/loss.comp", "ffn/optimizer.comp", "ffn/gather.comp", "ffn/glu.comp"})
+  for (const char* k : {"ffn/matmul.comp", "ffn/loss.comp", "ffn/optimizer.comp", "ffn/gather.comp", "ffn/glu.comp"})
     if (!program(k, nullptr)) return;
 
   while (glGetError() != GL_NO_ERROR) {
@@ -192,7 +200,7 @@ void FfnTrainer::fail(std::string message) {
 FfnTrainer::Program* FfnTrainer::program(const std::string& kernel, const char* act) {
   const std::string key = kernel + "|" + (act ? act : "");
   if (auto it = programs_.find(key); it != programs_.end()) return &it->second;
-  const std::string defines = act ? std::string("#define ACT ") + act : std::string();
+  std::string defines = act ? std::string("#define ACT ") + act : std::string();
   std::string err;
   const auto src = shaders_.expand(kernel, defines, &err);
   if (!src) {
@@ -251,8 +259,7 @@ std::vector<float> FfnTrainer::read(long long offset, std::size_t n) {
 // [SECTION] Dispatches
 
 void FfnTrainer::matmul(const MatmulArgs& m) {
-  const char* act = (m.act ? m.act : net_.blocks().front().act)->glsl_name;
-  Program* p = program("ffn/matmul.comp", act);
+  Program* p = program("ffn/matmul.comp", m.epilogue != 0 ? m.act->glsl_name : nullptr);
   if (!p) return;
   glUseProgram(p->id);
   const auto i = [](long long v) { return static_cast<GLint>(v); };
@@ -283,6 +290,7 @@ void FfnTrainer::matmul(const MatmulArgs& m) {
     }
     glUniform4fv(p->loc("u_params"), 1, v);
   }
+  g_label = m.epilogue ? "mm-act" : m.K == batch_ ? "mm-dW" : "mm";
   glDispatchCompute(static_cast<GLuint>((m.M + kTile - 1) / kTile), static_cast<GLuint>((m.N + kTile - 1) / kTile),
                     1);
   barrier();

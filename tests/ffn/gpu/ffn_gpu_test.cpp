@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "ffn_gpu_fixture.hpp"
@@ -56,6 +57,8 @@ void expect_same_trajectory(const Case& c, int steps, double tol) {
   const auto r = train_both(*ctx, spec, d, cfg, steps);
   ASSERT_TRUE(r.error.empty()) << c.name << ": " << r.error;
   ASSERT_EQ(r.gpu.size(), r.cpu.size());
+  std::printf("  %-20s step 1 rel %.1e  step %d rel %.1e  test loss rel %.1e\n", c.name, rel(r.gpu.front(), r.cpu.front()),
+              steps, rel(r.gpu.back(), r.cpu.back()), rel(r.gpu_metrics.test_loss, r.cpu_metrics.test_loss));
   // The first step is one forward pass from identical weights: float rounding only.
   EXPECT_LE(rel(r.gpu.front(), r.cpu.front()), 1e-5) << c.name << " cpu " << r.cpu.front() << " gpu " << r.gpu.front();
   EXPECT_LE(rel(r.gpu.back(), r.cpu.back()), tol)
