@@ -246,6 +246,7 @@ void ApproxPanel::drawContent() {
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
     p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr, 0.14f);
+    p.legend_first("exact GELU  x·Φ(x)");
     p.end();
     ui::mark_plot("functions", fplot_);
   }

@@ -143,8 +143,14 @@ void CurvesPanel::plots(float height) {
         p.shade_between("GELU < 0: the dip", plot::palette(color_index(gelu), 0.22f), dip_x, dip_y, zeros);
       }
     }
-    for (const Fn& f : fns_) {
-      if (!f.shown) continue;
+    // Exact GELU is drawn last, on top of the curves that approximate it, and listed first.
+    std::vector<const Fn*> order_of_drawing;
+    for (const Fn& f : fns_)
+      if (f.shown && f.a != gelu) order_of_drawing.push_back(&f);
+    if (gelu_fn) order_of_drawing.push_back(gelu_fn);
+    p.legend_first(gelu->name);
+    for (const Fn* fp : order_of_drawing) {
+      const Fn& f = *fp;
       const plot::BatchFn fn = batch(f.a, order, f.params);
       const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
       p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);

@@ -407,6 +407,8 @@ void Plot::draw_axes() {
 void Plot::draw_legend() {
   s_.legend_min = s_.legend_max = ImVec2(0, 0);
   if (entries_.empty()) return;
+  if (!legend_first_.empty())
+    std::stable_partition(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == legend_first_; });
   const float pad = 0.4f * em_, swatch = 1.6f * em_, row = ImGui::GetTextLineHeight() + 0.2f * em_;
   float wmax = 0;
   for (const Entry& e : entries_) wmax = std::max(wmax, ImGui::CalcTextSize(e.label.c_str()).x);

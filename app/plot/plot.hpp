@@ -83,6 +83,9 @@ class Plot {
   void tangent(double x0, double y0, double slope, ImU32 color, float thickness_em = 0.09f);
   /// A draggable vertical probe line; returns true when the user moved it this frame.
   bool probe(double* x, ImU32 color);
+  /// Lists the series keyed `key` first in the legend, whatever order it was drawn in (so a reference
+  /// curve can be drawn last, on top, and still lead the legend).
+  void legend_first(const char* key) { legend_first_ = key; }
   /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
   void note(const char* text, int corner, ImU32 color);
 
@@ -113,6 +116,7 @@ class Plot {
   float em_ = 13;
   bool hovered_ = false, ended_ = false;
   std::vector<Entry> entries_;
+  std::string legend_first_;
   Range fit_y_{1e300, -1e300}, fit_x_{1e300, -1e300};
   std::vector<double> sx_, sy_;  // sampling scratch
 };
