@@ -38,6 +38,7 @@ class App {
   bool take_png_request();
   bool quit_requested() const { return quit_; }
   std::string png_path() const;  // where the live view's PNG goes: gelulab-<panel>-N.png in the cwd
+  void png_saved() { ++png_counter_; }
   void set_status(std::string s) { status_ = std::move(s); }
   bool font_has_formula_glyphs() const { return formula_glyphs_ok_; }
 

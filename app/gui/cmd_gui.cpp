@@ -209,7 +209,9 @@ int run_gui(Args& args) {
       std::string err;
       const std::string path = app.png_path();
       glReadBuffer(GL_BACK);
-      app.set_status(write_framebuffer_png(path, fw, fh, &err) ? "saved " + path : err);
+      const bool ok = write_framebuffer_png(path, fw, fh, &err);
+      app.set_status(ok ? "saved " + path : err);
+      if (ok) app.png_saved();
     }
     for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
       ++gl_errors;

@@ -1,5 +1,8 @@
 #include "script.hpp"
 
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
@@ -58,6 +61,10 @@ Script Script::parse(const std::string& text) {
       if (!(ls >> c.frames) || c.frames == 0) fail("wheel needs a non-zero click count");
       c.u1 = c.frames > 0 ? 1.0f : -1.0f;  // direction
       c.frames = std::abs(c.frames);
+    } else if (c.op == "key") {
+      if (!(ls >> c.target) || (c.target != "F12" && c.target != "ctrl1" && c.target != "ctrl2" && c.target != "ctrl3"))
+        fail("key takes F12, ctrl1, ctrl2 or ctrl3");
+      c.frames = 3;
     } else if (c.op == "wait") {
       if (!(ls >> c.frames) || c.frames < 1) fail("wait needs a frame count >= 1");
     } else if (c.op == "repeat") {
@@ -134,6 +141,13 @@ bool Script::step(App& app, ImGuiIO& io) {
     } else if (c.op == "wheel") {
       mouse_ = target(c.u0, c.v0);
       io.MouseWheel += c.u1;
+    } else if (c.op == "key") {
+      // GLFW key codes, as ImGui 1.86's GLFW backend stores them in io.KeysDown.
+      const bool f12 = c.target == "F12";
+      const int key = f12 ? GLFW_KEY_F12 : GLFW_KEY_1 + (c.target.back() - '1');
+      io.KeysDown[key] = t == 1;
+      io.KeyCtrl = !f12 && t == 1;
+      io.KeysDown[GLFW_KEY_LEFT_CONTROL] = io.KeyCtrl;
     }
     io.MousePos = mouse_;
     return true;
