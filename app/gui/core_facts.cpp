@@ -16,13 +16,19 @@ analysis::ErrorMetric to_core(ErrorMetric m) {
 constexpr std::size_t kRecentMasks = 60;
 }  // namespace
 
-GeluMinimum gelu_minimum() {
-  static const GeluMinimum m = [] {
-    const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
-    return p.global_minimum ? GeluMinimum{p.global_minimum->x, p.global_minimum->value} : GeluMinimum{NAN, NAN};
-  }();
-  return m;
+namespace {
+const analysis::Properties& gelu_properties() {
+  static const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
+  return p;
 }
+}  // namespace
+
+GeluMinimum gelu_minimum() {
+  const analysis::Properties& p = gelu_properties();
+  return p.global_minimum ? GeluMinimum{p.global_minimum->x, p.global_minimum->value} : GeluMinimum{NAN, NAN};
+}
+
+const std::vector<double>& gelu_inflections() { return gelu_properties().inflection_points; }
 
 double error_of_f32(ErrorMetric metric, float v, double r) {
   switch (metric) {

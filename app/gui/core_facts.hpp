@@ -16,6 +16,8 @@ struct GeluMinimum {
 };
 /// GELU's global minimum, solved numerically by gelu::analysis::properties (computed once, cached).
 GeluMinimum gelu_minimum();
+/// GELU's inflection points (zeros of f″), from the same properties.
+const std::vector<double>& gelu_inflections();
 
 enum class ErrorMetric { Abs, Rel, Ulp };
 struct MaxError {

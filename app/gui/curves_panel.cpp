@@ -155,6 +155,13 @@ void CurvesPanel::plots(float height) {
       const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
       p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);
     }
+    if (order == 0 && gelu_fn) {
+      // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.
+      infl_x_ = gelu_inflections();
+      infl_y_.resize(infl_x_.size());
+      gelu->eval(std::span<const double>(infl_x_), std::span<double>(infl_y_), 0, &gelu_fn->params);
+      p.scatter("GELU inflection points (f″ = 0)", IM_COL32(60, 60, 60, 255), infl_x_, infl_y_, 0.28f);
+    }
     if (order == 0 && gelu_fn && shade_dip_) {
       char text[96];
       std::snprintf(text, sizeof text, "min %.5f at x = %.5f", minimum_y_, minimum_x_);
@@ -306,6 +313,10 @@ json::Object CurvesPanel::meta() const {
   o["functions"] = fns;
   o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
   o["gelu_minimum"] = json::Array{minimum_x_, minimum_y_};
+  json::Array infl;
+  for (double x : gelu_inflections()) infl.push_back(x);
+  o["gelu_inflections"] = infl;
+  o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
   return o;
 }
 

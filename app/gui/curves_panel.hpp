@@ -32,6 +32,7 @@ class CurvesPanel : public Panel {
   bool show_order_[3] = {true, false, false};
   bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true;
   double probe_x_ = 1.0;
+  std::vector<double> infl_x_, infl_y_;  // GELU's inflection points, drawn as a scatter
   plot::Axis shared_x_;
   plot::PlotState plot_[3];
 };

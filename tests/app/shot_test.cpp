@@ -162,6 +162,16 @@ TEST(AppShot, CurvesMinimumMarkerAndDerivativePlot) {
   const auto& m = s.meta.at("gelu_minimum").as_array();
   EXPECT_NEAR(m[0].as_number(), -0.75179, 1e-5);
   EXPECT_NEAR(m[1].as_number(), -0.16997, 1e-5);
+  // The inflection points, solved by core, sit at ±√2 (f″ = φ(x)(2 − x²)) and are drawn as dots.
+  const auto& infl = s.meta.at("gelu_inflections").as_array();
+  ASSERT_EQ(infl.size(), 2u);
+  EXPECT_NEAR(infl[0].as_number(), -std::sqrt(2.0), 1e-12);
+  EXPECT_NEAR(infl[1].as_number(), std::sqrt(2.0), 1e-12);
+  const PlotGeom f0(s.meta.at("plots").at("f(x)"));
+  const Rgb dot = hex(s.meta.at("inflection_color").as_string());
+  const double r2 = std::sqrt(2.0);
+  EXPECT_LT(img.nearest(f0.px(r2), f0.py(gelu::find_activation("gelu")->eval(r2)), dot), 30.0);
+  EXPECT_GT(img.nearest(f0.px(r2), f0.py(gelu::find_activation("gelu")->eval(r2)) + 25, dot), 60.0);
   const PlotGeom d1(s.meta.at("plots").at("f′(x)"));
   const Rgb gelu_col = hex(s.meta.at("functions").at("gelu").at("color").as_string());
   // GELU' crosses 1 near x = 0.6 and is 0.5 at 0: the derivative plot has those pixels.
