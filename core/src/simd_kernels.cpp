@@ -246,11 +246,27 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   }
 }
 
+GELU_INLINE bool has_tail(const Pieces& p) {
+  return _mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ) != 0;
+}
+
 GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
   const Pieces p = pieces(x, tb);
   // t > 11.5 (or NaN) is rare in practice, never in N(0, 1) data: one compare per vector picks the exact tail.
-  if (_mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ)) return gelu_assemble<true>(x, p);
+  if (has_tail(p)) return gelu_assemble<true>(x, p);
   return gelu_assemble<false>(x, p);
+}
+
+/// Two vectors with one tail test, so the compiler can interleave their independent chains.
+GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
+  const Pieces pa = pieces(a, tb), pb = pieces(b, tb);
+  if (has_tail(pa) || has_tail(pb)) {
+    a = has_tail(pa) ? gelu_assemble<true>(a, pa) : gelu_assemble<false>(a, pa);
+    b = has_tail(pb) ? gelu_assemble<true>(b, pb) : gelu_assemble<false>(b, pb);
+    return;
+  }
+  a = gelu_assemble<false>(a, pa);
+  b = gelu_assemble<false>(b, pb);
 }
 
 GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
@@ -277,11 +293,10 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   const __m512 delta = _mm512_sub_ps(_mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi)), _mm512_set1_ps(tb.root_lo));
   const __mmask16 near =
       _mm512_cmp_ps_mask(_mm512_abs_ps(delta), _mm512_set1_ps(static_cast<float>(kRootHalfWidth)), _CMP_LE_OQ);
-  if (near) {
-    __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
-    for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
-    y = _mm512_mask_mul_ps(y, near, delta, poly);
-  }
+  // Branch-free: with N(0, σ) data about a third of vectors have such a lane, too often to predict.
+  __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
+  for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
+  y = _mm512_mask_mul_ps(y, near, delta, poly);
   // NaN in, NaN out (only tail vectors can hold one); +inf -> 1 comes from 1 + D with t clamped.
   if (tail) y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
   return y;
@@ -293,12 +308,21 @@ constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
 
 /// y[i] = k(x[i]) (Unary) or y[i] = dy[i]·k(x[i]) (with a gradient): 16 floats at a time, two vectors per
 /// iteration so their independent chains overlap.
-template <bool kGrad, class Kernel>
-GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n, Kernel k) {
+template <bool kGrad, class Kernel, class PairKernel>
+GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n, Kernel k, PairKernel k2) {
   const Regs r(tables());
   auto one = [&](std::size_t i, __mmask16 m) {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i), r);
     return kGrad ? _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v) : v;
+  };
+  auto two = [&](std::size_t i, __m512& a, __m512& b) {
+    a = _mm512_loadu_ps(x + i);
+    b = _mm512_loadu_ps(x + i + 16);
+    k2(a, b, r);
+    if constexpr (kGrad) {
+      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
+      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
+    }
   };
   std::size_t i = 0;
   const bool stream = n * sizeof(float) >= kStreamBytes;
@@ -319,14 +343,16 @@ GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n,
         _mm_prefetch(reinterpret_cast<const char*>(dy + i + 512), _MM_HINT_T0);
         _mm_prefetch(reinterpret_cast<const char*>(dy + i + 528), _MM_HINT_T0);
       }
-      const __m512 a = one(i, 0xffff), b = one(i + 16, 0xffff);
+      __m512 a, b;
+      two(i, a, b);
       _mm512_stream_ps(y + i, a);
       _mm512_stream_ps(y + i + 16, b);
     }
     _mm_sfence();
   } else {
     for (; i + 32 <= n; i += 32) {
-      const __m512 a = one(i, 0xffff), b = one(i + 16, 0xffff);
+      __m512 a, b;
+      two(i, a, b);
       _mm512_storeu_ps(y + i, a);
       _mm512_storeu_ps(y + i + 16, b);
     }
@@ -345,13 +371,20 @@ GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n,
 #ifdef GELU_SIMD_AVX512
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu16(v, r); });
+  run16<false>(
+      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu16(v, r); },
+      [](__m512& a, __m512& b, const Regs& r) { gelu32(a, b, r); });
 }
+// f' keeps one test per vector inside gelu_d1_16; the pair form only unrolls.
+constexpr auto kD1Pair = [](__m512& a, __m512& b, const Regs& r) {
+  a = gelu_d1_16(a, r);
+  b = gelu_d1_16(b, r);
+};
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); });
+  run16<false>(x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  run16<true>(x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); });
+  run16<true>(x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
 }
 const char* isa() { return "avx512"; }
 
