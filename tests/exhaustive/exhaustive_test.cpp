@@ -56,6 +56,8 @@ struct Worst {
   std::int64_t int_ulp = 0;  // distance to the correctly rounded value
   float x_real = 0, x_int = 0;
   double abs_near_root = 0;
+  double real_ulp_normal = 0;  // the same, over results in the normal range (|exact| >= 2^-126)
+  float x_normal = 0;
   std::uint64_t checked = 0, failures = 0;
   float first_failure = 0;
 };
@@ -99,6 +101,7 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
               ok = abs_err <= 3e-8;
             } else {
               if (real > w.real_ulp) w.real_ulp = real, w.x_real = x;
+              if (std::fabs(r) >= 0x1p-126 && real > w.real_ulp_normal) w.real_ulp_normal = real, w.x_normal = x;
               if (d > w.int_ulp) w.int_ulp = d, w.x_int = x;
               ok = d <= (derivative ? 2 : 1);
             }
@@ -126,6 +129,7 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
     if (w.real_ulp > all.real_ulp) all.real_ulp = w.real_ulp, all.x_real = w.x_real;
     if (w.int_ulp > all.int_ulp) all.int_ulp = w.int_ulp, all.x_int = w.x_int;
     all.abs_near_root = std::max(all.abs_near_root, w.abs_near_root);
+    if (w.real_ulp_normal > all.real_ulp_normal) all.real_ulp_normal = w.real_ulp_normal, all.x_normal = w.x_normal;
     all.checked += w.checked;
     if (w.failures && !all.failures) all.first_failure = w.first_failure;
     all.failures += w.failures;
@@ -134,11 +138,11 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
 }
 
 void report(const char* what, const Worst& w) {
-  std::printf("%s: %llu inputs (stride %llu); max error %.4f ULP at x=%a; max distance to correctly rounded %lld ULP at "
-              "x=%a; near-root abs %.3g\n",
+  std::printf("%s: %llu inputs (stride %llu); max error %.4f ULP at x=%a (normal-range results: %.4f ULP at x=%a); "
+              "max distance to correctly rounded %lld ULP at x=%a; near-root abs %.3g\n",
               what, static_cast<unsigned long long>(w.checked), static_cast<unsigned long long>(stride()), w.real_ulp,
-              static_cast<double>(w.x_real), static_cast<long long>(w.int_ulp), static_cast<double>(w.x_int),
-              w.abs_near_root);
+              static_cast<double>(w.x_real), w.real_ulp_normal, static_cast<double>(w.x_normal),
+              static_cast<long long>(w.int_ulp), static_cast<double>(w.x_int), w.abs_near_root);
 }
 
 TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
