@@ -7,12 +7,10 @@
 //   A(i,k) = data[a_off + i*a_rs + k*a_cs], B(k,j) = data[b_off + k*b_rs + j*b_cs], C(i,j) at c_off + i + j*M
 //   (column-major; transposes are swapped strides). B's row u_b_ones_row (or column u_b_ones_col) reads as
 //   1: the bias stored right after W turns W·x + b into [W b]·[x; 1] and Σ_batch dz into a column of dz·[x; 1]ᵀ.
-// Every C(i,j) sums its products in increasing k, one rounding per multiply and per add.
-// Epilogue: u_epilogue 0 stores acc; 1 stores ACT(acc) and, in training, ACT'(acc) at d_off; 2 is the
-// stochastic GELU gate m = [u < Φ(acc)] (u at r_off) storing acc·m and m. Then u_accumulate adds the old C,
-// and u_mul_off >= 0 multiplies by data[mul_off + i + j*M] (dz = da ⊙ f'(z) of the block below).
-// ACT (a glsl_name from the registry) is #defined by the loader (core/gpu/ffn/trainer.cpp); without it the
-// program has no activation epilogue.
+// Every C(i,j) sums its products in increasing k, one rounding per multiply and per add. Epilogue:
+// u_accumulate adds the old C, then u_mul_off >= 0 multiplies by data[mul_off + i + j*M] (dz = da ⊙ f'(z) of
+// the block below). Activations run in act.comp: kept out of here so the 4x4 loops unroll and acc stays in
+// registers (a call into the activation twins in the epilogue kept the loop rolled and acc in memory).
 #define TM 32  // output tile (rows and columns)
 #define TK 16  // k slice
 layout(local_size_x = 8, local_size_y = 8) in;
@@ -23,12 +21,7 @@ uniform int u_a_off, u_a_rs, u_a_cs;
 uniform int u_b_off, u_b_rs, u_b_cs;
 uniform int u_b_ones_row, u_b_ones_col;
 uniform int u_c_off;
-uniform int u_epilogue, u_train, u_d_off, u_r_off, u_mul_off, u_accumulate;
-uniform vec4 u_params;
-
-#ifdef ACT
-#include "activations.glsl"
-#endif
+uniform int u_mul_off, u_accumulate;
 
 shared float s_a[TK][TM];
 shared float s_b[TK][TM];
@@ -45,24 +38,8 @@ float load_b(int k, int j) {
 
 void store(int i, int j, float acc) {
   int e = i + j * u_M;
-  float v = acc;
-#ifdef ACT
-  if (u_epilogue == 1) {
-    v = ACT(acc, 0, u_params);
-    if (u_train != 0) data[u_d_off + e] = ACT(acc, 1, u_params);
-  } else if (u_epilogue == 2) {
-    if (u_train != 0) {
-      // Φ(z) = GELU(z)/z (exact GELU's twin); Φ(0) = 1/2.
-      float phi = acc == 0.0 ? 0.5 : act_gelu(acc, 0, vec4(0.0)) / acc;
-      float m = data[u_r_off + e] < phi ? 1.0 : 0.0;
-      v = acc * m;
-      data[u_d_off + e] = m;
-    } else {
-      v = act_gelu(acc, 0, vec4(0.0));
-    }
-  }
-#endif
   int c = u_c_off + e;
+  float v = acc;
   if (u_accumulate != 0) v = data[c] + v;
   if (u_mul_off >= 0) v = v * data[u_mul_off + e];
   data[c] = v;
@@ -76,7 +53,7 @@ void main() {
   for (int r = 0; r < 4; ++r)
     for (int c = 0; c < 4; ++c) acc[r][c] = 0.0;
   for (int k0 = 0; k0 < u_K; k0 += TK) {
-    for (int q = 0; q < 8; ++q) {
+    for (int q = 0; q < TK / 2; ++q) {
       int e = t + 64 * q;
       int ar = e % TM, ak = e / TM;  // A: rows fastest (contiguous for a_rs == 1)
       s_a[ak][ar] = load_a(i0 + ar, k0 + ak);

@@ -42,22 +42,13 @@ std::string gl_error_text(GLenum e) {
   }
 }
 
-}
-}
-#include <chrono>
-#include <cstdio>
-namespace gelu::gpu { namespace {
-static std::chrono::steady_clock::time_point g_t0 = std::chrono::steady_clock::now();
-static const char* g_label = "";
 void barrier() {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-  if (std::getenv("PROF")) { glFinish(); auto t = std::chrono::steady_clock::now(); std::fprintf(stderr, "%s %.0f\n", g_label, std::chrono::duration<double, std::micro>(t - g_t0).count()); g_t0 = t; }
 }
 
 }  // namespace
 
 struct FfnTrainer::MatmulArgs {
-  const Activation* act = nullptr;  // the epilogue's activation (nullptr: no activation, any program)
   int M = 0, N = 0, K = 0;
   long long a_off = 0;
   int a_rs = 1, a_cs = 1;
@@ -65,11 +56,8 @@ struct FfnTrainer::MatmulArgs {
   int b_rs = 1, b_cs = 1;
   int b_ones_row = -1, b_ones_col = -1;
   long long c_off = 0;
-  int epilogue = 0;  // 0 store, 1 activation, 2 stochastic GELU
-  bool train = false;
-  long long d_off = 0, r_off = 0, mul_off = -1;
+  long long mul_off = -1;
   bool accumulate = false;
-  Params params{};
 };
 
 int FfnTrainer::Program::loc(const char* name) {
@@ -158,7 +146,7 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
 
   // Programs: compile everything now so that shader errors surface at construction.
   for (const Block& b : net_.blocks())
-    if (b.act && !program("ffn/matmul.comp", b.act->glsl_name)) return;
+    if (b.act && !program("ffn/act.comp", b.act->glsl_name)) return;
   for (const char* k : {"ffn/matmul.comp", "ffn/loss.comp", "ffn/optimizer.comp", "ffn/gather.comp", "ffn/glu.comp"})
     if (!program(k, nullptr)) return;
 
@@ -259,7 +247,7 @@ std::vector<float> FfnTrainer::read(long long offset, std::size_t n) {
 // [SECTION] Dispatches
 
 void FfnTrainer::matmul(const MatmulArgs& m) {
-  Program* p = program("ffn/matmul.comp", m.epilogue != 0 ? m.act->glsl_name : nullptr);
+  Program* p = program("ffn/matmul.comp", nullptr);
   if (!p) return;
   glUseProgram(p->id);
   const auto i = [](long long v) { return static_cast<GLint>(v); };
@@ -275,24 +263,33 @@ void FfnTrainer::matmul(const MatmulArgs& m) {
   glUniform1i(p->loc("u_b_ones_row"), m.b_ones_row);
   glUniform1i(p->loc("u_b_ones_col"), m.b_ones_col);
   glUniform1i(p->loc("u_c_off"), i(m.c_off));
-  glUniform1i(p->loc("u_epilogue"), m.epilogue);
-  glUniform1i(p->loc("u_train"), m.train ? 1 : 0);
-  glUniform1i(p->loc("u_d_off"), i(m.d_off));
-  glUniform1i(p->loc("u_r_off"), i(m.r_off));
   glUniform1i(p->loc("u_mul_off"), i(m.mul_off));
   glUniform1i(p->loc("u_accumulate"), m.accumulate ? 1 : 0);
-  if (m.epilogue == 1) {
-    float v[4] = {0, 0, 0, 0};
-    for (std::size_t k = 0; k < m.act->params.size() && k < 2; ++k) {
-      const auto [hi, lo] = split_param(m.params[static_cast<int>(k)]);
-      v[2 * k] = hi;
-      v[2 * k + 1] = lo;
-    }
-    glUniform4fv(p->loc("u_params"), 1, v);
-  }
-  g_label = m.epilogue ? "mm-act" : m.K == batch_ ? "mm-dW" : "mm";
   glDispatchCompute(static_cast<GLuint>((m.M + kTile - 1) / kTile), static_cast<GLuint>((m.N + kTile - 1) / kTile),
                     1);
+  barrier();
+}
+
+void FfnTrainer::activate(const ffn::Network<float>::Block& b, const BlockBuffers& r, long long z, int rows,
+                          int cols, bool train) {
+  Program* p = program("ffn/act.comp", b.act->glsl_name);
+  if (!p) return;
+  glUseProgram(p->id);
+  const long long n = static_cast<long long>(rows) * cols;
+  glUniform1i(p->loc("u_n"), static_cast<GLint>(n));
+  glUniform1i(p->loc("u_mode"), b.stochastic ? 2 : 1);
+  glUniform1i(p->loc("u_train"), train ? 1 : 0);
+  glUniform1i(p->loc("u_a_off"), static_cast<GLint>(z));
+  glUniform1i(p->loc("u_d_off"), static_cast<GLint>(r.d));
+  glUniform1i(p->loc("u_r_off"), static_cast<GLint>(b.stochastic ? r.rand : 0));
+  float v[4] = {0, 0, 0, 0};
+  for (std::size_t k = 0; k < b.act->params.size() && k < 2; ++k) {
+    const auto [hi, lo] = split_param(b.params[static_cast<int>(k)]);
+    v[2 * k] = hi;
+    v[2 * k + 1] = lo;
+  }
+  glUniform4fv(p->loc("u_params"), 1, v);
+  glDispatchCompute(groups_for(n), 1, 1);
   barrier();
 }
 
@@ -308,7 +305,6 @@ void FfnTrainer::run_forward(long long input, int cols, bool train) {
     // [W b]·[in; 1] for the tensor pair starting at t.
     auto affine = [&](int t, int rows, long long src, int src_rows, long long dst) {
       MatmulArgs m;
-      m.act = b.act;
       m.M = rows;
       m.N = cols;
       m.K = src_rows + (bias ? 1 : 0);
@@ -320,28 +316,19 @@ void FfnTrainer::run_forward(long long input, int cols, bool train) {
       m.b_cs = src_rows;
       m.b_ones_row = bias ? src_rows : -1;
       m.c_off = dst;
-      m.train = train;
-      m.params = b.params;
       return m;
     };
     switch (b.kind) {
       case Block::Output:
         matmul(affine(b.t0, b.out, in, in_rows, r.a));
         break;
-      case Block::Dense: {
-        MatmulArgs m = affine(b.t0, b.out, in, in_rows, r.a);
-        m.epilogue = b.stochastic ? 2 : 1;
-        m.d_off = r.d;
-        m.r_off = b.stochastic ? r.rand : 0;
-        matmul(m);
+      case Block::Dense:
+        matmul(affine(b.t0, b.out, in, in_rows, r.a));
+        activate(b, r, r.a, b.out, cols, train);
         break;
-      }
       case Block::Glu: {
-        MatmulArgs gate = affine(b.t0, b.hidden, in, in_rows, r.g);
-        gate.epilogue = b.stochastic ? 2 : 1;
-        gate.d_off = r.d;
-        gate.r_off = b.stochastic ? r.rand : 0;
-        matmul(gate);
+        matmul(affine(b.t0, b.hidden, in, in_rows, r.g));
+        activate(b, r, r.g, b.hidden, cols, train);
         matmul(affine(b.t0 + stride, b.hidden, in, in_rows, r.u));
         Program* p = program("ffn/glu.comp", nullptr);
         if (!p) return;

@@ -94,6 +94,8 @@ class FfnTrainer {
 
   Program* program(const std::string& kernel, const char* act);
   void matmul(const MatmulArgs& m);
+  void activate(const ffn::Network<float>::Block& b, const BlockBuffers& r, long long z, int rows, int cols,
+                bool train);
   void run_forward(long long input, int cols, bool train);
   void fail(std::string message);
   void next_batch();
