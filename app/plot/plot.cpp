@@ -171,7 +171,7 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
   const auto hash = l.find("##");
   std::string text(l.substr(0, hash)), key(hash == std::string_view::npos ? l : l.substr(hash + 2));
   const bool hidden = s_.hidden.count(key) > 0;
-  entries_.push_back(Entry{std::move(text), std::move(key), color, hidden, readout, {}, {}, {}, {}});
+  entries_.push_back(Entry{std::move(text), std::move(key), color, hidden, readout, false, {}, {}, {}, {}});
   *out = &entries_.back();
   return !hidden;
 }
@@ -228,7 +228,9 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
 void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
                    float radius_em) {
   Entry* e = nullptr;
-  if (!begin_series(label, color, false, &e)) return;
+  const bool visible = begin_series(label, color, false, &e);
+  if (e) e->dot = true;
+  if (!visible) return;
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
@@ -387,7 +389,9 @@ void Plot::draw_axes() {
     dl_->AddLine(ImVec2(x, area_max_.y), ImVec2(x, area_max_.y + (t.major ? 0.35f : 0.2f) * em_), kFrame, 1.0f);
     if (!t.major) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl_->AddText(ImVec2(std::round(x - ts.x / 2), area_max_.y + 0.4f * em_), text, t.label.c_str());
+    // Kept inside the plot's frame: the last label at the right edge would otherwise be cut off.
+    const float lx = std::min(std::round(x - ts.x / 2), frame_max_.x - ts.x);
+    dl_->AddText(ImVec2(lx, area_max_.y + 0.4f * em_), text, t.label.c_str());
   }
   for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
     const float y = static_cast<float>(tf_.px_y(t.value));
@@ -439,7 +443,9 @@ void Plot::draw_legend() {
     }
     const ImU32 col = e.hidden ? IM_COL32(150, 150, 150, 255) : (e.color | IM_COL32_A_MASK);
     const float cy = y + row / 2;
-    if (e.readout) {
+    if (e.dot) {
+      dl_->AddCircleFilled(ImVec2(a.x + pad + swatch / 2, cy), 0.3f * em_, col, 16);
+    } else if (e.readout) {
       dl_->AddLine(ImVec2(a.x + pad, cy), ImVec2(a.x + pad + swatch, cy), col, 0.22f * em_);
     } else {
       dl_->AddRectFilled(ImVec2(a.x + pad, cy - 0.35f * em_), ImVec2(a.x + pad + swatch, cy + 0.35f * em_),

@@ -97,6 +97,7 @@ class Plot {
     ImU32 color;
     bool hidden;
     bool readout;   // listed in the hover readout
+    bool dot = false;  // legend swatch: a dot (scatter) instead of a line or a filled box
     BatchFn f, df;  // function series
     std::span<const double> xs, ys;  // data series
   };
