@@ -127,7 +127,15 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
     if (b.stochastic)
       draws += static_cast<std::size_t>(b.kind == Block::Glu ? b.hidden : b.out) * static_cast<std::size_t>(B);
     buf_.push_back(r);
+    // Evaluation has its own forward buffers, so forward() and evaluate() leave the latest step's
+    // activations and gradients (layer_stats) alone. Evaluation writes no f'(z).
+    BlockBuffers e;
+    e.a = take(out);
+    if (b.kind == Block::Glu)
+      for (long long* f : {&e.g, &e.u, &e.h}) *f = take(static_cast<long long>(b.hidden) * B);
+    eval_buf_.push_back(e);
   }
+  eval_xb_ = take(x_train_.rows() * B);
   uniforms_.resize(draws);
   total_ = at;
 
@@ -294,6 +302,7 @@ void FfnTrainer::activate(const ffn::Network<float>::Block& b, const BlockBuffer
 }
 
 void FfnTrainer::run_forward(long long input, int cols, bool train) {
+  const std::vector<BlockBuffers>& bufs = train ? buf_ : eval_buf_;
   using Block = ffn::Network<float>::Block;
   const bool bias = net_.spec().bias;
   const int stride = bias ? 2 : 1;
@@ -301,7 +310,7 @@ void FfnTrainer::run_forward(long long input, int cols, bool train) {
   int in_rows = net_.spec().inputs;
   for (std::size_t bi = 0; bi < net_.blocks().size(); ++bi) {
     const Block& b = net_.blocks()[bi];
-    const BlockBuffers& r = buf_[bi];
+    const BlockBuffers& r = bufs[bi];
     // [W b]·[in; 1] for the tensor pair starting at t.
     auto affine = [&](int t, int rows, long long src, int src_rows, long long dst) {
       MatmulArgs m;
@@ -546,9 +555,9 @@ FfnTrainer::Mat FfnTrainer::forward(const Mat& X) {
   Mat z(outputs, X.cols());
   for (Eigen::Index c0 = 0; c0 < X.cols(); c0 += batch_) {
     const int cols = static_cast<int>(std::min<Eigen::Index>(batch_, X.cols() - c0));
-    write(xb_, X.data() + c0 * X.rows(), static_cast<std::size_t>(cols * X.rows()));
-    run_forward(xb_, cols, false);
-    const std::vector<float> part = read(buf_.back().a, static_cast<std::size_t>(cols * outputs));
+    write(eval_xb_, X.data() + c0 * X.rows(), static_cast<std::size_t>(cols * X.rows()));
+    run_forward(eval_xb_, cols, false);
+    const std::vector<float> part = read(eval_buf_.back().a, static_cast<std::size_t>(cols * outputs));
     std::memcpy(z.data() + c0 * outputs, part.data(), part.size() * sizeof(float));
   }
   if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
@@ -601,6 +610,90 @@ std::vector<double> FfnTrainer::grad_norms() {
     }
   for (double& n : norms) n = std::sqrt(n);
   return norms;
+}
+
+std::vector<ffn::LayerStats> FfnTrainer::layer_stats(int bins) {
+  // Trainer::layer_stats on buffers read back from the device.
+  std::vector<ffn::LayerStats> out;
+  if (!ok() || step_ == 0) return out;
+  ctx_.make_current();
+  const std::vector<double> norms = grad_norms();
+  bins = std::max(1, bins);
+  using Block = ffn::Network<float>::Block;
+  for (int i = 0; i < net_.hidden_blocks(); ++i) {
+    const Block& b = net_.blocks()[static_cast<std::size_t>(i)];
+    const BlockBuffers& r = buf_[static_cast<std::size_t>(i)];
+    const bool glu = b.kind == Block::Glu;
+    const int rows = glu ? b.hidden : b.out;
+    const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(batch_);
+    const std::vector<float> values = read(glu ? r.h : r.a, n);
+    const std::vector<float> dz = read(glu ? r.dz : r.grad_in, n);
+    ffn::LayerStats s;
+    s.name = std::string("h").append(std::to_string(i));
+    s.units = rows;
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    s.lo = static_cast<double>(*lo);
+    s.hi = static_cast<double>(*hi);
+    s.histogram.assign(static_cast<std::size_t>(bins), 0);
+    const double width = s.hi > s.lo ? (s.hi - s.lo) / bins : 1.0;
+    for (float v : values) {
+      const int bin = static_cast<int>((static_cast<double>(v) - s.lo) / width);
+      ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, bins - 1))];
+    }
+    int dead = 0;
+    for (int u = 0; u < rows; ++u) {
+      bool all_zero = true;
+      for (int c = 0; c < batch_ && all_zero; ++c)
+        all_zero = dz[static_cast<std::size_t>(u) + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows)] == 0.0f;
+      dead += all_zero ? 1 : 0;
+    }
+    s.dead_fraction = static_cast<double>(dead) / static_cast<double>(std::max(1, rows));
+    s.grad_norm = norms[static_cast<std::size_t>(i)];
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+ffn::GridOutput FfnTrainer::grid(int nx, int ny) {
+  // Trainer::grid with the device's forward pass.
+  ffn::GridOutput g;
+  g.nx = std::max(2, nx);
+  g.ny = data_.inputs == 2 ? std::max(2, ny) : 1;
+  for (int k = 0; k < 2; ++k) {
+    g.lo[k] = data_.lo[k];
+    g.hi[k] = data_.hi[k];
+  }
+  Mat x(data_.inputs, g.nx * g.ny);
+  for (int j = 0; j < g.ny; ++j)
+    for (int i = 0; i < g.nx; ++i) {
+      const int c = j * g.nx + i;
+      x(0, c) = static_cast<float>(g.lo[0] + (g.hi[0] - g.lo[0]) * i / (g.nx - 1));
+      if (data_.inputs == 2) x(1, c) = static_cast<float>(g.lo[1] + (g.hi[1] - g.lo[1]) * j / (g.ny - 1));
+    }
+  const Mat z = forward(x);
+  if (z.cols() != x.cols()) return g;
+  g.values.resize(static_cast<std::size_t>(z.cols()));
+  for (Eigen::Index c = 0; c < z.cols(); ++c) {
+    const double v = static_cast<double>(z(0, c));
+    switch (config_.loss) {
+      case ffn::LossKind::Mse:
+        g.values[static_cast<std::size_t>(c)] = v;
+        break;
+      case ffn::LossKind::Bce:
+        g.values[static_cast<std::size_t>(c)] = 1.0 / (1.0 + std::exp(-v));
+        break;
+      case ffn::LossKind::SoftmaxCe: {
+        Eigen::Index arg = 0;
+        const double m = static_cast<double>(z.col(c).maxCoeff(&arg));
+        double se = 0;
+        for (Eigen::Index r = 0; r < z.rows(); ++r) se += std::exp(static_cast<double>(z(r, c)) - m);
+        g.values[static_cast<std::size_t>(c)] = static_cast<double>(arg);
+        g.confidence.push_back(1.0 / se);
+        break;
+      }
+    }
+  }
+  return g;
 }
 
 }  // namespace gelu::gpu

@@ -174,6 +174,53 @@ TEST(FfnGpu, GradientAndGradNormsMatchTheCpuAfterOneStep) {
   for (std::size_t i = 0; i < gn.size(); ++i) EXPECT_LE(rel(gn[i], cn[i]), 1e-4) << i;
 }
 
+TEST(FfnGpu, LayerStatsAndGridMatchTheCpu) {
+  gpu::Context* ctx = ffn_context();
+  ASSERT_NE(ctx, nullptr);
+  const Dataset d = make_dataset(DatasetOptions{});
+  const int layers[] = {2, 8, 6, 1};
+  Network<float> dead(make_spec(layers, "relu"));
+  dead.init(Init::He, 1);
+  dead.tensor(1).setConstant(-100.0f);  // h0.b: every unit of the first layer is off for every input
+  gpu::FfnTrainer td(*ctx, dead, d, TrainConfig{});
+  ASSERT_TRUE(td.layer_stats().empty());  // no step yet
+  td.step();
+  const auto ds = td.layer_stats(16);
+  ASSERT_EQ(ds.size(), 2u);
+  EXPECT_EQ(ds[0].dead_fraction, 1.0);
+  EXPECT_EQ(ds[0].grad_norm, 0.0);
+  EXPECT_EQ(ds[0].histogram[0], 8 * 256);
+  EXPECT_EQ(ds[1].dead_fraction, 1.0);
+
+  Network<float> net(make_spec(layers, "gelu"));
+  net.init(Init::He, 2);
+  Network<float> cpu_net = net;
+  Trainer<float> cpu(cpu_net, d, TrainConfig{});
+  gpu::FfnTrainer g(*ctx, net, d, TrainConfig{});
+  for (int s = 0; s < 20; ++s) {
+    cpu.step();
+    g.step();
+  }
+  // evaluate() has its own buffers: the statistics still describe the latest training step.
+  g.evaluate();
+  const auto gs = g.layer_stats(16), cs = cpu.layer_stats(16);
+  ASSERT_EQ(gs.size(), cs.size());
+  for (std::size_t i = 0; i < gs.size(); ++i) {
+    EXPECT_EQ(gs[i].units, cs[i].units);
+    EXPECT_EQ(gs[i].dead_fraction, cs[i].dead_fraction);
+    EXPECT_NEAR(gs[i].lo, cs[i].lo, 1e-5);
+    EXPECT_NEAR(gs[i].hi, cs[i].hi, 1e-5);
+    EXPECT_LE(rel(gs[i].grad_norm, cs[i].grad_norm), 1e-4);
+    int diff = 0;
+    for (std::size_t b = 0; b < 16; ++b) diff += std::abs(gs[i].histogram[b] - cs[i].histogram[b]);
+    EXPECT_LE(diff, 4) << "values on a bin edge may round either way";
+  }
+  const GridOutput gg = g.grid(20, 10), cg = cpu.grid(20, 10);
+  ASSERT_EQ(gg.values.size(), 200u);
+  ASSERT_EQ(cg.values.size(), 200u);
+  for (std::size_t k = 0; k < 200; ++k) EXPECT_NEAR(gg.values[k], cg.values[k], 1e-5) << k;
+}
+
 TEST(FfnGpu, AMissingShaderDirectoryIsAnErrorNotACrash) {
   gpu::Context* ctx = ffn_context();
   ASSERT_NE(ctx, nullptr);

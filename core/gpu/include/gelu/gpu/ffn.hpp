@@ -74,6 +74,12 @@ class FfnTrainer {
   /// Trainer::grad_norms.
   std::vector<double> grad_norms();
 
+  /// Per hidden block: activation histogram, dead units and gradient norm of the latest step, as
+  /// Trainer::layer_stats (reads the block's activations and dL/dz back). Empty before the first step.
+  std::vector<ffn::LayerStats> layer_stats(int bins = 32);
+  /// The model's output on a grid over the dataset's input box, as Trainer::grid (device forward pass).
+  ffn::GridOutput grid(int nx, int ny);
+
   const ffn::TrainConfig& config() const { return config_; }
   int batch() const { return batch_; }
 
@@ -114,7 +120,9 @@ class FfnTrainer {
   unsigned data_buffer_ = 0, index_buffer_ = 0;
   long long params_ = 0, grad_ = 0, m_ = 0, v_ = 0, mask_ = 0, x_all_ = 0, y_all_ = 0, xb_ = 0, yb_ = 0,
             loss_ = 0, total_ = 0;
-  std::vector<BlockBuffers> buf_;
+  std::vector<BlockBuffers> buf_;       // training step (batch columns)
+  std::vector<BlockBuffers> eval_buf_;  // forward() / evaluate()
+  long long eval_xb_ = 0;
 
   ffn::Rng rng_;
   std::vector<int> order_;
