@@ -4,8 +4,6 @@
 // (parameters, gradient, optimizer moments, decay mask, the training set, the batch, per-block activations
 // and their gradients, the batch loss); a second buffer holds the batch indices. One buffer keeps the host
 // side to a table of offsets and lets any kernel read any operand without rebinding.
-#include "gelu/gpu/ffn.hpp"
-
 #include <epoxy/gl.h>
 
 #include <algorithm>
@@ -15,11 +13,12 @@
 #include <stdexcept>
 
 #include "gelu/gpu/evaluator.hpp"
+#include "gelu/gpu/ffn.hpp"
 
 namespace gelu::gpu {
 namespace {
 
-constexpr int kTile = 32;         // TM in shaders/ffn/matmul.comp
+constexpr int kTile = 32;         // TM = WG * RB in shaders/ffn/matmul.comp
 constexpr unsigned kGroup = 256;  // local_size_x of the elementwise kernels
 constexpr unsigned kMaxGroups = 4096;
 
@@ -42,8 +41,24 @@ std::string gl_error_text(GLenum e) {
   }
 }
 
+}  // namespace
+}  // namespace gelu::gpu
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+namespace gelu::gpu {
+namespace {
+std::chrono::steady_clock::time_point g_t0 = std::chrono::steady_clock::now();
 void barrier() {
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  if (std::getenv("PROF")) {
+    glFinish();
+    auto t = std::chrono::steady_clock::now();
+    GLint prog = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+    std::fprintf(stderr, "p%d %.0f\n", prog, std::chrono::duration<double, std::micro>(t - g_t0).count());
+    g_t0 = t;
+  }
 }
 
 }  // namespace
@@ -125,7 +140,8 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
       if (b.stochastic) r.rand = take(hid);
     }
     if (b.stochastic)
-      draws += static_cast<std::size_t>(b.kind == Block::Glu ? b.hidden : b.out) * static_cast<std::size_t>(B);
+      draws +=
+          static_cast<std::size_t>(b.kind == Block::Glu ? b.hidden : b.out) * static_cast<std::size_t>(B);
     buf_.push_back(r);
     // Evaluation has its own forward buffers, so forward() and evaluate() leave the latest step's
     // activations and gradients (layer_stats) alone. Evaluation writes no f'(z).
@@ -140,11 +156,10 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
   total_ = at;
 
   const long long bytes = total_ * static_cast<long long>(sizeof(float));
-  if (bytes > ctx_.info().max_ssbo_block_size || total_ > std::numeric_limits<int>::max())
-    {
+  if (bytes > ctx_.info().max_ssbo_block_size || total_ > std::numeric_limits<int>::max()) {
     fail("the GPU backend keeps the model, the training set and the batch in one storage block of at most " +
-                std::to_string(ctx_.info().max_ssbo_block_size >> 20) + " MiB on this device; this run needs " +
-                std::to_string(bytes >> 20) + " MiB (use fewer samples, a smaller batch or narrower layers)");
+         std::to_string(ctx_.info().max_ssbo_block_size >> 20) + " MiB on this device; this run needs " +
+         std::to_string(bytes >> 20) + " MiB (use fewer samples, a smaller batch or narrower layers)");
     return;
   }
   if ((B + kTile - 1) / kTile > 65535) {
@@ -154,8 +169,9 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
 
   // Programs: compile everything now so that shader errors surface at construction.
   for (const Block& b : net_.blocks())
-    if (b.act && !program("ffn/act.comp", b.act->glsl_name)) return;
-  for (const char* k : {"ffn/matmul.comp", "ffn/loss.comp", "ffn/optimizer.comp", "ffn/gather.comp", "ffn/glu.comp"})
+    if (b.act && !program("ffn/act.comp", b.act->glsl_name, b.stochastic)) return;
+  for (const char* k :
+       {"ffn/matmul.comp", "ffn/loss.comp", "ffn/optimizer.comp", "ffn/gather.comp", "ffn/glu.comp"})
     if (!program(k, nullptr)) return;
 
   while (glGetError() != GL_NO_ERROR) {
@@ -167,8 +183,7 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, index_buffer_);
   glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(B * sizeof(std::uint32_t)), nullptr,
                GL_DYNAMIC_DRAW);
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR)
-    {
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
     fail("cannot allocate " + std::to_string(bytes >> 20) + " MiB on the device (" + gl_error_text(e) + ")");
     return;
   }
@@ -179,7 +194,8 @@ FfnTrainer::FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::
   write(mask_, net_.decay_mask().data(), static_cast<std::size_t>(P));
   write(x_all_, x_train_.data(), static_cast<std::size_t>(x_train_.size()));
   write(y_all_, y_train_.data(), static_cast<std::size_t>(y_train_.size()));
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR) fail("uploading the model failed (" + gl_error_text(e) + ")");
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+    fail("uploading the model failed (" + gl_error_text(e) + ")");
 }
 
 FfnTrainer::~FfnTrainer() {
@@ -193,10 +209,11 @@ void FfnTrainer::fail(std::string message) {
   if (error_.empty()) error_ = std::move(message);
 }
 
-FfnTrainer::Program* FfnTrainer::program(const std::string& kernel, const char* act) {
-  const std::string key = kernel + "|" + (act ? act : "");
+FfnTrainer::Program* FfnTrainer::program(const std::string& kernel, const char* act, bool stochastic) {
+  const std::string key = kernel + "|" + (act ? act : "") + (stochastic ? "|stochastic" : "");
   if (auto it = programs_.find(key); it != programs_.end()) return &it->second;
   std::string defines = act ? std::string("#define ACT ") + act : std::string();
+  if (stochastic) defines += "\n#define STOCHASTIC 1";
   std::string err;
   const auto src = shaders_.expand(kernel, defines, &err);
   if (!src) {
@@ -215,8 +232,8 @@ FfnTrainer::Program* FfnTrainer::program(const std::string& kernel, const char* 
   log.resize(std::strlen(log.c_str()));
   if (!ok) {
     glDeleteShader(sh);
-    fail("shader " + kernel + (act ? std::string(" (") + act + ")" : std::string()) + " from " + shaders_.origin() +
-         " does not compile:\n" + map_compile_log(log, *src));
+    fail("shader " + kernel + (act ? std::string(" (") + act + ")" : std::string()) + " from " +
+         shaders_.origin() + " does not compile:\n" + map_compile_log(log, *src));
     return nullptr;
   }
   const GLuint prog = glCreateProgram();
@@ -273,19 +290,18 @@ void FfnTrainer::matmul(const MatmulArgs& m) {
   glUniform1i(p->loc("u_c_off"), i(m.c_off));
   glUniform1i(p->loc("u_mul_off"), i(m.mul_off));
   glUniform1i(p->loc("u_accumulate"), m.accumulate ? 1 : 0);
-  glDispatchCompute(static_cast<GLuint>((m.M + kTile - 1) / kTile), static_cast<GLuint>((m.N + kTile - 1) / kTile),
-                    1);
+  glDispatchCompute(static_cast<GLuint>((m.M + kTile - 1) / kTile),
+                    static_cast<GLuint>((m.N + kTile - 1) / kTile), 1);
   barrier();
 }
 
 void FfnTrainer::activate(const ffn::Network<float>::Block& b, const BlockBuffers& r, long long z, int rows,
                           int cols, bool train) {
-  Program* p = program("ffn/act.comp", b.act->glsl_name);
+  Program* p = program("ffn/act.comp", b.act->glsl_name, b.stochastic);
   if (!p) return;
   glUseProgram(p->id);
   const long long n = static_cast<long long>(rows) * cols;
   glUniform1i(p->loc("u_n"), static_cast<GLint>(n));
-  glUniform1i(p->loc("u_mode"), b.stochastic ? 2 : 1);
   glUniform1i(p->loc("u_train"), train ? 1 : 0);
   glUniform1i(p->loc("u_a_off"), static_cast<GLint>(z));
   glUniform1i(p->loc("u_d_off"), static_cast<GLint>(r.d));
@@ -389,8 +405,8 @@ double FfnTrainer::step() {
     }
   }
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, index_buffer_);
-  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(batch_index_.size() * sizeof(std::uint32_t)),
-                  batch_index_.data());
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0,
+                  static_cast<GLsizeiptr>(batch_index_.size() * sizeof(std::uint32_t)), batch_index_.data());
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, data_buffer_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, index_buffer_);
   const int inputs = net_.spec().inputs, outputs = net_.spec().outputs;
@@ -418,7 +434,9 @@ double FfnTrainer::step() {
     Program* p = program("ffn/loss.comp", nullptr);
     if (!p) return std::numeric_limits<double>::quiet_NaN();
     glUseProgram(p->id);
-    glUniform1i(p->loc("u_kind"), config_.loss == ffn::LossKind::Mse ? 0 : config_.loss == ffn::LossKind::Bce ? 1 : 2);
+    glUniform1i(p->loc("u_kind"), config_.loss == ffn::LossKind::Mse   ? 0
+                                  : config_.loss == ffn::LossKind::Bce ? 1
+                                                                       : 2);
     glUniform1i(p->loc("u_rows"), outputs);
     glUniform1i(p->loc("u_B"), batch_);
     glUniform1i(p->loc("u_z_off"), static_cast<GLint>(out.a));
@@ -529,7 +547,8 @@ double FfnTrainer::step() {
     glUniform1f(p->loc("u_b1"), static_cast<float>(config_.beta1));
     glUniform1f(p->loc("u_b2"), static_cast<float>(config_.beta2));
     glUniform1f(p->loc("u_step_size"), static_cast<float>(lr / (1.0 - std::pow(config_.beta1, tt))));
-    glUniform1f(p->loc("u_inv_sqrt_bc2"), static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(config_.beta2, tt))));
+    glUniform1f(p->loc("u_inv_sqrt_bc2"),
+                static_cast<float>(1.0 / std::sqrt(1.0 - std::pow(config_.beta2, tt))));
     glUniform1f(p->loc("u_eps"), static_cast<float>(config_.eps));
     glDispatchCompute(groups_for(static_cast<long long>(net_.parameter_count())), 1, 1);
     barrier();
@@ -547,7 +566,8 @@ double FfnTrainer::step() {
 
 FfnTrainer::Mat FfnTrainer::forward(const Mat& X) {
   if (!ok()) return {};
-  if (X.rows() != net_.spec().inputs) throw std::invalid_argument("forward: input has the wrong number of rows");
+  if (X.rows() != net_.spec().inputs)
+    throw std::invalid_argument("forward: input has the wrong number of rows");
   ctx_.make_current();
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, data_buffer_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, index_buffer_);
@@ -586,7 +606,8 @@ ffn::Metrics FfnTrainer::evaluate() {
 }
 
 void FfnTrainer::download(ffn::Network<float>& net) {
-  if (!(net.spec() == net_.spec())) throw std::invalid_argument("download: the network's spec differs from the trainer's");
+  if (!(net.spec() == net_.spec()))
+    throw std::invalid_argument("download: the network's spec differs from the trainer's");
   if (!ok()) return;
   ctx_.make_current();
   const std::vector<float> p = read(params_, net_.parameter_count());
@@ -644,7 +665,9 @@ std::vector<ffn::LayerStats> FfnTrainer::layer_stats(int bins) {
     for (int u = 0; u < rows; ++u) {
       bool all_zero = true;
       for (int c = 0; c < batch_ && all_zero; ++c)
-        all_zero = dz[static_cast<std::size_t>(u) + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows)] == 0.0f;
+        all_zero =
+            dz[static_cast<std::size_t>(u) + static_cast<std::size_t>(c) * static_cast<std::size_t>(rows)] ==
+            0.0f;
       dead += all_zero ? 1 : 0;
     }
     s.dead_fraction = static_cast<double>(dead) / static_cast<double>(std::max(1, rows));

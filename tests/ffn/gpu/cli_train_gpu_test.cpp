@@ -46,7 +46,8 @@ TEST(CliTrainGpu, IssueCommandReaches97PercentOnSpiral) {
 }
 
 TEST(CliTrainGpu, TwoHundredStepsTrackTheCpu) {
-  const std::string common = "--dataset moons --layers 2,16,16,1 --act gelu --steps 200 --every 50 --json --backend ";
+  const std::string common =
+      "--dataset moons --layers 2,16,16,1 --act gelu --steps 200 --every 50 --json --backend ";
   const gelu::json::Value c = json_of(run(common + "cpu"));
   const gelu::json::Value g = json_of(run(common + "gpu"));
   const auto& hc = c.at("history").as_array();

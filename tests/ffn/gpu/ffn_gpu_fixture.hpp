@@ -8,9 +8,8 @@
 #include <vector>
 
 // network.hpp first: it silences GCC 12's false -Wmaybe-uninitialized in Eigen's AVX-512 packets.
-#include "gelu/ffn/network.hpp"
-
 #include "gelu/ffn/dataset.hpp"
+#include "gelu/ffn/network.hpp"
 #include "gelu/ffn/train.hpp"
 #include "gelu/gpu/context.hpp"
 #include "gelu/gpu/ffn.hpp"

@@ -1,7 +1,7 @@
-// GPU training (core/gpu/ffn, shaders/ffn) against the CPU Trainer: the same model, seed and data give the same
-// trajectory (loss after 200 steps within 1e-4 relative) for dense nets with and without bias, every loss,
-// both optimizers, schedules and weight decay, GLU blocks and stochastic GELU; the spiral run reaches
-// 97% test accuracy; failures come back as text.
+// GPU training (core/gpu/ffn, shaders/ffn) against the CPU Trainer: the same model, seed and data give the
+// same trajectory (loss after 200 steps within 1e-4 relative) for dense nets with and without bias, every
+// loss, both optimizers, schedules and weight decay, GLU blocks and stochastic GELU; the spiral run
+// reaches 97% test accuracy; failures come back as text.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -57,17 +57,20 @@ void expect_same_trajectory(const Case& c, int steps, double tol) {
   const auto r = train_both(*ctx, spec, d, cfg, steps);
   ASSERT_TRUE(r.error.empty()) << c.name << ": " << r.error;
   ASSERT_EQ(r.gpu.size(), r.cpu.size());
-  std::printf("  %-20s step 1 rel %.1e  step %d rel %.1e  test loss rel %.1e\n", c.name, rel(r.gpu.front(), r.cpu.front()),
-              steps, rel(r.gpu.back(), r.cpu.back()), rel(r.gpu_metrics.test_loss, r.cpu_metrics.test_loss));
+  std::printf("  %-20s step 1 rel %.1e  step %d rel %.1e  test loss rel %.1e\n", c.name,
+              rel(r.gpu.front(), r.cpu.front()), steps, rel(r.gpu.back(), r.cpu.back()),
+              rel(r.gpu_metrics.test_loss, r.cpu_metrics.test_loss));
   // The first step is one forward pass from identical weights: float rounding only.
-  EXPECT_LE(rel(r.gpu.front(), r.cpu.front()), 1e-5) << c.name << " cpu " << r.cpu.front() << " gpu " << r.gpu.front();
+  EXPECT_LE(rel(r.gpu.front(), r.cpu.front()), 1e-5)
+      << c.name << " cpu " << r.cpu.front() << " gpu " << r.gpu.front();
   EXPECT_LE(rel(r.gpu.back(), r.cpu.back()), tol)
       << c.name << " step " << steps << ": cpu " << r.cpu.back() << " gpu " << r.gpu.back();
   EXPECT_LE(rel(r.gpu_metrics.test_loss, r.cpu_metrics.test_loss), tol)
       << c.name << ": cpu " << r.cpu_metrics.test_loss << " gpu " << r.gpu_metrics.test_loss;
   // Training did something (a trajectory that stays put would agree trivially).
   EXPECT_LT(r.cpu.back(), 0.8 * r.cpu.front()) << c.name;
-  EXPECT_LE((r.gpu_params - r.cpu_params).cwiseAbs().maxCoeff(), 1e-3f * std::max(1.0f, r.cpu_params.cwiseAbs().maxCoeff()))
+  EXPECT_LE((r.gpu_params - r.cpu_params).cwiseAbs().maxCoeff(),
+            1e-3f * std::max(1.0f, r.cpu_params.cwiseAbs().maxCoeff()))
       << c.name;
 }
 
@@ -123,7 +126,8 @@ TEST(FfnGpu, StochasticGeluUsesTheCpusDraws) {
 }
 
 TEST(FfnGpu, SpiralReachesNinetySevenPercentTestAccuracy) {
-  // The command with --backend gpu: the CLI seeds the data and weights with 1, the batches with 1 + 0x5EED.
+  // The command with --backend gpu: the CLI seeds the data and weights with 1, the batches with 1 +
+  // 0x5EED.
   gpu::Context* ctx = ffn_context();
   ASSERT_NE(ctx, nullptr);
   DatasetOptions o;
@@ -167,7 +171,8 @@ TEST(FfnGpu, GradientAndGradNormsMatchTheCpuAfterOneStep) {
   ASSERT_EQ(grad.size(), net.parameter_count());
   const auto& ref = cpu.last_gradient();
   for (std::size_t i = 0; i < grad.size(); ++i)
-    EXPECT_NEAR(grad[i], ref(static_cast<Eigen::Index>(i)), 1e-5 + 1e-4 * std::abs(ref(static_cast<Eigen::Index>(i))))
+    EXPECT_NEAR(grad[i], ref(static_cast<Eigen::Index>(i)),
+                1e-5 + 1e-4 * std::abs(ref(static_cast<Eigen::Index>(i))))
         << net.tensors()[0].name << " index " << i;
   const auto gn = g.grad_norms(), cn = cpu.grad_norms();
   ASSERT_EQ(gn.size(), cn.size());
@@ -227,7 +232,8 @@ TEST(FfnGpu, AMissingShaderDirectoryIsAnErrorNotACrash) {
   const Dataset d = make_dataset(DatasetOptions{});
   const int layers[] = {2, 4, 1};
   Network<float> net(make_spec(layers, "gelu"));
-  gpu::FfnTrainer t(*ctx, net, d, TrainConfig{}, gpu::ShaderLibrary::from_directory("/nonexistent/gelu-shaders"));
+  gpu::FfnTrainer t(*ctx, net, d, TrainConfig{},
+                    gpu::ShaderLibrary::from_directory("/nonexistent/gelu-shaders"));
   EXPECT_FALSE(t.ok());
   EXPECT_NE(t.error().find("/nonexistent/gelu-shaders"), std::string::npos) << t.error();
   EXPECT_TRUE(std::isnan(t.step()));

@@ -89,7 +89,7 @@ class FfnTrainer {
     std::map<std::string, int> uniforms;
     int loc(const char* name);
   };
-  struct BlockBuffers {  // float offsets into the data buffer (batch columns); -1 when unused
+  struct BlockBuffers {      // float offsets into the data buffer (batch columns); -1 when unused
     long long a = -1;        // block output (Output: logits)
     long long d = -1;        // Dense/GLU gate: f'(z) or the stochastic mask
     long long grad_in = -1;  // Dense: dL/dz; GLU: dL/da; Output: dL/dlogits
@@ -98,7 +98,7 @@ class FfnTrainer {
   };
   struct MatmulArgs;
 
-  Program* program(const std::string& kernel, const char* act);
+  Program* program(const std::string& kernel, const char* act, bool stochastic = false);
   void matmul(const MatmulArgs& m);
   void activate(const ffn::Network<float>::Block& b, const BlockBuffers& r, long long z, int rows, int cols,
                 bool train);
