@@ -9,8 +9,10 @@
 #include <filesystem>
 
 #include "approx_panel.hpp"
+#include "bench_panel.hpp"
 #include "curves_panel.hpp"
 #include "dropout_panel.hpp"
+#include "ffn_panel.hpp"
 #include "gelu/activation.hpp"
 #include "ui.hpp"
 
@@ -57,10 +59,12 @@ App::App() {
   panels_.push_back(std::make_unique<CurvesPanel>());
   panels_.push_back(std::make_unique<ApproxPanel>());
   panels_.push_back(std::make_unique<DropoutPanel>());
+  panels_.push_back(std::make_unique<FfnPanel>());
+  panels_.push_back(std::make_unique<BenchPanel>());
 }
 App::~App() = default;
 
-std::string App::panel_ids() { return "curves|approx|dropout"; }
+std::string App::panel_ids() { return "curves|approx|dropout|ffn|bench"; }
 
 void App::setup_fonts_and_style(float content_scale) {
   scale_ = content_scale > 0 ? content_scale : 1.0f;

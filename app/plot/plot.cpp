@@ -139,16 +139,18 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   // Background and grid.
   dl_->AddRectFilled(area_min_, area_max_, kPlotBg);
   const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
-  for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
-    const float x = std::floor(static_cast<float>(tf_.px_x(t.value))) + 0.5f;
-    dl_->AddLine(ImVec2(x, area_min_.y), ImVec2(x, area_max_.y), t.major ? kGridMajor : kGridMinor, 1.0f);
+  if (s_.x_categories.empty()) {
+    for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
+      const float x = std::floor(static_cast<float>(tf_.px_x(t.value))) + 0.5f;
+      dl_->AddLine(ImVec2(x, area_min_.y), ImVec2(x, area_max_.y), t.major ? kGridMajor : kGridMinor, 1.0f);
+    }
   }
   for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
     const float y = std::floor(static_cast<float>(tf_.px_y(t.value))) + 0.5f;
     dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), t.major ? kGridMajor : kGridMinor, 1.0f);
   }
   dl_->PushClipRect(area_min_, area_max_, true);
-  if (s_.x.range.contains(0.0)) {
+  if (s_.x.range.contains(0.0) && s_.x_categories.empty()) {
     const float x = std::floor(static_cast<float>(tf_.px_x(0.0))) + 0.5f;
     dl_->AddLine(ImVec2(x, area_min_.y), ImVec2(x, area_max_.y), kZeroLine, 1.0f);
   }
@@ -261,6 +263,54 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
     const Range bx = data_bounds(xs, s_.x);
     fit_x_ = {std::min(fit_x_.min, bx.min - width), std::max(fit_x_.max, bx.max + width)};
   }
+}
+
+void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> lo,
+                        std::span<const double> mid, std::span<const double> hi, double width) {
+  const std::size_t before = entries_.size();
+  bars(label, color, xs, mid, width);
+  if (entries_.size() > before && entries_.back().hidden) return;
+  const ImU32 ink = IM_COL32(25, 25, 25, 255);
+  const float t = std::max(1.0f, 0.09f * em_);
+  const std::size_t n = std::min({xs.size(), lo.size(), hi.size()});
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(lo[i]) || !std::isfinite(hi[i])) continue;
+    const ImVec2 a = px(xs[i], lo[i]), b = px(xs[i], hi[i]);
+    const float cap = std::min(0.35f * em_, 0.3f * std::fabs(px(xs[i] + width / 2, 0).x - px(xs[i] - width / 2, 0).x));
+    dl_->AddLine(a, b, ink, t);
+    dl_->AddLine(ImVec2(a.x - cap, a.y), ImVec2(a.x + cap, a.y), ink, t);
+    dl_->AddLine(ImVec2(b.x - cap, b.y), ImVec2(b.x + cap, b.y), ink, t);
+  }
+  const Range bh = data_bounds(hi.first(n), s_.y), bl = data_bounds(lo.first(n), s_.y);
+  fit_y_ = {std::min({fit_y_.min, bl.min}), std::max({fit_y_.max, bh.max})};
+}
+
+void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+                 float radius_em, float thickness_em) {
+  Entry* e = nullptr;
+  const bool visible = begin_series(label, color, false, &e);
+  if (e) e->dot = true;
+  if (!visible) return;
+  const std::size_t n = std::min(xs.size(), ys.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
+    dl_->AddCircle(px(xs[i], ys[i]), radius_em * em_, color, 12, thickness_em * em_);
+  }
+}
+
+void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo, ImVec2 uv_hi) {
+  const ImVec2 a = px(x0, y0), b = px(x1, y1);  // a: (x0, y0), b: (x1, y1) on screen
+  // AddImage wants the top-left corner first; swap texture coordinates along with the corners.
+  ImVec2 p0(a.x, b.y), p1(b.x, a.y), uv0(uv_lo.x, uv_hi.y), uv1(uv_hi.x, uv_lo.y);
+  if (p0.x > p1.x) {
+    std::swap(p0.x, p1.x);
+    std::swap(uv0.x, uv1.x);
+  }
+  if (p0.y > p1.y) {
+    std::swap(p0.y, p1.y);
+    std::swap(uv0.y, uv1.y);
+  }
+  dl_->AddImage(texture, p0, p1, uv0, uv1);
 }
 
 void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
@@ -384,7 +434,17 @@ void Plot::draw_axes() {
   dl_->AddRect(area_min_, area_max_, kFrame, 0.0f, ImDrawFlags_None, 1.0f);
   const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  for (std::size_t i = 0; i < s_.x_categories.size(); ++i) {
+    const double v = static_cast<double>(i);
+    if (!s_.x.range.contains(v)) continue;
+    const std::string& label = s_.x_categories[i];
+    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    const float x = static_cast<float>(tf_.px_x(v));
+    const float lx = std::clamp(std::round(x - ts.x / 2), frame_min_.x, frame_max_.x - ts.x);
+    dl_->AddText(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str());
+  }
   for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
+    if (!s_.x_categories.empty()) break;
     const float x = static_cast<float>(tf_.px_x(t.value));
     dl_->AddLine(ImVec2(x, area_max_.y), ImVec2(x, area_max_.y + (t.major ? 0.35f : 0.2f) * em_), kFrame, 1.0f);
     if (!t.major) continue;

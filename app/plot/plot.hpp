@@ -32,6 +32,7 @@ struct PlotState {
   bool fit_x_request = false, fit_y_request = false;
   bool y_fixed = false;                // double-click leaves y alone (e.g. probabilities in [0, 1])
   ImVec2 legend_anchor{0, 0};          // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
+  std::vector<std::string> x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
 
   // Written by the renderer each frame (read by scripts, shots and tests).
   Transform last;
@@ -70,6 +71,18 @@ class Plot {
   /// Bars centred at xs with data-unit width from 0 (or the axis bottom on a log axis) to heights.
   void bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> heights,
             double width);
+  /// Bars from 0 (or the log axis bottom) to mid[i] with a min/max whisker from lo[i] to hi[i] (capped).
+  /// Non-finite entries are skipped; lo/hi may be empty (no whiskers).
+  void whisker_bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> lo,
+                    std::span<const double> mid, std::span<const double> hi, double width);
+  /// Hollow circles (e.g. a test set drawn beside a filled training set).
+  void rings(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
+             float radius_em = 0.26f, float thickness_em = 0.09f);
+  /// A texture stretched over the data rectangle [x0, x1] × [y0, y1]; uv_lo is the texture coordinate at
+  /// (x0, y0) and uv_hi at (x1, y1) (heatmaps as textures: one quad, not one rectangle per cell).
+  void image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo, ImVec2 uv_hi);
+  /// Pixel position of a data point (for overlays drawn by the caller).
+  ImVec2 to_pixels(double x, double y) const { return px(x, y); }
   /// A vertical band over the full plot height (x0 < x1; infinities extend to the plot edge).
   void shade_x(const char* label, ImU32 color, double x0, double x1);
   /// The region between two curves sampled at xs.

@@ -288,4 +288,10 @@ double interpolate(std::span<const double> xs, std::span<const double> ys, doubl
   return y0 + s * (x - x0);
 }
 
+double bar_offset(int index, int count, double group_width) {
+  if (count <= 0) return 0.0;
+  const double w = group_width / count;
+  return (index + 0.5) * w - group_width / 2;
+}
+
 }  // namespace gelu::plot

@@ -105,6 +105,12 @@ Range data_bounds(std::span<const double> v, const Axis& a);
 /// degenerate bound gets a unit-width (or one-decade) window around it.
 Range padded(const Axis& a, Range bounds, double pad);
 
+// [SECTION] Bar groups
+
+/// Centre offset of bar `index` of `count` bars sharing a group of `group_width` data units centred on the
+/// group's x (bars touch; the group is split evenly). Width of one bar: group_width / count.
+double bar_offset(int index, int count, double group_width);
+
 /// Linear interpolation of the polyline (xs ascending) at x; NaN outside [xs.front(), xs.back()].
 /// *slope (optional) receives the slope of the segment containing x.
 double interpolate(std::span<const double> xs, std::span<const double> ys, double x, double* slope = nullptr);
