@@ -5,15 +5,16 @@
 #include <GLFW/glfw3.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "approx_panel.hpp"
-#include "bench_panel.hpp"
 #include "curves_panel.hpp"
 #include "dropout_panel.hpp"
-#include "ffn_panel.hpp"
+#include "export.hpp"
 #include "gelu/activation.hpp"
+#include "session.hpp"
 #include "ui.hpp"
 
 namespace gelu::app {
@@ -23,9 +24,9 @@ constexpr const char* kFontRegular = "/usr/share/fonts/truetype/dejavu/DejaVuSan
 constexpr const char* kFontBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 // Symbols the UI writes itself (the registry's texts are added on top of these).
 constexpr const char* kUiSymbols =
-    "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶❚∂∫⟨⟩";
+    "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩";
 
-void apply_theme(float scale) {
+void apply_theme(float scale, bool projector) {
   ImGuiStyle style;
   ImGui::StyleColorsLight(&style);
   ImVec4* c = style.Colors;
@@ -50,21 +51,36 @@ void apply_theme(float scale) {
   style.AntiAliasedLines = true;
   style.AntiAliasedLinesUseTex = true;
   style.AntiAliasedFill = true;
+  if (projector) apply_projector_colors(style);
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
 }
 }  // namespace
 
-App::App() {
-  panels_.push_back(std::make_unique<CurvesPanel>());
-  panels_.push_back(std::make_unique<ApproxPanel>());
-  panels_.push_back(std::make_unique<DropoutPanel>());
-  panels_.push_back(std::make_unique<FfnPanel>());
-  panels_.push_back(std::make_unique<BenchPanel>());
+std::vector<std::unique_ptr<Panel>> App::make_panels() {
+  std::vector<std::unique_ptr<Panel>> panels;
+  panels.push_back(std::make_unique<CurvesPanel>());
+  panels.push_back(std::make_unique<ApproxPanel>());
+  panels.push_back(std::make_unique<DropoutPanel>());
+  return panels;
 }
+
+std::unique_ptr<Panel> App::make_panel(std::string_view id) {
+  for (auto& p : make_panels())
+    if (id == p->id()) return std::move(p);
+  return nullptr;
+}
+
+App::App() : panels_(make_panels()) {}
 App::~App() = default;
 
-std::string App::panel_ids() { return "curves|approx|dropout|ffn|bench"; }
+void App::replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string_view active) {
+  panels_ = std::move(panels);
+  active_ = 0;
+  if (!select(active)) pending_select_ = 0;
+}
+
+std::string App::panel_ids() { return "curves|approx|dropout"; }
 
 void App::setup_fonts_and_style(float content_scale) {
   scale_ = content_scale > 0 ? content_scale : 1.0f;
@@ -81,7 +97,9 @@ void App::setup_fonts_and_style(float content_scale) {
   }
   glyph_ranges_.clear();
   b.BuildRanges(&glyph_ranges_);
-  const float px = kBaseFontPx * scale_;
+  // Presentation mode rasterizes the glyphs at the larger size (crisp), rather than scaling a bitmap.
+  const float total = scale_ * presentation_.font_scale();
+  const float px = kBaseFontPx * total;
   ImFontConfig cfg;
   cfg.OversampleH = 2;
   cfg.OversampleV = 2;
@@ -97,7 +115,7 @@ void App::setup_fonts_and_style(float content_scale) {
   if (!regular) {
     // Without DejaVu the UI still works in ImGui's built-in font (formula symbols show as '?').
     ImFontConfig d;
-    d.SizePixels = 13.0f * scale_;
+    d.SizePixels = 13.0f * total;
     regular = io.Fonts->AddFontDefault(&d);
     formula_glyphs_ok_ = false;
   }
@@ -105,7 +123,28 @@ void App::setup_fonts_and_style(float content_scale) {
   ui::fonts().regular = regular;
   ui::fonts().bold = bold ? bold : regular;
   io.Fonts->Build();
-  apply_theme(scale_);
+  apply_theme(total, presentation_.on);
+  plot::set_line_scale(presentation_.on ? kProjectorLineScale : 1.0f);
+}
+
+bool App::take_fonts_dirty() {
+  const bool r = fonts_dirty_;
+  fonts_dirty_ = false;
+  return r;
+}
+
+void App::set_presentation(const Presentation& p) {
+  Presentation q = p;
+  q.scale = std::clamp(q.scale, Presentation::kMinScale, Presentation::kMaxScale);
+  if (q.on != presentation_.on || q.scale != presentation_.scale) fonts_dirty_ = true;
+  if (q.on != presentation_.on) ui::set_show_controls(!q.on);  // presenting: plots first, controls on F6
+  presentation_ = q;
+}
+
+bool App::take_fullscreen_request() {
+  const bool r = fullscreen_request_;
+  fullscreen_request_ = false;
+  return r;
 }
 
 bool App::select(std::string_view id) {
@@ -139,7 +178,12 @@ std::string App::png_path() const {
 void App::menu_bar() {
   if (!ImGui::BeginMenuBar()) return;
   if (ImGui::BeginMenu("File")) {
-    if (ImGui::MenuItem("Save PNG of the view", "F12")) png_request_ = true;
+    if (ImGui::MenuItem("Save PNG of the window", "F12")) png_request_ = true;
+    if (ImGui::MenuItem("Save PNG of the plot", "Shift+F12")) plot_png_wanted_ = true;
+    if (ImGui::MenuItem("Save CSV of the plot's visible series", "Ctrl+E")) request_csv();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Save session as…", "Ctrl+Shift+S")) open_save_dialog_ = true;
+    if (ImGui::MenuItem("Restore session…", "Ctrl+O")) open_restore_dialog_ = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
     ImGui::EndMenu();
@@ -149,9 +193,29 @@ void App::menu_bar() {
       const std::string shortcut = "Ctrl+" + std::to_string(i + 1);
       if (ImGui::MenuItem(panels_[i]->title(), shortcut.c_str(), active_ == i)) select(panels_[i]->id());
     }
+    ImGui::Separator();
+    Presentation p = presentation_;
+    if (ImGui::MenuItem("Presentation mode", "F5", p.on)) p.on = !p.on;
+    if (ImGui::BeginMenu("Presentation text size")) {
+      for (float sc : {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f}) {
+        char label[16];
+        std::snprintf(label, sizeof label, "%g×", static_cast<double>(sc));
+        if (ImGui::MenuItem(label, nullptr, p.scale == sc)) {
+          p.scale = sc;
+          p.on = true;
+        }
+      }
+      ImGui::EndMenu();
+    }
+    set_presentation(p);
+    if (ImGui::MenuItem("Panel controls", "F6", ui::show_controls())) ui::set_show_controls(!ui::show_controls());
+    if (ImGui::MenuItem("Fullscreen", "F11", geometry_.fullscreen)) fullscreen_request_ = true;
     ImGui::EndMenu();
   }
+  lessons_menu();
   if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "F1")) shortcuts_open_ = true;
+    ImGui::Separator();
     ImGui::TextUnformatted("Plots: drag to pan (over an axis: that axis only)");
     ImGui::TextUnformatted("Wheel: zoom about the cursor (over an axis: that axis only)");
     ImGui::TextUnformatted("Double-click: fit · Click a legend entry: show/hide it");
@@ -167,15 +231,311 @@ void App::menu_bar() {
   ImGui::EndMenuBar();
 }
 
+void App::lessons_menu() {
+  if (!ImGui::BeginMenu("Lessons")) {
+    lesson_files_.clear();  // re-scanned each time the menu opens
+    return;
+  }
+  if (lesson_files_.empty()) lesson_files_ = find_lessons();
+  if (lesson_files_.empty()) ImGui::TextDisabled("no lessons in %s", lessons_dir().c_str());
+  for (const std::string& f : lesson_files_) {
+    const std::string name = std::filesystem::path(f).stem().string();
+    const bool current = lesson_ && lesson_->path == f;
+    if (ImGui::MenuItem(name.c_str(), nullptr, current)) {
+      try {
+        open_lesson(load_lesson(f), 0);
+      } catch (const LessonError& e) {
+        show_message(e.what(), true);
+      }
+    }
+  }
+  if (lesson_) {
+    ImGui::Separator();
+    if (ImGui::MenuItem("Leave the lesson", "Esc")) close_lesson();
+  }
+  ImGui::EndMenu();
+}
+
+// [SECTION] Lessons
+
+void App::open_lesson(Lesson lesson, int step, bool apply_state) {
+  lesson_ = std::move(lesson);
+  step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
+  step_pending_ = apply_state;
+}
+
+void App::close_lesson() {
+  lesson_.reset();
+  step_pending_ = false;
+}
+
+void App::go_to_step(int step) {
+  if (!lesson_) return;
+  const int s = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
+  if (s == step_) return;
+  step_ = s;
+  step_pending_ = true;
+}
+
+void App::apply_pending() {
+  if (!lesson_ || !step_pending_) return;
+  step_pending_ = false;
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  std::unique_ptr<Panel> fresh = make_panel(s.panel);
+  if (!fresh) {
+    show_message(lesson_->path + ": step " + std::to_string(step_ + 1) + ": no panel '" + s.panel + "'", true);
+    return;
+  }
+  try {
+    fresh->set_state(s.state);
+  } catch (const json::JsonError& e) {
+    show_message(lesson_->path + ": steps[" + std::to_string(step_) + "].state: " + e.what(), true);
+    return;
+  }
+  for (auto& p : panels_)
+    if (s.panel == p->id()) p = std::move(fresh);
+  select(s.panel);
+}
+
+float App::lesson_bar_height() const {
+  if (!lesson_) return 0;
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float em = ui::em();
+  const float wrap = ImGui::GetIO().DisplaySize.x - 2 * st.WindowPadding.x - 1.6f * em;
+  const float text_h = ImGui::CalcTextSize(s.text.c_str(), nullptr, false, wrap).y;
+  const float bold_h = ui::fonts().bold ? ui::fonts().bold->FontSize : em;
+  return 1.6f * em + std::max(bold_h, ImGui::GetFrameHeight()) + st.ItemSpacing.y + text_h;
+}
+
+void App::lesson_bar(float height) {
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const int n = static_cast<int>(lesson_->steps.size());
+  const float em = ui::em();
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, presentation_.on ? IM_COL32(255, 247, 214, 255) : IM_COL32(255, 249, 225, 255));
+  ImGui::PushStyleColor(ImGuiCol_Border, IM_COL32(150, 120, 20, 200));
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
+  ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
+  ui::mark("lesson_bar", ImGui::GetWindowPos(),
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+  if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+  ImGui::AlignTextToFramePadding();
+  ImGui::Text("%s  ·  step %d/%d  ·  %s", lesson_->title.c_str(), step_ + 1, n, s.title.c_str());
+  if (ui::fonts().bold) ImGui::PopFont();
+  const char* labels[3] = {"◀ Back", "Next ▶", "Leave"};
+  float w = 0;
+  for (const char* l : labels) w += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x;
+  w += 2 * ImGui::GetStyle().ItemSpacing.x;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
+  ImGui::BeginDisabled(step_ == 0);
+  if (ImGui::Button(labels[0])) go_to_step(step_ - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step_ + 1 == n);
+  if (ImGui::Button(labels[1])) go_to_step(step_ + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  bool leave = ImGui::Button(labels[2]);
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(s.text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::PopStyleVar(2);
+  ImGui::PopStyleColor(2);
+  if (leave) close_lesson();
+}
+
+// [SECTION] Messages, sessions, export
+
+void App::show_message(std::string text, bool error) {
+  message_ = std::move(text);
+  message_error_ = error;
+}
+
+void App::message_banner() {
+  if (message_.empty()) return;
+  const float em = ui::em();
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, message_error_ ? IM_COL32(253, 226, 226, 255) : IM_COL32(224, 242, 226, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, message_error_ ? IM_COL32(120, 0, 0, 255) : IM_COL32(0, 80, 20, 255));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.6f * em, 0.4f * em));
+  const float wrap = ImGui::GetContentRegionAvail().x - 6 * em;
+  const float h = ImGui::CalcTextSize(message_.c_str(), nullptr, false, wrap).y + 0.9f * em;
+  ImGui::BeginChild("##message", ImVec2(0, std::max(h, ImGui::GetFrameHeight() + 0.9f * em)), true,
+                    ImGuiWindowFlags_NoScrollbar);
+  ui::mark("message", ImGui::GetWindowPos(),
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+  ImGui::TextUnformatted(message_.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 4 * em);
+  ImGui::PopStyleColor();  // the button in the normal text colour
+  const bool ok = ImGui::Button("OK", ImVec2(4 * em, 0));
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor();
+  if (ok) message_.clear();
+}
+
+void App::session_dialogs() {
+  const std::string fallback = autosave_path_.empty() ? default_session_path() : autosave_path_;
+  if (open_save_dialog_ || open_restore_dialog_) {
+    std::snprintf(dialog_path_, sizeof dialog_path_, "%s", fallback.c_str());
+    ImGui::OpenPopup(open_save_dialog_ ? "Save session" : "Restore session");
+    open_save_dialog_ = open_restore_dialog_ = false;
+  }
+  const float em = ui::em();
+  for (int save = 1; save >= 0; --save) {
+    const char* name = save ? "Save session" : "Restore session";
+    ImGui::SetNextWindowSize(ImVec2(36 * em, 0));
+    if (!ImGui::BeginPopupModal(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) continue;
+    ImGui::TextUnformatted(save ? "Save the whole session (panels, lesson step, presentation) as JSON to:"
+                                : "Restore a session saved by GELU Lab from:");
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = ImGui::InputText("##path", dialog_path_, sizeof dialog_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button(save ? "Save" : "Restore", ImVec2(8 * em, 0)) || enter) {
+      try {
+        if (save) {
+          save_session(*this, dialog_path_);
+          set_status(std::string("saved ") + dialog_path_);
+        } else {
+          load_session(*this, dialog_path_);
+          show_message(std::string("Restored the session from ") + dialog_path_, false);
+        }
+      } catch (const SessionError& e) {
+        show_message(std::string(save ? "Could not save the session: " : "Could not restore the session: ") +
+                         e.what() + (save ? "" : ". Nothing was changed."),
+                     true);
+      }
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+      ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void App::request_csv(std::string plot_id, std::string path) {
+  csv_stage_ = 1;
+  csv_plot_ = std::move(plot_id);
+  csv_path_ = std::move(path);
+}
+
+bool App::take_plot_png_request(ImVec2* min, ImVec2* max, std::string* path) {
+  if (!plot_png_request_) return false;
+  plot_png_request_ = false;
+  *min = plot_png_min_;
+  *max = plot_png_max_;
+  *path = plot_png_path_;
+  return true;
+}
+
+namespace {
+// The plot named `id`, else the one under the mouse, else the first drawn this frame.
+const ui::PlotRef* pick_plot(const std::string& id) {
+  const auto& plots = ui::frame_plots();
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  for (const ui::PlotRef& r : plots)
+    if (!id.empty() && r.id == id) return &r;
+  if (!id.empty()) return nullptr;
+  for (const ui::PlotRef& r : plots) {
+    const plot::Transform& t = r.state->last;
+    if (m.x >= t.left && m.x <= t.right && m.y >= t.top && m.y <= t.bottom) return &r;
+  }
+  return plots.empty() ? nullptr : &plots.front();
+}
+}  // namespace
+
+void App::export_requests() {
+  if (plot_png_wanted_) {
+    plot_png_wanted_ = false;
+    if (const ui::PlotRef* r = pick_plot({})) {
+      plot_frame_rect(*r->state, ui::em(), ImGui::GetIO().DisplaySize, &plot_png_min_, &plot_png_max_);
+      plot_png_path_ = "gelulab-" + std::string(active_id()) + "-" + r->id + "-" + std::to_string(png_counter_) + ".png";
+      plot_png_request_ = true;
+    } else {
+      set_status("no plot on this panel");
+    }
+  }
+  if (csv_stage_ == 2) {
+    csv_stage_ = 0;
+    const auto& plots = ui::frame_plots();
+    const bool drawn = std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
+    if (!drawn || csv_state_->capture) {
+      set_status("CSV: the plot was not drawn");
+    } else {
+      const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ + "-" +
+                                                       std::to_string(png_counter_) + ".csv"
+                                                 : csv_path_;
+      try {
+        write_file_atomic(path, series_csv(csv_plot_, *csv_state_));
+        last_csv_ = path;
+        set_status("saved " + path);
+        if (csv_path_.empty()) ++png_counter_;
+      } catch (const SessionError& e) {
+        set_status(e.what());
+      }
+    }
+  }
+  if (csv_stage_ == 1) {
+    if (const ui::PlotRef* r = pick_plot(csv_plot_)) {
+      csv_plot_ = r->id;
+      csv_state_ = r->state;
+      csv_state_->capture = true;  // the next frame's Plot::end fills captured
+      csv_stage_ = 2;
+    } else {
+      set_status(csv_plot_.empty() ? "CSV: no plot on this panel" : "CSV: no plot '" + csv_plot_ + "' on this panel");
+      csv_stage_ = 0;
+    }
+  }
+}
+
+// [SECTION] Frame
+
+void App::shortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  // Keys are GLFW key codes in ImGui 1.86's io.KeysDown (the GLFW backend's mapping).
+  const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
+  const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
+  if (pressed(GLFW_KEY_F12) || (ctrl && !shift && pressed(GLFW_KEY_S))) {
+    if (shift) {
+      plot_png_wanted_ = true;
+    } else {
+      png_request_ = true;
+    }
+  }
+  if (ctrl && shift && pressed(GLFW_KEY_S)) open_save_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_O)) open_restore_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_E)) request_csv();
+  if (ctrl && pressed(GLFW_KEY_Q)) quit_ = true;
+  for (std::size_t i = 0; i < panels_.size() && i < 9; ++i)
+    if (ctrl && pressed(GLFW_KEY_1 + static_cast<int>(i))) select(panels_[i]->id());
+  Presentation p = presentation_;
+  if (pressed(GLFW_KEY_F5)) p.on = !p.on;
+  if (ctrl && (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD))) {
+    p.on = true;
+    p.step(+1);
+  }
+  if (ctrl && (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT))) p.step(-1);
+  set_presentation(p);
+  if (pressed(GLFW_KEY_F11)) fullscreen_request_ = true;
+  if (pressed(GLFW_KEY_F6)) ui::set_show_controls(!ui::show_controls());
+  if (pressed(GLFW_KEY_F1)) shortcuts_open_ = !shortcuts_open_;
+  // Arrows step through a lesson unless a text field or a popup has the keyboard.
+  if (lesson_ && !io.WantTextInput && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) go_to_step(step_ + 1);
+    if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) go_to_step(step_ - 1);
+    if (pressed(GLFW_KEY_ESCAPE) && !shortcuts_open_) close_lesson();
+  }
+}
+
 void App::frame() {
   ImGuiIO& io = ImGui::GetIO();
-  // Keys are GLFW key codes in ImGui 1.86's io.KeysDown (the GLFW backend's mapping).
-  const bool ctrl = io.KeyCtrl;
-  if (ImGui::IsKeyPressed(GLFW_KEY_F12, false) || (ctrl && ImGui::IsKeyPressed(GLFW_KEY_S, false)))
-    png_request_ = true;
-  if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_Q, false)) quit_ = true;
-  for (std::size_t i = 0; i < panels_.size() && i < 9; ++i)
-    if (ctrl && ImGui::IsKeyPressed(GLFW_KEY_1 + static_cast<int>(i), false)) select(panels_[i]->id());
+  ui::begin_frame();
+  apply_pending();
+  shortcuts();
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
@@ -184,12 +544,15 @@ void App::frame() {
                                  ImGuiWindowFlags_NoBringToFrontOnFocus;
   ImGui::Begin("GELU Lab", nullptr, flags);
   menu_bar();
+  message_banner();
+  const float bar_h = lesson_bar_height();
   if (ImGui::BeginTabBar("panels")) {
     for (std::size_t i = 0; i < panels_.size(); ++i) {
       const ImGuiTabItemFlags tf = pending_select_ == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(panels_[i]->title(), nullptr, tf)) {
         if (pending_select_ < 0 || pending_select_ == static_cast<int>(i)) active_ = i;
-        ImGui::BeginChild(panels_[i]->id(), ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse);
+        const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+        ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
         panels_[i]->drawContent();
         ImGui::EndChild();
         ImGui::EndTabItem();
@@ -198,7 +561,11 @@ void App::frame() {
     pending_select_ = -1;
     ImGui::EndTabBar();
   }
+  if (lesson_) lesson_bar(bar_h);
+  session_dialogs();
+  export_requests();
   ImGui::End();
+  shortcuts_overlay(&shortcuts_open_);
 }
 
 // [SECTION] Meta helpers (panel.hpp)

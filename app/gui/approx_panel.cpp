@@ -233,10 +233,12 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
 
 void ApproxPanel::drawContent() {
   const float em = ui::em();
-  ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-  controls();
-  ImGui::EndChild();
-  ImGui::SameLine();
+  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
+    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
+    controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
   ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
   std::vector<Series> ss = series();
@@ -332,6 +334,20 @@ void ApproxPanel::load_state(const json::Value& s) {
   const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
   read_number(s, "tuned", tuned_, ps.min, ps.max);
   read_bool(s, "gpu", gpu_);
+}
+
+json::Value ApproxPanel::state() const {
+  json::Object o;
+  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
+  o["y"] = json::Array{fplot_.y.range.min, fplot_.y.range.max};
+  o["error_y"] = json::Array{eplot_.y.range.min, eplot_.y.range.max};
+  o["metric"] = kMetricKey[static_cast<int>(metric_)];
+  o["log"] = log_y_;
+  o["dtype"] = f32_ ? "f32" : "f64";
+  o["tuned_form"] = tuned_sigmoid_ ? "sigmoid" : "tanh";
+  o["tuned"] = tuned_;
+  o["gpu"] = gpu_;
+  return o;
 }
 
 json::Object ApproxPanel::meta() const {

@@ -21,6 +21,7 @@ class ApproxPanel : public Panel {
   const char* title() const override { return "Approximations"; }
   void drawContent() override;
   void load_state(const json::Value& state) override;
+  json::Value state() const override;
   json::Object meta() const override;
 
  private:

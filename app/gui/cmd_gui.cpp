@@ -13,14 +13,17 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
 
 #include "app.hpp"
 #include "cli.hpp"
+#include "export.hpp"
 #include "gl_capture.hpp"
 #include "script.hpp"
+#include "session.hpp"
 #include "state_file.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gpu_compare.hpp"
@@ -77,7 +80,8 @@ double percentile(std::vector<double> v, double q) {
 }
 
 int run_gui(Args& args) {
-  const auto size = parse_size(args.option("size"), {1280, 800});
+  const auto size_opt = args.option("size");
+  const auto size = parse_size(size_opt, {1280, 800});
   const auto panel = args.option("panel");
   const auto state = args.option("state");
   const auto frames_opt = args.option("frames");
@@ -86,6 +90,10 @@ int run_gui(Args& args) {
   const auto rss_limit = args.option("max-rss-growth-kb");
   const auto rss_base = args.option("rss-baseline-frame");
   const bool report = args.flag("report-frame-time");
+  const auto session_opt = args.option("session");
+  const auto presentation_opt = args.option("presentation");
+  const auto lesson_opt = args.option("lesson");
+  const auto step_opt = args.option("step");
   args.finish();
   const long max_frames = frames_opt ? Args::to_int("frames", *frames_opt, 1, 100000000) : -1;
   const long rss_limit_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
@@ -94,8 +102,42 @@ int run_gui(Args& args) {
   const long rss_base_frame = rss_base ? Args::to_int("rss-baseline-frame", *rss_base, 0, 100000000) : 60;
 
   App app;
+  // The session: restored from --session FILE or the XDG file, saved there on exit. Scripted test runs
+  // (--frames) without --session leave the user's session alone.
+  app.set_autosave_path(session_opt ? *session_opt : max_frames >= 0 ? std::string() : default_session_path());
+  bool restored = false;
+  if (!app.autosave_path().empty() && std::filesystem::exists(app.autosave_path())) {
+    try {
+      load_session(app, app.autosave_path());
+      restored = true;
+    } catch (const SessionError& e) {
+      app.block_autosave();
+      const std::string msg = std::string("Could not restore the last session: ") + e.what() +
+                              ". GELU Lab started with the defaults. The file was left as it was and will not be "
+                              "overwritten on exit (File › Save session as… saves this session elsewhere).";
+      app.show_message(msg, true);
+      std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
+    }
+  }
   if (panel && !app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
   if (state) load_state_file(app, *state);
+  if (presentation_opt) {
+    const double sc = Args::to_double("presentation", *presentation_opt);
+    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
+    app.set_presentation(Presentation{true, static_cast<float>(sc)});
+  }
+  if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
+  if (lesson_opt) {
+    const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
+    try {
+      Lesson l = load_lesson(*lesson_opt);
+      if (step > static_cast<long>(l.steps.size()))
+        throw UsageError("--step: the lesson has " + std::to_string(l.steps.size()) + " steps");
+      app.open_lesson(std::move(l), static_cast<int>(step - 1));
+    } catch (const LessonError& e) {
+      throw UsageError(std::string("--lesson: ") + e.what());
+    }
+  }
   Script script;
   if (script_path) {
     std::ifstream f(*script_path);
@@ -128,7 +170,10 @@ int run_gui(Args& args) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  GLFWwindow* window = glfwCreateWindow(size.first, size.second, "GELU Lab", nullptr, nullptr);
+  WindowGeometry& geom = app.window_geometry();
+  const bool restore_geometry = restored && !size_opt;
+  GLFWwindow* window = glfwCreateWindow(restore_geometry ? geom.width : size.first,
+                                        restore_geometry ? geom.height : size.second, "GELU Lab", nullptr, nullptr);
   if (!window) {
     std::fprintf(stderr, "gelulab: cannot create an OpenGL 4.3 core window; use the command line instead "
                          "('gelulab --help').\n");
@@ -136,6 +181,12 @@ int run_gui(Args& args) {
     return 2;
   }
   glfwMakeContextCurrent(window);
+  if (restore_geometry) glfwSetWindowPos(window, geom.x, geom.y);
+  const bool start_fullscreen = restore_geometry && geom.fullscreen;
+  geom.fullscreen = false;
+  glfwGetWindowPos(window, &geom.x, &geom.y);
+  glfwGetWindowSize(window, &geom.width, &geom.height);
+  if (start_fullscreen) toggle_fullscreen(window, geom);
   glfwSwapInterval(report ? 0 : 1);  // vsync, except when measuring frame time
 
   // Our callbacks first: the ImGui backend chains to them (install_callbacks = true).
@@ -154,6 +205,7 @@ int run_gui(Args& args) {
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(window, &sx, &sy);
   app.setup_fonts_and_style(std::max(sx, sy));
+  app.take_fonts_dirty();  // the atlas above already has the presentation size
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
 
@@ -172,6 +224,13 @@ int run_gui(Args& args) {
       glfwWaitEventsTimeout(0.5);
     }
     if (g_events.recent > 0) --g_events.recent;
+    if (app.take_fullscreen_request()) toggle_fullscreen(window, geom);
+    if (!geom.fullscreen) {
+      glfwGetWindowPos(window, &geom.x, &geom.y);
+      glfwGetWindowSize(window, &geom.width, &geom.height);
+    }
+    // Presentation mode changes rebuild the font atlas at the new pixel size and re-upload its texture.
+    if (app.take_fonts_dirty()) g_events.rescale = true;
     if (g_events.rescale) {
       g_events.rescale = false;
       glfwGetWindowContentScale(window, &sx, &sy);
@@ -213,6 +272,17 @@ int run_gui(Args& args) {
       app.set_status(ok ? "saved " + path : err);
       if (ok) app.png_saved();
     }
+    ImVec2 plot_min, plot_max;
+    std::string plot_path;
+    if (app.take_plot_png_request(&plot_min, &plot_max, &plot_path)) {
+      std::string err;
+      const ImVec2 fs = io.DisplayFramebufferScale;
+      glReadBuffer(GL_BACK);
+      const bool ok = write_framebuffer_region_png(plot_path, fh, ImVec2(plot_min.x * fs.x, plot_min.y * fs.y),
+                                                   ImVec2(plot_max.x * fs.x, plot_max.y * fs.y), &err);
+      app.set_status(ok ? "saved " + plot_path : err);
+      if (ok) app.png_saved();
+    }
     for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
       ++gl_errors;
       std::fprintf(stderr, "gelulab gui: GL error 0x%04x at frame %ld\n", e, frame);
@@ -235,6 +305,16 @@ int run_gui(Args& args) {
     ++frame;
   }
   const long rss_end = rss_kb();
+  if (app.autosave_allowed()) {
+    try {
+      save_session(app, app.autosave_path());
+    } catch (const SessionError& e) {
+      std::fprintf(stderr, "gelulab gui: the session was not saved: %s\n", e.what());
+    }
+  } else if (!app.autosave_path().empty()) {
+    std::fprintf(stderr, "gelulab gui: the session was not saved: %s was left as it was\n",
+                 app.autosave_path().c_str());
+  }
 
 #ifdef GELU_HAVE_GPU
   gpu_release();
@@ -274,13 +354,20 @@ int run_gui(Args& args) {
 }  // namespace
 
 GELU_CLI_COMMAND(gui, "gui", "open the desktop app (the default with no subcommand)",
-                 "usage: gelulab gui [--panel curves|approx|dropout] [--state FILE] [--size WxH]\n\n"
+                 "usage: gelulab gui [--panel ID] [--state FILE] [--size WxH] [--session FILE]\n"
+                 "                   [--presentation SCALE] [--lesson FILE [--step N]]\n\n"
                  "Opens the GELU Lab window (OpenGL 4.3, Dear ImGui). Needs a display; without one it says so\n"
                  "and exits with status 2 (everything also works from the CLI; see 'gelulab shot').\n"
                  "  --panel ID     start on this panel\n"
                  "  --state FILE   a JSON panel state, as for 'gelulab shot'\n"
                  "  --size WxH     initial window size in screen coordinates (default 1280x800)\n"
-                 "Keys: F12 or Ctrl+S saves a PNG of the view, Ctrl+1..3 switch panels, Ctrl+Q quits.\n",
+                 "  --session FILE restore the session from FILE and save it there on exit (default:\n"
+                 "                 $XDG_CONFIG_HOME/gelulab/session.json, i.e. ~/.config/gelulab/session.json)\n"
+                 "  --presentation SCALE  start in presentation mode with text SCALE times larger (1 to 3)\n"
+                 "  --lesson FILE  start a lesson (assets/lessons/*.json) at step N (default 1)\n"
+                 "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"
+                 "F12 or Ctrl+S a PNG of the window, Shift+F12 of the plot, Ctrl+E a CSV of the plot,\n"
+                 "Ctrl+1..9 switch panels, Ctrl+Q quits.\n",
                  run_gui);
 
 }  // namespace gelu::app

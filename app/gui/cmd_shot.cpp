@@ -10,7 +10,10 @@
 
 #include "app.hpp"
 #include "cli.hpp"
+#include "export.hpp"
 #include "gl_capture.hpp"
+#include "session.hpp"
+#include "ui.hpp"
 #include "state_file.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gelu/gpu/context.hpp"
@@ -40,15 +43,60 @@ int run_shot(Args& args) {
   const auto out = args.option("out");
   const auto meta_path = args.option("meta");
   const auto scale_opt = args.option("scale");
+  const auto session_opt = args.option("session");
+  const auto session_out = args.option("session-out");
+  const auto presentation_opt = args.option("presentation");
+  const auto lesson_opt = args.option("lesson");
+  const auto step_opt = args.option("step");
+  const auto csv_opt = args.option("csv");
+  const auto csv_plot = args.option("csv-plot");
+  const auto plot_out = args.option("plot-out");
   args.finish();
-  if (!panel) throw UsageError("--panel is required (" + App::panel_ids() + ")");
+  if (!panel && !session_opt && !lesson_opt)
+    throw UsageError("--panel is required (" + App::panel_ids() + ") unless --session or --lesson gives one");
   if (!out) throw UsageError("--out FILE.png is required");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
 
   App app;
-  if (!app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
+  if (session_opt) {
+    try {
+      load_session(app, *session_opt);
+    } catch (const SessionError& e) {
+      std::fprintf(stderr, "gelulab shot: --session: %s\n", e.what());
+      return 2;
+    }
+  }
+  if (panel && !app.select(*panel))
+    throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
   if (state) load_state_file(app, *state);
+  if (presentation_opt) {
+    const double sc = Args::to_double("presentation", *presentation_opt);
+    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
+    app.set_presentation(Presentation{true, static_cast<float>(sc)});
+  }
+  if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
+  if (lesson_opt) {
+    const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
+    try {
+      Lesson l = load_lesson(*lesson_opt);
+      if (step > static_cast<long>(l.steps.size()))
+        throw UsageError("--step: the lesson has " + std::to_string(l.steps.size()) + " steps");
+      app.open_lesson(std::move(l), static_cast<int>(step - 1));
+    } catch (const LessonError& e) {
+      throw UsageError(std::string("--lesson: ") + e.what());
+    }
+    app.apply_pending();
+  }
+  if (session_out) {
+    try {
+      save_session(app, *session_out);
+    } catch (const SessionError& e) {
+      std::fprintf(stderr, "gelulab shot: --session-out: %s\n", e.what());
+      return 2;
+    }
+  }
+  if (csv_opt) app.request_csv(csv_plot.value_or(""), *csv_opt);
 
 #ifndef GELU_HAVE_GPU
   std::fprintf(stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
@@ -86,7 +134,9 @@ int run_shot(Args& args) {
   }
   app.active().settle_for_shot();
   // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout.
-  for (int i = 0; i < 4; ++i) {
+  constexpr int kFrames = 4;
+  for (int i = 0; i < kFrames; ++i) {
+    if (plot_out && i == kFrames - 1) app.request_plot_png();
     io.DeltaTime = 1.0f / 60.0f;
     io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in a still picture
     ImGui_ImplOpenGL3_NewFrame();
@@ -101,6 +151,21 @@ int run_shot(Args& args) {
   }
   glFinish();
   int status = 0;
+  ImVec2 plot_min, plot_max;
+  std::string plot_name;
+  if (plot_out) {
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    if (!app.take_plot_png_request(&plot_min, &plot_max, &plot_name) ||
+        !write_framebuffer_region_png(*plot_out, h, plot_min, plot_max, &error)) {
+      std::fprintf(stderr, "gelulab shot: --plot-out: %s\n", error.empty() ? "no plot on this panel" : error.c_str());
+      status = 2;
+    }
+  }
+  if (csv_opt && app.last_csv().empty()) {
+    std::fprintf(stderr, "gelulab shot: --csv: no CSV written (is there a plot '%s' on this panel?)\n",
+                 csv_plot.value_or("").c_str());
+    status = 2;
+  }
   glReadBuffer(GL_COLOR_ATTACHMENT0);
   if (!write_framebuffer_png(*out, w, h, &error)) {
     std::fprintf(stderr, "gelulab shot: %s\n", error.c_str());
@@ -118,6 +183,31 @@ int run_shot(Args& args) {
     m["height"] = h;
     m["renderer"] = ctx->info().renderer;
     m["formula_font"] = app.font_has_formula_glyphs();
+    m["font_px"] = static_cast<double>(ImGui::GetFontSize());
+    json::Object pres;
+    pres["on"] = app.presentation().on;
+    pres["scale"] = static_cast<double>(app.presentation().scale);
+    m["presentation"] = pres;
+    if (const Lesson* l = app.lesson()) {
+      json::Object les;
+      les["title"] = l->title;
+      les["step"] = app.lesson_step() + 1;
+      les["steps"] = static_cast<int>(l->steps.size());
+      les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
+      m["lesson"] = les;
+    }
+    auto rect = [](const char* name) {
+      const auto it = ui::marks().find(name);
+      if (it == ui::marks().end()) return json::Value();
+      return json::Value(json::Array{static_cast<double>(it->second.min.x), static_cast<double>(it->second.min.y),
+                                     static_cast<double>(it->second.max.x), static_cast<double>(it->second.max.y)});
+    };
+    m["lesson_bar"] = rect("lesson_bar");
+    m["message"] = app.message();
+    if (plot_out) {
+      m["plot_png_rect"] = json::Array{static_cast<double>(plot_min.x), static_cast<double>(plot_min.y),
+                                       static_cast<double>(plot_max.x), static_cast<double>(plot_max.y)};
+    }
     std::ofstream f(*meta_path);
     f << json::write(json::Value(std::move(m)), 2) << "\n";
     if (!f) {
@@ -149,6 +239,12 @@ GELU_CLI_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG"
                  "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
                  "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
                  "  --scale S      UI scale (font size multiplier, default 1)\n"
+                 "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
+                 "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
+                 "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
+                 "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
+                 "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
+                 "  --plot-out FILE  also write a PNG of the first plot alone\n"
                  "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
                  run_shot);
 

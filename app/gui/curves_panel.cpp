@@ -223,10 +223,12 @@ void CurvesPanel::readout_table() {
 
 void CurvesPanel::drawContent() {
   const float em = ui::em();
-  ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-  controls();
-  ImGui::EndChild();
-  ImGui::SameLine();
+  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
+    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
+    controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
   ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   int shown = 0;
   for (const Fn& f : fns_) shown += f.shown;
@@ -292,6 +294,33 @@ void CurvesPanel::load_state(const json::Value& s) {
     plot_[0].y.scale = plot::Scale::SymLog;
     plot_[0].y.symlog_c = 0.1;
   }
+}
+
+json::Value CurvesPanel::state() const {
+  // Everything load_state() reads; parameters only where they differ from the registry default.
+  json::Object o;
+  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
+  o["y"] = json::Array{plot_[0].y.range.min, plot_[0].y.range.max};
+  json::Array fns;
+  json::Object params;
+  for (const Fn& f : fns_) {
+    if (f.shown) fns.push_back(f.a->id);
+    const Params d = f.a->defaults();
+    for (std::size_t i = 0; i < f.a->params.size(); ++i)
+      if (f.params[static_cast<int>(i)] != d[static_cast<int>(i)])
+        params[std::string(f.a->id) + "." + f.a->params[i].name] = f.params[static_cast<int>(i)];
+  }
+  o["functions"] = fns;
+  o["params"] = params;
+  o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
+  json::Array der;
+  for (int k = 1; k < 3; ++k)
+    if (show_order_[k]) der.push_back(k);
+  o["derivatives"] = der;
+  o["shade_dip"] = shade_dip_;
+  o["shade_dead"] = shade_dead_;
+  o["symlog"] = plot_[0].y.scale == plot::Scale::SymLog;
+  return o;
 }
 
 json::Object CurvesPanel::meta() const {

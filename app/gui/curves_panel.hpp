@@ -16,6 +16,7 @@ class CurvesPanel : public Panel {
   const char* title() const override { return "Curves"; }
   void drawContent() override;
   void load_state(const json::Value& state) override;
+  json::Value state() const override;
   json::Object meta() const override;
 
  private:

@@ -237,10 +237,12 @@ void DropoutPanel::drawContent() {
   if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
   update_histograms();
   const float em = ui::em();
-  ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-  controls();
-  ImGui::EndChild();
-  ImGui::SameLine();
+  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
+    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
+    controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
   ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -269,6 +271,18 @@ void DropoutPanel::load_state(const json::Value& s) {
   per_frame_ = static_cast<int>(v);
   read_bool(s, "playing", playing_);
   restart();
+}
+
+json::Value DropoutPanel::state() const {
+  json::Object o;
+  o["x0"] = x0_;
+  o["samples"] = static_cast<double>(shot_samples_);
+  o["seed"] = static_cast<double>(seed_);
+  o["mu"] = mu_;
+  o["sigma"] = sigma_;
+  o["rate"] = per_frame_;
+  o["playing"] = playing_;
+  return o;
 }
 
 json::Object DropoutPanel::meta() const {

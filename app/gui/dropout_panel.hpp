@@ -19,6 +19,7 @@ class DropoutPanel : public Panel {
   const char* title() const override { return "Dropout view"; }
   void drawContent() override;
   void load_state(const json::Value& state) override;
+  json::Value state() const override;
   json::Object meta() const override;
   bool animating() const override { return playing_ && stream_.count() < max_samples_; }
   void settle_for_shot() override;

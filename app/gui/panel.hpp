@@ -22,6 +22,11 @@ class Panel {
   virtual void drawContent() = 0;
   /// Applies a JSON panel state (see app/gui/state.md); throws json::JsonError on a malformed state.
   virtual void load_state(const json::Value& state) = 0;
+  /// The panel's view as a state that set_state() on a fresh panel reproduces (sessions, lessons);
+  /// null when the panel has nothing to save.
+  virtual json::Value state() const { return json::Value(); }
+  /// Applies a saved or lesson state to this panel (by default load_state); throws json::JsonError.
+  virtual void set_state(const json::Value& state) { load_state(state); }
   /// Facts for tests and shots: each plot's transform plus panel-specific values (drawn series colours,
   /// Monte-Carlo results...). Written next to a shot with --meta.
   virtual json::Object meta() const = 0;

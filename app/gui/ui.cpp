@@ -7,6 +7,12 @@ Fonts& fonts() {
   return f;
 }
 
+namespace {
+bool g_show_controls = true;
+}  // namespace
+bool show_controls() { return g_show_controls; }
+void set_show_controls(bool show) { g_show_controls = show; }
+
 void heading(const char* text) {
   ImGui::Dummy(ImVec2(0, 0.2f * em()));
   if (fonts().bold) ImGui::PushFont(fonts().bold);
@@ -42,5 +48,19 @@ void mark_plot(const std::string& id, const plot::PlotState& s) {
 }
 
 const std::map<std::string, Rect>& marks() { return mark_map(); }
+
+namespace {
+std::vector<PlotRef>& plot_list() {
+  static std::vector<PlotRef> v;
+  return v;
+}
+}  // namespace
+
+void mark_plot(const std::string& id, plot::PlotState& s) {
+  mark_plot(id, static_cast<const plot::PlotState&>(s));
+  plot_list().push_back(PlotRef{id, &s});
+}
+const std::vector<PlotRef>& frame_plots() { return plot_list(); }
+void begin_frame() { plot_list().clear(); }
 
 }  // namespace gelu::app::ui

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "plot/plot.hpp"
 
@@ -19,6 +20,10 @@ Fonts& fonts();
 
 /// One em: the current font size in pixels. Every size in the UI is a multiple of it.
 inline float em() { return ImGui::GetFontSize(); }
+
+/// Whether panels draw their controls column (App hides it in presentation mode until F6).
+bool show_controls();
+void set_show_controls(bool show);
 
 /// A bold section heading with a little space above.
 void heading(const char* text);
@@ -36,5 +41,15 @@ struct Rect {
 void mark_plot(const std::string& id, const plot::PlotState& s);
 /// Rectangles marked during the last frame.
 const std::map<std::string, Rect>& marks();
+
+/// The plots marked (mark_plot) during the current frame, in drawing order: the export commands pick the
+/// plot under the mouse, else the first one. Cleared by begin_frame().
+struct PlotRef {
+  std::string id;
+  plot::PlotState* state;
+};
+void mark_plot(const std::string& id, plot::PlotState& s);
+const std::vector<PlotRef>& frame_plots();
+void begin_frame();
 
 }  // namespace gelu::app::ui

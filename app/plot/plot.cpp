@@ -61,12 +61,19 @@ ImU32 palette(int i, float alpha) {
   return (c & ~IM_COL32_A_MASK) | (a << IM_COL32_A_SHIFT);
 }
 
+namespace {
+float g_line_scale = 1.0f;
+}  // namespace
+void set_line_scale(float scale) { g_line_scale = std::clamp(scale, 0.25f, 8.0f); }
+float line_scale() { return g_line_scale; }
+
 // [SECTION] Begin: layout, input, grid
 
 Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label)
     : s_(state), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
   em_ = ImGui::GetFontSize();
   dl_ = ImGui::GetWindowDrawList();
+  if (s_.capture) s_.captured.clear();
   if (s_.linked_x) s_.x = *s_.linked_x;
   // A scale switch (linear -> log) can leave a range outside the new scale's domain: repair it first.
   s_.x.range = sanitize(s_.x, s_.x.range, sanitize(s_.x, s_.home_x, Range{1, 10}));
@@ -179,6 +186,7 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
 }
 
 void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness) {
+  thickness *= g_line_scale;
   // Long data series are strided to about two points per pixel column.
   const std::size_t n = std::min(xs.size(), ys.size());
   const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
@@ -206,6 +214,7 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   if (!visible) return;
   const auto n = static_cast<std::size_t>(std::clamp(area_max_.x - area_min_.x, 32.0f, 8192.0f)) + 1;
   sample_function(s_.x, n, f, sx_, sy_);
+  if (s_.capture && e) s_.captured.push_back({e->label, sx_, sy_});
   const Range b = data_bounds(sy_, s_.y);
   fit_y_.min = std::min(fit_y_.min, b.min);
   fit_y_.max = std::max(fit_y_.max, b.max);
@@ -221,6 +230,7 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
     e->ys = ys;
   }
   if (!visible) return;
+  if (s_.capture && e) capture(e->label, xs, ys);
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
   fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
@@ -233,10 +243,11 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
   const bool visible = begin_series(label, color, false, &e);
   if (e) e->dot = true;
   if (!visible) return;
+  if (s_.capture && e) capture(e->label, xs, ys);
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
-    dl_->AddCircleFilled(px(xs[i], ys[i]), radius_em * em_, color, 12);
+    dl_->AddCircleFilled(px(xs[i], ys[i]), radius_em * em_ * g_line_scale, color, 12);
   }
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -247,6 +258,7 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
                 double width) {
   Entry* e = nullptr;
   if (!begin_series(label, color, false, &e)) return;
+  if (s_.capture && e) capture(e->label, xs, heights);
   const double base = s_.y.scale == Scale::Log10 ? s_.y.range.min : 0.0;
   const std::size_t n = std::min(xs.size(), heights.size());
   const ImU32 edge = (color & ~IM_COL32_A_MASK) | (255u << IM_COL32_A_SHIFT);
@@ -365,6 +377,7 @@ void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
 void Plot::marker(double x, double y, ImU32 color, const char* text, float radius_em) {
   if (!std::isfinite(x) || !std::isfinite(y)) return;
   const ImVec2 p = px(x, y);
+  radius_em *= g_line_scale;
   dl_->AddCircleFilled(p, radius_em * em_, IM_COL32_WHITE, 16);
   dl_->AddCircleFilled(p, radius_em * em_ * 0.72f, color, 16);
   if (!text || !text[0]) return;
@@ -599,6 +612,19 @@ void Plot::end() {
   draw_readout();
   apply_fit();
   s_.last = tf_;
+  s_.capture = false;
+}
+
+void Plot::capture(const std::string& label, std::span<const double> xs, std::span<const double> ys) {
+  // Data series: the points inside the visible x range (what the plot shows).
+  CapturedSeries c{label, {}, {}};
+  const std::size_t n = std::min(xs.size(), ys.size());
+  for (std::size_t i = 0; i < n; ++i)
+    if (xs[i] >= s_.x.range.min && xs[i] <= s_.x.range.max) {
+      c.x.push_back(xs[i]);
+      c.y.push_back(ys[i]);
+    }
+  s_.captured.push_back(std::move(c));
 }
 
 }  // namespace gelu::plot

@@ -23,6 +23,12 @@
 
 namespace gelu::plot {
 
+/// One visible series as the last captured frame drew it (functions at one sample per pixel column).
+struct CapturedSeries {
+  std::string label;
+  std::vector<double> x, y;
+};
+
 /// Persistent per-plot state: kept by the panel between frames.
 struct PlotState {
   Axis x, y;
@@ -40,6 +46,11 @@ struct PlotState {
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
   bool legend_click = false;
+
+  // CSV export: set `capture`; the next frame that draws this plot fills `captured` with its visible
+  // (not legend-hidden) series and clears `capture`.
+  bool capture = false;
+  std::vector<CapturedSeries> captured;
 };
 
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.
@@ -47,6 +58,11 @@ std::string unicode_minus(std::string_view s);
 
 /// Colour palette (Tableau 10, readable on white and on a projector).
 ImU32 palette(int i, float alpha = 1.0f);
+
+/// Multiplier on every series' line thickness and dot radius (presentation mode thickens lines for a
+/// projector); 1 by default.
+void set_line_scale(float scale);
+float line_scale();
 
 class Plot {
  public:
@@ -121,6 +137,7 @@ class Plot {
   void draw_legend();
   void draw_readout();
   void apply_fit();
+  void capture(const std::string& label, std::span<const double> xs, std::span<const double> ys);
 
   PlotState& s_;
   Transform tf_;

@@ -1,0 +1,45 @@
+// Classroom mode: presentation settings (font scale, projector theme), fullscreen and the shortcuts
+// overlay. The font itself is rebuilt by App::setup_fonts_and_style at the new pixel size (crisp text,
+// no bitmap scaling); this file holds the settings, the theme and the window-side helpers.
+#pragma once
+
+#include <string>
+
+#include <imgui.h>
+
+struct GLFWwindow;
+
+namespace gelu::app {
+
+/// Presentation mode (F5): a font scale in [kMinScale, kMaxScale] and the high-contrast light theme.
+struct Presentation {
+  static constexpr float kMinScale = 1.0f, kMaxScale = 3.0f, kDefaultScale = 1.75f;
+  bool on = false;
+  float scale = kDefaultScale;
+
+  /// The font scale in effect (1 when presentation mode is off).
+  float font_scale() const { return on ? scale : 1.0f; }
+  /// One step up or down the ladder 1, 1.25, 1.5, 1.75, 2, 2.5, 3 (Ctrl+= / Ctrl+-).
+  void step(int direction);
+  static bool valid_scale(double s) { return s >= kMinScale && s <= kMaxScale; }
+};
+
+/// The projector theme on top of the normal light theme: pure white, black text, dark borders, saturated
+/// tabs and check marks; thicker plot lines come from plot::set_line_scale.
+void apply_projector_colors(ImGuiStyle& style);
+/// How much thicker plot lines and dots are in presentation mode (on top of the larger em).
+inline constexpr float kProjectorLineScale = 1.5f;
+
+/// The window geometry before going fullscreen, restored when leaving it (F11).
+struct WindowGeometry {
+  int x = 0, y = 0, width = 1280, height = 800;
+  bool fullscreen = false;
+};
+/// Switches `window` between windowed and fullscreen on its current monitor (glfwSetWindowMonitor),
+/// remembering the windowed geometry in `g`.
+void toggle_fullscreen(GLFWwindow* window, WindowGeometry& g);
+
+/// The F1 overlay listing every shortcut; sets *open = false when dismissed (F1, Esc or a click).
+void shortcuts_overlay(bool* open);
+
+}  // namespace gelu::app
