@@ -10,8 +10,10 @@
 #include <filesystem>
 
 #include "approx_panel.hpp"
+#include "bench_panel.hpp"
 #include "curves_panel.hpp"
 #include "dropout_panel.hpp"
+#include "ffn_panel.hpp"
 #include "export.hpp"
 #include "gelu/activation.hpp"
 #include "session.hpp"
@@ -62,6 +64,8 @@ std::vector<std::unique_ptr<Panel>> App::make_panels() {
   panels.push_back(std::make_unique<CurvesPanel>());
   panels.push_back(std::make_unique<ApproxPanel>());
   panels.push_back(std::make_unique<DropoutPanel>());
+  panels.push_back(std::make_unique<FfnPanel>());
+  panels.push_back(std::make_unique<BenchPanel>());
   return panels;
 }
 
@@ -80,7 +84,7 @@ void App::replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string
   if (!select(active)) pending_select_ = 0;
 }
 
-std::string App::panel_ids() { return "curves|approx|dropout"; }
+std::string App::panel_ids() { return "curves|approx|dropout|ffn|bench"; }
 
 void App::setup_fonts_and_style(float content_scale) {
   scale_ = content_scale > 0 ? content_scale : 1.0f;
