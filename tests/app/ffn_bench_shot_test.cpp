@@ -1,0 +1,258 @@
+// The FFN lab and Benchmarks panels rendered headless by `gelulab shot` (EGL, no X), with pixel checks
+// against numbers computed here (datasets from gelu::ffn) or exported by the panel itself. Without a GL
+// context the shot exits non-zero and these tests FAIL (never skip).
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
+#include "gelu/ffn/dataset.hpp"
+#include "gelu/ffn/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::json::Value;
+
+struct Rgb {
+  int r, g, b;
+};
+
+Rgb hex(const std::string& h) {
+  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
+             std::stoi(h.substr(5, 2), nullptr, 16)};
+}
+
+double dist(Rgb a, Rgb b) {
+  return std::sqrt(double((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)));
+}
+
+class Image {
+ public:
+  explicit Image(const std::string& path) { data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3); }
+  ~Image() { stbi_image_free(data_); }
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  bool ok() const { return data_ != nullptr; }
+  int w() const { return w_; }
+  int h() const { return h_; }
+  Rgb at(int x, int y) const {
+    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
+    return Rgb{p[0], p[1], p[2]};
+  }
+
+ private:
+  int w_ = 0, h_ = 0, n_ = 0;
+  unsigned char* data_ = nullptr;
+};
+
+// A plot's data -> pixel map from its meta (written out here, independent of app/plot).
+struct Geom {
+  double left, top, right, bottom, x_min, x_max, y_min, y_max;
+  bool log_y;
+  explicit Geom(const Value& v)
+      : left(v.at("left").as_number()), top(v.at("top").as_number()), right(v.at("right").as_number()),
+        bottom(v.at("bottom").as_number()), x_min(v.at("x_min").as_number()), x_max(v.at("x_max").as_number()),
+        y_min(v.at("y_min").as_number()), y_max(v.at("y_max").as_number()),
+        log_y(v.at("y_scale").as_string() == "log") {}
+  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
+  double py(double y) const {
+    const double t = log_y ? std::log10(y / y_min) / std::log10(y_max / y_min) : (y - y_min) / (y_max - y_min);
+    return bottom + t * (top - bottom);
+  }
+};
+
+struct Shot {
+  int status = -1;
+  std::string png;
+  Value meta;
+};
+
+Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("gelulab_ffn_bench_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"), meta = dir / (name + ".meta.json");
+  std::ofstream(state) << state_json;
+  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE + "' shot --panel " + panel +
+                          " --size 1280x800 --state '" + state.string() + "' --out '" + png.string() + "' --meta '" +
+                          meta.string() + "'";
+  Shot s;
+  s.status = std::system(cmd.c_str());
+  s.png = png.string();
+  if (s.status == 0) {
+    std::ifstream f(meta);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    s.meta = gelu::json::parse(ss.str());
+  }
+  return s;
+}
+
+// The dataset the panel trains on with its defaults (xor, 400 samples, seed 1), generated here from core.
+gelu::ffn::Dataset xor_data() {
+  gelu::ffn::DatasetOptions o;
+  o.id = "xor";
+  o.samples = 400;
+  o.seed = 1;
+  return gelu::ffn::make_dataset(o);
+}
+
+// Blue-ish (class 0), orange-ish (class 1) or neither: the heat tints and the dots share their class's hue.
+int hue_class(Rgb p) {
+  if (p.b > p.r + 25) return 0;
+  if (p.r > p.b + 25) return 1;
+  return -1;
+}
+
+TEST(FfnShot, HeatmapColourAtTrainingPointsIsTheirClassAfterTraining) {
+  const Shot s = shoot("ffn",
+                       R"({"dataset": "xor", "samples": 400, "shot_steps": 300, "ab": true, "backend": "cpu",
+                           "a": {"activations": ["relu", "relu"]}, "b": {"activations": ["gelu", "gelu"]}})",
+                       "ffn_xor");
+  ASSERT_EQ(s.status, 0) << "gelulab shot failed (no EGL context?)";
+  Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  ASSERT_EQ(img.w(), 1280);
+  const gelu::ffn::Dataset d = xor_data();
+  ASSERT_EQ(s.meta.at("train_points").as_number(), static_cast<double>(d.x_train.cols()));
+  for (int net = 0; net < 2; ++net) {
+    const Value& m = s.meta.at("nets").as_array()[static_cast<std::size_t>(net)];
+    EXPECT_EQ(m.at("steps").as_number(), 300);
+    EXPECT_GT(m.at("train_accuracy").as_number(), 0.9) << "net " << net;
+    const Geom g(s.meta.at("plots").at(net == 0 ? "heatA" : "heatB"));
+    // Around every training point away from XOR's boundaries (the axes): pixels 8 px off the point's
+    // centre along the diagonals (outside its dot, on the heatmap or on a neighbour's dot).
+    int right = 0, wrong = 0;
+    for (Eigen::Index k = 0; k < d.x_train.cols(); ++k) {
+      const double x = d.x_train(0, k), y = d.x_train(1, k);
+      if (std::fabs(x) < 0.3 || std::fabs(y) < 0.3) continue;
+      const int label = static_cast<int>(d.y_train(k));
+      for (int dx : {-8, 8})
+        for (int dy : {-8, 8}) {
+          const int c = hue_class(img.at(static_cast<int>(std::lround(g.px(x))) + dx,
+                                         static_cast<int>(std::lround(g.py(y))) + dy));
+          if (c < 0) continue;
+          (c == label ? right : wrong) += 1;
+        }
+    }
+    EXPECT_GT(right, 400) << "net " << net;
+    EXPECT_GT(right, 19 * wrong) << "net " << net << ": " << wrong << " pixels of the other class";
+  }
+  // The heat tints are the class colours faded (so the hue test above reads the right classes).
+  for (int c = 0; c < 2; ++c)
+    EXPECT_EQ(hue_class(hex(s.meta.at("heat_colors").as_array()[static_cast<std::size_t>(c)].as_string())), c);
+}
+
+TEST(FfnShot, IdenticalNetsTrainIdenticallyAndPointEditsApply) {
+  // Both nets GELU: identical initialization and minibatches -> the same test loss to the last bit.
+  // Edits: remove a lone training point (by its exact coordinates) and add a class-0 point in a corner.
+  const gelu::ffn::Dataset d = xor_data();
+  // A training point with no other point (train or test) within 0.1: after its removal its spot is bare.
+  Eigen::Index k0 = -1;
+  for (Eigen::Index k = 0; k < d.x_train.cols() && k0 < 0; ++k) {
+    bool alone = true;
+    for (const Eigen::MatrixXd* m : {&d.x_train, &d.x_test})
+      for (Eigen::Index j = 0; j < m->cols(); ++j)
+        if ((m != &d.x_train || j != k) && (m->col(j) - d.x_train.col(k)).norm() < 0.1) alone = false;
+    if (alone) k0 = k;
+  }
+  ASSERT_GE(k0, 0);
+  char state[512];
+  std::snprintf(state, sizeof state,
+                R"({"shot_steps": 60, "a": {"activations": ["gelu", "gelu"]}, "b": {"activations": ["gelu", "gelu"]},
+                    "edits": [{"op": "remove", "x": %.17g, "y": %.17g}, {"op": "add", "x": 1.3, "y": -1.3, "label": 0}]})",
+                d.x_train(0, k0), d.x_train(1, k0));
+  const Shot s = shoot("ffn", state, "ffn_same");
+  ASSERT_EQ(s.status, 0);
+  const Value& a = s.meta.at("nets").as_array()[0];
+  const Value& b = s.meta.at("nets").as_array()[1];
+  EXPECT_EQ(a.at("steps").as_number(), 60);
+  EXPECT_EQ(a.at("test_loss").as_number(), b.at("test_loss").as_number());
+  EXPECT_EQ(s.meta.at("train_points").as_number(), static_cast<double>(d.x_train.cols()));  // -1 + 1
+  Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const Rgb blue = hex(s.meta.at("class_colors").as_array()[0].as_string());
+  for (const char* plot : {"heatA", "heatB"}) {
+    const Geom g(s.meta.at("plots").at(plot));
+    // The added point is drawn (its dot's centre is the class colour) and the removed one is gone.
+    EXPECT_LT(dist(img.at(static_cast<int>(std::lround(g.px(1.3))), static_cast<int>(std::lround(g.py(-1.3)))), blue),
+              30)
+        << plot;
+    const Rgb removed = img.at(static_cast<int>(std::lround(g.px(d.x_train(0, k0)))),
+                               static_cast<int>(std::lround(g.py(d.x_train(1, k0)))));
+    const Rgb dot = hex(s.meta.at("class_colors").as_array()[static_cast<std::size_t>(d.y_train(k0))].as_string());
+    EXPECT_GT(dist(removed, dot), 30) << plot;
+  }
+  // The state round-trips what was set.
+  const Value& st = s.meta.at("state");
+  EXPECT_EQ(st.at("edits").as_array().size(), 2u);
+  EXPECT_EQ(st.at("b").at("activations").as_array()[0].as_string(), "gelu");
+}
+
+TEST(BenchShot, BarHeightsMatchTheExportedMedians) {
+  const Shot s = shoot("bench",
+                       R"({"functions": ["gelu", "relu"], "sizes": [4096, 65536], "reps": 3,
+                           "backends": ["cpu_scalar", "cpu_vector", "gpu_kernel", "gpu_end_to_end"]})",
+                       "bench_small");
+  ASSERT_EQ(s.status, 0);
+  Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const Value& ex = s.meta.at("export");
+  EXPECT_GT(ex.at("copy_gb_per_s").as_number(), 0.1);
+  const auto& rows = ex.at("results").as_array();
+  // 2 functions x 2 sizes x (2 CPU paths + 2 GPU timings when the worker got a GPU context).
+  const bool gpu = ex.at("gpu").as_string().find("unavailable") == std::string::npos;
+  EXPECT_EQ(rows.size(), gpu ? 16u : 8u) << ex.at("gpu").as_string();
+  // CSV: a header and one line per exported row.
+  const std::string& csv = s.meta.at("csv").as_string();
+  EXPECT_EQ(static_cast<std::size_t>(std::count(csv.begin(), csv.end(), '\n')), rows.size() + 1);
+
+  const Geom g(s.meta.at("plots").at("bars"));
+  const auto& legend = s.meta.at("legend").as_array();
+  const double width_px = s.meta.at("bar_width").as_number() / (g.x_max - g.x_min) * (g.right - g.left);
+  const auto& bars = s.meta.at("bars").as_array();
+  ASSERT_EQ(bars.size(), rows.size() / 2);  // the bars show one size (the largest)
+  int checked = 0;
+  for (const Value& b : bars) {
+    // The bar's number is the exported one.
+    bool found = false;
+    for (const Value& r : rows)
+      if (r.at("function").as_string() == b.at("function").as_string() &&
+          r.at("backend").as_string() == b.at("backend").as_string() && r.at("size").as_number() == 65536)
+        found = found || r.at("median_gelem_per_s").as_number() == b.at("median_gelem_per_s").as_number();
+    EXPECT_TRUE(found) << b.at("function").as_string() << " " << b.at("backend").as_string();
+    // Its top edge on screen: scanning down a column inside the bar (off the whisker), the first pixel of
+    // the bar's colour is at the median's height.
+    const int col = static_cast<int>(std::lround(g.px(b.at("x").as_number()) + 0.38 * width_px));
+    const double expect = g.py(b.at("median_gelem_per_s").as_number());
+    // Below the legend box when the column crosses it (its swatches have the bars' colours).
+    int start = static_cast<int>(g.top) + 1;
+    if (col >= legend[0].as_number() - 2 && col <= legend[2].as_number() + 2) {
+      if (expect < legend[3].as_number() + 4) continue;
+      start = static_cast<int>(legend[3].as_number()) + 2;
+    }
+    const Rgb colour = hex(b.at("color").as_string());
+    int top = -1;
+    for (int y = start; y < static_cast<int>(g.bottom); ++y)
+      if (dist(img.at(col, y), colour) < 30) {
+        top = y;
+        break;
+      }
+    ASSERT_GE(top, 0) << "no bar of colour " << b.at("color").as_string();
+    EXPECT_NEAR(top, expect, 2.5) << b.at("function").as_string() << " " << b.at("backend").as_string();
+    ++checked;
+  }
+  EXPECT_GE(checked, 4);
+}
+
+}  // namespace
