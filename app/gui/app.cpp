@@ -301,46 +301,79 @@ void App::apply_pending() {
   select(s.panel);
 }
 
+namespace {
+constexpr const char* kLessonButtons[3] = {"◀ Back", "Next ▶", "Leave"};
+
+float lesson_buttons_width() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  float w = 2 * st.ItemSpacing.x;
+  for (const char* l : kLessonButtons) w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x;
+  return w;
+}
+
+// The bold first line of the lesson bar: "step k/n · step title", followed by the lesson title when it fits
+// beside the buttons; wrapped (never hidden under the buttons) when even the step title is too long.
+struct LessonHeader {
+  std::string text;
+  float wrap = 0, height = 0;
+};
+LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
+  if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+  LessonHeader h;
+  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width() - ui::em());
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "Step %d/%zu  ·  ", step + 1, l.steps.size());
+  h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
+  const std::string with_title = h.text + "   —   " + l.title;
+  if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
+  h.height = std::max(ImGui::CalcTextSize(h.text.c_str(), nullptr, false, h.wrap).y, ImGui::GetFrameHeight());
+  if (ui::fonts().bold) ImGui::PopFont();
+  return h;
+}
+}  // namespace
+
 float App::lesson_bar_height() const {
   if (!lesson_) return 0;
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const ImGuiStyle& st = ImGui::GetStyle();
   const float em = ui::em();
-  const float wrap = ImGui::GetIO().DisplaySize.x - 2 * st.WindowPadding.x - 1.6f * em;
-  const float text_h = ImGui::CalcTextSize(s.text.c_str(), nullptr, false, wrap).y;
-  const float bold_h = ui::fonts().bold ? ui::fonts().bold->FontSize : em;
-  return 1.6f * em + std::max(bold_h, ImGui::GetFrameHeight()) + st.ItemSpacing.y + text_h;
+  const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
+  const float text_h = ImGui::CalcTextSize(s.text.c_str(), nullptr, false, content_w).y;
+  return 1.2f * em + lesson_header(*lesson_, step_, content_w).height + st.ItemSpacing.y + text_h + 2.0f;
 }
 
 void App::lesson_bar(float height) {
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const int n = static_cast<int>(lesson_->steps.size());
   const float em = ui::em();
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, presentation_.on ? IM_COL32(255, 247, 214, 255) : IM_COL32(255, 249, 225, 255));
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 247, 214, 255));
   ImGui::PushStyleColor(ImGuiCol_Border, IM_COL32(150, 120, 20, 200));
   ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
   ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
   ui::mark("lesson_bar", ImGui::GetWindowPos(),
            ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+  const float content_w = ImGui::GetContentRegionAvail().x;
+  const LessonHeader h = lesson_header(*lesson_, step_, content_w);
+  const float y0 = ImGui::GetCursorPosY();
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
-  ImGui::AlignTextToFramePadding();
-  ImGui::Text("%s  ·  step %d/%d  ·  %s", lesson_->title.c_str(), step_ + 1, n, s.title.c_str());
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + h.wrap);
+  ImGui::SetCursorPosY(y0 + std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2));
+  ImGui::TextUnformatted(h.text.c_str());
+  ImGui::PopTextWrapPos();
   if (ui::fonts().bold) ImGui::PopFont();
-  const char* labels[3] = {"◀ Back", "Next ▶", "Leave"};
-  float w = 0;
-  for (const char* l : labels) w += ImGui::CalcTextSize(l).x + 2 * ImGui::GetStyle().FramePadding.x;
-  w += 2 * ImGui::GetStyle().ItemSpacing.x;
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x - w));
+  const float y1 = ImGui::GetCursorPosY();
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(), y0));
   ImGui::BeginDisabled(step_ == 0);
-  if (ImGui::Button(labels[0])) go_to_step(step_ - 1);
+  if (ImGui::Button(kLessonButtons[0])) go_to_step(step_ - 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(step_ + 1 == n);
-  if (ImGui::Button(labels[1])) go_to_step(step_ + 1);
+  if (ImGui::Button(kLessonButtons[1])) go_to_step(step_ + 1);
   ImGui::EndDisabled();
   ImGui::SameLine();
-  bool leave = ImGui::Button(labels[2]);
+  const bool leave = ImGui::Button(kLessonButtons[2]);
+  ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextUnformatted(s.text.c_str());
   ImGui::PopTextWrapPos();

@@ -119,13 +119,6 @@ int run_gui(Args& args) {
       std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
     }
   }
-  if (panel && !app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
-  if (state) load_state_file(app, *state);
-  if (presentation_opt) {
-    const double sc = Args::to_double("presentation", *presentation_opt);
-    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
-    app.set_presentation(Presentation{true, static_cast<float>(sc)});
-  }
   if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
   if (lesson_opt) {
     const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
@@ -137,6 +130,14 @@ int run_gui(Args& args) {
     } catch (const LessonError& e) {
       throw UsageError(std::string("--lesson: ") + e.what());
     }
+    app.apply_pending();  // now, so that --panel and --state below override the step
+  }
+  if (panel && !app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
+  if (state) load_state_file(app, *state);
+  if (presentation_opt) {
+    const double sc = Args::to_double("presentation", *presentation_opt);
+    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
+    app.set_presentation(Presentation{true, static_cast<float>(sc)});
   }
   Script script;
   if (script_path) {

@@ -67,14 +67,6 @@ int run_shot(Args& args) {
       return 2;
     }
   }
-  if (panel && !app.select(*panel))
-    throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
-  if (state) load_state_file(app, *state);
-  if (presentation_opt) {
-    const double sc = Args::to_double("presentation", *presentation_opt);
-    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
-    app.set_presentation(Presentation{true, static_cast<float>(sc)});
-  }
   if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
   if (lesson_opt) {
     const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
@@ -87,6 +79,14 @@ int run_shot(Args& args) {
       throw UsageError(std::string("--lesson: ") + e.what());
     }
     app.apply_pending();
+  }
+  if (panel && !app.select(*panel))
+    throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
+  if (state) load_state_file(app, *state);
+  if (presentation_opt) {
+    const double sc = Args::to_double("presentation", *presentation_opt);
+    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
+    app.set_presentation(Presentation{true, static_cast<float>(sc)});
   }
   if (session_out) {
     try {

@@ -99,9 +99,9 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     fail(name, "version", "must be a positive integer");
   if (version->as_number() > kSessionVersion)
     fail(name, "version",
-         std::to_string(static_cast<long long>(version->as_number())) +
-             ": this session was written by a newer GELU Lab (this one reads up to version " +
-             std::to_string(kSessionVersion) + "); it was not loaded");
+         "this session was written by a newer GELU Lab (session version " +
+             std::to_string(static_cast<long long>(version->as_number())) + "; this one reads up to version " +
+             std::to_string(kSessionVersion) + "), so it was not loaded");
   only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
 
   // Everything is checked and built aside; the app changes only when all of it is good.

@@ -1,0 +1,457 @@
+// Classroom mode, lessons, sessions and export, through the built gelulab: headless shots (EGL) with pixel
+// checks, `gelulab lessons`, session files round-tripped and rejected, and the window's autosave under
+// xvfb-run. Without a GL context (or xvfb) the commands fail and so do these tests: they never skip.
+#include <gtest/gtest.h>
+#include <stb_image.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gelu/ffn/json.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::json::Value;
+
+// [SECTION] Helpers
+
+fs::path test_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("gelulab_classroom_test_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+// Runs gelulab with `args` (no display, unless `display` wraps it in xvfb-run) and captures its output.
+Result gelulab(const std::string& args, bool display = false) {
+  static int n = 0;
+  const fs::path out = test_dir() / ("out" + std::to_string(n) + ".txt");
+  const fs::path err = test_dir() / ("err" + std::to_string(n++) + ".txt");
+  const std::string exe = std::string("'") + GELULAB_EXE + "' ";
+  const std::string cmd = display ? "xvfb-run -a -s '-screen 0 1280x800x24' " + exe + args
+                                  : "env -u DISPLAY -u WAYLAND_DISPLAY " + exe + args;
+  Result r;
+  const int st = std::system((cmd + " > '" + out.string() + "' 2> '" + err.string() + "'").c_str());
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = read_file(out);
+  r.err = read_file(err);
+  return r;
+}
+
+struct Rgb {
+  int r, g, b;
+  int lum() const { return (r * 299 + g * 587 + b * 114) / 1000; }
+};
+
+Rgb hex(const std::string& h) {
+  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
+             std::stoi(h.substr(5, 2), nullptr, 16)};
+}
+
+double dist(Rgb a, Rgb b) {
+  return std::sqrt(double((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)));
+}
+
+class Image {
+ public:
+  explicit Image(const std::string& path) { data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3); }
+  ~Image() { stbi_image_free(data_); }
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  bool ok() const { return data_ != nullptr; }
+  int w() const { return w_; }
+  int h() const { return h_; }
+  Rgb at(int x, int y) const {
+    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
+    return Rgb{p[0], p[1], p[2]};
+  }
+
+ private:
+  int w_ = 0, h_ = 0, n_ = 0;
+  unsigned char* data_ = nullptr;
+};
+
+struct Shot {
+  Result run;
+  std::string png;
+  Value meta;
+};
+
+Shot shot(const std::string& name, const std::string& args) {
+  const fs::path png = test_dir() / (name + ".png"), meta = test_dir() / (name + ".meta.json");
+  Shot s;
+  s.run = gelulab("shot --size 1280x800 --out '" + png.string() + "' --meta '" + meta.string() + "' " + args);
+  s.png = png.string();
+  if (s.run.status == 0) s.meta = gelu::json::parse(read_file(meta));
+  return s;
+}
+
+fs::path state_file(const std::string& name, const std::string& json) {
+  const fs::path p = test_dir() / (name + ".state.json");
+  write_file(p, json);
+  return p;
+}
+
+// Height in pixels of the first band of dark (text) rows from the top, in the columns [x0, x1): the
+// menu bar's "File  View  Lessons  Help".
+int menu_text_height(const Image& img, int x0, int x1) {
+  int first = -1, last = -1;
+  for (int y = 0; y < img.h() / 4; ++y) {
+    bool dark = false;
+    for (int x = x0; x < x1 && !dark; ++x) dark = img.at(x, y).lum() < 100;
+    if (dark && first < 0) first = y;
+    if (dark) last = y;
+    if (!dark && first >= 0) break;
+  }
+  return first < 0 ? 0 : last - first + 1;
+}
+
+// The number of pixels of colour `c` (within 60) in the pixel column x between y0 and y1.
+int run_length(const Image& img, int x, int y0, int y1, Rgb c) {
+  int n = 0;
+  for (int y = std::max(0, y0); y < std::min(img.h(), y1); ++y) n += dist(img.at(x, y), c) < 60;
+  return n;
+}
+
+struct Geom {
+  double left, top, right, bottom, x_min, x_max, y_min, y_max;
+  explicit Geom(const Value& v)
+      : left(v.at("left").as_number()), top(v.at("top").as_number()), right(v.at("right").as_number()),
+        bottom(v.at("bottom").as_number()), x_min(v.at("x_min").as_number()), x_max(v.at("x_max").as_number()),
+        y_min(v.at("y_min").as_number()), y_max(v.at("y_max").as_number()) {}
+  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
+  double py(double y) const { return bottom + (y - y_min) / (y_max - y_min) * (top - bottom); }
+};
+
+const char* kCurvesState = R"({"x": [-3, 3], "y": [-1, 3], "functions": ["gelu"], "probe": null,
+                               "shade_dip": false, "shade_dead": false})";
+
+// [SECTION] Presentation mode
+
+TEST(Classroom, PresentationAt2xHasLargerTextThickerLinesAndALightTheme) {
+  const fs::path st = state_file("pres", kCurvesState);
+  const Shot normal = shot("pres_1x", "--panel curves --state '" + st.string() + "'");
+  const Shot big = shot("pres_2x", "--panel curves --state '" + st.string() + "' --presentation 2");
+  ASSERT_EQ(normal.run.status, 0) << normal.run.err << " (no headless GL context?)";
+  ASSERT_EQ(big.run.status, 0) << big.run.err;
+  EXPECT_FALSE(normal.meta.at("presentation").at("on").as_bool());
+  EXPECT_TRUE(big.meta.at("presentation").at("on").as_bool());
+  // The atlas was rasterized at twice the pixel size (not a scaled bitmap) ...
+  EXPECT_EQ(big.meta.at("font_px").as_number(), 2 * normal.meta.at("font_px").as_number());
+  const Image a(normal.png), b(big.png);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(b.w(), 1280);
+  ASSERT_EQ(b.h(), 800);
+  // ... and the text in the picture is about twice as tall.
+  // "File" alone (no descenders): the first 2.5 em of the menu bar.
+  const int ha = menu_text_height(a, 0, static_cast<int>(2.5 * normal.meta.at("font_px").as_number()));
+  const int hb = menu_text_height(b, 0, static_cast<int>(2.5 * big.meta.at("font_px").as_number()));
+  ASSERT_GT(ha, 6) << "no menu text found at 1x";
+  EXPECT_GE(hb, 1.7 * ha) << "1x: " << ha << " px, 2x: " << hb << " px";
+  EXPECT_LE(hb, 2.4 * ha) << "1x: " << ha << " px, 2x: " << hb << " px";
+  // The GELU curve is drawn at least twice as thick (2x em, and the projector's line scale on top).
+  const Rgb col = hex(big.meta.at("functions").at("gelu").at("color").as_string());
+  const double y2 = gelu::find_activation("gelu")->eval(2.0);
+  const Geom ga(normal.meta.at("plots").at("f(x)")), gb(big.meta.at("plots").at("f(x)"));
+  const int xa = static_cast<int>(ga.px(2.0)), xb = static_cast<int>(gb.px(2.0));
+  const int ta = run_length(a, xa, static_cast<int>(ga.py(y2)) - 30, static_cast<int>(ga.py(y2)) + 30, col);
+  const int tb = run_length(b, xb, static_cast<int>(gb.py(y2)) - 40, static_cast<int>(gb.py(y2)) + 40, col);
+  ASSERT_GT(ta, 0) << "the GELU curve is not at (2, GELU(2)) at 1x";
+  EXPECT_GE(tb, 1.75 * ta) << "line thickness 1x: " << ta << " px, presentation 2x: " << tb << " px";
+  // Light, high contrast: mostly pure white (the projector theme's window is #ffffff, the normal one is not)
+  // and black text.
+  auto white_fraction = [](const Image& img) {
+    long n = 0;
+    for (int y = 0; y < img.h(); y += 2)
+      for (int x = 0; x < img.w(); x += 2) {
+        const Rgb p = img.at(x, y);
+        n += p.r == 255 && p.g == 255 && p.b == 255;
+      }
+    return static_cast<double>(n) / ((img.w() / 2) * (img.h() / 2));
+  };
+  std::printf("menu text %d -> %d px, GELU line %d -> %d px, white %.2f -> %.2f of the picture\n", ha, hb, ta, tb,
+              white_fraction(a), white_fraction(b));
+  EXPECT_GT(white_fraction(b), 0.6);
+  EXPECT_GT(white_fraction(b), white_fraction(a) + 0.05);
+  int darkest = 255;
+  for (int y = 0; y < 60; ++y)
+    for (int x = 0; x < 200; ++x) darkest = std::min(darkest, b.at(x, y).lum());
+  EXPECT_LT(darkest, 40) << "menu text is not black";
+  // Presentation mode hides the controls column, so the plot spans (nearly) the whole width.
+  EXPECT_LT(gb.left, 0.15 * 1280);
+  EXPECT_GT(ga.left, 0.25 * 1280);
+}
+
+TEST(Classroom, PresentationScaleOutsideOneToThreeIsAUsageError) {
+  EXPECT_EQ(gelulab("shot --panel curves --out x.png --presentation 3.5").status, 2);
+  EXPECT_EQ(gelulab("shot --panel curves --out x.png --presentation 0.5").status, 2);
+}
+
+// [SECTION] Lessons
+
+TEST(Lessons, EveryShippedLessonIsValidAndEveryStepApplies) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(fs::path(GELU_SOURCE_DIR) / "assets" / "lessons"))
+    if (e.path().extension() == ".json") files.push_back(e.path().string());
+  ASSERT_GE(files.size(), 5u);
+  std::string args = "lessons";
+  for (const std::string& f : files) args += " --check '" + f + "'";
+  const Result r = gelulab(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const std::string& f : files) EXPECT_NE(r.out.find("ok  " + f), std::string::npos) << f << "\n" << r.out;
+  // The listing finds them too (from the source tree, as when running from a build directory).
+  const Result list = gelulab("lessons");
+  EXPECT_EQ(list.status, 0) << list.err;
+  EXPECT_NE(list.out.find("What GELU is"), std::string::npos) << list.out;
+}
+
+TEST(Lessons, ABadLessonNamesTheFileAndTheField) {
+  const fs::path bad_state = test_dir() / "bad_state.json";
+  write_file(bad_state, R"({"title": "t", "steps": [
+      {"title": "a", "text": "b", "panel": "curves", "state": {"functions": ["gelu"]}},
+      {"title": "a", "text": "b", "panel": "curves", "state": {"funtions": ["gelu"]}}]})");
+  Result r = gelulab("lessons --check '" + bad_state.string() + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(bad_state.string() + ": steps[1].state: unknown key 'funtions'"), std::string::npos) << r.err;
+
+  const fs::path bad_panel = test_dir() / "bad_panel.json";
+  write_file(bad_panel, R"({"title": "t", "steps": [{"title": "a", "text": "b", "panel": "nope"}]})");
+  r = gelulab("lessons --check '" + bad_panel.string() + "'");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("steps[0].panel: unknown panel 'nope'"), std::string::npos) << r.err;
+
+  const fs::path missing = test_dir() / "missing_text.json";
+  write_file(missing, R"({"title": "t", "steps": [{"title": "a", "panel": "curves"}]})");
+  r = gelulab("lessons --check '" + missing.string() + "'");
+  EXPECT_NE(r.err.find("steps[0].text: missing"), std::string::npos) << r.err;
+
+  const fs::path syntax = test_dir() / "syntax.json";
+  write_file(syntax, "{\"title\": \"t\",\n \"steps\": [}");
+  r = gelulab("lessons --check '" + syntax.string() + "'");
+  EXPECT_NE(r.err.find("not valid JSON (line 2"), std::string::npos) << r.err;
+
+  // The shot refuses a bad lesson too (exit 2, the same message).
+  r = gelulab("shot --out x.png --lesson '" + bad_state.string() + "' --step 2");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown key 'funtions'"), std::string::npos) << r.err;
+}
+
+TEST(Lessons, AStepShowsItsPanelStateAndTheLessonBar) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/1_what_is_gelu.json").string();
+  const Shot s = shot("lesson_1_3", "--lesson '" + lesson + "' --step 3");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  EXPECT_EQ(s.meta.at("panel").as_string(), "curves");
+  EXPECT_EQ(s.meta.at("lesson").at("step").as_number(), 3);
+  EXPECT_EQ(s.meta.at("lesson").at("steps").as_number(), 5);
+  EXPECT_EQ(s.meta.at("lesson").at("step_title").as_string(), "The negative dip");
+  // Step 3's state: x in [-4, 2], GELU and ReLU, the probe at the minimum.
+  const Geom g(s.meta.at("plots").at("f(x)"));
+  EXPECT_EQ(g.x_min, -4);
+  EXPECT_EQ(g.x_max, 2);
+  EXPECT_EQ(s.meta.at("probe").as_number(), -0.75);
+  EXPECT_NE(s.meta.at("functions").find("relu"), nullptr);
+  // The lesson bar sits below the plots, across the window, in its pale yellow.
+  const auto& bar = s.meta.at("lesson_bar").as_array();
+  ASSERT_EQ(bar.size(), 4u);
+  EXPECT_GT(bar[1].as_number(), g.bottom);
+  EXPECT_GT(bar[2].as_number() - bar[0].as_number(), 1200);
+  const Image img(s.png);
+  ASSERT_TRUE(img.ok());
+  const int bx = static_cast<int>(bar[0].as_number()) + 6, by = static_cast<int>(bar[3].as_number()) - 6;
+  EXPECT_LT(dist(img.at(bx, by), Rgb{255, 247, 214}), 12);
+  // ... and above it the plot has no yellow.
+  EXPECT_GT(dist(img.at(bx + 400, static_cast<int>(g.top) + 5), Rgb{255, 247, 214}), 12);
+}
+
+// [SECTION] Sessions
+
+const char* kSessionCurves = R"({"x": [-2.5, 2.5], "y": [-0.5, 2], "functions": ["gelu", "gelu_sigmoid"],
+                                 "params": {"gelu_sigmoid.k": 1.5}, "probe": 0.5, "derivatives": [1],
+                                 "shade_dip": false})";
+
+TEST(Sessions, SaveThenLoadGivesTheSameSession) {
+  const fs::path a = test_dir() / "a.session.json", b = test_dir() / "b.session.json";
+  const fs::path st = state_file("sess", kSessionCurves);
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/2_exact_vs_approximations.json").string();
+  // A session with non-default values in several panels, presentation on, and a lesson step.
+  Shot s1 = shot("sess_a", "--lesson '" + lesson + "' --step 2 --panel curves --state '" + st.string() +
+                               "' --presentation 1.5 --session-out '" + a.string() + "'");
+  ASSERT_EQ(s1.run.status, 0) << s1.run.err;
+  const Value va = gelu::json::parse(read_file(a));
+  EXPECT_EQ(va.at("format").as_string(), "gelulab-session");
+  EXPECT_EQ(va.at("version").as_number(), 1);
+  EXPECT_EQ(va.at("active_panel").as_string(), "curves");
+  EXPECT_TRUE(va.at("presentation").at("on").as_bool());
+  EXPECT_EQ(va.at("presentation").at("scale").as_number(), 1.5);
+  EXPECT_EQ(va.at("lesson").at("step").as_number(), 2);
+  const Value& c = va.at("panels").at("curves");
+  EXPECT_EQ(c.at("x").as_array()[0].as_number(), -2.5);
+  EXPECT_EQ(c.at("params").at("gelu_sigmoid.k").as_number(), 1.5);
+  EXPECT_EQ(c.at("probe").as_number(), 0.5);
+  // Lesson step 2 set the approximations panel: metric abs, x [-6, 6], tuned k = 1.702.
+  const Value& ap = va.at("panels").at("approx");
+  EXPECT_EQ(ap.at("tuned").as_number(), 1.702);
+  EXPECT_EQ(ap.at("error_y").as_array()[0].as_number(), 1e-9);
+  ASSERT_NE(va.at("panels").find("dropout"), nullptr);
+  // Load A, save B: the same document, byte for byte.
+  Shot s2 = shot("sess_b", "--session '" + a.string() + "' --session-out '" + b.string() + "'");
+  ASSERT_EQ(s2.run.status, 0) << s2.run.err;
+  EXPECT_EQ(read_file(a), read_file(b));
+  // The restored session is what is drawn: the active panel and its x range.
+  EXPECT_EQ(s2.meta.at("panel").as_string(), "curves");
+  EXPECT_EQ(Geom(s2.meta.at("plots").at("f(x)")).x_min, -2.5);
+  EXPECT_TRUE(s2.meta.at("presentation").at("on").as_bool());
+  // No temporary file is left next to it (written as temp + fsync + rename).
+  for (const auto& e : fs::directory_iterator(test_dir()))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST(Sessions, MalformedAndNewerFilesAreRejectedWithAMessage) {
+  const fs::path bad = test_dir() / "bad.session.json", newer = test_dir() / "newer.session.json",
+                 wrong = test_dir() / "wrong.session.json";
+  write_file(bad, "{\"format\": \"gelulab-session\",\n \"version\": 1,\n \"panels\": {\"curves\": {\"x\": [1, }}\n");
+  write_file(newer, R"({"format": "gelulab-session", "version": 7, "panels": {}, "hologram": true})");
+  write_file(wrong, R"({"format": "gelulab-session", "version": 1, "panels": {"curves": {"x": [3, -3]}}})");
+  Result r = gelulab("shot --out x.png --session '" + bad.string() + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find(bad.string() + ": not valid JSON (line 3"), std::string::npos) << r.err;
+  r = gelulab("shot --out x.png --session '" + newer.string() + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("newer GELU Lab"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("session version 7"), std::string::npos) << r.err;
+  r = gelulab("shot --out x.png --session '" + wrong.string() + "'");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("panels.curves: 'x' must be [min, max]"), std::string::npos) << r.err;
+}
+
+// The window: restore on start, autosave on exit; a bad file is reported and left exactly as it was.
+TEST(Sessions, TheWindowKeepsABadSessionFileAndSavesAGoodOne) {
+  const fs::path good = test_dir() / "win_good.json";
+  const fs::path st = state_file("win", kSessionCurves);
+  ASSERT_EQ(shot("win_src", "--panel curves --state '" + st.string() + "' --session-out '" + good.string() + "'")
+                .run.status,
+            0);
+  const std::string original = read_file(good);
+  fs::remove(good.string() + ".before");
+  // Good: restored and written back on exit with the same panels.
+  Result r = gelulab("gui --frames 5 --session '" + good.string() + "'", true);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Value before = gelu::json::parse(original), after = gelu::json::parse(read_file(good));
+  EXPECT_EQ(gelu::json::write(before.at("panels").at("curves")), gelu::json::write(after.at("panels").at("curves")));
+  EXPECT_EQ(after.at("active_panel").as_string(), "curves");
+
+  // Malformed: a message, the defaults, and the file untouched (no autosave over it).
+  const fs::path bad = test_dir() / "win_bad.json";
+  const std::string bad_text = original.substr(0, original.size() / 2);  // a truncated write
+  write_file(bad, bad_text);
+  r = gelulab("gui --frames 5 --session '" + bad.string() + "'", true);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("Could not restore the last session"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("left as it was"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(bad), bad_text);
+
+  // Newer version: the same.
+  const fs::path newer = test_dir() / "win_newer.json";
+  const std::string newer_text = R"({"format": "gelulab-session", "version": 2, "panels": {}})";
+  write_file(newer, newer_text);
+  r = gelulab("gui --frames 5 --session '" + newer.string() + "'", true);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("newer GELU Lab"), std::string::npos) << r.err;
+  EXPECT_EQ(read_file(newer), newer_text);
+  // The good file from before was not touched by either run.
+  EXPECT_EQ(gelu::json::write(gelu::json::parse(read_file(good)).at("panels")), gelu::json::write(after.at("panels")));
+}
+
+TEST(Sessions, TheWindowWritesTheXdgSessionOnExit) {
+  const fs::path xdg = test_dir() / "xdg";
+  fs::create_directories(xdg);
+  // --frames runs leave the user's session alone unless asked: --session names the XDG path here, as a
+  // normal start would resolve it from XDG_CONFIG_HOME.
+  const fs::path path = xdg / "gelulab" / "session.json";
+  const Result r = gelulab("gui --frames 3 --presentation 2 --session '" + path.string() + "'", true);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Value v = gelu::json::parse(read_file(path));
+  EXPECT_TRUE(v.at("presentation").at("on").as_bool());
+  EXPECT_EQ(v.at("presentation").at("scale").as_number(), 2);
+  EXPECT_EQ(v.at("window").at("width").as_number(), 1280);
+}
+
+// [SECTION] Export
+
+TEST(Export, CsvHoldsTheVisibleSeriesWithExactValues) {
+  const fs::path st = state_file("csv", R"({"x": [-2, 2], "y": [-1, 3], "functions": ["gelu", "relu"],
+                                            "probe": null, "shade_dip": false, "shade_dead": false})");
+  const fs::path csv = test_dir() / "curves.csv", plot_png = test_dir() / "plot.png";
+  const Shot s = shot("csv", "--panel curves --state '" + st.string() + "' --csv '" + csv.string() +
+                                 "' --plot-out '" + plot_png.string() + "'");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  std::istringstream in(read_file(csv));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line.rfind("# gelulab plot plot0: visible x [-2, 2]", 0), 0u) << line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "series,x,y");
+  int gelu_rows = 0, relu_rows = 0, inflection_rows = 0;
+  const auto* gelu = gelu::find_activation("gelu");
+  while (std::getline(in, line)) {
+    const auto q = line.rfind('"');
+    ASSERT_NE(q, std::string::npos) << line;
+    const std::string label = line.substr(1, q - 1);
+    double x = 0, y = 0;
+    ASSERT_EQ(std::sscanf(line.c_str() + q + 1, ",%lf,%lf", &x, &y), 2) << line;
+    EXPECT_GE(x, -2);
+    EXPECT_LE(x, 2);
+    if (label == "GELU (exact)") {
+      ++gelu_rows;
+      EXPECT_EQ(y, gelu->eval(x)) << "x = " << x;
+    } else if (label == "ReLU") {
+      ++relu_rows;
+      EXPECT_EQ(y, std::max(x, 0.0));
+    } else if (label.rfind("GELU inflection points", 0) == 0) {
+      ++inflection_rows;
+      EXPECT_NEAR(std::fabs(x), std::sqrt(2.0), 1e-12);
+    } else {
+      ADD_FAILURE() << "a series that is not drawn: " << label;
+    }
+  }
+  EXPECT_GT(gelu_rows, 300);  // one sample per pixel column
+  EXPECT_EQ(relu_rows, gelu_rows);
+  EXPECT_EQ(inflection_rows, 2);
+  // The plot PNG is the plot alone: smaller than the window, larger than a thumbnail.
+  const Image img(plot_png.string());
+  ASSERT_TRUE(img.ok());
+  EXPECT_LT(img.w(), 1280);
+  EXPECT_GT(img.w(), 500);
+  EXPECT_LT(img.h(), 800);
+  EXPECT_GT(img.h(), 150);
+}
+
+}  // namespace
