@@ -11,6 +11,31 @@
 
 namespace gelu::app {
 
+namespace {
+struct NamedKey {
+  const char* name;
+  int key;
+  bool ctrl, shift;
+};
+constexpr NamedKey kKeys[] = {
+    {"F1", GLFW_KEY_F1, false, false},       {"F5", GLFW_KEY_F5, false, false},
+    {"F6", GLFW_KEY_F6, false, false},       {"F11", GLFW_KEY_F11, false, false},
+    {"F12", GLFW_KEY_F12, false, false},     {"shiftF12", GLFW_KEY_F12, false, true},
+    {"left", GLFW_KEY_LEFT, false, false},   {"right", GLFW_KEY_RIGHT, false, false},
+    {"escape", GLFW_KEY_ESCAPE, false, false}, {"ctrlE", GLFW_KEY_E, true, false},
+    {"ctrlplus", GLFW_KEY_EQUAL, true, false}, {"ctrlminus", GLFW_KEY_MINUS, true, false},
+    {"ctrl1", GLFW_KEY_1, true, false},      {"ctrl2", GLFW_KEY_2, true, false},
+    {"ctrl3", GLFW_KEY_3, true, false},      {"ctrl4", GLFW_KEY_4, true, false},
+    {"ctrl5", GLFW_KEY_5, true, false},
+};
+constexpr const char* kKeyNames = "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlplus ctrlminus ctrl1..ctrl5";
+const NamedKey* find_key(const std::string& name) {
+  for (const NamedKey& k : kKeys)
+    if (name == k.name) return &k;
+  return nullptr;
+}
+}  // namespace
+
 Script Script::parse(const std::string& text) {
   Script s;
   std::istringstream in(text);
@@ -62,8 +87,7 @@ Script Script::parse(const std::string& text) {
       c.u1 = c.frames > 0 ? 1.0f : -1.0f;  // direction
       c.frames = std::abs(c.frames);
     } else if (c.op == "key") {
-      if (!(ls >> c.target) || (c.target != "F12" && c.target != "ctrl1" && c.target != "ctrl2" && c.target != "ctrl3"))
-        fail("key takes F12, ctrl1, ctrl2 or ctrl3");
+      if (!(ls >> c.target) || !find_key(c.target)) fail(std::string("key takes ") + kKeyNames);
       c.frames = 3;
     } else if (c.op == "wait") {
       if (!(ls >> c.frames) || c.frames < 1) fail("wait needs a frame count >= 1");
@@ -143,11 +167,12 @@ bool Script::step(App& app, ImGuiIO& io) {
       io.MouseWheel += c.u1;
     } else if (c.op == "key") {
       // GLFW key codes, as ImGui 1.86's GLFW backend stores them in io.KeysDown.
-      const bool f12 = c.target == "F12";
-      const int key = f12 ? GLFW_KEY_F12 : GLFW_KEY_1 + (c.target.back() - '1');
-      io.KeysDown[key] = t == 1;
-      io.KeyCtrl = !f12 && t == 1;
+      const NamedKey* k = find_key(c.target);
+      io.KeysDown[k->key] = t == 1;
+      io.KeyCtrl = k->ctrl && t == 1;
+      io.KeyShift = k->shift && t == 1;
       io.KeysDown[GLFW_KEY_LEFT_CONTROL] = io.KeyCtrl;
+      io.KeysDown[GLFW_KEY_LEFT_SHIFT] = io.KeyShift;
     }
     io.MousePos = mouse_;
     return true;
