@@ -17,21 +17,18 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/rng.hpp"
 
 namespace gelu::stochastic {
 
-/// xoshiro256** 1.0 (Blackman & Vigna), state filled from the seed by splitmix64.
-class Rng {
+/// The project generator (gelu/rng.hpp) with normals from Marsaglia's polar method.
+class Rng : public RandomBits {
  public:
-  explicit Rng(std::uint64_t seed);
-  std::uint64_t next();
-  /// Uniform on [0, 1): (next() >> 11) * 2^-53.
-  double uniform();
+  explicit Rng(std::uint64_t seed) : RandomBits(seed) {}
   /// Standard normal (Marsaglia polar method; the second value of each pair is kept for the next call).
   double normal();
 
  private:
-  std::uint64_t s_[4];
   double spare_ = 0;
   bool has_spare_ = false;
 };
