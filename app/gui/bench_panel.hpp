@@ -27,8 +27,8 @@ class BenchPanel : public Panel {
   void settle_for_shot() override;
 
   /// What the user set: functions, backends, sizes, repetitions, the size shown in the bars, export path.
-  json::Value state() const;
-  void set_state(const json::Value& state);
+  json::Value state() const override;
+  void set_state(const json::Value& state) override;
 
  private:
   void controls();

@@ -228,7 +228,7 @@ int run_shot(Args& args) {
 }  // namespace
 
 GELU_CLI_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
-                 "usage: gelulab shot --panel curves|approx|dropout --out FILE.png [--size WxH] [--state FILE]\n\n"
+                 "usage: gelulab shot --panel curves|approx|dropout|ffn|bench --out FILE.png [--size WxH] [--state FILE]\n\n"
                  "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
                  "  --size WxH     picture size in pixels (default 1280x800)\n"
                  "  --state FILE   JSON panel state, for example\n"
@@ -238,6 +238,12 @@ GELU_CLI_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG"
                  "                 approx:  {\"x\": [-6, 6], \"metric\": \"abs|rel|ulp\", \"log\": true,\n"
                  "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
                  "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
+                 "                 ffn:     {\"dataset\": \"spiral\", \"widths\": [32, 32], \"a\": {\"activations\": [\"relu\"]},\n"
+                 "                           \"b\": {\"activations\": [\"gelu\"], \"stochastic\": true}, \"lr\": 0.01,\n"
+                 "                           \"shot_steps\": 1500}   (trains that many steps, deterministically, first)\n"
+                 "                 bench:   {\"functions\": [\"gelu\", \"relu\"], \"sizes\": [4096, 65536], \"reps\": 3,\n"
+                 "                           \"backends\": [\"cpu_scalar\", \"cpu_vector\", \"gpu_kernel\", \"gpu_end_to_end\"]}\n"
+                 "                           (measured synchronously before the frame)\n"
                  "  --scale S      UI scale (font size multiplier, default 1)\n"
                  "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
                  "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"

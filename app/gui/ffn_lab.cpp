@@ -147,13 +147,14 @@ json::Value LabConfig::to_json() const {
   o["init_seed"] = static_cast<double>(init_seed);
   o["backend"] = gpu ? "gpu" : "cpu";
   o["grid"] = grid;
+  o["speed"] = speed;
   return o;
 }
 
 void LabConfig::from_json(const json::Value& v) {
   static constexpr std::string_view kKeys[] = {"dataset", "samples", "noise", "classes", "data_seed", "edits",
                                                "widths", "glu", "a", "b", "ab", "optimizer", "lr", "batch",
-                                               "init_seed", "backend", "grid", "shot_steps", "playing"};
+                                               "init_seed", "backend", "grid", "speed", "shot_steps", "playing"};
   if (!v.is_object()) throw json::JsonError("the FFN lab state must be a JSON object");
   for (const auto& [k, x] : v.as_object())
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
@@ -213,6 +214,7 @@ void LabConfig::from_json(const json::Value& v) {
     c.gpu = x->as_string() == "gpu";
   }
   if (const json::Value* x = v.find("grid")) c.grid = static_cast<int>(number(*x, "grid", 8, 256));
+  if (const json::Value* x = v.find("speed")) c.speed = static_cast<int>(number(*x, "speed", 0, 1000000));
   *this = std::move(c);
 }
 
@@ -297,6 +299,7 @@ FfnLab::~FfnLab() {
 
 void FfnLab::reset(const LabConfig& c) {
   std::lock_guard lk(mu_);
+  speed_ = std::max(0, c.speed);
   pending_ = c;
   pending_kind_ = 2;
   cv_.notify_all();
@@ -304,9 +307,15 @@ void FfnLab::reset(const LabConfig& c) {
 
 void FfnLab::reconfigure(const LabConfig& c) {
   std::lock_guard lk(mu_);
+  speed_ = std::max(0, c.speed);
   pending_ = c;
   pending_kind_ = std::max(pending_kind_, 1);
   cv_.notify_all();
+}
+
+void FfnLab::set_speed(int steps_per_s) {
+  std::lock_guard lk(mu_);
+  speed_ = std::max(0, steps_per_s);
 }
 
 void FfnLab::set_running(bool on) {
@@ -467,6 +476,10 @@ void FfnLab::publish(Nets& s, bool eval) {
 void FfnLab::worker() {
   Nets s;
   Clock::time_point last_publish = Clock::now();
+  bool paced = false;  // pacing of play at cfg.speed steps per second
+  int pace_speed = 0;
+  Clock::time_point pace_t0;
+  long long pace_done = 0;
   for (;;) {
     std::unique_lock lk(mu_);
     cv_.wait(lk, [&] { return quit_ || pending_kind_ != 0 || running_ || queued_steps_ > 0; });
@@ -486,7 +499,26 @@ void FfnLab::worker() {
       continue;
     }
     const bool queued = queued_steps_ > 0;
-    const int budget = queued ? queued_steps_ : 1 << 30;
+    int budget = queued ? queued_steps_ : 1 << 30;
+    if (!queued && speed_ > 0) {
+      // Playing at a set speed: the steps due since play started (or the speed changed), at most a second's.
+      if (!paced || pace_speed != speed_) {
+        paced = true;
+        pace_speed = speed_;
+        pace_t0 = Clock::now();
+        pace_done = 0;
+      }
+      const double due = std::chrono::duration<double>(Clock::now() - pace_t0).count() * pace_speed;
+      const long long ahead = static_cast<long long>(due) - pace_done;
+      if (ahead <= 0) {
+        cv_.wait_for(lk, std::chrono::milliseconds(10));
+        continue;
+      }
+      budget = static_cast<int>(std::min<long long>(ahead, pace_speed));
+      if (ahead > pace_speed) pace_done = static_cast<long long>(due) - pace_speed;  // no catching up after a stall
+    } else if (!queued) {
+      paced = false;
+    }
     busy_ = true;
     lk.unlock();
 
@@ -520,8 +552,10 @@ void FfnLab::worker() {
     const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
     if (done > 0 && dt > 0) s.steps_per_s = done / dt;
 
+    if (!queued) pace_done += done;
     lk.lock();
     if (queued) queued_steps_ = std::max(0, queued_steps_ - done);
+    if (!running_) paced = false;
     const bool settle = queued_steps_ == 0 && !running_;
     if (!trainable && !queued) running_ = false;  // nothing to train: stop instead of spinning
     lk.unlock();

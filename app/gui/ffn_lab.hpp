@@ -56,7 +56,8 @@ struct LabConfig {
   int batch = 64;
   std::uint64_t init_seed = 7;  // same for A and B: identical initial weights
   bool gpu = false;
-  int grid = 64;  // decision grid resolution (grid × grid)
+  int grid = 96;     // decision grid resolution (grid × grid)
+  int speed = 200;   // training steps per second while playing (0: as fast as the machine goes)
 
   /// The network spec of net i (0 = A, 1 = B); throws ffn::SpecError when invalid.
   ffn::NetworkSpec spec(int i, const ffn::Dataset& d) const;
@@ -99,6 +100,8 @@ class FfnLab {
   /// edits): the networks are rebuilt with the new spec and their parameters copied over.
   void reconfigure(const LabConfig& c);
   void set_running(bool on);
+  /// Training speed while playing, in steps per second (0: unthrottled); takes effect at once.
+  void set_speed(int steps_per_s);
   /// Queues `n` training steps (runs even while paused).
   void step(int n);
   /// Blocks until the queued steps are done and a snapshot of them is published (for shots and tests).
@@ -120,6 +123,7 @@ class FfnLab {
   int pending_kind_ = 0;  // 0 none, 1 reconfigure, 2 reset
   bool running_ = false, quit_ = false, busy_ = false;
   int queued_steps_ = 0;
+  int speed_ = 200;
   std::uint64_t published_ = 0;
   LabSnapshot front_;  // the latest published snapshot (guarded by mu_)
   std::thread thread_;

@@ -134,7 +134,21 @@ void FfnPanel::controls() {
   ImGui::SameLine();
   if (ImGui::Button("Reset")) changed(true);
   ui::mark("button:reset");
-  ImGui::Text("step %d · %.0f steps/s · %s", snap_.nets[0].steps, snap_.steps_per_s, snap_.backend.c_str());
+  bool full = cfg_.speed == 0;
+  int speed = full ? 20000 : cfg_.speed;
+  ImGui::BeginDisabled(full);
+  ImGui::SetNextItemWidth(-9.0f * em);
+  if (ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic)) {
+    cfg_.speed = speed;
+    lab_.set_speed(speed);
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Checkbox("max", &full)) {
+    cfg_.speed = full ? 0 : 200;
+    lab_.set_speed(cfg_.speed);
+  }
+  ImGui::Text("step %d · %s", snap_.nets[0].steps, snap_.backend.c_str());
   ui::heading("Data");
   const ffn::DatasetInfo* info = ffn::find_dataset(cfg_.data.id);
   ImGui::SetNextItemWidth(-0.5f * em);
@@ -239,7 +253,7 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   if (std::isnan(acc)) {
     std::snprintf(title, sizeof title, "%s: %s", kNetName[i], net_label(cfg_, i).c_str());
   } else {
-    std::snprintf(title, sizeof title, "%s: %s   accuracy train %.1f%% · test %.1f%%", kNetName[i],
+    std::snprintf(title, sizeof title, "%s: %s   train %.1f%% · test %.1f%% right", kNetName[i],
                   net_label(cfg_, i).c_str(), 100 * acc, 100 * tacc);
   }
   ImGui::PushID(i);

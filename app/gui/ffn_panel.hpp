@@ -29,9 +29,9 @@ class FfnPanel : public Panel {
   void settle_for_shot() override;
 
   /// What the user set: dataset, point edits, architecture, both nets, optimizer, backend.
-  json::Value state() const;
+  json::Value state() const override;
   /// Applies a state() (absent keys keep their values) and restarts training from fresh weights.
-  void set_state(const json::Value& state);
+  void set_state(const json::Value& state) override;
 
  private:
   void controls();
