@@ -678,44 +678,12 @@ std::vector<ffn::LayerStats> FfnTrainer::layer_stats(int bins) {
 }
 
 ffn::GridOutput FfnTrainer::grid(int nx, int ny) {
-  // Trainer::grid with the device's forward pass.
+  // Trainer::grid's frame and outputs with the device's forward pass.
   ffn::GridOutput g;
-  g.nx = std::max(2, nx);
-  g.ny = data_.inputs == 2 ? std::max(2, ny) : 1;
-  for (int k = 0; k < 2; ++k) {
-    g.lo[k] = data_.lo[k];
-    g.hi[k] = data_.hi[k];
-  }
-  Mat x(data_.inputs, g.nx * g.ny);
-  for (int j = 0; j < g.ny; ++j)
-    for (int i = 0; i < g.nx; ++i) {
-      const int c = j * g.nx + i;
-      x(0, c) = static_cast<float>(g.lo[0] + (g.hi[0] - g.lo[0]) * i / (g.nx - 1));
-      if (data_.inputs == 2) x(1, c) = static_cast<float>(g.lo[1] + (g.hi[1] - g.lo[1]) * j / (g.ny - 1));
-    }
+  const Mat x = ffn::grid_inputs<float>(data_, nx, ny, g);
   const Mat z = forward(x);
   if (z.cols() != x.cols()) return g;
-  g.values.resize(static_cast<std::size_t>(z.cols()));
-  for (Eigen::Index c = 0; c < z.cols(); ++c) {
-    const double v = static_cast<double>(z(0, c));
-    switch (config_.loss) {
-      case ffn::LossKind::Mse:
-        g.values[static_cast<std::size_t>(c)] = v;
-        break;
-      case ffn::LossKind::Bce:
-        g.values[static_cast<std::size_t>(c)] = 1.0 / (1.0 + std::exp(-v));
-        break;
-      case ffn::LossKind::SoftmaxCe: {
-        Eigen::Index arg = 0;
-        const double m = static_cast<double>(z.col(c).maxCoeff(&arg));
-        double se = 0;
-        for (Eigen::Index r = 0; r < z.rows(); ++r) se += std::exp(static_cast<double>(z(r, c)) - m);
-        g.values[static_cast<std::size_t>(c)] = static_cast<double>(arg);
-        g.confidence.push_back(1.0 / se);
-        break;
-      }
-    }
-  }
+  ffn::grid_values<float>(z, config_.loss, g);
   return g;
 }
 

@@ -264,27 +264,30 @@ std::vector<LayerStats> Trainer<T>::layer_stats(int bins) const {
 }
 
 template <class T>
-GridOutput Trainer<T>::grid(int nx, int ny) {
-  GridOutput g;
+typename Network<T>::Mat grid_inputs(const Dataset& data, int nx, int ny, GridOutput& g) {
   g.nx = std::max(2, nx);
-  g.ny = data_.inputs == 2 ? std::max(2, ny) : 1;
+  g.ny = data.inputs == 2 ? std::max(2, ny) : 1;
   for (int k = 0; k < 2; ++k) {
-    g.lo[k] = data_.lo[k];
-    g.hi[k] = data_.hi[k];
+    g.lo[k] = data.lo[k];
+    g.hi[k] = data.hi[k];
   }
-  Mat x(data_.inputs, g.nx * g.ny);
+  typename Network<T>::Mat x(data.inputs, g.nx * g.ny);
   for (int j = 0; j < g.ny; ++j)
     for (int i = 0; i < g.nx; ++i) {
       const int c = j * g.nx + i;
       x(0, c) = static_cast<T>(g.lo[0] + (g.hi[0] - g.lo[0]) * i / (g.nx - 1));
-      if (data_.inputs == 2) x(1, c) = static_cast<T>(g.lo[1] + (g.hi[1] - g.lo[1]) * j / (g.ny - 1));
+      if (data.inputs == 2) x(1, c) = static_cast<T>(g.lo[1] + (g.hi[1] - g.lo[1]) * j / (g.ny - 1));
     }
-  Workspace<T> ws;
-  const Mat& z = net_.forward(x, ws, Mode::Eval);
+  return x;
+}
+
+template <class T>
+void grid_values(const typename Network<T>::Mat& z, LossKind loss, GridOutput& g) {
   g.values.resize(static_cast<std::size_t>(z.cols()));
+  g.confidence.clear();
   for (Eigen::Index c = 0; c < z.cols(); ++c) {
     const double v = static_cast<double>(z(0, c));
-    switch (config_.loss) {
+    switch (loss) {
       case LossKind::Mse:
         g.values[static_cast<std::size_t>(c)] = v;
         break;
@@ -302,6 +305,14 @@ GridOutput Trainer<T>::grid(int nx, int ny) {
       }
     }
   }
+}
+
+template <class T>
+GridOutput Trainer<T>::grid(int nx, int ny) {
+  GridOutput g;
+  const Mat x = grid_inputs<T>(data_, nx, ny, g);
+  Workspace<T> ws;
+  grid_values<T>(net_.forward(x, ws, Mode::Eval), config_.loss, g);
   return g;
 }
 
@@ -309,6 +320,10 @@ template class Optimizer<float>;
 template class Optimizer<double>;
 template class Trainer<float>;
 template class Trainer<double>;
+template Network<float>::Mat grid_inputs<float>(const Dataset&, int, int, GridOutput&);
+template Network<double>::Mat grid_inputs<double>(const Dataset&, int, int, GridOutput&);
+template void grid_values<float>(const Network<float>::Mat&, LossKind, GridOutput&);
+template void grid_values<double>(const Network<double>::Mat&, LossKind, GridOutput&);
 template Network<float>::Mat encode_targets<float>(LossKind, const Eigen::RowVectorXd&, int);
 template Network<double>::Mat encode_targets<double>(LossKind, const Eigen::RowVectorXd&, int);
 

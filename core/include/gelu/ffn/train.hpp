@@ -89,6 +89,14 @@ struct GridOutput {
   std::vector<double> values, confidence;
 };
 
+/// The grid's frame (sizes, bounds from the dataset) and its input points, one column per cell, x fastest.
+/// Shared by the CPU Trainer and the GPU trainer so both draw the same heatmap.
+template <class T>
+typename Network<T>::Mat grid_inputs(const Dataset& data, int nx, int ny, GridOutput& g);
+/// Fills g.values (and g.confidence for softmax CE) from the model's outputs z, one column per cell.
+template <class T>
+void grid_values(const typename Network<T>::Mat& z, LossKind loss, GridOutput& g);
+
 template <class T>
 class Trainer {
  public:
