@@ -3,9 +3,9 @@
 // no bitmap scaling); this file holds the settings, the theme and the window-side helpers.
 #pragma once
 
-#include <string>
-
 #include <imgui.h>
+
+#include <string>
 
 struct GLFWwindow;
 

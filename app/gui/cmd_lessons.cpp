@@ -35,17 +35,18 @@ int run_lessons(cli::Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(lessons, "lessons", "list the classroom lessons, or check lesson files",
-                 "usage: gelulab lessons [--check FILE]...\n\n"
-                 "Without options: lists and checks every lesson in the lessons directory ($GELULAB_LESSONS,\n"
-                 "<prefix>/share/gelulab/lessons, or the source tree's assets/lessons).\n"
-                 "  --check FILE   check this lesson file (repeatable)\n"
-                 "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
-                 "applies every step's state to a fresh panel. Errors name the file and the field,\n"
-                 "e.g. 'intro.json: steps[2].state: unknown key 'funtions''. Exit status 1 if any fails.\n"
-                 "Lesson files: {\"title\": \"…\", \"version\": 1, \"steps\": [{\"title\": \"…\", \"text\": \"…\",\n"
-                 "               \"panel\": \"curves\", \"state\": {…the panel state, as for 'gelulab shot --state'…}}]}\n"
-                 "In the app: Lessons menu, Left/Right arrows step, Esc leaves.\n",
-                 run_lessons);
+GELU_CLI_COMMAND(
+    lessons, "lessons", "list the classroom lessons, or check lesson files",
+    "usage: gelulab lessons [--check FILE]...\n\n"
+    "Without options: lists and checks every lesson in the lessons directory ($GELULAB_LESSONS,\n"
+    "<prefix>/share/gelulab/lessons, or the source tree's assets/lessons).\n"
+    "  --check FILE   check this lesson file (repeatable)\n"
+    "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
+    "applies every step's state to a fresh panel. Errors name the file and the field,\n"
+    "e.g. 'intro.json: steps[2].state: unknown key 'funtions''. Exit status 1 if any fails.\n"
+    "Lesson files: {\"title\": \"…\", \"version\": 1, \"steps\": [{\"title\": \"…\", \"text\": \"…\",\n"
+    "               \"panel\": \"curves\", \"state\": {…the panel state, as for 'gelulab shot --state'…}}]}\n"
+    "In the app: Lessons menu, Left/Right arrows step, Esc leaves.\n",
+    run_lessons);
 
 }  // namespace gelu::app

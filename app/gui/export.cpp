@@ -31,8 +31,8 @@ std::string quoted(const std::string& s) {
 
 std::string series_csv(const std::string& plot_id, const plot::PlotState& s) {
   std::string out = "# gelulab plot " + plot_id + ": visible x [" + num(s.last.x.range.min) + ", " +
-                    num(s.last.x.range.max) + "], y [" + num(s.last.y.range.min) + ", " + num(s.last.y.range.max) +
-                    "]\nseries,x,y\n";
+                    num(s.last.x.range.max) + "], y [" + num(s.last.y.range.min) + ", " +
+                    num(s.last.y.range.max) + "]\nseries,x,y\n";
   for (const plot::CapturedSeries& c : s.captured) {
     const std::string label = quoted(c.label);
     for (std::size_t i = 0; i < std::min(c.x.size(), c.y.size()); ++i)
@@ -49,7 +49,8 @@ void plot_frame_rect(const plot::PlotState& s, float em, ImVec2 display, ImVec2*
   max->y = std::clamp(f(s.last.bottom) + 2.9f * em, 0.0f, display.y);
 }
 
-bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min, ImVec2 max, std::string* error) {
+bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min, ImVec2 max,
+                                  std::string* error) {
   const int x0 = static_cast<int>(std::floor(min.x)), y0 = static_cast<int>(std::floor(min.y));
   const int w = static_cast<int>(std::ceil(max.x)) - x0, h = static_cast<int>(std::ceil(max.y)) - y0;
   if (w <= 0 || h <= 0 || y0 < 0 || y0 + h > fb_h) {
@@ -65,7 +66,8 @@ bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min,
     return false;
   }
   for (int y = 0; y < h; ++y)
-    std::copy_n(&px[static_cast<std::size_t>(h - 1 - y) * row], row, &flipped[static_cast<std::size_t>(y) * row]);
+    std::copy_n(&px[static_cast<std::size_t>(h - 1 - y) * row], row,
+                &flipped[static_cast<std::size_t>(y) * row]);
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
   if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), static_cast<int>(row))) {
     *error = "cannot write " + path;

@@ -1,10 +1,10 @@
 // Export: CSV of a plot's visible series, PNG of one plot's rectangle (the window PNG is gl_capture's).
 #pragma once
 
+#include <imgui.h>
+
 #include <string>
 #include <vector>
-
-#include <imgui.h>
 
 #include "plot/plot.hpp"
 
@@ -20,6 +20,7 @@ void plot_frame_rect(const plot::PlotState& state, float em, ImVec2 display, ImV
 
 /// Reads the rectangle [min, max) (ImGui screen coordinates, top-left origin) of the current GL read
 /// framebuffer of height fb_h and writes it as an opaque PNG. Returns false and sets *error on failure.
-bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min, ImVec2 max, std::string* error);
+bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min, ImVec2 max,
+                                  std::string* error);
 
 }  // namespace gelu::app

@@ -41,20 +41,23 @@ const std::string& text_field(const json::Value& obj, const std::string& name, c
   const std::string& s = v->as_string();
   if (s.find_first_not_of(" \t\n") == std::string::npos) fail(name, where, "must not be empty");
   if (s.size() > max_bytes)
-    fail(name, where, "is " + std::to_string(s.size()) + " bytes; keep it under " + std::to_string(max_bytes) +
-                          " so it fits the lesson bar");
+    fail(name, where,
+         "is " + std::to_string(s.size()) + " bytes; keep it under " + std::to_string(max_bytes) +
+             " so it fits the lesson bar");
   return s;
 }
 
 }  // namespace
 
-Lesson parse_lesson(std::string_view text, const std::string& name, const std::vector<std::string>& panel_ids) {
+Lesson parse_lesson(std::string_view text, const std::string& name,
+                    const std::vector<std::string>& panel_ids) {
   json::Value doc;
   try {
     doc = json::parse(text);
   } catch (const json::JsonError& e) {
-    fail(name, "", "not valid JSON (line " + std::to_string(e.line()) + ", column " + std::to_string(e.column()) +
-                       "): " + e.what());
+    fail(name, "",
+         "not valid JSON (line " + std::to_string(e.line()) + ", column " + std::to_string(e.column()) +
+             "): " + e.what());
   }
   if (!doc.is_object()) fail(name, "", "the lesson must be a JSON object {\"title\": …, \"steps\": […]}");
   only_keys(doc, name, "", {"title", "version", "steps"});
@@ -62,9 +65,10 @@ Lesson parse_lesson(std::string_view text, const std::string& name, const std::v
     if (!v->is_number() || v->as_number() != std::floor(v->as_number()) || v->as_number() < 1)
       fail(name, "version", "must be a positive integer");
     if (v->as_number() > kLessonVersion)
-      fail(name, "version", "is " + std::to_string(static_cast<long>(v->as_number())) +
-                                ": written for a newer GELU Lab (this one reads version " +
-                                std::to_string(kLessonVersion) + ")");
+      fail(name, "version",
+           "is " + std::to_string(static_cast<long>(v->as_number())) +
+               ": written for a newer GELU Lab (this one reads version " + std::to_string(kLessonVersion) +
+               ")");
   }
   Lesson lesson;
   lesson.path = name;

@@ -37,7 +37,8 @@ class LessonError : public std::runtime_error {
 };
 
 /// Parses and checks a lesson's structure (keys, types, lengths, known panel ids). `name` prefixes errors.
-Lesson parse_lesson(std::string_view text, const std::string& name, const std::vector<std::string>& panel_ids);
+Lesson parse_lesson(std::string_view text, const std::string& name,
+                    const std::vector<std::string>& panel_ids);
 /// Reads and parses a lesson file; checks structure and that every step's state applies to a fresh panel.
 Lesson load_lesson(const std::string& path);
 

@@ -100,8 +100,8 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   if (version->as_number() > kSessionVersion)
     fail(name, "version",
          "this session was written by a newer GELU Lab (session version " +
-             std::to_string(static_cast<long long>(version->as_number())) + "; this one reads up to version " +
-             std::to_string(kSessionVersion) + "), so it was not loaded");
+             std::to_string(static_cast<long long>(version->as_number())) +
+             "; this one reads up to version " + std::to_string(kSessionVersion) + "), so it was not loaded");
   only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
 
   // Everything is checked and built aside; the app changes only when all of it is good.
@@ -125,7 +125,9 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     if (!a->is_string()) fail(name, "active_panel", "must be a panel id");
     bool known = false;
     for (const auto& p : panels) known = known || a->as_string() == p->id();
-    if (!known) fail(name, "active_panel", std::string("unknown panel '") + a->as_string() + "' (" + App::panel_ids() + ")");
+    if (!known)
+      fail(name, "active_panel",
+           std::string("unknown panel '") + a->as_string() + "' (" + App::panel_ids() + ")");
     active = a->as_string();
   }
   Presentation pres = app.presentation();
@@ -147,26 +149,36 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   }
   std::optional<Lesson> lesson;
   int step = 0;
+  std::string lesson_note;
   if (const json::Value* l = s.find("lesson"); l && !l->is_null()) {
     only_keys(*l, name, "lesson", {"file", "step"});
     const json::Value* file = l->find("file");
     if (!file || !file->is_string()) fail(name, "lesson.file", "must be the path of a lesson file");
+    // A lesson file that moved or changed since is not the session's fault: the rest is restored.
     try {
       lesson = load_lesson(file->as_string());
+      step =
+          static_cast<int>(number(*l, name, "lesson", "step", 1, static_cast<double>(lesson->steps.size()))) -
+          1;
     } catch (const LessonError& e) {
-      fail(name, "lesson", e.what());
+      lesson_note = std::string("The session's lesson was not reopened: ") + e.what();
+      lesson.reset();
+    } catch (const SessionError& e) {
+      lesson_note = std::string("The session's lesson was not reopened: ") + e.what();
+      lesson.reset();
     }
-    step = static_cast<int>(number(*l, name, "lesson", "step", 1, static_cast<double>(lesson->steps.size()))) - 1;
   }
 
   app.replace_panels(std::move(panels), active);
   app.set_presentation(pres);
   app.window_geometry() = geom;
   if (lesson) {
-    app.open_lesson(std::move(*lesson), step, /*apply_state=*/false);  // the panels already hold the session's state
+    app.open_lesson(std::move(*lesson), step,
+                    /*apply_state=*/false);  // the panels already hold the session's state
   } else {
     app.close_lesson();
   }
+  if (!lesson_note.empty()) app.show_message(lesson_note, true);
 }
 
 json::Value read_session_file(const std::string& path) {
@@ -182,7 +194,9 @@ json::Value read_session_file(const std::string& path) {
   }
 }
 
-void load_session(App& app, const std::string& path) { apply_session(app, read_session_file(path), path); }
+void load_session(App& app, const std::string& path) {
+  apply_session(app, read_session_file(path), path);
+}
 
 void save_session(const App& app, const std::string& path) {
   write_file_atomic(path, json::write(session_json(app), 2) + "\n");

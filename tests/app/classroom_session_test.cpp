@@ -3,7 +3,6 @@
 // xvfb-run. Without a GL context (or xvfb) the commands fail and so do these tests: they never skip.
 #include <gtest/gtest.h>
 #include <stb_image.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,7 +42,9 @@ std::string read_file(const fs::path& p) {
   return ss.str();
 }
 
-void write_file(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
 
 struct Result {
   int status = -1;
@@ -144,9 +145,14 @@ int run_length(const Image& img, int x, int y0, int y1, Rgb c) {
 struct Geom {
   double left, top, right, bottom, x_min, x_max, y_min, y_max;
   explicit Geom(const Value& v)
-      : left(v.at("left").as_number()), top(v.at("top").as_number()), right(v.at("right").as_number()),
-        bottom(v.at("bottom").as_number()), x_min(v.at("x_min").as_number()), x_max(v.at("x_max").as_number()),
-        y_min(v.at("y_min").as_number()), y_max(v.at("y_max").as_number()) {}
+      : left(v.at("left").as_number()),
+        top(v.at("top").as_number()),
+        right(v.at("right").as_number()),
+        bottom(v.at("bottom").as_number()),
+        x_min(v.at("x_min").as_number()),
+        x_max(v.at("x_max").as_number()),
+        y_min(v.at("y_min").as_number()),
+        y_max(v.at("y_max").as_number()) {}
   double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
   double py(double y) const { return bottom + (y - y_min) / (y_max - y_min) * (top - bottom); }
 };
@@ -197,8 +203,8 @@ TEST(Classroom, PresentationAt2xHasLargerTextThickerLinesAndALightTheme) {
       }
     return static_cast<double>(n) / ((img.w() / 2) * (img.h() / 2));
   };
-  std::printf("menu text %d -> %d px, GELU line %d -> %d px, white %.2f -> %.2f of the picture\n", ha, hb, ta, tb,
-              white_fraction(a), white_fraction(b));
+  std::printf("menu text %d -> %d px, GELU line %d -> %d px, white %.2f -> %.2f of the picture\n", ha, hb, ta,
+              tb, white_fraction(a), white_fraction(b));
   EXPECT_GT(white_fraction(b), 0.6);
   EXPECT_GT(white_fraction(b), white_fraction(a) + 0.05);
   int darkest = 255;
@@ -226,7 +232,8 @@ TEST(Lessons, EveryShippedLessonIsValidAndEveryStepApplies) {
   for (const std::string& f : files) args += " --check '" + f + "'";
   const Result r = gelulab(args);
   EXPECT_EQ(r.status, 0) << r.err;
-  for (const std::string& f : files) EXPECT_NE(r.out.find("ok  " + f), std::string::npos) << f << "\n" << r.out;
+  for (const std::string& f : files)
+    EXPECT_NE(r.out.find("ok  " + f), std::string::npos) << f << "\n" << r.out;
   // The listing finds them too (from the source tree, as when running from a build directory).
   const Result list = gelulab("lessons");
   EXPECT_EQ(list.status, 0) << list.err;
@@ -240,7 +247,8 @@ TEST(Lessons, ABadLessonNamesTheFileAndTheField) {
       {"title": "a", "text": "b", "panel": "curves", "state": {"funtions": ["gelu"]}}]})");
   Result r = gelulab("lessons --check '" + bad_state.string() + "'");
   EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find(bad_state.string() + ": steps[1].state: unknown key 'funtions'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(bad_state.string() + ": steps[1].state: unknown key 'funtions'"), std::string::npos)
+      << r.err;
 
   const fs::path bad_panel = test_dir() / "bad_panel.json";
   write_file(bad_panel, R"({"title": "t", "steps": [{"title": "a", "text": "b", "panel": "nope"}]})");
@@ -300,7 +308,8 @@ const char* kSessionCurves = R"({"x": [-2.5, 2.5], "y": [-0.5, 2], "functions": 
 TEST(Sessions, SaveThenLoadGivesTheSameSession) {
   const fs::path a = test_dir() / "a.session.json", b = test_dir() / "b.session.json";
   const fs::path st = state_file("sess", kSessionCurves);
-  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/2_exact_vs_approximations.json").string();
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/2_exact_vs_approximations.json").string();
   // A session with non-default values in several panels, presentation on, and a lesson step.
   Shot s1 = shot("sess_a", "--lesson '" + lesson + "' --step 2 --panel curves --state '" + st.string() +
                                "' --presentation 1.5 --session-out '" + a.string() + "'");
@@ -337,7 +346,8 @@ TEST(Sessions, SaveThenLoadGivesTheSameSession) {
 TEST(Sessions, MalformedAndNewerFilesAreRejectedWithAMessage) {
   const fs::path bad = test_dir() / "bad.session.json", newer = test_dir() / "newer.session.json",
                  wrong = test_dir() / "wrong.session.json";
-  write_file(bad, "{\"format\": \"gelulab-session\",\n \"version\": 1,\n \"panels\": {\"curves\": {\"x\": [1, }}\n");
+  write_file(
+      bad, "{\"format\": \"gelulab-session\",\n \"version\": 1,\n \"panels\": {\"curves\": {\"x\": [1, }}\n");
   write_file(newer, R"({"format": "gelulab-session", "version": 7, "panels": {}, "hologram": true})");
   write_file(wrong, R"({"format": "gelulab-session", "version": 1, "panels": {"curves": {"x": [3, -3]}}})");
   Result r = gelulab("shot --out x.png --session '" + bad.string() + "'");
@@ -352,20 +362,36 @@ TEST(Sessions, MalformedAndNewerFilesAreRejectedWithAMessage) {
   EXPECT_NE(r.err.find("panels.curves: 'x' must be [min, max]"), std::string::npos) << r.err;
 }
 
+TEST(Sessions, AMissingLessonFileStillRestoresTheRest) {
+  const fs::path a = test_dir() / "moved_lesson.session.json";
+  write_file(a, R"({"format": "gelulab-session", "version": 1, "active_panel": "curves",
+                   "panels": {"curves": {"x": [-1.5, 1.5]}},
+                   "lesson": {"file": "/nonexistent/lesson.json", "step": 1}})");
+  const Shot s = shot("moved_lesson", "--session '" + a.string() + "'");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  EXPECT_EQ(Geom(s.meta.at("plots").at("f(x)")).x_min, -1.5);
+  EXPECT_EQ(s.meta.find("lesson"), nullptr);
+  EXPECT_NE(s.meta.at("message").as_string().find("lesson was not reopened: /nonexistent/lesson.json"),
+            std::string::npos)
+      << s.meta.at("message").as_string();
+}
+
 // The window: restore on start, autosave on exit; a bad file is reported and left exactly as it was.
 TEST(Sessions, TheWindowKeepsABadSessionFileAndSavesAGoodOne) {
   const fs::path good = test_dir() / "win_good.json";
   const fs::path st = state_file("win", kSessionCurves);
-  ASSERT_EQ(shot("win_src", "--panel curves --state '" + st.string() + "' --session-out '" + good.string() + "'")
-                .run.status,
-            0);
+  ASSERT_EQ(
+      shot("win_src", "--panel curves --state '" + st.string() + "' --session-out '" + good.string() + "'")
+          .run.status,
+      0);
   const std::string original = read_file(good);
   fs::remove(good.string() + ".before");
   // Good: restored and written back on exit with the same panels.
   Result r = gelulab("gui --frames 5 --session '" + good.string() + "'", true);
   ASSERT_EQ(r.status, 0) << r.err;
   const Value before = gelu::json::parse(original), after = gelu::json::parse(read_file(good));
-  EXPECT_EQ(gelu::json::write(before.at("panels").at("curves")), gelu::json::write(after.at("panels").at("curves")));
+  EXPECT_EQ(gelu::json::write(before.at("panels").at("curves")),
+            gelu::json::write(after.at("panels").at("curves")));
   EXPECT_EQ(after.at("active_panel").as_string(), "curves");
 
   // Malformed: a message, the defaults, and the file untouched (no autosave over it).
@@ -387,7 +413,8 @@ TEST(Sessions, TheWindowKeepsABadSessionFileAndSavesAGoodOne) {
   EXPECT_NE(r.err.find("newer GELU Lab"), std::string::npos) << r.err;
   EXPECT_EQ(read_file(newer), newer_text);
   // The good file from before was not touched by either run.
-  EXPECT_EQ(gelu::json::write(gelu::json::parse(read_file(good)).at("panels")), gelu::json::write(after.at("panels")));
+  EXPECT_EQ(gelu::json::write(gelu::json::parse(read_file(good)).at("panels")),
+            gelu::json::write(after.at("panels")));
 }
 
 TEST(Sessions, TheWindowWritesTheXdgSessionOnExit) {
