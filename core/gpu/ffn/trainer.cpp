@@ -215,38 +215,9 @@ FfnTrainer::Program* FfnTrainer::program(const std::string& kernel, const char* 
   std::string defines = act ? std::string("#define ACT ") + act : std::string();
   if (stochastic) defines += "\n#define STOCHASTIC 1";
   std::string err;
-  const auto src = shaders_.expand(kernel, defines, &err);
-  if (!src) {
+  const GLuint prog = build_compute_program(shaders_, kernel, defines, act ? act : "", &err);
+  if (!prog) {
     fail(err);
-    return nullptr;
-  }
-  const GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-  const char* text = src->text.c_str();
-  glShaderSource(sh, 1, &text, nullptr);
-  glCompileShader(sh);
-  GLint ok = 0, len = 0;
-  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
-  std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
-  glGetShaderInfoLog(sh, len, nullptr, log.data());
-  log.resize(std::strlen(log.c_str()));
-  if (!ok) {
-    glDeleteShader(sh);
-    fail("shader " + kernel + (act ? std::string(" (") + act + ")" : std::string()) + " from " +
-         shaders_.origin() + " does not compile:\n" + map_compile_log(log, *src));
-    return nullptr;
-  }
-  const GLuint prog = glCreateProgram();
-  glAttachShader(prog, sh);
-  glLinkProgram(prog);
-  glDeleteShader(sh);
-  glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    glGetProgramiv(prog, GL_INFO_LOG_LENGTH, &len);
-    std::string plog(static_cast<std::size_t>(std::max(len, 1)), '\0');
-    glGetProgramInfoLog(prog, len, nullptr, plog.data());
-    glDeleteProgram(prog);
-    fail("shader " + kernel + " does not link:\n" + map_compile_log(plog.c_str(), *src));
     return nullptr;
   }
   Program& p = programs_[key];

@@ -80,35 +80,9 @@ std::optional<std::string> Evaluator::program(const std::string& kernel, const A
   }
   const std::string defines = std::string("#define ACT ") + a.glsl_name + "\n#define ORDER " + std::to_string(order);
   std::string err;
-  const auto src = shaders_.expand(kernel, defines, &err);
-  if (!src) return err;
-  const GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
-  const char* text = src->text.c_str();
-  glShaderSource(sh, 1, &text, nullptr);
-  glCompileShader(sh);
-  GLint ok = 0, len = 0;
-  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
-  glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
-  std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
-  glGetShaderInfoLog(sh, len, nullptr, log.data());
-  log.resize(std::strlen(log.c_str()));
-  if (!ok) {
-    glDeleteShader(sh);
-    return "shader " + kernel + " (" + a.glsl_name + ", order " + std::to_string(order) + ", from " +
-           shaders_.origin() + ") does not compile:\n" + map_compile_log(log, *src);
-  }
-  const GLuint prog = glCreateProgram();
-  glAttachShader(prog, sh);
-  glLinkProgram(prog);
-  glDeleteShader(sh);
-  glGetProgramiv(prog, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    glGetProgramiv(prog, GL_INFO_LOG_LENGTH, &len);
-    std::string plog(static_cast<std::size_t>(std::max(len, 1)), '\0');
-    glGetProgramInfoLog(prog, len, nullptr, plog.data());
-    glDeleteProgram(prog);
-    return "shader " + kernel + " (" + a.glsl_name + ") does not link:\n" + map_compile_log(plog.c_str(), *src);
-  }
+  const GLuint prog = build_compute_program(shaders_, kernel, defines,
+                                            std::string(a.glsl_name) + ", order " + std::to_string(order), &err);
+  if (!prog) return err;
   programs_[key] = prog;
   *out = prog;
   return std::nullopt;

@@ -1,6 +1,8 @@
 // [SECTION] Shader sources: embedded or from disk, #include expansion with a line map, log mapping.
 #include "gelu/gpu/shaders.hpp"
 
+#include <epoxy/gl.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +147,41 @@ std::string map_compile_log(std::string_view log, const ExpandedSource& src) {
     if (!line.empty()) out += line + "\n";
   }
   return out;
+}
+
+unsigned build_compute_program(const ShaderLibrary& lib, const std::string& kernel, std::string_view defines,
+                               const std::string& what, std::string* error) {
+  const auto src = lib.expand(kernel, defines, error);
+  if (!src) return 0;
+  const std::string label = "shader " + kernel + (what.empty() ? std::string() : " (" + what + ")") + " from " + lib.origin();
+  const GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
+  const char* text = src->text.c_str();
+  glShaderSource(sh, 1, &text, nullptr);
+  glCompileShader(sh);
+  GLint ok = 0, len = 0;
+  glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+  if (!ok) {
+    glGetShaderiv(sh, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+    glGetShaderInfoLog(sh, len, nullptr, log.data());
+    glDeleteShader(sh);
+    *error = label + " does not compile:\n" + map_compile_log(log.c_str(), *src);
+    return 0;
+  }
+  const GLuint prog = glCreateProgram();
+  glAttachShader(prog, sh);
+  glLinkProgram(prog);
+  glDeleteShader(sh);
+  glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    glGetProgramiv(prog, GL_INFO_LOG_LENGTH, &len);
+    std::string log(static_cast<std::size_t>(std::max(len, 1)), '\0');
+    glGetProgramInfoLog(prog, len, nullptr, log.data());
+    glDeleteProgram(prog);
+    *error = label + " does not link:\n" + map_compile_log(log.c_str(), *src);
+    return 0;
+  }
+  return prog;
 }
 
 }  // namespace gelu::gpu

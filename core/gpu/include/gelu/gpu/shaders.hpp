@@ -46,4 +46,10 @@ class ShaderLibrary {
 /// starts with "file:line:" of the original source; lines it cannot map are kept as they are.
 std::string map_compile_log(std::string_view log, const ExpandedSource& src);
 
+/// Expands `kernel` from `lib` with `defines`, compiles and links it as a compute program (needs a current
+/// GL context). Returns the program id, or 0 with *error naming the kernel, `what` (e.g. "act_gelu, order 1"),
+/// where the sources came from and the driver's log mapped to file:line of the original sources.
+unsigned build_compute_program(const ShaderLibrary& lib, const std::string& kernel, std::string_view defines,
+                               const std::string& what, std::string* error);
+
 }  // namespace gelu::gpu
