@@ -1,33 +1,18 @@
 // gelulab train: the command reaches 97% on spiral, --json output, determinism, save/load, bad input
 // -> 2.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
 
 #include "gelu/ffn/json.hpp"
+#include "support/run_gelulab.hpp"
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GELULAB_EXE) + " train " + args + " 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using Result = gelu::test::RunResult;
+Result run(const std::string& args) { return gelu::test::run_gelulab("train", args); }
 
 gelu::json::Value json_of(const Result& r) {
   EXPECT_EQ(r.status, 0) << r.out;

@@ -1,7 +1,6 @@
 // gelulab train --backend gpu: the spiral command reaches 97% test accuracy, and 200 steps track the
 // CPU's batch losses.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,26 +8,12 @@
 #include <string>
 
 #include "gelu/ffn/json.hpp"
+#include "support/run_gelulab.hpp"
 
 namespace {
 
-struct Result {
-  int status;
-  std::string out;
-};
-
-Result run(const std::string& args) {
-  const std::string cmd = std::string(GELULAB_EXE) + " train " + args + " 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  Result r{-1, {}};
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using Result = gelu::test::RunResult;
+Result run(const std::string& args) { return gelu::test::run_gelulab("train", args); }
 
 gelu::json::Value json_of(const Result& r) {
   EXPECT_EQ(r.status, 0) << r.out;
