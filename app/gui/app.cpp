@@ -296,6 +296,7 @@ void App::apply_pending() {
     show_message(lesson_->path + ": steps[" + std::to_string(step_) + "].state: " + e.what(), true);
     return;
   }
+  csv_stage_ = 0;  // a pending CSV request would point into the replaced panel
   for (auto& p : panels_)
     if (s.panel == p->id()) p = std::move(fresh);
   select(s.panel);
@@ -437,8 +438,7 @@ void App::session_dialogs() {
           save_session(*this, dialog_path_);
           set_status(std::string("saved ") + dialog_path_);
         } else {
-          load_session(*this, dialog_path_);
-          show_message(std::string("Restored the session from ") + dialog_path_, false);
+          pending_restore_ = dialog_path_;  // at the start of the next frame: this frame still draws the old panels
         }
       } catch (const SessionError& e) {
         show_message(std::string(save ? "Could not save the session: " : "Could not restore the session: ") +
@@ -571,6 +571,18 @@ void App::shortcuts() {
 void App::frame() {
   ImGuiIO& io = ImGui::GetIO();
   ui::begin_frame();
+  if (!pending_restore_.empty()) {
+    const std::string path = std::move(pending_restore_);
+    pending_restore_.clear();
+    csv_stage_ = 0;  // a CSV request would point into the replaced panels
+    message_.clear();
+    try {
+      load_session(*this, path);
+      if (message_.empty()) show_message("Restored the session from " + path, false);
+    } catch (const SessionError& e) {
+      show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.", true);
+    }
+  }
   apply_pending();
   shortcuts();
 

@@ -124,6 +124,7 @@ class App {
   bool message_error_ = false;
   bool open_save_dialog_ = false, open_restore_dialog_ = false;
   char dialog_path_[1024] = {};
+  std::string pending_restore_;  // a session file to restore at the start of the next frame
   bool plot_png_request_ = false, plot_png_wanted_ = false;
   ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};
   std::string plot_png_path_;

@@ -26,9 +26,10 @@ constexpr NamedKey kKeys[] = {
     {"ctrlplus", GLFW_KEY_EQUAL, true, false}, {"ctrlminus", GLFW_KEY_MINUS, true, false},
     {"ctrl1", GLFW_KEY_1, true, false},      {"ctrl2", GLFW_KEY_2, true, false},
     {"ctrl3", GLFW_KEY_3, true, false},      {"ctrl4", GLFW_KEY_4, true, false},
-    {"ctrl5", GLFW_KEY_5, true, false},
+    {"ctrl5", GLFW_KEY_5, true, false},      {"ctrlO", GLFW_KEY_O, true, false},
+    {"enter", GLFW_KEY_ENTER, false, false},
 };
-constexpr const char* kKeyNames = "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlplus ctrlminus ctrl1..ctrl5";
+constexpr const char* kKeyNames = "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5";
 const NamedKey* find_key(const std::string& name) {
   for (const NamedKey& k : kKeys)
     if (name == k.name) return &k;
