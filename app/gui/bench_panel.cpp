@@ -129,7 +129,10 @@ void BenchPanel::controls() {
 
   if (!running) {
     ImGui::BeginDisabled(cfg_.sizes.empty() || cfg_.functions.empty());
-    if (ImGui::Button("Run", ImVec2(5 * em, 0))) runner_.start(cfg_);
+    if (ImGui::Button("Run", ImVec2(5 * em, 0))) {
+      size_picked_ = false;
+      runner_.start(cfg_);
+    }
     ImGui::EndDisabled();
   } else if (ImGui::Button("Stop", ImVec2(5 * em, 0))) {
     runner_.stop();
@@ -140,7 +143,11 @@ void BenchPanel::controls() {
   char over[48];
   std::snprintf(over, sizeof over, "%d / %d repetitions", snap_.done, snap_.total);
   ImGui::ProgressBar(frac, ImVec2(-1, 0), over);
-  if (running) ImGui::TextDisabled("%s", snap_.current.c_str());
+  if (running) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", snap_.current.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (snap_.cancelled) ImGui::TextDisabled("stopped: partial results");
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kLimitColor);
@@ -157,7 +164,10 @@ void BenchPanel::controls() {
   ImGui::SetNextItemWidth(-7 * em);
   if (ImGui::BeginCombo("bars at size", size_text(shown_size_).c_str())) {
     for (std::size_t n : measured)
-      if (ImGui::Selectable(size_text(n).c_str(), n == shown_size_)) shown_size_ = n;
+      if (ImGui::Selectable(size_text(n).c_str(), n == shown_size_)) {
+        shown_size_ = n;
+        size_picked_ = true;
+      }
     ImGui::EndCombo();
   }
   const Activation* shown = find_activation(shown_fn_);
@@ -307,14 +317,14 @@ void BenchPanel::history_plot(ImVec2 size) {
 
 void BenchPanel::drawContent() {
   if (runner_.take(snap_)) {
-    // Show the largest measured size by default, and keep a user's choice while it exists.
+    // The bars follow the largest size measured so far, unless the user picked one that exists.
     bool have = false;
     std::size_t largest = 0;
     for (const BenchRow& r : snap_.rows) {
       have = have || r.size == shown_size_;
       largest = std::max(largest, r.size);
     }
-    if (!have && largest) shown_size_ = largest;
+    if ((!have || !size_picked_) && largest) shown_size_ = largest;
   }
   const float em = ui::em();
   ImGui::BeginChild("controls", ImVec2(20.5f * em, 0), true);

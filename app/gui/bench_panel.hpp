@@ -41,6 +41,7 @@ class BenchPanel : public Panel {
   BenchRunner runner_;
   BenchSnapshot snap_;
   std::size_t shown_size_ = 1 << 20;
+  bool size_picked_ = false;  // the user chose the bars' size (else they follow the largest measured)
   std::string shown_fn_ = "gelu";
   std::string export_base_ = "gelulab-bench";
   std::string export_note_;

@@ -262,8 +262,11 @@ void BenchRunner::sweep(BenchConfig c) {
         {
           std::lock_guard lk(mu_);
           char what[160];
-          std::snprintf(what, sizeof what, "%s · %s · %zu elements", a->id,
-                        path == 0 ? "CPU scalar" : path == 1 ? "CPU vectorized" : "GPU", n);
+          const bool mega = n >= (std::size_t{1} << 20) && n % (std::size_t{1} << 20) == 0;
+          const bool kilo = n >= 1024 && n % 1024 == 0;
+          std::snprintf(what, sizeof what, "%s · %s · %zu%s elements", a->id,
+                        path == 0 ? "CPU scalar" : path == 1 ? "CPU vectorized" : "GPU",
+                        mega ? n >> 20 : kilo ? n >> 10 : n, mega ? "M" : kilo ? "K" : "");
           shared_.current = what;
           ++shared_.version;
         }

@@ -269,6 +269,7 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   const bool hovered = p.hovered();
   p.end();
   ImGui::PopID();
+  hover_prediction(n.grid, tf, hovered);
   heat_min_[static_cast<std::size_t>(i)] = ImVec2(static_cast<float>(tf.left), static_cast<float>(tf.top));
   heat_max_[static_cast<std::size_t>(i)] = ImVec2(static_cast<float>(tf.right), static_cast<float>(tf.bottom));
   ui::mark_plot(std::string("heat") + kNetName[i], st);
@@ -298,6 +299,26 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   changed(false);
 }
 
+void FfnPanel::hover_prediction(const ffn::GridOutput& g, const plot::Transform& tf, bool hovered) const {
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!hovered || g.nx < 2 || g.ny < 2 || m.x < tf.left || m.x > tf.right || m.y < tf.top || m.y > tf.bottom) return;
+  // The nearest grid point's prediction (appended to the plot's hover tooltip).
+  const double fx = (tf.data_x(m.x) - g.lo[0]) / (g.hi[0] - g.lo[0]) * (g.nx - 1);
+  const double fy = (tf.data_y(m.y) - g.lo[1]) / (g.hi[1] - g.lo[1]) * (g.ny - 1);
+  const int i = std::clamp(static_cast<int>(std::lround(fx)), 0, g.nx - 1);
+  const int j = std::clamp(static_cast<int>(std::lround(fy)), 0, g.ny - 1);
+  const std::size_t k = static_cast<std::size_t>(j) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(i);
+  if (k >= g.values.size()) return;
+  ImGui::BeginTooltip();
+  if (g.confidence.empty()) {
+    ImGui::Text("P(orange) = %.3f", g.values[k]);
+  } else {
+    ImGui::Text("class %d, p = %.3f", static_cast<int>(g.values[k]), g.confidence[k]);
+  }
+  ImGui::TextDisabled("click: add blue · shift: orange · ctrl: remove");
+  ImGui::EndTooltip();
+}
+
 void FfnPanel::loss_plot(ImVec2 size) {
   plot::Plot p("loss", loss_, size, "training step", "loss (thin: minibatch, thick: test set)");
   const int nets = snap_.ab ? 2 : 1;
@@ -314,6 +335,7 @@ void FfnPanel::loss_plot(ImVec2 size) {
                   last_or_nan(n.test_loss), i);
     p.line(label, kNetColor[i], n.eval_steps, n.test_loss, 0.17f);
   }
+  if (snap_.nets[0].steps == 0) p.note("press Play or Step to train", 3, IM_COL32(90, 90, 90, 255));
   p.end();
   ui::mark_plot("loss", loss_);
 }
@@ -365,6 +387,7 @@ void FfnPanel::layer_plot(ImVec2 size) {
                   static_cast<int>(std::lround(s.dead_fraction * s.units)), s.units, i);
     p.line(label, kNetColor[i], hist_x_[static_cast<std::size_t>(i)], hist_y_[static_cast<std::size_t>(i)], 0.15f);
   }
+  if (count == 0) p.note("per-layer statistics appear after the first step", 0, IM_COL32(90, 90, 90, 255));
   p.end();
   ui::mark_plot("layers", layers_);
 }

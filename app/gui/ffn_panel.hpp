@@ -38,6 +38,7 @@ class FfnPanel : public Panel {
   void net_editor();
   void net_choice(int i);
   void heatmap_view(int i, ImVec2 size);
+  void hover_prediction(const ffn::GridOutput& g, const plot::Transform& tf, bool hovered) const;
   void loss_plot(ImVec2 size);
   void layer_plot(ImVec2 size);
   void changed(bool reset);
