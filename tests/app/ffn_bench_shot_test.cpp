@@ -18,6 +18,7 @@
 #include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/json.hpp"
+#include "plot/plot_core.hpp"
 
 namespace {
 
@@ -253,6 +254,15 @@ TEST(BenchShot, BarHeightsMatchTheExportedMedians) {
     ++checked;
   }
   EXPECT_GE(checked, 4);
+}
+
+TEST(PlotBars, BarOffsetSplitsTheGroupEvenly) {
+  // Four bars in a group 0.8 wide: centres at -0.3, -0.1, 0.1, 0.3 (they touch, symmetric about 0).
+  EXPECT_DOUBLE_EQ(gelu::plot::bar_offset(0, 4, 0.8), -0.3);
+  EXPECT_DOUBLE_EQ(gelu::plot::bar_offset(1, 4, 0.8), -0.1);
+  EXPECT_DOUBLE_EQ(gelu::plot::bar_offset(3, 4, 0.8), 0.3);
+  EXPECT_DOUBLE_EQ(gelu::plot::bar_offset(0, 1, 0.8), 0.0);
+  EXPECT_DOUBLE_EQ(gelu::plot::bar_offset(0, 0, 0.8), 0.0);
 }
 
 }  // namespace
