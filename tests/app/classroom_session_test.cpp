@@ -2,7 +2,6 @@
 // checks, `gelulab lessons`, session files round-tripped and rejected, and the window's autosave under
 // xvfb-run. Without a GL context (or xvfb) the commands fail and so do these tests: they never skip.
 #include <gtest/gtest.h>
-#include <stb_image.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/ffn/json.hpp"
+#include "support/png_image.hpp"
 
 namespace {
 
@@ -67,38 +67,10 @@ Result gelulab(const std::string& args, bool display = false) {
   return r;
 }
 
-struct Rgb {
-  int r, g, b;
-  int lum() const { return (r * 299 + g * 587 + b * 114) / 1000; }
-};
-
-Rgb hex(const std::string& h) {
-  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
-             std::stoi(h.substr(5, 2), nullptr, 16)};
-}
-
-double dist(Rgb a, Rgb b) {
-  return std::sqrt(double((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)));
-}
-
-class Image {
- public:
-  explicit Image(const std::string& path) { data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3); }
-  ~Image() { stbi_image_free(data_); }
-  Image(const Image&) = delete;
-  Image& operator=(const Image&) = delete;
-  bool ok() const { return data_ != nullptr; }
-  int w() const { return w_; }
-  int h() const { return h_; }
-  Rgb at(int x, int y) const {
-    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
-    return Rgb{p[0], p[1], p[2]};
-  }
-
- private:
-  int w_ = 0, h_ = 0, n_ = 0;
-  unsigned char* data_ = nullptr;
-};
+using gelu::test::dist;
+using gelu::test::hex;
+using gelu::test::Image;
+using gelu::test::Rgb;
 
 struct Shot {
   Result run;

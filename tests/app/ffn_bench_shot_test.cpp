@@ -2,7 +2,6 @@
 // against numbers computed here (datasets from gelu::ffn) or exported by the panel itself. Without a GL
 // context the shot exits non-zero and these tests FAIL (never skip).
 #include <gtest/gtest.h>
-#include <stb_image.h>
 
 #include <algorithm>
 #include <cmath>
@@ -18,6 +17,7 @@
 #include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/json.hpp"
+#include "support/png_image.hpp"
 #include "plot/plot_core.hpp"
 
 namespace {
@@ -25,37 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 using gelu::json::Value;
 
-struct Rgb {
-  int r, g, b;
-};
-
-Rgb hex(const std::string& h) {
-  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
-             std::stoi(h.substr(5, 2), nullptr, 16)};
-}
-
-double dist(Rgb a, Rgb b) {
-  return std::sqrt(double((a.r - b.r) * (a.r - b.r) + (a.g - b.g) * (a.g - b.g) + (a.b - b.b) * (a.b - b.b)));
-}
-
-class Image {
- public:
-  explicit Image(const std::string& path) { data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3); }
-  ~Image() { stbi_image_free(data_); }
-  Image(const Image&) = delete;
-  Image& operator=(const Image&) = delete;
-  bool ok() const { return data_ != nullptr; }
-  int w() const { return w_; }
-  int h() const { return h_; }
-  Rgb at(int x, int y) const {
-    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
-    return Rgb{p[0], p[1], p[2]};
-  }
-
- private:
-  int w_ = 0, h_ = 0, n_ = 0;
-  unsigned char* data_ = nullptr;
-};
+using gelu::test::dist;
+using gelu::test::hex;
+using gelu::test::Image;
+using gelu::test::Rgb;
 
 // A plot's data -> pixel map from its meta (written out here, independent of app/plot).
 struct Geom {

@@ -1,7 +1,6 @@
 // Every panel rendered headless by `gelulab shot` (EGL, no X), with pixel checks against values computed
 // here from gelu::core. Without a GL context the shot exits non-zero and these tests FAIL (never skip).
 #include <gtest/gtest.h>
-#include <stb_image.h>
 
 #include <cmath>
 #include <cstdio>
@@ -16,52 +15,17 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/ffn/json.hpp"
+#include "support/png_image.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using gelu::json::Value;
 
-struct Rgb {
-  int r, g, b;
-};
-
-Rgb hex(const std::string& h) {
-  return Rgb{std::stoi(h.substr(1, 2), nullptr, 16), std::stoi(h.substr(3, 2), nullptr, 16),
-             std::stoi(h.substr(5, 2), nullptr, 16)};
-}
-
-class Image {
- public:
-  explicit Image(const std::string& path) {
-    data_ = stbi_load(path.c_str(), &w_, &h_, &n_, 3);
-  }
-  ~Image() { stbi_image_free(data_); }
-  bool ok() const { return data_ != nullptr; }
-  int w() const { return w_; }
-  int h() const { return h_; }
-  Rgb at(int x, int y) const {
-    const unsigned char* p = data_ + (static_cast<std::size_t>(y) * w_ + x) * 3;
-    return Rgb{p[0], p[1], p[2]};
-  }
-  /// Smallest colour distance to `c` within a (2r+1)² square around (x, y).
-  double nearest(double x, double y, Rgb c, int r = 2) const {
-    double best = 1e9;
-    const int cx = static_cast<int>(std::lround(x)), cy = static_cast<int>(std::lround(y));
-    for (int yy = cy - r; yy <= cy + r; ++yy)
-      for (int xx = cx - r; xx <= cx + r; ++xx) {
-        if (xx < 0 || yy < 0 || xx >= w_ || yy >= h_) continue;
-        const Rgb p = at(xx, yy);
-        best = std::min(best, std::sqrt(double((p.r - c.r) * (p.r - c.r) + (p.g - c.g) * (p.g - c.g) +
-                                               (p.b - c.b) * (p.b - c.b))));
-      }
-    return best;
-  }
-
- private:
-  int w_ = 0, h_ = 0, n_ = 0;
-  unsigned char* data_ = nullptr;
-};
+using gelu::test::dist;
+using gelu::test::hex;
+using gelu::test::Image;
+using gelu::test::Rgb;
 
 struct PlotGeom {
   double left, top, right, bottom, x_min, x_max, y_min, y_max;
