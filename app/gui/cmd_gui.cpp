@@ -119,26 +119,7 @@ int run_gui(Args& args) {
       std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
     }
   }
-  if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
-  if (lesson_opt) {
-    const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
-    try {
-      Lesson l = load_lesson(*lesson_opt);
-      if (step > static_cast<long>(l.steps.size()))
-        throw UsageError("--step: the lesson has " + std::to_string(l.steps.size()) + " steps");
-      app.open_lesson(std::move(l), static_cast<int>(step - 1));
-    } catch (const LessonError& e) {
-      throw UsageError(std::string("--lesson: ") + e.what());
-    }
-    app.apply_pending();  // now, so that --panel and --state below override the step
-  }
-  if (panel && !app.select(*panel)) throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
-  if (state) load_state_file(app, *state);
-  if (presentation_opt) {
-    const double sc = Args::to_double("presentation", *presentation_opt);
-    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
-    app.set_presentation(Presentation{true, static_cast<float>(sc)});
-  }
+  apply_view_options(app, ViewOptions{lesson_opt, step_opt, panel, state, presentation_opt});
   Script script;
   if (script_path) {
     std::ifstream f(*script_path);

@@ -67,27 +67,7 @@ int run_shot(Args& args) {
       return 2;
     }
   }
-  if (step_opt && !lesson_opt) throw UsageError("--step needs --lesson FILE");
-  if (lesson_opt) {
-    const long step = step_opt ? Args::to_int("step", *step_opt, 1, 1000) : 1;
-    try {
-      Lesson l = load_lesson(*lesson_opt);
-      if (step > static_cast<long>(l.steps.size()))
-        throw UsageError("--step: the lesson has " + std::to_string(l.steps.size()) + " steps");
-      app.open_lesson(std::move(l), static_cast<int>(step - 1));
-    } catch (const LessonError& e) {
-      throw UsageError(std::string("--lesson: ") + e.what());
-    }
-    app.apply_pending();
-  }
-  if (panel && !app.select(*panel))
-    throw UsageError("--panel: unknown panel '" + *panel + "' (" + App::panel_ids() + ")");
-  if (state) load_state_file(app, *state);
-  if (presentation_opt) {
-    const double sc = Args::to_double("presentation", *presentation_opt);
-    if (!Presentation::valid_scale(sc)) throw UsageError("--presentation: the scale must be in [1, 3]");
-    app.set_presentation(Presentation{true, static_cast<float>(sc)});
-  }
+  apply_view_options(app, ViewOptions{lesson_opt, step_opt, panel, state, presentation_opt});
   if (session_out) {
     try {
       save_session(app, *session_out);

@@ -2,6 +2,7 @@
 // `gelulab shot --help`). Shared by `gelulab gui` and `gelulab shot`.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "app.hpp"
@@ -11,5 +12,12 @@ namespace gelu::app {
 /// Reads FILE and applies it to the active panel; throws cli::UsageError with the file, position and
 /// reason on an unreadable file, malformed JSON or a bad key/value.
 void load_state_file(App& app, const std::string& path);
+
+/// The view options `gelulab gui` and `gelulab shot` share, applied in this order: --lesson FILE [--step N]
+/// (opens that step), --panel ID, --state FILE, --presentation SCALE. Throws cli::UsageError naming the option.
+struct ViewOptions {
+  std::optional<std::string> lesson, step, panel, state, presentation;
+};
+void apply_view_options(App& app, const ViewOptions& o);
 
 }  // namespace gelu::app
