@@ -156,6 +156,8 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
     const float y = std::floor(static_cast<float>(tf_.px_y(t.value))) + 0.5f;
     dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), t.major ? kGridMajor : kGridMinor, 1.0f);
   }
+  layers_.Split(dl_, 2);
+  layers_.SetCurrentChannel(dl_, 0);
   dl_->PushClipRect(area_min_, area_max_, true);
   if (s_.x.range.contains(0.0) && s_.x_categories.empty()) {
     const float x = std::floor(static_cast<float>(tf_.px_x(0.0))) + 0.5f;
@@ -387,9 +389,11 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ImVec2 tp(p.x + 0.6f * em_, p.y + 0.35f * em_);
   if (tp.x + ts.x > area_max_.x - 0.2f * em_) tp.x = p.x - 0.6f * em_ - ts.x;
   if (tp.y + ts.y > area_max_.y - 0.2f * em_) tp.y = p.y - 0.35f * em_ - ts.y;
+  layers_.SetCurrentChannel(dl_, 1);
   dl_->AddRectFilled(ImVec2(tp.x - 0.2f * em_, tp.y - 0.05f * em_), ImVec2(tp.x + ts.x + 0.2f * em_, tp.y + ts.y),
-                     IM_COL32(255, 255, 255, 215), 0.2f * em_);
+                     IM_COL32(255, 255, 255, 235), 0.2f * em_);
   dl_->AddText(tp, color, text);
+  layers_.SetCurrentChannel(dl_, 0);
 }
 
 void Plot::tangent(double x0, double y0, double slope, ImU32 color, float thickness_em) {
@@ -434,11 +438,13 @@ bool Plot::probe(double* x, ImU32 color) {
 void Plot::note(const char* text, int corner, ImU32 color) {
   const ImVec2 ts = ImGui::CalcTextSize(text);
   const float pad = 0.5f * em_;
+  layers_.SetCurrentChannel(dl_, 1);
   ImVec2 p(corner == 1 || corner == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
            corner >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
   dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_),
                      IM_COL32(255, 255, 255, 225), 0.25f * em_);
   dl_->AddText(p, color, text);
+  layers_.SetCurrentChannel(dl_, 0);
 }
 
 // [SECTION] End: axes, legend, readout, fit
@@ -606,6 +612,7 @@ void Plot::apply_fit() {
 void Plot::end() {
   if (ended_) return;
   ended_ = true;
+  layers_.Merge(dl_);
   dl_->PopClipRect();
   draw_axes();
   draw_legend();

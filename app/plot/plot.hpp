@@ -142,6 +142,9 @@ class Plot {
   PlotState& s_;
   Transform tf_;
   ImDrawList* dl_ = nullptr;
+  // Channel 0: series and shading; channel 1: marker labels and notes, so no curve drawn later covers them.
+  // Its own splitter, so a plot inside an ImGui table (which splits the window's list) still works.
+  ImDrawListSplitter layers_;
   ImVec2 frame_min_, frame_max_, area_min_, area_max_;
   std::string x_label_, y_label_;
   float em_ = 13;
