@@ -38,9 +38,10 @@ namespace F = formulas;
 constexpr int kBins = 32;         // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
 constexpr int kDegS = 5;          // degree of f_k
 constexpr int kDegRoot = 5;       // degree of P around the root of f'
+static_assert(kDegRoot % 2 == 1, "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
 constexpr float kTMax = 14.75f;   // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
-// Beyond 1/16 from the root the main path's absolute error (~2^-29) is under 2 ULP of f'.
-constexpr double kRootHalfWidth = 0.0625;
+// Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of f'.
+constexpr double kRootHalfWidth = 1.0 / 16;
 
 /// S(t) = Φ(−t)·exp(t²/2) in double (relative error ~1e-15).
 double S_ref(double t) { return F::normal_upper_tail(t) * std::exp(0.5 * t * t); }
@@ -289,14 +290,17 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   // x > 0: 1 + D; x <= 0: −D (so f'(−inf) = −0 and f'(±0) = 0.5).
   const __mmask16 is_pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   __m512 y = _mm512_mask_add_ps(_mm512_xor_ps(D, _mm512_set1_ps(-0.0f)), is_pos, D, _mm512_set1_ps(1.0f));
-  // Within 1/16 of the root, where t/√(2π) − S cancels: δ·P(δ), δ = x − r0 (x − root_hi is exact).
-  const __m512 delta = _mm512_sub_ps(_mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi)), _mm512_set1_ps(tb.root_lo));
+  // Within 1/16 of the root, where t/√(2π) − S cancels: δ·P(δ) with δ = x − r0 kept as the exact pair
+  // (x − root_hi, −root_lo), so the value rounds once after P. Branch-free: with N(0, σ) data about a third of
+  // vectors have such a lane, too often to predict.
+  const __m512 d_hi = _mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi));  // exact (Sterbenz)
+  const __m512 delta = _mm512_sub_ps(d_hi, _mm512_set1_ps(tb.root_lo));
   const __mmask16 near =
       _mm512_cmp_ps_mask(_mm512_abs_ps(delta), _mm512_set1_ps(static_cast<float>(kRootHalfWidth)), _CMP_LE_OQ);
-  // Branch-free: with N(0, σ) data about a third of vectors have such a lane, too often to predict.
   __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
   for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
-  y = _mm512_mask_mul_ps(y, near, delta, poly);
+  const __m512 root_val = _mm512_fmadd_ps(d_hi, poly, _mm512_mul_ps(_mm512_set1_ps(-tb.root_lo), poly));
+  y = _mm512_mask_mov_ps(y, near, root_val);
   // NaN in, NaN out (only tail vectors can hold one); +inf -> 1 comes from 1 + D with t clamped.
   if (tail) y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
   return y;
