@@ -232,14 +232,7 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
 #endif
 
 void ApproxPanel::drawContent() {
-  const float em = ui::em();
-  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
-    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-    controls();
-    ImGui::EndChild();
-    ImGui::SameLine();
-  }
-  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  ui::begin_panel(19.5f, [this] { controls(); });
   const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
   std::vector<Series> ss = series();
   const Params exact_p = exact_->defaults();

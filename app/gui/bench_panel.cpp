@@ -326,14 +326,7 @@ void BenchPanel::drawContent() {
     }
     if ((!have || !size_picked_) && largest) shown_size_ = largest;
   }
-  const float em = ui::em();
-  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back), as in the other panels
-    ImGui::BeginChild("controls", ImVec2(20.5f * em, 0), true);
-    controls();
-    ImGui::EndChild();
-    ImGui::SameLine();
-  }
-  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
   const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.6f);

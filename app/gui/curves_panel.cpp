@@ -223,13 +223,7 @@ void CurvesPanel::readout_table() {
 
 void CurvesPanel::drawContent() {
   const float em = ui::em();
-  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
-    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-    controls();
-    ImGui::EndChild();
-    ImGui::SameLine();
-  }
-  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  ui::begin_panel(19.5f, [this] { controls(); });
   int shown = 0;
   for (const Fn& f : fns_) shown += f.shown;
   const float row = ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().CellPadding.y;

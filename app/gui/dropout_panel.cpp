@@ -236,14 +236,7 @@ void DropoutPanel::histogram_plot(ImVec2 size) {
 void DropoutPanel::drawContent() {
   if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
   update_histograms();
-  const float em = ui::em();
-  if (ui::show_controls()) {  // presentation mode hides them (F6 brings them back): the plots get the screen
-    ImGui::BeginChild("controls", ImVec2(19.5f * em, 0), true);
-    controls();
-    ImGui::EndChild();
-    ImGui::SameLine();
-  }
-  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  ui::begin_panel(19.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
   const float top_h = (avail.y - st.ItemSpacing.y) * 0.52f;

@@ -25,6 +25,19 @@ inline float em() { return ImGui::GetFontSize(); }
 bool show_controls();
 void set_show_controls(bool show);
 
+/// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
+/// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
+template <class Controls>
+void begin_panel(float width_em, Controls&& controls) {
+  if (show_controls()) {
+    ImGui::BeginChild("controls", ImVec2(width_em * em(), 0), true);
+    controls();
+    ImGui::EndChild();
+    ImGui::SameLine();
+  }
+  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+}
+
 /// A bold section heading with a little space above.
 void heading(const char* text);
 /// A "(?)" that shows `text` in a tooltip when hovered.
