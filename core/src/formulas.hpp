@@ -175,6 +175,7 @@ inline double x_sigmoid(double x, double k) {
   if (std::isnan(x)) return x;
   // Beyond |k x| > 1000 sigma is 0 or 1 to double precision; also keeps k x from overflowing (x near DBL_MAX).
   if (std::fabs(k * x) > 1000.0) return x > 0 ? x : -0.0;
+  if (x == 0) return x;  // keeps the sign: (-0)·σ(0) = -0
   const DD z = two_prod(k, x);
   if (z.hi < -700.0) return -tiny_x_times_exp(x, z, false);  // sigma(z) = exp(z) to double precision
   return x_times_sigmoid(x, z);
@@ -209,6 +210,7 @@ inline constexpr double kTanhTailLimit = 1e5;  // beyond: sigma(2u) is 0 or 1 to
 inline double gelu_tanh(double x, double c) {
   if (std::isnan(x)) return x;
   if (std::fabs(x) > kTanhTailLimit) return x > 0 ? x : -0.0;
+  if (x == 0) return x;  // keeps the sign: (-0)·σ(0) = -0
   const DD z = gelu_tanh_2u(x, c);
   if (z.hi < -700.0) return -tiny_x_times_exp(x, z, false);  // x < 0: sigma(z) = exp(z) to double precision
   return x_times_sigmoid(x, z);

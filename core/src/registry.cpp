@@ -64,10 +64,14 @@ std::vector<Activation> build_registry() {
       "gelu_tanh", "GELU (tanh approximation)", "½·x·(1 + tanh(√(2/π)·(x + c·x³)))",
       "The tanh approximation of GELU used by BERT and GPT-2; c = 0.044715.", "act_gelu_tanh",
       {{"c", 0.044715, 0.0, 0.1, "cubic coefficient inside tanh"}}));
+  r.back().batch_f32[0] = simd::gelu_tanh_f32;
+  r.back().batch_f32[1] = simd::gelu_tanh_d1_f32;
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "gelu_sigmoid", "GELU (sigmoid / QuickGELU)", "x·σ(k·x)",
       "The sigmoid approximation of GELU (QuickGELU, used by CLIP); k = 1.702.", "act_x_sigmoid",
       {{"k", 1.702, 0.1, 10.0, "slope inside the sigmoid"}}));
+  r.back().batch_f32[0] = simd::x_sigmoid_f32;
+  r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
   r.push_back(make<p0<F::relu>, p0<F::relu_d1>, p0<F::zero_d2>>(
       "relu", "ReLU", "max(x, 0)", "Rectified linear unit; f'(0) is taken as 0.", "act_relu", {}));
   r.push_back(make<p1<F::leaky_relu>, p1<F::leaky_relu_d1>, p0<F::zero_d2>>(
@@ -79,6 +83,8 @@ std::vector<Activation> build_registry() {
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
       "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));
+  r.back().batch_f32[0] = simd::x_sigmoid_f32;
+  r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
   r.push_back(make<p1<F::softplus>, p1<F::softplus_d1>, p1<F::softplus_d2>>(
       "softplus", "Softplus", "log(1 + e^(β·x)) / β", "A smooth ReLU; sharper as β grows.", "act_softplus",
       {{"beta", 1.0, 0.1, 10.0, "sharpness"}}));
