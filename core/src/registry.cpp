@@ -80,6 +80,8 @@ std::vector<Activation> build_registry() {
   r.push_back(make<p1<F::elu>, p1<F::elu_d1>, p1<F::elu_d2>>(
       "elu", "ELU", "x if x > 0, else α·(eˣ − 1)", "Exponential linear unit.", "act_elu",
       {{"alpha", 1.0, 0.0, 10.0, "saturation value -α for x -> -inf"}}));
+  r.back().batch_f32[0] = simd::elu_f32;
+  r.back().batch_f32[1] = simd::elu_d1_f32;
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
       "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));
@@ -91,6 +93,8 @@ std::vector<Activation> build_registry() {
   r.push_back(make<p0<F::mish>, p0<F::mish_d1>, p0<F::mish_d2>>(
       "mish", "Mish", "x·tanh(softplus(x))", "Self-regularized non-monotonic activation (Misra 2019).",
       "act_mish", {}));
+  r.back().batch_f32[0] = simd::mish_f32;
+  r.back().batch_f32[1] = simd::mish_d1_f32;
   return r;
 }
 

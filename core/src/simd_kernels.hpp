@@ -22,6 +22,11 @@ void x_sigmoid_f32(const float* x, float* y, std::size_t n, const Params& p);
 void x_sigmoid_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// Mish and ELU (p[0] = α), f and f', the same way.
+void mish_f32(const float* x, float* y, std::size_t n, const Params& p);
+void mish_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+void elu_f32(const float* x, float* y, std::size_t n, const Params& p);
+void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
 /// Name of the instruction set the kernels were compiled for ("avx512", "avx2", "scalar").
 const char* isa();

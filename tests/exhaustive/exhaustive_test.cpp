@@ -205,7 +205,7 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
 
 namespace {
 
-// The x·σ(z) family (gelu_sigmoid, silu, gelu_tanh), vectorized in double per lane: f <= 1 ULP and f' <= 2 ULP
+// The exp-based kernels (gelu_sigmoid, silu, gelu_tanh, mish, elu), vectorized in double per lane: f <= 1 ULP and f' <= 2 ULP
 // from the correctly rounded value of their own formulas (formulas.hpp), every finite input, default parameters.
 struct SigmoidCase {
   const char* id;
@@ -232,6 +232,8 @@ TEST_P(SigmoidFamily, WithinBoundEverywhere) {
 INSTANTIATE_TEST_SUITE_P(Vectorized, SigmoidFamily,
                          ::testing::Values(SigmoidCase{"gelu_sigmoid", 0}, SigmoidCase{"gelu_sigmoid", 1},
                                            SigmoidCase{"silu", 0}, SigmoidCase{"silu", 1},
-                                           SigmoidCase{"gelu_tanh", 0}, SigmoidCase{"gelu_tanh", 1}));
+                                           SigmoidCase{"gelu_tanh", 0}, SigmoidCase{"gelu_tanh", 1},
+                                           SigmoidCase{"mish", 0}, SigmoidCase{"mish", 1}, SigmoidCase{"elu", 0},
+                                           SigmoidCase{"elu", 1}));
 
 }  // namespace
