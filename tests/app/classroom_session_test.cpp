@@ -17,6 +17,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/ffn/json.hpp"
 #include "support/png_image.hpp"
+#include "support/shot.hpp"
 
 namespace {
 
@@ -114,20 +115,7 @@ int run_length(const Image& img, int x, int y0, int y1, Rgb c) {
   return n;
 }
 
-struct Geom {
-  double left, top, right, bottom, x_min, x_max, y_min, y_max;
-  explicit Geom(const Value& v)
-      : left(v.at("left").as_number()),
-        top(v.at("top").as_number()),
-        right(v.at("right").as_number()),
-        bottom(v.at("bottom").as_number()),
-        x_min(v.at("x_min").as_number()),
-        x_max(v.at("x_max").as_number()),
-        y_min(v.at("y_min").as_number()),
-        y_max(v.at("y_max").as_number()) {}
-  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
-  double py(double y) const { return bottom + (y - y_min) / (y_max - y_min) * (top - bottom); }
-};
+using Geom = gelu::test::PlotGeom;
 
 const char* kCurvesState = R"({"x": [-3, 3], "y": [-1, 3], "functions": ["gelu"], "probe": null,
                                "shade_dip": false, "shade_dead": false})";

@@ -18,6 +18,7 @@
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/json.hpp"
 #include "support/png_image.hpp"
+#include "support/shot.hpp"
 #include "plot/plot_core.hpp"
 
 namespace {
@@ -30,47 +31,9 @@ using gelu::test::hex;
 using gelu::test::Image;
 using gelu::test::Rgb;
 
-// A plot's data -> pixel map from its meta (written out here, independent of app/plot).
-struct Geom {
-  double left, top, right, bottom, x_min, x_max, y_min, y_max;
-  bool log_y;
-  explicit Geom(const Value& v)
-      : left(v.at("left").as_number()), top(v.at("top").as_number()), right(v.at("right").as_number()),
-        bottom(v.at("bottom").as_number()), x_min(v.at("x_min").as_number()), x_max(v.at("x_max").as_number()),
-        y_min(v.at("y_min").as_number()), y_max(v.at("y_max").as_number()),
-        log_y(v.at("y_scale").as_string() == "log") {}
-  double px(double x) const { return left + (x - x_min) / (x_max - x_min) * (right - left); }
-  double py(double y) const {
-    const double t = log_y ? std::log10(y / y_min) / std::log10(y_max / y_min) : (y - y_min) / (y_max - y_min);
-    return bottom + t * (top - bottom);
-  }
-};
-
-struct Shot {
-  int status = -1;
-  std::string png;
-  Value meta;
-};
-
-Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("gelulab_ffn_bench_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"), meta = dir / (name + ".meta.json");
-  std::ofstream(state) << state_json;
-  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE + "' shot --panel " + panel +
-                          " --size 1280x800 --state '" + state.string() + "' --out '" + png.string() + "' --meta '" +
-                          meta.string() + "'";
-  Shot s;
-  s.status = std::system(cmd.c_str());
-  s.png = png.string();
-  if (s.status == 0) {
-    std::ifstream f(meta);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    s.meta = gelu::json::parse(ss.str());
-  }
-  return s;
-}
+using Geom = gelu::test::PlotGeom;
+using gelu::test::Shot;
+using gelu::test::shoot;
 
 // The dataset the panel trains on with its defaults (xor, 400 samples, seed 1), generated here from core.
 gelu::ffn::Dataset xor_data() {
