@@ -199,6 +199,16 @@ int run_train(Args& args) {
     if (!json) std::printf("step %7d  loss %.6f\n", step, batch_loss);
   };
 
+  // The same timed loop for the CPU Trainer and the GPU FfnTrainer.
+  auto run_steps = [&](auto& trainer) {
+    for (int s = 1; s <= cfg.steps; ++s) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const double l = trainer.step();
+      step_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      progress.update(s, l);
+      if (s % every == 0 || s == cfg.steps) report(s, l);
+    }
+  };
   if (backend == Backend::Gpu) {
 #ifdef GELU_HAVE_GPU_FFN
     std::string error;
@@ -206,29 +216,15 @@ int run_train(Args& args) {
     if (!ctx) throw UsageError("--backend gpu: " + error);
     gpu::FfnTrainer trainer(*ctx, *net, data, cfg);
     if (!trainer.ok()) throw UsageError("--backend gpu: " + trainer.error());
-    for (int s = 1; s <= cfg.steps; ++s) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const double l = trainer.step();
-      step_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-      progress.update(s, l);
-      if (s % every == 0 || s == cfg.steps) report(s, l);
-    }
+    run_steps(trainer);
     trainer.download(*net);
 #else
     throw UsageError(
-        "--backend gpu: GPU training is not available in this build (gelu::gpu has no FFN kernels yet)");
+        "--backend gpu: this gelulab was built without the GPU backend (GELU_BUILD_GPU=OFF or EGL/libepoxy missing)");
 #endif
   } else {
     Trainer<float> trainer(*net, data, cfg);
-    for (int s = 1; s <= cfg.steps; ++s) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const double l = trainer.step();
-      step_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-      progress.update(s, l);
-      if (s % every == 0 || s == cfg.steps) report(s, l);
-    }
+    run_steps(trainer);
   }
   progress.finish();
   {
