@@ -62,4 +62,13 @@ struct Registrar {
 /// True when the stream is a terminal (progress displays only then).
 bool is_terminal(int fd);
 
+/// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
+/// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
+int run_main(int argc, char** argv);
+
+/// Validate-only mode (the CLI fuzz target): every subcommand parses and checks all its options, then
+/// returns 0 before doing its work (no files read, no window, no GPU, no training).
+void set_dry_run(bool on);
+bool dry_run();
+
 }  // namespace gelu::cli

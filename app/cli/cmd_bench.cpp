@@ -73,6 +73,7 @@ int run_bench(Args& args) {
   for (const std::string& s : order_texts) orders.push_back(static_cast<int>(Args::to_int("order", s, 0, kMaxOrder)));
   if (orders.empty()) orders = {0};
   const int reps = reps_text ? static_cast<int>(Args::to_int("reps", *reps_text, 1, 100000)) : 10;
+  if (dry_run()) return 0;
 
   const bool want_cpu = backend != Backend::Gpu;
   const bool want_gpu = backend != Backend::Cpu;

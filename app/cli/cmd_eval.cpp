@@ -138,6 +138,7 @@ int run_eval(Args& args) {
   const Dtype dtype = dtype_opt.value_or(backend == Backend::Gpu ? Dtype::F32 : Dtype::F64);
   if (backend == Backend::Gpu && dtype != Dtype::F32)
     throw UsageError("--backend gpu computes in float32 only (use --dtype f32)");
+  if (dry_run()) return 0;
 
   std::unique_ptr<std::FILE, FileCloser> file(stdin);
   std::string name = "stdin";

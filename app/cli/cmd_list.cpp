@@ -13,6 +13,7 @@ namespace {
 int run_list(Args& args) {
   const bool json = args.flag("json");
   args.finish();
+  if (dry_run()) return 0;
   if (json) {
     JsonWriter w;
     w.begin_array();

@@ -37,6 +37,7 @@ int run_props(Args& args) {
   const Range range = range_text ? parse_range(*range_text, "range") : Range{-20.0, 20.0};
   const bool json = args.flag("json");
   args.finish();
+  if (dry_run()) return 0;
 
   const analysis::Properties p = analysis::properties({&fn, params, 0}, range.a, range.b);
 

@@ -187,6 +187,7 @@ int run_train(Args& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  if (dry_run()) return 0;
   if (every < 0) every = std::max(1, cfg.steps / 10);
 
   std::vector<std::pair<int, double>> history;

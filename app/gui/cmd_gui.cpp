@@ -100,6 +100,7 @@ int run_gui(Args& args) {
   // The first use of each code path allocates for good (Mesa shader variants, ImGui window and table
   // storage); a leak shows as growth after that, so the baseline is taken once every path has run.
   const long rss_base_frame = rss_base ? Args::to_int("rss-baseline-frame", *rss_base, 0, 100000000) : 60;
+  if (cli::dry_run()) return 0;
 
   App app;
   // The session: restored from --session FILE or the XDG file, saved there on exit. Scripted test runs

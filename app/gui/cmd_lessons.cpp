@@ -11,6 +11,7 @@ namespace {
 int run_lessons(cli::Args& args) {
   std::vector<std::string> files = args.options("check");
   args.finish();
+  if (cli::dry_run()) return 0;
   const bool listing = files.empty();
   if (listing) {
     files = find_lessons();

@@ -57,6 +57,7 @@ int run_shot(Args& args) {
   if (!out) throw UsageError("--out FILE.png is required");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
+  if (cli::dry_run()) return 0;
 
   App app;
   if (session_opt) {

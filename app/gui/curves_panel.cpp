@@ -254,7 +254,8 @@ void CurvesPanel::load_state(const json::Value& s) {
     if (!v->is_object()) throw json::JsonError("'params' must be an object like {\"gelu_sigmoid.k\": 1.702}");
     for (const auto& [key, val] : v->as_object()) {
       const auto dot = key.find('.');
-      auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return key.substr(0, dot) == f.a->id; });
+      const std::string id = key.substr(0, dot);  // named: clang 14 cannot capture a structured binding
+      auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id == f.a->id; });
       const int pi = (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
       if (pi < 0) throw json::JsonError("unknown parameter '" + key + "' (write function_id.param)");
       const ParamSpec& ps = it->a->params[static_cast<std::size_t>(pi)];

@@ -97,14 +97,10 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
   return lesson;
 }
 
-Lesson load_lesson(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw LessonError(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
+Lesson check_lesson(std::string_view text, const std::string& name) {
   std::vector<std::string> ids;
   for (const auto& p : App::make_panels()) ids.push_back(p->id());
-  Lesson lesson = parse_lesson(ss.str(), path, ids);
+  Lesson lesson = parse_lesson(text, name, ids);
   // Every step's state must apply to a fresh panel of its kind (the same path the lesson bar takes).
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
     const LessonStep& s = lesson.steps[i];
@@ -112,10 +108,18 @@ Lesson load_lesson(const std::string& path) {
     try {
       panel->set_state(s.state);
     } catch (const json::JsonError& e) {
-      fail(path, "steps[" + std::to_string(i) + "].state", e.what());
+      fail(name, "steps[" + std::to_string(i) + "].state", e.what());
     }
   }
   return lesson;
+}
+
+Lesson load_lesson(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw LessonError(path + ": cannot read the file");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return check_lesson(ss.str(), path);
 }
 
 std::string lessons_dir() {

@@ -39,7 +39,9 @@ class LessonError : public std::runtime_error {
 /// Parses and checks a lesson's structure (keys, types, lengths, known panel ids). `name` prefixes errors.
 Lesson parse_lesson(std::string_view text, const std::string& name,
                     const std::vector<std::string>& panel_ids);
-/// Reads and parses a lesson file; checks structure and that every step's state applies to a fresh panel.
+/// parse_lesson with the app's panels, then checks that every step's state applies to a fresh panel.
+Lesson check_lesson(std::string_view text, const std::string& name);
+/// Reads a lesson file and check_lesson()s it.
 Lesson load_lesson(const std::string& path);
 
 /// Where the lessons are: $GELULAB_LESSONS if set, else <prefix>/share/gelulab/lessons next to the

@@ -1,5 +1,6 @@
 #include "gelu/numio.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -16,6 +17,30 @@ bool iequals(std::string_view a, std::string_view b) {
     if (c != b[i]) return false;
   }
   return true;
+}
+
+// For a number from_chars found out of range: true when it is tiny (rounds to zero), false when it is huge
+// (rounds to infinity). Decided by the power of the base at the leading nonzero digit plus the exponent —
+// the exponent's sign alone is wrong for "0.000…01e+5" or "1000…0e-5". The estimate is off by less than one
+// decimal digit (4 bits in hex), and the limits (~10^±308, 2^±1024) are far from zero on either side.
+bool underflows(std::string_view body, bool hex) {
+  const std::size_t e = body.find_first_of(hex ? "pP" : "eE");
+  const std::string_view mantissa = body.substr(0, e);
+  const std::size_t point = std::min(mantissa.find('.'), mantissa.size());
+  const std::size_t lead = mantissa.find_first_not_of("0.");
+  if (lead == std::string_view::npos) return true;
+  const long long position =
+      lead < point ? static_cast<long long>(point - lead - 1) : -static_cast<long long>(lead - point);
+  long long exponent = 0;
+  if (e != std::string_view::npos) {
+    std::string_view digits = body.substr(e + 1);
+    const bool negative = !digits.empty() && digits.front() == '-';
+    if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+    for (const char c : digits)
+      if (exponent < 1'000'000'000'000) exponent = exponent * 10 + (c - '0');  // saturates: far past any limit
+    if (negative) exponent = -exponent;
+  }
+  return (hex ? 4 * position : position) + exponent < 0;
 }
 
 template <class T>
@@ -43,10 +68,7 @@ std::optional<T> parse(std::string_view s) {
   if (ptr != body.data() + body.size()) return std::nullopt;
   if (ec == std::errc::result_out_of_range) {
     // Overflow -> inf, underflow -> signed zero: what a correctly rounded strtod would give.
-    // Tell them apart by the exponent's sign in the text.
-    const std::string_view::size_type e = body.find_first_of(fmt == std::chars_format::hex ? "pP" : "eE");
-    const bool tiny = e != std::string_view::npos && e + 1 < body.size() && body[e + 1] == '-';
-    v = tiny ? T(0) : std::numeric_limits<T>::infinity();
+    v = underflows(body, fmt == std::chars_format::hex) ? T(0) : std::numeric_limits<T>::infinity();
   } else if (ec != std::errc()) {
     return std::nullopt;
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <string>
 
 #include "gelu/numio.hpp"
 
@@ -50,6 +51,23 @@ TEST(NumIo, OverflowIsInfinityAndUnderflowIsZero) {
   // Subnormals are not underflow.
   EXPECT_EQ(gelu::parse_f64("5e-324"), std::numeric_limits<double>::denorm_min());
   EXPECT_EQ(gelu::parse_f32("1.4e-45"), std::numeric_limits<float>::denorm_min());
+}
+
+// Found by tests/fuzz/fuzz_numio: out-of-range text went to zero or infinity by the exponent's sign alone.
+TEST(NumIo, OutOfRangeFollowsTheValueNotTheExponentSign) {
+  constexpr float kInfF = std::numeric_limits<float>::infinity();
+  const std::string zeros(400, '0');
+  const double tiny = gelu::parse_f64("-0." + zeros + "1e+5").value();
+  EXPECT_EQ(tiny, 0.0);
+  EXPECT_TRUE(std::signbit(tiny));
+  EXPECT_EQ(gelu::parse_f64("0." + zeros + "1"), 0.0);
+  EXPECT_EQ(gelu::parse_f64("1" + zeros + "e-5"), kInf);
+  EXPECT_EQ(gelu::parse_f32("4" + std::string(75, '7') + "4E-10"), kInfF);  // 4.8e65: the fuzzer's input
+  EXPECT_EQ(gelu::parse_f32("0." + std::string(60, '0') + "1e+10"), 0.0f);
+  EXPECT_EQ(gelu::parse_f64("0x0." + std::string(300, '0') + "1p+4"), 0.0);
+  EXPECT_EQ(gelu::parse_f64("0x1" + std::string(300, '0') + "p-8"), kInf);
+  EXPECT_EQ(gelu::parse_f64("1e-99999999999999999999999"), 0.0);
+  EXPECT_EQ(gelu::parse_f64("1e+99999999999999999999999"), kInf);
 }
 
 TEST(NumIo, RejectsNonNumbers) {

@@ -22,6 +22,9 @@ TEST(Json, ParsesAndWritesRoundTrip) {
   EXPECT_EQ(json::write(w), json::write(v));
   EXPECT_EQ(json::parse("0.1").as_number(), 0.1);
   EXPECT_EQ(json::parse("1e-400").as_number(), 0.0);
+  // Underflow and overflow by the value, not by the exponent's sign (numio's out-of-range rule).
+  EXPECT_EQ(json::parse("0." + std::string(400, '0') + "1e+5").as_number(), 0.0);
+  EXPECT_THROW(json::parse("1" + std::string(400, '0') + "e-5"), json::JsonError);
 }
 
 void expect_error(const std::string& text, int line, int column, const std::string& fragment) {

@@ -1,0 +1,71 @@
+// gelulab's subcommand dispatch (run_main, called by main()) and the validate-only mode (see cli.hpp).
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+
+namespace gelu::cli {
+namespace {
+
+bool g_dry_run = false;
+
+void print_overview(std::FILE* out) {
+  std::fprintf(out,
+               "GELU Lab — explore, teach and measure the GELU activation and its relatives.\n\n"
+               "usage: gelulab [SUBCOMMAND] [options]   (no subcommand: the desktop app, when built)\n\n"
+               "subcommands:\n");
+  for (const Command& c : commands()) std::fprintf(out, "  %-8s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n'gelulab SUBCOMMAND --help' shows a subcommand's options.\n");
+}
+
+const Command* find(const std::string& name) {
+  for (const Command& c : commands())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+}  // namespace
+
+void set_dry_run(bool on) { g_dry_run = on; }
+bool dry_run() { return g_dry_run; }
+
+int run_main(int argc, char** argv) {
+  std::string name;
+  if (argc < 2) {
+    name = find("gui") ? "gui" : "list";
+  } else {
+    name = argv[1];
+  }
+  if (name == "--help" || name == "-h" || name == "help") {
+    print_overview(stdout);
+    return 0;
+  }
+  const Command* cmd = find(name);
+  if (!cmd) {
+    std::fprintf(stderr, "gelulab: unknown subcommand '%s'\n", name.c_str());
+    print_overview(stderr);
+    return 2;
+  }
+  std::vector<std::string> rest;
+  for (int i = 2; i < argc; ++i) rest.emplace_back(argv[i]);
+  for (const std::string& a : rest) {
+    if (a == "--help" || a == "-h") {
+      std::fputs(cmd->usage, stdout);
+      return 0;
+    }
+  }
+  Args args(name, std::move(rest));
+  try {
+    return cmd->run(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gelulab %s: %s\n", name.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gelulab %s: error: %s\n", name.c_str(), e.what());
+    return 2;
+  }
+}
+
+}  // namespace gelu::cli
