@@ -16,6 +16,7 @@
 #include "ffn_panel.hpp"
 #include "export.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/numio.hpp"
 #include "session.hpp"
 #include "ui.hpp"
 
@@ -511,7 +512,7 @@ void App::export_requests() {
         last_csv_ = path;
         set_status("saved " + path);
         if (csv_path_.empty()) ++png_counter_;
-      } catch (const SessionError& e) {
+      } catch (const FileError& e) {
         set_status(e.what());
       }
     }
@@ -703,7 +704,7 @@ void check_keys(const json::Value& state, std::initializer_list<std::string_view
         if (!list.empty()) list += ", ";
         list += n;
       }
-      throw json::JsonError("unknown key '" + k + "' (known: " + list + ")");
+      throw json::JsonError("unknown key " + gelu::quote(k) + " (known: " + list + ")");
     }
   }
 }

@@ -1,6 +1,8 @@
 // Benchmarks panel (see bench_panel.hpp).
 #include "bench_panel.hpp"
 
+#include "gelu/fileio.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -56,6 +58,26 @@ BenchPanel::BenchPanel() {
   history_.x.range = history_.home_x = {0, 50};
 }
 
+std::string BenchPanel::shot_limit_error() const {
+  // A shot measures synchronously. functions x sizes x (reps + 1 warm-up) x backends element evaluations:
+  // the scalar path and the GPU on llvmpipe take ~30 ns each, so the limit is about a minute; the default
+  // configuration is 1.4e9.
+  constexpr double kMaxShotEvaluations = 2e9;
+  double elements = 0;
+  for (std::size_t n : cfg_.sizes) elements += static_cast<double>(n);
+  int backends = 0;
+  for (bool on : cfg_.backends) backends += on;
+  const double fns = static_cast<double>(cfg_.functions.empty() ? registry().size() : cfg_.functions.size());
+  const double total = fns * elements * (cfg_.reps + 1.0) * backends;
+  if (total <= kMaxShotEvaluations) return {};
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "the bench state asks for %.2g evaluations (functions x sizes x (reps + 1) x backends), more than "
+                "the limit of %.0e for a headless shot (lower reps or sizes)",
+                total, kMaxShotEvaluations);
+  return buf;
+}
+
 void BenchPanel::settle_for_shot() {
   runner_.start(cfg_);
   runner_.join();
@@ -64,11 +86,13 @@ void BenchPanel::settle_for_shot() {
 void BenchPanel::export_files() {
   namespace fs = std::filesystem;
   const fs::path csv = fs::absolute(export_base_ + ".csv"), js = fs::absolute(export_base_ + ".json");
-  std::ofstream c(csv), j(js);
-  c << bench_csv(snap_);
-  j << json::write(bench_json(snap_), 2) << "\n";
-  export_note_ = c && j ? "wrote " + csv.string() + " and " + js.filename().string()
-                        : "cannot write " + csv.string();
+  try {
+    write_file_atomic(csv.string(), bench_csv(snap_));
+    write_file_atomic(js.string(), json::write(bench_json(snap_), 2) + "\n");
+    export_note_ = "wrote " + csv.string() + " and " + js.filename().string();
+  } catch (const FileError& e) {
+    export_note_ = e.what();
+  }
 }
 
 // [SECTION] Controls

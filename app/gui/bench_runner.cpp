@@ -225,7 +225,7 @@ void BenchRunner::sweep(BenchConfig c) {
   if (want_gpu) gpu_text = "unavailable: this build has no GPU backend";
 #endif
   // Paths: 0 CPU scalar, 1 CPU vectorized, 2 GPU (one call yields kernel-only and end-to-end times).
-  const bool path_on[3] = {c.backends[0], c.backends[1], want_gpu && gpu_ok};
+  bool path_on[3] = {c.backends[0], c.backends[1], want_gpu && gpu_ok};
   // Sizes of 16M and more are measured with at most 3 repetitions (a 64M scalar sweep takes seconds each).
   auto reps_for = [&](std::size_t n) { return n >= (std::size_t{1} << 24) ? std::min(c.reps, 3) : c.reps; };
   int total = 0;
@@ -304,6 +304,14 @@ void BenchRunner::sweep(BenchConfig c) {
         done_before += reps + 1;
         std::lock_guard lk(mu_);
         shared_.done = done_before;
+        if (r.error && path == 2) {
+          // The GPU failed mid-run (a lost context, a kernel error): its rows stop, the CPU rows go on.
+          path_on[2] = false;
+          shared_.gpu = "failed: " + *r.error + " (the CPU measurements went on)";
+          shared_.gpu_ok = false;
+          ++shared_.version;
+          continue;
+        }
         if (r.error) {
           shared_.error = *r.error;
           cancel_ = true;

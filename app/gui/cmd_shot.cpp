@@ -26,19 +26,9 @@ namespace {
 using cli::Args;
 using cli::UsageError;
 
-std::pair<int, int> parse_shot_size(const std::optional<std::string>& s) {
-  if (!s) return {1280, 800};
-  int w = 0, h = 0;
-  char x = 0, extra = 0;
-  if (std::sscanf(s->c_str(), "%d%c%d%c", &w, &x, &h, &extra) != 3 || (x != 'x' && x != 'X') || w < 320 || h < 240 ||
-      w > 8192 || h > 8192)
-    throw UsageError("--size: '" + *s + "' is not WxH with 320x240 <= WxH <= 8192x8192");
-  return {w, h};
-}
-
 int run_shot(Args& args) {
   const auto panel = args.option("panel");
-  const auto size = parse_shot_size(args.option("size"));
+  const auto size = parse_window_size(args.option("size"));
   const auto state = args.option("state");
   const auto out = args.option("out");
   const auto meta_path = args.option("meta");
@@ -64,11 +54,18 @@ int run_shot(Args& args) {
     try {
       load_session(app, *session_opt);
     } catch (const SessionError& e) {
-      std::fprintf(stderr, "gelulab shot: --session: %s\n", e.what());
-      return 2;
+      throw UsageError(std::string("--session: ") + e.what());
     }
   }
   apply_view_options(app, ViewOptions{lesson_opt, step_opt, panel, state, presentation_opt});
+  if (const std::string e = app.active().shot_limit_error(); !e.empty()) {
+    // The panel's state came from the last of these that was given (--state applies last).
+    const std::string source = state         ? "--state " + printable(*state, 200)
+                               : lesson_opt  ? "--lesson " + printable(*lesson_opt, 200)
+                               : session_opt ? "--session " + printable(*session_opt, 200)
+                                             : std::string("--panel");
+    throw UsageError(source + ": " + e);
+  }
   if (session_out) {
     try {
       save_session(app, *session_out);
@@ -189,10 +186,10 @@ int run_shot(Args& args) {
       m["plot_png_rect"] = json::Array{static_cast<double>(plot_min.x), static_cast<double>(plot_min.y),
                                        static_cast<double>(plot_max.x), static_cast<double>(plot_max.y)};
     }
-    std::ofstream f(*meta_path);
-    f << json::write(json::Value(std::move(m)), 2) << "\n";
-    if (!f) {
-      std::fprintf(stderr, "gelulab shot: cannot write %s\n", meta_path->c_str());
+    try {
+      write_file_atomic(*meta_path, json::write(json::Value(std::move(m)), 2) + "\n");
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "gelulab shot: --meta: %s\n", e.what());
       status = 2;
     }
   }

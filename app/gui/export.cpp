@@ -1,8 +1,8 @@
 // Export (see export.hpp).
 #include "export.hpp"
+#include "gl_capture.hpp"
 
 #include <epoxy/gl.h>
-#include <stb_image_write.h>
 
 #include <algorithm>
 #include <cmath>
@@ -69,11 +69,7 @@ bool write_framebuffer_region_png(const std::string& path, int fb_h, ImVec2 min,
     std::copy_n(&px[static_cast<std::size_t>(h - 1 - y) * row], row,
                 &flipped[static_cast<std::size_t>(y) * row]);
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;
-  if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), static_cast<int>(row))) {
-    *error = "cannot write " + path;
-    return false;
-  }
-  return true;
+  return save_rgba_png(path, w, h, flipped.data(), error);
 }
 
 }  // namespace gelu::app

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <stdexcept>
 
 #include "gelu/activation.hpp"
+#include "gelu/numio.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gelu/gpu/context.hpp"
 #include "gelu/gpu/ffn.hpp"
@@ -83,7 +85,7 @@ json::Value net_json(const NetChoice& n) {
 }
 
 const json::Value* member(const json::Value& v, std::string_view key) {
-  if (!v.is_object()) throw json::JsonError("the FFN lab state must be a JSON object");
+  if (!v.is_object()) throw json::JsonError("'a' and 'b' must be objects like {\"activations\": [\"gelu\"]}");
   return v.find(key);
 }
 
@@ -158,7 +160,7 @@ void LabConfig::from_json(const json::Value& v) {
   if (!v.is_object()) throw json::JsonError("the FFN lab state must be a JSON object");
   for (const auto& [k, x] : v.as_object())
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
-      throw json::JsonError("unknown key '" + k + "' in the FFN lab state");
+      throw json::JsonError("unknown key " + gelu::quote(k) + " in the FFN lab state");
   LabConfig c = *this;  // all or nothing
   if (const json::Value* x = v.find("dataset")) {
     const ffn::DatasetInfo* info = x->is_string() ? ffn::find_dataset(x->as_string()) : nullptr;
@@ -171,17 +173,26 @@ void LabConfig::from_json(const json::Value& v) {
   if (const json::Value* x = v.find("classes")) c.data.classes = static_cast<int>(number(*x, "classes", 2, 8));
   if (const json::Value* x = v.find("data_seed")) c.data.seed = static_cast<std::uint64_t>(number(*x, "data_seed", 0, 1e15));
   if (const json::Value* x = v.find("edits")) {
-    if (!x->is_array()) throw json::JsonError("'edits' must be an array");
+    // Each edit is replayed on every reset (a removal searches the points): bounded like the samples.
+    constexpr std::size_t kMaxEdits = 20000;
+    if (!x->is_array() || x->as_array().size() > kMaxEdits)
+      throw json::JsonError("'edits' must be an array of at most " + std::to_string(kMaxEdits) + " edits");
     c.edits.clear();
-    for (const json::Value& q : x->as_array()) {
-      PointEdit p;
-      const std::string& op = q.at("op").as_string();
-      if (op != "add" && op != "remove") throw json::JsonError("an edit's 'op' is add or remove");
-      p.add = op == "add";
-      p.x = number(q.at("x"), "x", -1e6, 1e6);
-      p.y = number(q.at("y"), "y", -1e6, 1e6);
-      if (p.add) p.label = static_cast<int>(number(q.at("label"), "label", 0, 7));
-      c.edits.push_back(p);
+    for (std::size_t i = 0; i < x->as_array().size(); ++i) {
+      const json::Value& q = x->as_array()[i];
+      try {
+        PointEdit p;
+        const std::string& op = q.at("op").as_string();
+        if (op != "add" && op != "remove") throw json::JsonError("'op' is add or remove");
+        p.add = op == "add";
+        p.x = number(q.at("x"), "x", -1e6, 1e6);
+        p.y = number(q.at("y"), "y", -1e6, 1e6);
+        if (p.add) p.label = static_cast<int>(number(q.at("label"), "label", 0, 7));
+        c.edits.push_back(p);
+      } catch (const json::JsonError& e) {
+        throw json::JsonError("'edits[" + std::to_string(i) + "]': " + e.what() +
+                              " (an edit is {\"op\": \"add\"|\"remove\", \"x\", \"y\", \"label\"})");
+      }
     }
   }
   if (const json::Value* x = v.find("widths")) {
@@ -269,9 +280,13 @@ struct FfnLab::Nets {
       }
     }
     int eval_every = kEvalEvery;
+    int pulled_step = 0;  // the step whose weights net holds (GPU training keeps them on the device)
     void pull_weights() {
 #ifdef GELU_HAVE_GPU
-      if (gpu && gpu->ok()) gpu->download(*net);
+      if (gpu && gpu->ok()) {
+        gpu->download(*net);
+        if (gpu->ok()) pulled_step = snap.steps;
+      }
 #endif
     }
   };
@@ -279,9 +294,21 @@ struct FfnLab::Nets {
 #ifdef GELU_HAVE_GPU
   std::unique_ptr<gpu::Context> ctx;
 #endif
-  std::string backend = "CPU", error;
+  std::string backend = "CPU", error, notice;
   double steps_per_s = 0;
 };
+
+namespace {
+ffn::TrainConfig lab_train_config(const LabConfig& c, const ffn::Dataset& data, const ffn::NetworkSpec& spec) {
+  ffn::TrainConfig tc;
+  tc.loss = ffn::default_loss(data, spec.outputs);
+  tc.optimizer = c.optimizer;
+  tc.lr = c.lr;
+  tc.batch = c.batch;
+  tc.seed = 1;
+  return tc;
+}
+}  // namespace
 
 FfnLab::FfnLab() {
   pending_kind_ = 2;
@@ -370,6 +397,7 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
   }
   s.cfg = c;
   s.error.clear();
+  s.notice.clear();
   try {
     s.data = ffn::make_dataset(c.data);
     for (const PointEdit& e : c.edits) apply_point_edit(s.data, e, 1e-6);
@@ -377,21 +405,24 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
     s.error = std::string("dataset: ") + e.what();
     return false;
   }
+  // No usable GPU (no EGL, no GL 4.3, a shader that does not compile, a lost context): the nets train on the
+  // CPU and the notice says why — the lab keeps working.
+  bool use_gpu = c.gpu;
 #ifdef GELU_HAVE_GPU
-  if (c.gpu && !s.ctx) {
+  if (use_gpu && !s.ctx) {
     std::string err;
     s.ctx = gpu::Context::create_headless(&err);
     if (!s.ctx) {
-      s.error = "GPU backend unavailable: " + err;
-      return false;
+      s.notice = "The GPU backend is unavailable (" + err + "); training runs on the CPU.";
+      use_gpu = false;
     }
   }
-  if (!c.gpu) s.ctx.reset();
-  s.backend = c.gpu && s.ctx ? "GPU (" + s.ctx->info().renderer + ")" : "CPU";
+  if (!use_gpu) s.ctx.reset();
+  s.backend = use_gpu ? "GPU (" + s.ctx->info().renderer + ")" : "CPU";
 #else
-  if (c.gpu) {
-    s.error = "this build has no GPU backend";
-    return false;
+  if (use_gpu) {
+    s.notice = "This build has no GPU backend; training runs on the CPU.";
+    use_gpu = false;
   }
 #endif
   for (int i = 0; i < 2; ++i) {
@@ -413,22 +444,20 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
           o.eval_every = kEvalEvery;
         }
       }
-      ffn::TrainConfig tc;
-      tc.loss = ffn::default_loss(s.data, spec.outputs);
-      tc.optimizer = c.optimizer;
-      tc.lr = c.lr;
-      tc.batch = c.batch;
-      tc.seed = 1;
+      const ffn::TrainConfig tc = lab_train_config(c, s.data, spec);
 #ifdef GELU_HAVE_GPU
-      if (c.gpu) {
+      if (use_gpu) {
         o.gpu = std::make_unique<gpu::FfnTrainer>(*s.ctx, *o.net, s.data, tc);
-        if (!o.gpu->ok()) throw std::runtime_error("GPU trainer: " + o.gpu->error());
-      } else {
-        o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, tc);
+        if (!o.gpu->ok()) {
+          s.notice = "The GPU trainer could not start (" + o.gpu->error() + "); training runs on the CPU.";
+          o.gpu.reset();
+        }
       }
-#else
-      o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, tc);
 #endif
+#ifdef GELU_HAVE_GPU
+      if (!o.gpu)
+#endif
+        o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, tc);
     } catch (const std::exception& e) {
       o.cpu.reset();
 #ifdef GELU_HAVE_GPU
@@ -439,6 +468,19 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
       s.error = std::string(i == 0 ? "net A: " : "net B: ") + e.what();
     }
   }
+#ifdef GELU_HAVE_GPU
+  bool fell_back = false;
+  for (const Nets::One& o : s.n) fell_back = fell_back || (o.net && !o.gpu);
+  if (use_gpu && fell_back) {  // a trainer fell back: both nets on the same backend
+    for (Nets::One& o : s.n)
+      if (o.gpu) {
+        o.gpu.reset();
+        o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(c, s.data, o.net->spec()));
+      }
+    s.ctx.reset();
+    s.backend = "CPU";
+  }
+#endif
   return s.error.empty();
 }
 
@@ -450,6 +492,7 @@ void FfnLab::publish(Nets& s, bool eval) {
       o.record_metrics();
 #ifdef GELU_HAVE_GPU
       if (o.gpu) {
+        o.pull_weights();  // the CPU copy a lost GPU falls back to
         o.snap.layers = o.gpu->layer_stats(32);
         o.snap.grid = o.gpu->grid(s.cfg.grid, s.cfg.grid);
         if (!o.gpu->ok()) o.snap.error = o.gpu->error();
@@ -466,11 +509,38 @@ void FfnLab::publish(Nets& s, bool eval) {
   out.data = s.data;
   out.backend = s.backend;
   out.error = s.error;
+  out.notice = s.notice;
   out.steps_per_s = s.steps_per_s;
   std::lock_guard lk(mu_);
   out.running = running_;
   out.version = ++published_;
   front_ = std::move(out);
+}
+
+void FfnLab::fall_back_to_cpu(Nets& s, std::string why) {
+#ifdef GELU_HAVE_GPU
+  int from = 0;
+  for (Nets::One& o : s.n) {
+    if (!o.gpu) continue;
+    o.gpu.reset();  // its objects die with the context; deleting them on a lost context is harmless
+    o.snap.steps = o.pulled_step;
+    from = o.pulled_step;
+    try {
+      o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(s.cfg, s.data, o.net->spec()));
+    } catch (const std::exception& e) {
+      o.net.reset();
+      s.error = std::string("the GPU failed and the CPU could not take over: ") + e.what();
+    }
+  }
+  s.ctx.reset();
+  s.backend = "CPU";
+  s.notice = "The GPU stopped: " + why + ". Training goes on on the CPU from step " + std::to_string(from) +
+             " (the last weights copied back; the optimizer's moments start afresh).";
+  std::fprintf(stderr, "gelulab: FFN lab: %s\n", s.notice.c_str());
+#else
+  (void)s;
+  (void)why;
+#endif
 }
 
 void FfnLab::worker() {
@@ -529,6 +599,12 @@ void FfnLab::worker() {
       for (Nets::One& o : s.n) {
         if (!o.active()) continue;
         const double loss = o.step();
+#ifdef GELU_HAVE_GPU
+        if (o.gpu && !o.gpu->ok()) {
+          fall_back_to_cpu(s, o.gpu->error());
+          break;  // this step did not happen; the CPU takes over from the last weights copied back
+        }
+#endif
         ++o.snap.steps;
         if (o.snap.steps % o.stride == 0) {
           o.snap.loss_steps.push_back(o.snap.steps);

@@ -84,6 +84,7 @@ struct LabSnapshot {
   bool running = false;
   std::string backend;  // "CPU" or the GPU renderer
   std::string error;    // configuration or backend problem (training stops)
+  std::string notice;   // something the user should know that did not stop training (a GPU lost mid-run)
   double steps_per_s = 0;
 };
 
@@ -116,6 +117,9 @@ class FfnLab {
   void worker();
   void publish(Nets& n, bool eval);
   bool rebuild(Nets& n, const LabConfig& c, bool keep_weights);
+  /// The GPU failed mid-run (context lost, a kernel error): both nets go on training on the CPU from the
+  /// weights last copied back from the device (at most one publication, ~80 ms, old).
+  void fall_back_to_cpu(Nets& n, std::string why);  // by value: `why` is often the failed trainer's own error()
 
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "gelu/activation.hpp"
+#include "gelu/ffn/network.hpp"
 #include "ui.hpp"
 
 namespace gelu::app {
@@ -63,6 +64,30 @@ void FfnPanel::changed(bool reset) {
   } else {
     lab_.reconfigure(cfg_);
   }
+}
+
+std::string FfnPanel::shot_limit_error() const {
+  // shot_steps x batch x parameters of both nets: ~0.2 ns each on this 2-core machine, so the limit is a
+  // few tens of seconds; the largest state (4 GLU layers of 128, batch 4096, 100000 steps) would take a day.
+  constexpr double kMaxShotWork = 1e11;
+  ffn::Dataset d;
+  d.classes = cfg_.data.classes;
+  double work = 0;
+  for (int i = 0; i < (cfg_.ab ? 2 : 1); ++i) {
+    try {
+      work += static_cast<double>(cfg_.batch) *
+              static_cast<double>(ffn::Network<float>(cfg_.spec(i, d)).parameter_count()) * shot_steps_;
+    } catch (const ffn::SpecError&) {
+      // An invalid net trains nothing; the panel reports it.
+    }
+  }
+  if (work <= kMaxShotWork) return {};
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "the ffn state's shot_steps %d x batch %d x the nets' parameters = %.2g multiply-adds, more than the "
+                "limit of %.0e for a headless shot (lower shot_steps, batch or widths)",
+                shot_steps_, cfg_.batch, work, kMaxShotWork);
+  return buf;
 }
 
 void FfnPanel::settle_for_shot() {
@@ -235,6 +260,11 @@ void FfnPanel::controls() {
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 30, 30, 255));
     ImGui::TextWrapped("%s", snap_.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!snap_.notice.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
+    ImGui::TextWrapped("%s", snap_.notice.c_str());
     ImGui::PopStyleColor();
   }
 }
@@ -482,6 +512,7 @@ json::Object FfnPanel::meta() const {
   o["state"] = state();
   o["backend"] = snap_.backend;
   o["error"] = snap_.error;
+  o["notice"] = snap_.notice;
   o["ab"] = snap_.ab;
   json::Array nets;
   for (std::size_t i = 0; i < 2; ++i) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "gelu/fileio.hpp"
+
 namespace gelu::app {
 
 bool write_framebuffer_png(const std::string& path, int w, int h, std::string* error) {
@@ -24,8 +26,22 @@ bool write_framebuffer_png(const std::string& path, int w, int h, std::string* e
   for (int y = 0; y < h; ++y)
     std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &px[static_cast<std::size_t>(h - 1 - y) * row], row);
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // the window is opaque
-  if (!stbi_write_png(path.c_str(), w, h, 4, flipped.data(), static_cast<int>(row))) {
-    *error = "cannot write " + path;
+  return save_rgba_png(path, w, h, flipped.data(), error);
+}
+
+bool save_rgba_png(const std::string& path, int w, int h, const unsigned char* rgba, std::string* error) {
+  std::string png;
+  const auto append = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), static_cast<std::size_t>(size));
+  };
+  if (!stbi_write_png_to_func(append, &png, w, h, 4, rgba, w * 4)) {
+    *error = path + ": PNG encoding failed";
+    return false;
+  }
+  try {
+    write_file_atomic(path, png);
+  } catch (const FileError& e) {
+    *error = e.what();
     return false;
   }
   return true;

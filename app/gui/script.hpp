@@ -31,6 +31,11 @@ class Script {
   /// Returns false when the script has finished. Unknown targets throw std::runtime_error.
   bool step(App& app, ImGuiIO& io);
   std::size_t size() const { return cmds_.size(); }
+  /// Starts again from the first command (`gelulab gui --script-loop`: a soak repeats its script).
+  void restart() {
+    pc_ = 0;
+    t_ = 0;
+  }
 
  private:
   struct Cmd {

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "app.hpp"
+#include "gelu/numio.hpp"
 #include "lessons.hpp"
 
 namespace gelu::app {
@@ -48,7 +49,7 @@ void only_keys(const json::Value& v, const std::string& name, const std::string&
   for (const auto& [k, x] : v.as_object()) {
     bool ok = false;
     for (std::string_view n : known) ok = ok || k == n;
-    if (!ok) fail(name, field.empty() ? k : field + "." + k, "unknown key");
+    if (!ok) fail(name, field.empty() ? printable(k) : field + "." + printable(k), "unknown key");
   }
 }
 
@@ -100,7 +101,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   if (version->as_number() > kSessionVersion)
     fail(name, "version",
          "this session was written by a newer GELU Lab (session version " +
-             std::to_string(static_cast<long long>(version->as_number())) +
+             format_f64(version->as_number()) +
              "; this one reads up to version " + std::to_string(kSessionVersion) + "), so it was not loaded");
   only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
 
@@ -112,11 +113,11 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
       Panel* target = nullptr;
       for (auto& p : panels)
         if (id == p->id()) target = p.get();
-      if (!target) fail(name, std::string("panels.") + id, "no such panel (" + App::panel_ids() + ")");
+      if (!target) fail(name, "panels." + printable(id), "no such panel (" + App::panel_ids() + ")");
       try {
         target->set_state(state);
       } catch (const json::JsonError& e) {
-        fail(name, std::string("panels.") + id, e.what());
+        fail(name, "panels." + printable(id), e.what());
       }
     }
   }
@@ -127,7 +128,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     for (const auto& p : panels) known = known || a->as_string() == p->id();
     if (!known)
       fail(name, "active_panel",
-           std::string("unknown panel '") + a->as_string() + "' (" + App::panel_ids() + ")");
+           "unknown panel " + quote(a->as_string()) + " (" + App::panel_ids() + ")");
     active = a->as_string();
   }
   Presentation pres = app.presentation();
@@ -182,12 +183,14 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
 }
 
 json::Value read_session_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw SessionError(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  std::string text;
   try {
-    return json::parse(ss.str());
+    text = read_file(path, kMaxJsonFileBytes);
+  } catch (const FileError& e) {
+    throw SessionError(e.what());
+  }
+  try {
+    return json::parse(text);
   } catch (const json::JsonError& e) {
     throw SessionError(path + ": not valid JSON (line " + std::to_string(e.line()) + ", column " +
                        std::to_string(e.column()) + "): " + e.what());
@@ -199,47 +202,10 @@ void load_session(App& app, const std::string& path) {
 }
 
 void save_session(const App& app, const std::string& path) {
-  write_file_atomic(path, json::write(session_json(app), 2) + "\n");
-}
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const fs::path target(path);
-  fs::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw SessionError(path + ": cannot create the directory " + dir.string() + ": " + ec.message());
-  std::string tmp_name = ".";  // built with += (GCC 12's -Wrestrict misfires on "." + std::string)
-  tmp_name += target.filename().string();
-  tmp_name += ".tmp-" + std::to_string(::getpid());
-  const fs::path tmp = dir / tmp_name;
-  const auto sys_fail = [&](const char* what) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw SessionError(path + ": " + what + ": " + reason);
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) sys_fail("cannot create a temporary file");
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      sys_fail("cannot write");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    sys_fail("fsync failed");
-  }
-  if (::close(fd) != 0) sys_fail("close failed");
-  if (::rename(tmp.c_str(), target.c_str()) != 0) sys_fail("cannot rename the temporary file over it");
-  // The rename itself is durable once the directory is synced.
-  if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
+  try {
+    write_file_atomic(path, json::write(session_json(app), 2) + "\n");
+  } catch (const FileError& e) {
+    throw SessionError(e.what());
   }
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gelu/ffn/json.hpp"
+#include "gelu/fileio.hpp"
 
 namespace gelu::app {
 
@@ -36,12 +37,9 @@ void apply_session(App& app, const json::Value& session, const std::string& name
 json::Value read_session_file(const std::string& path);
 /// read_session_file + apply_session.
 void load_session(App& app, const std::string& path);
-/// Writes the session to `path` atomically (see write_file_atomic); throws SessionError.
+/// Writes the session to `path` atomically (gelu::write_file_atomic: the previous file survives a full disk,
+/// a read-only directory or a kill mid-save); throws SessionError.
 void save_session(const App& app, const std::string& path);
-
-/// Writes `text` to `path` so that a reader sees the old file or the new one, never a mix: a temporary file
-/// in the same directory, fsync, rename over `path`, fsync of the directory. Creates missing directories.
-void write_file_atomic(const std::string& path, const std::string& text);
 
 /// $XDG_CONFIG_HOME/gelulab/session.json, or ~/.config/gelulab/session.json; empty when neither
 /// XDG_CONFIG_HOME nor HOME is set.

@@ -530,6 +530,10 @@ double FfnTrainer::step() {
     fail("a GPU training step failed (" + gl_error_text(e) + ")");
     return std::numeric_limits<double>::quiet_NaN();
   }
+  if (auto lost = context_lost()) {  // a reset makes every result of this step meaningless
+    fail(*lost);
+    return std::numeric_limits<double>::quiet_NaN();
+  }
   return static_cast<double>(l[0]);
 }
 

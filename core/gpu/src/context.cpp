@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "gelu/gpu/context.hpp"
+#include "gelu/fault.hpp"
 
 namespace gelu::gpu {
 
@@ -277,6 +278,30 @@ Context::~Context() {
 
 void Context::make_current() {
   if (egl_) eglMakeCurrent(egl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, egl_->context);
+}
+
+std::optional<std::string> context_lost() {
+  static std::mutex mu;
+  static std::optional<std::string> lost;
+  static long calls = 0;
+  static const long fault_after = fault::value("gl-lost-after");
+  std::lock_guard lk(mu);
+  if (lost) return lost;
+  if (fault_after >= 0 && ++calls > fault_after) {
+    lost = "the OpenGL context was lost (GL_UNKNOWN_CONTEXT_RESET, injected by GELU_FAULT=gl-lost-after=" +
+           std::to_string(fault_after) + ")";
+    return lost;
+  }
+  if (epoxy_gl_version() >= 45 || epoxy_has_gl_extension("GL_KHR_robustness")) {
+    const GLenum status = glGetGraphicsResetStatus();
+    if (status != GL_NO_ERROR) {
+      const char* what = status == GL_GUILTY_CONTEXT_RESET     ? "GL_GUILTY_CONTEXT_RESET"
+                         : status == GL_INNOCENT_CONTEXT_RESET ? "GL_INNOCENT_CONTEXT_RESET"
+                                                               : "GL_UNKNOWN_CONTEXT_RESET";
+      lost = std::string("the OpenGL context was lost (") + what + ")";
+    }
+  }
+  return lost;
 }
 
 }  // namespace gelu::gpu

@@ -127,6 +127,7 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
                                            std::span<float> y, Timing* timing) {
   const auto t0 = std::chrono::steady_clock::now();
   if (y.size() < x.size()) return "output array shorter than input";
+  if (auto lost = context_lost()) return *lost;
   ctx_.make_current();
   unsigned prog = 0;
   if (auto e = program("eval.comp", a, order, &prog)) return e;
@@ -173,6 +174,7 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
     ++t.chunks;
   }
   if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU evaluation failed (" + gl_error_text(e) + ")";
+  if (auto lost = context_lost()) return *lost;
   t.kernel_timed = true;
   t.kernel_from_timer_query = query_ != 0;
   t.end_to_end_s = seconds_since(t0);
@@ -239,6 +241,7 @@ std::optional<std::string> Evaluator::error(const Activation& a, int order, cons
     }
   }
   if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU error reduction failed (" + gl_error_text(e) + ")";
+  if (auto lost = context_lost()) return *lost;
   if (result) *result = r;
   return std::nullopt;
 }

@@ -1,8 +1,12 @@
 #include "gelu/ffn/model_file.hpp"
+#include "gelu/fileio.hpp"
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
+
+#include "gelu/numio.hpp"
 
 namespace gelu::ffn {
 namespace {
@@ -52,7 +56,7 @@ NetworkSpec spec_from_json(const json::Value& v) {
     s.stochastic = v.at("stochastic").as_bool();
     const std::string& glu = v.at("glu").as_string();
     const auto g = parse_glu(glu);
-    if (!g) throw ModelFileError("spec.glu: unknown GLU variant '" + glu + "'");
+    if (!g) throw ModelFileError("spec.glu: unknown GLU variant " + quote(glu));
     s.glu = *g;
     return 0;
   });
@@ -68,7 +72,7 @@ NetworkSpec spec_from_json(const json::Value& v) {
       h.activation = hidden[i].at("activation").as_string();
       h.glu_hidden = get_int(hidden[i], "glu_hidden", where);
       const Activation* a = find_activation(h.activation);
-      if (!a) throw ModelFileError(where + ": unknown activation '" + h.activation + "'");
+      if (!a) throw ModelFileError(where + ": unknown activation " + quote(h.activation));
       h.params = a->defaults();
       const json::Array& p = hidden[i].at("params").as_array();
       if (p.size() != a->params.size())
@@ -148,8 +152,8 @@ ModelFile model_from_json(std::string_view text) {
     at_path(where, [&] {
       const json::Value& tv = tensors[i];
       if (tv.at("name").as_string() != t.name)
-        throw ModelFileError(where + ": expected tensor '" + t.name + "', found '" +
-                             tv.at("name").as_string() + "'");
+        throw ModelFileError(where + ": expected tensor '" + t.name + "', found " +
+                             quote(tv.at("name").as_string()));
       if (get_int(tv, "rows", where) != t.rows || get_int(tv, "cols", where) != t.cols)
         throw ModelFileError(where + " (" + t.name + "): shape does not match the spec (" +
                              std::to_string(t.rows) + " x " + std::to_string(t.cols) + ")");
@@ -157,8 +161,14 @@ ModelFile model_from_json(std::string_view text) {
       if (data.size() != static_cast<std::size_t>(t.rows * t.cols))
         throw ModelFileError(where + " (" + t.name + "): " + std::to_string(data.size()) +
                              " values, expected " + std::to_string(t.rows * t.cols));
-      for (std::size_t k = 0; k < data.size(); ++k)
-        m.parameters(static_cast<Eigen::Index>(t.offset + k)) = data[k].as_number();
+      for (std::size_t k = 0; k < data.size(); ++k) {
+        const double x = data[k].as_number();
+        // The networks train in float: a weight beyond its range would start them at infinity.
+        if (!(std::fabs(x) <= std::numeric_limits<float>::max()))
+          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) + "] = " + format_f64(x) +
+                               " is outside the float range");
+        m.parameters(static_cast<Eigen::Index>(t.offset + k)) = x;
+      }
       return 0;
     });
   }
@@ -169,21 +179,22 @@ ModelFile model_from_json(std::string_view text) {
 template <class T>
 void save_model(const std::string& path, const Network<T>& net, const json::Object& meta) {
   const std::string text = model_to_json(net.spec(), net.parameters().template cast<double>(), meta);
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw ModelFileError("cannot write '" + path + "'");
-  f << text;
-  f.close();
-  if (!f) throw ModelFileError("error writing '" + path + "'");
+  try {
+    write_file_atomic(path, text);
+  } catch (const FileError& e) {
+    throw ModelFileError(e.what());
+  }
 }
 
 ModelFile load_model(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ModelFileError("cannot open '" + path + "'");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) throw ModelFileError("error reading '" + path + "'");
+  std::string text;
   try {
-    return model_from_json(ss.str());
+    text = read_file(path, kMaxModelFileBytes);
+  } catch (const FileError& e) {
+    throw ModelFileError(e.what());
+  }
+  try {
+    return model_from_json(text);
   } catch (const ModelFileError& e) {
     throw ModelFileError(path + ": " + e.what());
   }

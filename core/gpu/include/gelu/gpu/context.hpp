@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace gelu::gpu {
@@ -42,5 +43,11 @@ class Context {
   GlInfo info_;
   bool headless_ = false;
 };
+
+/// Whether the context current on this thread was lost (a driver reset, a hung or removed GPU): asks
+/// glGetGraphicsResetStatus where the context has it (GL 4.5 / KHR_robustness), and counts calls for the
+/// `gl-lost-after=N` fault (gelu/fault.hpp). Returns the reason once lost, and from then on for the whole
+/// process: objects of a lost context are gone, so callers drop the GPU path and carry on with the CPU.
+std::optional<std::string> context_lost();
 
 }  // namespace gelu::gpu
