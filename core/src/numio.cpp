@@ -36,8 +36,9 @@ bool underflows(std::string_view body, bool hex) {
     std::string_view digits = body.substr(e + 1);
     const bool negative = !digits.empty() && digits.front() == '-';
     if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) digits.remove_prefix(1);
+    // Saturates far past any limit (a million-digit exponent must not overflow).
     for (const char c : digits)
-      if (exponent < 1'000'000'000'000) exponent = exponent * 10 + (c - '0');  // saturates: far past any limit
+      if (exponent < 1'000'000'000'000) exponent = exponent * 10 + (c - '0');
     if (negative) exponent = -exponent;
   }
   return (hex ? 4 * position : position) + exponent < 0;
@@ -61,8 +62,20 @@ std::optional<T> parse(std::string_view s) {
     body.remove_prefix(2);
     fmt = std::chars_format::hex;
   }
-  // from_chars accepts neither a leading sign here nor "+", so the sign was stripped above.
-  if (body.empty() || body.front() == '-' || body.front() == '+') return std::nullopt;
+  // The sign was stripped above, and the words were matched exactly: from_chars would also take "0xinf",
+  // "nan(…)" and a second sign, so a number must start with a digit (a hex digit after 0x) or the point.
+  const auto digit_or_point = [&](char c) {
+    return c == '.' || (c >= '0' && c <= '9') ||
+           (fmt == std::chars_format::hex && ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
+  };
+  if (body.empty() || !digit_or_point(body.front())) return std::nullopt;
+  // libstdc++ 12's hex from_chars reads "0x1p+-3" as 0x1p-3: check that the exponent is one sign at most.
+  const std::size_t p = fmt == std::chars_format::hex ? body.find_first_of("pP") : std::string_view::npos;
+  if (p != std::string_view::npos) {
+    std::size_t d = p + 1;
+    if (d < body.size() && (body[d] == '+' || body[d] == '-')) ++d;
+    if (d >= body.size() || body[d] < '0' || body[d] > '9') return std::nullopt;
+  }
   T v{};
   const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v, fmt);
   if (ptr != body.data() + body.size()) return std::nullopt;

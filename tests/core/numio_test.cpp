@@ -73,6 +73,13 @@ TEST(NumIo, OutOfRangeFollowsTheValueNotTheExponentSign) {
 TEST(NumIo, RejectsNonNumbers) {
   for (const char* s : {"", "abc", "1.5x", "--1", "+-1", "0x", "1e", "nan1", "in", "1,5", " 1", "1 ", "+", "-"})
     EXPECT_FALSE(gelu::parse_f64(s).has_value()) << "'" << s << "'";
+  // Found by tests/fuzz/fuzz_numio: from_chars reads "inf" and "nan(…)" after a hex prefix or as a word, and
+  // libstdc++ 12's hex form reads the exponent "p+-3" as p-3.
+  for (const char* s : {"0xINF", "-0xnan", "0xinfinity", "nan(1)", "+nan()", "0x+1", "0x-1", "0x1p+-1",
+                        "0x00010p+-2044", "0x1p-+1", "0x1p", "0x1p-"}) {
+    EXPECT_FALSE(gelu::parse_f64(s).has_value()) << "'" << s << "'";
+    EXPECT_FALSE(gelu::parse_f32(s).has_value()) << "'" << s << "'";
+  }
 }
 
 TEST(NumIo, FormatsSpecialValuesAndShortestText) {

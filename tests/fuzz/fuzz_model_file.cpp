@@ -25,15 +25,16 @@ void check_json(std::string_view text) {
   }
   const std::string compact = json::write(v);
   const std::string pretty = json::write(v, 2);
-  if (json::write(json::parse(compact)) != compact || json::write(json::parse(pretty)) != compact) __builtin_trap();
+  if (json::write(json::parse(compact)) != compact || json::write(json::parse(pretty)) != compact)
+    __builtin_trap();
 }
 
 template <class T>
 void evaluate(const ffn::ModelFile& m) {
   const ffn::Network<T> net = ffn::make_network<T>(m);
   using Mat = typename ffn::Network<T>::Mat;
-  constexpr T kPoints[] = {0, T(0.75), T(-3), T(1e6), std::numeric_limits<T>::infinity(),
-                           std::numeric_limits<T>::quiet_NaN()};
+  constexpr T kPoints[] = {
+      0, T(0.75), T(-3), T(1e6), std::numeric_limits<T>::infinity(), std::numeric_limits<T>::quiet_NaN()};
   constexpr int kCols = static_cast<int>(std::size(kPoints));
   Mat x(m.spec.inputs, kCols);
   for (int c = 0; c < kCols; ++c) x.col(c).setConstant(kPoints[c]);
@@ -54,7 +55,8 @@ void check_model(std::string_view text) {
   const ffn::ModelFile again = ffn::model_from_json(ffn::model_to_json(m.spec, m.parameters, m.meta));
   if (!(again.spec == m.spec) || again.parameters.size() != m.parameters.size()) __builtin_trap();
   for (Eigen::Index i = 0; i < m.parameters.size(); ++i)
-    if (std::signbit(again.parameters(i)) != std::signbit(m.parameters(i)) || again.parameters(i) != m.parameters(i))
+    if (std::signbit(again.parameters(i)) != std::signbit(m.parameters(i)) ||
+        again.parameters(i) != m.parameters(i))
       __builtin_trap();
 }
 

@@ -25,7 +25,8 @@ bool same_bits(T a, T b) {
 // "nan", "inf", "infinity" (any case, signed) are words, not numbers: strtod spells them differently.
 bool is_word(std::string_view text) {
   if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
-  return !text.empty() && (text.front() == 'n' || text.front() == 'N' || text.front() == 'i' || text.front() == 'I');
+  return !text.empty() &&
+         (text.front() == 'n' || text.front() == 'N' || text.front() == 'i' || text.front() == 'I');
 }
 
 template <class T>
