@@ -8,7 +8,7 @@ Backend parse_backend(const std::optional<std::string>& value, bool allow_all) {
   if (!value || *value == "cpu") return Backend::Cpu;
   if (*value == "gpu") return Backend::Gpu;
   if (allow_all && *value == "all") return Backend::All;
-  throw UsageError("--backend: '" + *value + "' is not one of cpu, gpu" + (allow_all ? ", all" : ""));
+  throw UsageError("--backend: " + quote(*value) + " is not one of cpu, gpu" + (allow_all ? ", all" : ""));
 }
 
 #ifndef GELU_HAVE_GPU

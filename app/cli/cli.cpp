@@ -34,6 +34,7 @@ bool Args::flag(std::string_view name) {
     std::optional<std::string> v;
     if (!used_[i] && matches(i, name, &v)) {
       if (v) throw UsageError("--" + std::string(name) + " takes no value");
+      if (found) throw UsageError("--" + std::string(name) + " is given twice");
       used_[i] = true;
       found = true;
     }
@@ -60,6 +61,9 @@ std::vector<std::string> Args::options(std::string_view name) {
 std::optional<std::string> Args::option(std::string_view name) {
   auto all = options(name);
   if (all.empty()) return std::nullopt;
+  if (all.size() > 1)
+    throw UsageError("--" + std::string(name) + " is given " + std::to_string(all.size()) + " times (" +
+                     quote(all[0]) + ", " + quote(all[1]) + (all.size() > 2 ? ", …" : "") + "); give it once");
   return all.back();
 }
 
@@ -68,14 +72,14 @@ void Args::finish() {
     if (used_[i]) continue;
     const std::string& a = argv_[i];
     if (a.rfind("--", 0) == 0)
-      throw UsageError("unknown option '" + a.substr(0, a.find('=')) + "' (see gelulab " + command_ + " --help)");
-    throw UsageError("unexpected argument '" + a + "' (see gelulab " + command_ + " --help)");
+      throw UsageError("unknown option " + quote(a.substr(0, a.find('='))) + " (see gelulab " + command_ + " --help)");
+    throw UsageError("unexpected argument " + quote(a) + " (see gelulab " + command_ + " --help)");
   }
 }
 
 double Args::to_double(std::string_view option, const std::string& value) {
   auto v = parse_f64(value);
-  if (!v) throw UsageError("--" + std::string(option) + ": '" + value + "' is not a number");
+  if (!v) throw UsageError("--" + std::string(option) + ": " + quote(value) + " is not a number");
   return *v;
 }
 
@@ -84,10 +88,10 @@ std::int64_t Args::to_int(std::string_view option, const std::string& value, std
   const char* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, v);
   if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == end && (v < min || v > max)))
-    throw UsageError("--" + std::string(option) + ": " + value + " is out of range [" + std::to_string(min) + ", " +
+    throw UsageError("--" + std::string(option) + ": " + printable(value) + " is out of range [" + std::to_string(min) + ", " +
                      std::to_string(max) + "]");
   if (ec != std::errc() || ptr != end || value.empty())
-    throw UsageError("--" + std::string(option) + ": '" + value + "' is not an integer");
+    throw UsageError("--" + std::string(option) + ": " + quote(value) + " is not an integer");
   return v;
 }
 

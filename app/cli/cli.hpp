@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "gelu/numio.hpp"  // quote(), printable(): user text in messages
+
 namespace gelu::cli {
 
 struct UsageError : std::runtime_error {
@@ -23,9 +25,9 @@ class Args {
  public:
   Args(std::string command, std::vector<std::string> argv) : command_(std::move(command)), argv_(std::move(argv)) {}
 
-  /// Declares a flag and returns whether it was given.
+  /// Declares a flag and returns whether it was given (twice: UsageError).
   bool flag(std::string_view name);
-  /// Declares an option taking a value; returns its last occurrence.
+  /// Declares an option taking one value; given more than once: UsageError (options() for repeatable ones).
   std::optional<std::string> option(std::string_view name);
   /// All occurrences, in order.
   std::vector<std::string> options(std::string_view name);

@@ -30,6 +30,25 @@ struct Row {
 /// Bytes per element moved through memory: one float read, one float written.
 constexpr std::size_t kBytesPerElement = 2 * sizeof(float);
 
+// What one run may ask for, checked before anything is allocated: 2^28 elements are 2 GiB of buffers
+// (input and output), and 10^11 evaluations take a few minutes at ~1 ns each (the scalar-reference
+// functions are slower), where --reps 100000 --size 67108864 would take days.
+constexpr std::int64_t kMaxSize = std::int64_t{1} << 28;
+constexpr double kMaxEvaluations = 1e11;
+
+void check_budget(int reps, const std::vector<std::size_t>& sizes, std::size_t runs_per_size) {
+  double elements = 0;
+  for (std::size_t n : sizes) elements += static_cast<double>(n);
+  const double total = (reps + 1.0) * elements * static_cast<double>(runs_per_size);  // + 1: the warm-up
+  if (total <= kMaxEvaluations) return;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "--reps %d (+1 warm-up) x %.0f elements x %zu function/order/backend run(s) = %.2g evaluations, "
+                "more than the limit of %.0e for one run (lower --reps, --size or the number of --fn)",
+                reps, elements, runs_per_size, total, kMaxEvaluations);
+  throw UsageError(buf);
+}
+
 void print_stats_json(JsonWriter& w, const char* key, const bench::Stats& s, std::size_t n) {
   w.key(key).begin_object();
   w.key("min_s").value(s.min_s);
@@ -61,18 +80,20 @@ int run_bench(Args& args) {
   std::vector<const Activation*> fns;
   for (const std::string& id : fn_ids) {
     const Activation* a = find_activation(id);
-    if (!a) throw UsageError("--fn: unknown function '" + id + "' (one of " + activation_ids() + ")");
+    if (!a) throw UsageError("--fn: unknown function " + quote(id) + " (one of " + activation_ids() + ")");
     fns.push_back(a);
   }
   if (fns.empty())
     for (const Activation& a : registry()) fns.push_back(&a);
   std::vector<std::size_t> sizes;
-  for (const std::string& s : size_texts) sizes.push_back(static_cast<std::size_t>(Args::to_int("size", s, 1, 1LL << 31)));
+  for (const std::string& s : size_texts)
+    sizes.push_back(static_cast<std::size_t>(Args::to_int("size", s, 1, kMaxSize)));
   if (sizes.empty()) sizes = {4096, 262144, 67108864};
   std::vector<int> orders;
   for (const std::string& s : order_texts) orders.push_back(static_cast<int>(Args::to_int("order", s, 0, kMaxOrder)));
   if (orders.empty()) orders = {0};
   const int reps = reps_text ? static_cast<int>(Args::to_int("reps", *reps_text, 1, 100000)) : 10;
+  check_budget(reps, sizes, fns.size() * orders.size() * (backend == Backend::All ? 2 : 1));
   if (dry_run()) return 0;
 
   const bool want_cpu = backend != Backend::Gpu;
@@ -189,10 +210,11 @@ GELU_CLI_COMMAND(bench, "bench", "throughput of the registry functions on the CP
                  "The GPU reports end-to-end (upload + dispatch + read-back) and kernel-only (GL timer queries).\n"
                  "  --backend  cpu (default), gpu, or all\n"
                  "  --fn       function id, repeatable (default: every registered function)\n"
-                 "  --size     elements, repeatable (default: 4096, 262144, 67108864)\n"
+                 "  --size     elements, repeatable, 1 to 268435456 (default: 4096, 262144, 67108864)\n"
                  "  --order    derivative order, repeatable (default: 0)\n"
                  "  --json     one JSON object with every result\n"
-                 "A progress line is drawn on stderr when it is a terminal. GPU unavailable -> exit status 2.\n",
+                 "A progress line is drawn on stderr when it is a terminal. GPU unavailable -> exit status 2.\n"
+                 "A run may do at most 1e11 evaluations ((reps + 1) x sizes x functions x orders x backends).\n",
                  run_bench);
 
 }  // namespace gelu::cli

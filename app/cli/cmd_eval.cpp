@@ -26,6 +26,11 @@ constexpr std::size_t kChunk = std::size_t{4} << 20;
 constexpr std::size_t kBatch = std::size_t{1} << 16;         // elements per CPU eval call
 constexpr std::size_t kGpuBatch = std::size_t{1} << 22;      // elements per GPU dispatch
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+// Limits of one run, so that hostile input fails fast with a message instead of exhausting memory: no
+// number needs more than ~1100 characters (767 significant digits after 324 zeros), and 10^8 results
+// are 0.8 GB of doubles plus the output.
+constexpr std::size_t kMaxToken = 4096;
+constexpr std::size_t kMaxNumbers = 100'000'000;
 
 struct FileCloser {
   void operator()(std::FILE* f) const {
@@ -35,12 +40,8 @@ struct FileCloser {
 
 constexpr bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-std::string shown(std::string_view tok) {
-  constexpr std::size_t kMax = 40;
-  return tok.size() <= kMax ? std::string(tok) : std::string(tok.substr(0, kMax)) + "...";
-}
-
 /// All whitespace-separated numbers of the stream, parsed directly into T (no double rounding for float).
+/// A token longer than kMaxToken or more than kMaxNumbers numbers is a UsageError naming the stream and line.
 template <class T>
 std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
   std::vector<T> out;
@@ -48,11 +49,14 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
   std::size_t have = 0;    // bytes in buf: a carried partial token followed by fresh input
   std::size_t line = 1;    // line of buf[0]
   bool eof = false;
+  const auto too_long = [&](std::string_view tok) {
+    return UsageError(name + ", line " + std::to_string(line) + ": a token of more than " + std::to_string(kMaxToken) +
+                      " bytes (" + quote(tok) + ") is not a number");
+  };
   while (!eof) {
-    if (buf.size() - have < kChunk / 2) buf.resize(buf.size() * 2);  // a token longer than a chunk
     const std::size_t got = std::fread(buf.data() + have, 1, buf.size() - have, f);
     if (got == 0) {
-      if (std::ferror(f)) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+      if (std::ferror(f)) throw UsageError(name + ": cannot read: " + std::strerror(errno));
       eof = true;
     }
     const std::size_t end = have + got;
@@ -65,18 +69,22 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
       if (i == end) break;
       const std::size_t start = i;
       while (i < end && !is_space(buf[i])) ++i;
+      const std::string_view tok(buf.data() + start, i - start);
+      if (tok.size() > kMaxToken) throw too_long(tok);
       if (i == end && !eof) {
-        tail = start;
+        tail = start;  // carried over: at most kMaxToken bytes, so the buffer never grows
         break;
       }
-      const std::string_view tok(buf.data() + start, i - start);
       std::optional<T> v;
       if constexpr (sizeof(T) == sizeof(float)) {
         v = parse_f32(tok);
       } else {
         v = parse_f64(tok);
       }
-      if (!v) throw UsageError("line " + std::to_string(line) + ": '" + shown(tok) + "' is not a number");
+      if (!v) throw UsageError(name + ", line " + std::to_string(line) + ": " + quote(tok) + " is not a number");
+      if (out.size() == kMaxNumbers)
+        throw UsageError(name + ": more than " + std::to_string(kMaxNumbers) +
+                         " numbers (the limit of one run; split the input)");
       out.push_back(*v);
     }
     have = end - tail;
@@ -143,9 +151,9 @@ int run_eval(Args& args) {
   std::unique_ptr<std::FILE, FileCloser> file(stdin);
   std::string name = "stdin";
   if (input && *input != "-") {
-    name = "'" + *input + "'";
+    name = "--input " + quote(*input, 200);
     file.reset(std::fopen(input->c_str(), "rb"));
-    if (!file) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+    if (!file) throw UsageError(name + ": cannot read: " + std::strerror(errno));
   }
 
   if (dtype == Dtype::F32) {

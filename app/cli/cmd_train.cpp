@@ -35,7 +35,7 @@ std::vector<int> parse_layers(const std::string& text) {
     const std::size_t comma = text.find(',', start);
     const std::string tok =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (tok.empty()) throw UsageError("--layers: empty size in '" + text + "' (expected e.g. 2,32,32,1)");
+    if (tok.empty()) throw UsageError("--layers: empty size in " + quote(text) + " (expected e.g. 2,32,32,1)");
     sizes.push_back(static_cast<int>(Args::to_int("layers", tok, 1, kMaxWidth)));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -53,16 +53,52 @@ E parse_enum(Args& args, const char* name, E fallback, std::optional<E> (*parse)
   const auto v = args.option(name);
   if (!v) return fallback;
   const auto e = parse(*v);
-  if (!e) throw UsageError(std::string("--") + name + ": '" + *v + "' is not one of " + choices);
+  if (!e) throw UsageError(std::string("--") + name + ": " + quote(*v) + " is not one of " + choices);
   return *e;
 }
 
-double positive_finite(const char* name, const std::string& text, bool allow_zero) {
+/// A number option that must satisfy ok(v); the message says what is allowed ("a number in (0, 10]").
+template <class Ok>
+double number_option(const char* name, const std::string& text, Ok ok, const char* allowed) {
   const double v = Args::to_double(name, text);
-  if (!std::isfinite(v) || v < 0 || (!allow_zero && v == 0))
-    throw UsageError(std::string("--") + name + ": " + text + " is not a finite number " +
-                     (allow_zero ? ">= 0" : "> 0"));
+  if (!ok(v)) throw UsageError(std::string("--") + name + ": " + printable(text) + " is not " + allowed);
   return v;
+}
+
+// What one run may ask for, checked before anything is allocated or trained: a valid but absurd request
+// (10^7 steps, a batch of a million through eight layers of 512) fails at once with the limit named,
+// instead of running for hours or being killed for memory. Measured on this 2-core machine, one unit of
+// work (a parameter times a batch row, forward and backward) takes 0.1-0.2 ns, so the limit is at most
+// about 10 minutes (the default run is 9e8). The memory estimate counts 4 floats per unit and batch row
+// (values, activations and their gradients) and one per unit and dataset row (the evaluation pass).
+constexpr double kMaxTrainWork = 3e12;                        // steps x batch x parameters
+constexpr double kMaxTrainBytes = 4.0 * 1024 * 1024 * 1024;  // working memory
+
+void check_budget(const TrainConfig& cfg, const Dataset& data, const Network<float>& net) {
+  const NetworkSpec& spec = net.spec();
+  const double rows = static_cast<double>(data.x_train.cols() + data.x_test.cols());
+  const double batch = std::min<double>(cfg.batch, static_cast<double>(data.x_train.cols()));
+  const double params = static_cast<double>(net.parameter_count());
+  const double work = static_cast<double>(cfg.steps) * batch * params;
+  char buf[320];
+  if (work > kMaxTrainWork) {
+    std::snprintf(buf, sizeof buf,
+                  "--steps %d x batch %.0f x %.0f parameters = %.2g, more than the limit of %.0e "
+                  "for one run (lower --steps, --batch or the layer widths)",
+                  cfg.steps, batch, params, work, kMaxTrainWork);
+    throw UsageError(buf);
+  }
+  double units = spec.inputs + spec.outputs;
+  for (const HiddenSpec& h : spec.hidden)
+    units += h.width + (spec.glu == GluKind::None ? 0 : 3.0 * (h.glu_hidden ? h.glu_hidden : default_glu_hidden(h.width)));
+  const double bytes = sizeof(float) * units * (4 * batch + rows);
+  if (bytes > kMaxTrainBytes) {
+    std::snprintf(buf, sizeof buf,
+                  "--batch %.0f and %.0f samples through %.0f units need about %.1f GiB, more than the limit of "
+                  "%.0f GiB (lower --batch, --samples or the layer widths)",
+                  batch, rows, units, bytes / (1024.0 * 1024 * 1024), kMaxTrainBytes / (1024.0 * 1024 * 1024));
+    throw UsageError(buf);
+  }
 }
 
 struct Progress {
@@ -97,10 +133,14 @@ int run_train(Args& args) {
       parse_enum<OptimizerKind>(args, "optimizer", OptimizerKind::Adam, parse_optimizer, "adam, sgd");
   cfg.schedule =
       parse_enum<Schedule>(args, "schedule", Schedule::Constant, parse_schedule, "constant, step, cosine");
-  if (auto v = args.option("lr")) cfg.lr = positive_finite("lr", *v, false);
-  if (auto v = args.option("momentum")) cfg.momentum = Args::to_double("momentum", *v);
-  if (auto v = args.option("weight-decay")) cfg.weight_decay = positive_finite("weight-decay", *v, true);
-  if (auto v = args.option("steps")) cfg.steps = static_cast<int>(Args::to_int("steps", *v, 0, 100'000'000));
+  if (auto v = args.option("lr"))
+    cfg.lr = number_option("lr", *v, [](double x) { return x > 0 && x <= 10; }, "a number in (0, 10]");
+  if (auto v = args.option("momentum"))
+    cfg.momentum = number_option("momentum", *v, [](double x) { return x >= 0 && x < 1; }, "a number in [0, 1)");
+  if (auto v = args.option("weight-decay"))
+    cfg.weight_decay =
+        number_option("weight-decay", *v, [](double x) { return x >= 0 && x <= 1; }, "a number in [0, 1]");
+  if (auto v = args.option("steps")) cfg.steps = static_cast<int>(Args::to_int("steps", *v, 0, 10'000'000));
   if (auto v = args.option("batch")) cfg.batch = static_cast<int>(Args::to_int("batch", *v, 1, 1'000'000));
   std::uint64_t seed = 1;
   if (auto v = args.option("seed")) seed = static_cast<std::uint64_t>(Args::to_int("seed", *v, 0, INT64_MAX));
@@ -109,7 +149,8 @@ int run_train(Args& args) {
   dopt.seed = seed;
   if (auto v = args.option("samples"))
     dopt.samples = static_cast<int>(Args::to_int("samples", *v, 4, 10'000'000));
-  if (auto v = args.option("noise")) dopt.noise = positive_finite("noise", *v, true);
+  if (auto v = args.option("noise"))
+    dopt.noise = number_option("noise", *v, [](double x) { return x >= 0 && x <= 10; }, "a number in [0, 10]");
   if (auto v = args.option("classes")) dopt.classes = static_cast<int>(Args::to_int("classes", *v, 2, 8));
   int every = -1;
   if (auto v = args.option("every")) every = static_cast<int>(Args::to_int("every", *v, 1, 100'000'000));
@@ -120,7 +161,7 @@ int run_train(Args& args) {
   args.finish();
 
   if (!find_dataset(dataset_id))
-    throw UsageError("unknown dataset '" + dataset_id + "' (one of " + dataset_ids() + ")");
+    throw UsageError("--dataset: unknown dataset " + quote(dataset_id) + " (one of " + dataset_ids() + ")");
   Dataset data;
   try {
     data = make_dataset(dopt);
@@ -143,7 +184,7 @@ int run_train(Args& args) {
       const ModelFile m = load_model(*load_path);
       net = std::make_unique<Network<float>>(make_network<float>(m));
     } catch (const ModelFileError& e) {
-      throw UsageError(e.what());
+      throw UsageError(std::string("--load: ") + e.what());
     }
     spec = net->spec();
   } else {
@@ -155,12 +196,12 @@ int run_train(Args& args) {
     if (glu_opt) {
       const auto g = parse_glu(*glu_opt);
       if (!g || *g == GluKind::None)
-        throw UsageError("--glu: '" + *glu_opt + "' is not one of geglu, swiglu, reglu");
+        throw UsageError("--glu: " + quote(*glu_opt) + " is not one of geglu, swiglu, reglu");
       glu = *g;
     }
     const std::string act = act_opt.value_or("gelu");
     if (!find_activation(act))
-      throw UsageError("--act: unknown activation '" + act + "' (one of " + activation_ids() + ")");
+      throw UsageError("--act: unknown activation " + quote(act) + " (one of " + activation_ids() + ")");
     try {
       spec = make_spec(sizes, act, glu, stochastic, !no_bias);
       if (glu_hidden_opt) {
@@ -176,7 +217,7 @@ int run_train(Args& args) {
   }
   if (loss_opt) {
     const auto l = parse_loss(*loss_opt);
-    if (!l) throw UsageError("--loss: '" + *loss_opt + "' is not one of mse, bce, ce");
+    if (!l) throw UsageError("--loss: " + quote(*loss_opt) + " is not one of mse, bce, ce");
     cfg.loss = *l;
   } else {
     cfg.loss = default_loss(data, spec.outputs);
@@ -187,6 +228,7 @@ int run_train(Args& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  check_budget(cfg, data, *net);
   if (dry_run()) return 0;
   if (every < 0) every = std::max(1, cfg.steps / 10);
 
@@ -246,7 +288,7 @@ int run_train(Args& args) {
     try {
       save_model(*save_path, *net, meta);
     } catch (const ModelFileError& e) {
-      throw UsageError(e.what());
+      throw UsageError(std::string("--save: ") + e.what());
     }
   }
 
@@ -322,8 +364,8 @@ GELU_CLI_COMMAND(
     "  --init KIND        he (default), xavier, zero\n"
     "  --loss KIND        mse, bce, ce (default: mse for regression, bce for 2 classes, ce otherwise)\n"
     "  --optimizer KIND   adam (default) or sgd (with --momentum, default 0.9)\n"
-    "  --lr X             learning rate (default 0.01); --schedule constant|step|cosine\n"
-    "  --weight-decay X   L2 penalty on the weights (default 0)\n"
+    "  --lr X             learning rate in (0, 10] (default 0.01); --schedule constant|step|cosine\n"
+    "  --weight-decay X   L2 penalty on the weights, in [0, 1] (default 0)\n"
     "  --steps N          training steps (default 3000); --batch N (default 256)\n"
     "  --seed N           seed (default 1); --samples N (default 1000); --noise X; --classes K (spiral,\n"
     "                     gaussians)\n"
@@ -331,7 +373,9 @@ GELU_CLI_COMMAND(
     "  --backend B        cpu (default) or gpu\n"
     "  --json             print one JSON object at the end (steps, train_loss, test_loss, train_accuracy,\n"
     "                     test_accuracy, median_step_us, history) and nothing else on stdout\n"
-    "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n",
+    "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n\n"
+    "One run may do at most 3e12 units of work (steps x batch x parameters) and use about 4 GiB; a larger\n"
+    "request is refused before it starts, with the numbers.\n",
     run_train);
 
 }  // namespace gelu::cli

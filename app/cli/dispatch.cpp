@@ -1,6 +1,7 @@
 // gelulab's subcommand dispatch (run_main, called by main()) and the validate-only mode (see cli.hpp).
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,10 @@ int run_main(int argc, char** argv) {
   }
   const Command* cmd = find(name);
   if (!cmd) {
-    std::fprintf(stderr, "gelulab: unknown subcommand '%s'\n", name.c_str());
-    print_overview(stderr);
+    std::string names;
+    for (const Command& c : commands()) names.append(names.empty() ? "" : ", ").append(c.name);
+    std::fprintf(stderr, "gelulab: unknown subcommand %s (one of %s; see gelulab --help)\n", quote(name).c_str(),
+                 names.c_str());
     return 2;
   }
   std::vector<std::string> rest;
@@ -60,10 +63,14 @@ int run_main(int argc, char** argv) {
   try {
     return cmd->run(args);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "gelulab %s: %s\n", name.c_str(), e.what());
+    // printable(): one line, whatever user text the message quotes (a path, a token) held.
+    std::fprintf(stderr, "gelulab %s: %s\n", name.c_str(), printable(e.what(), 600).c_str());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "gelulab %s: out of memory: the input asks for more than this machine has\n", name.c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "gelulab %s: error: %s\n", name.c_str(), e.what());
+    std::fprintf(stderr, "gelulab %s: error: %s\n", name.c_str(), printable(e.what(), 600).c_str());
     return 2;
   }
 }

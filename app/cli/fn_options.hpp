@@ -18,7 +18,7 @@ inline const Activation& required_function(Args& args, const char* option) {
   const auto id = args.option(option);
   if (!id) throw UsageError("missing --" + std::string(option) + " ID (one of: " + activation_ids() + ")");
   const Activation* a = find_activation(*id);
-  if (!a) throw UsageError("unknown function '" + *id + "' (one of: " + activation_ids() + ")");
+  if (!a) throw UsageError("--" + std::string(option) + ": unknown function " + quote(*id) + " (one of: " + activation_ids() + ")");
   return *a;
 }
 
@@ -28,20 +28,20 @@ inline Params parse_params(const Activation& a, const std::vector<std::string>& 
   for (const std::string& s : assignments) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
-      throw UsageError("--" + std::string(option) + ": '" + s + "' is not NAME=VALUE");
+      throw UsageError("--" + std::string(option) + ": " + quote(s) + " is not NAME=VALUE");
     const std::string name = s.substr(0, eq), text = s.substr(eq + 1);
     const int i = a.param_index(name);
     if (i < 0) {
       std::string known;
       for (const ParamSpec& ps : a.params) known += (known.empty() ? "" : ", ") + std::string(ps.name);
-      throw UsageError("--" + std::string(option) + ": unknown parameter '" + name + "' for " + a.id +
+      throw UsageError("--" + std::string(option) + ": unknown parameter " + quote(name) + " for " + a.id +
                        (known.empty() ? " (it has no parameters)" : " (parameters: " + known + ")"));
     }
     const auto v = parse_f64(text);
-    if (!v) throw UsageError("--" + std::string(option) + ": " + name + "='" + text + "' is not a number");
+    if (!v) throw UsageError("--" + std::string(option) + ": " + name + "=" + quote(text) + " is not a number");
     const ParamSpec& ps = a.params[static_cast<std::size_t>(i)];
     if (!(*v >= ps.min && *v <= ps.max))
-      throw UsageError("--" + std::string(option) + ": " + name + "=" + text + " is outside [" + format_f64(ps.min) +
+      throw UsageError("--" + std::string(option) + ": " + name + "=" + printable(text) + " is outside [" + format_f64(ps.min) +
                        ", " + format_f64(ps.max) + "]");
     p[i] = *v;
   }
@@ -59,23 +59,24 @@ inline std::optional<analysis::Dtype> parse_dtype(Args& args) {
   if (!d) return std::nullopt;
   if (*d == "f32") return analysis::Dtype::F32;
   if (*d == "f64") return analysis::Dtype::F64;
-  throw UsageError("--dtype: '" + *d + "' is not one of f32, f64");
+  throw UsageError("--dtype: " + quote(*d) + " is not one of f32, f64");
 }
 
 struct Range {
   double a, b;
 };
-/// "A:B" with A < B, both finite numbers (decimal or hex).
+/// "A:B" with A < B, both finite numbers (decimal or hex), and a finite width B - A (the samples are
+/// A + i·(B - A)/(N - 1)).
 inline Range parse_range(const std::string& text, const char* option) {
+  const std::string what = "--" + std::string(option) + ": " + quote(text);
   const auto colon = text.find(':');
-  if (colon == std::string::npos)
-    throw UsageError("--" + std::string(option) + ": '" + text + "' is not A:B");
+  if (colon == std::string::npos) throw UsageError(what + " is not A:B");
   const auto a = parse_f64(text.substr(0, colon)), b = parse_f64(text.substr(colon + 1));
-  if (!a || !b) throw UsageError("--" + std::string(option) + ": '" + text + "' is not A:B with numbers A and B");
-  if (!std::isfinite(*a) || !std::isfinite(*b))
-    throw UsageError("--" + std::string(option) + ": '" + text + "' must have finite ends");
-  if (*a == *b) throw UsageError("--" + std::string(option) + ": '" + text + "' is an empty range");
-  if (*a > *b) throw UsageError("--" + std::string(option) + ": '" + text + "' is reversed (A must be less than B)");
+  if (!a || !b) throw UsageError(what + " is not A:B with numbers A and B");
+  if (!std::isfinite(*a) || !std::isfinite(*b)) throw UsageError(what + " must have finite ends");
+  if (*a == *b) throw UsageError(what + " is an empty range");
+  if (*a > *b) throw UsageError(what + " is reversed (A must be less than B)");
+  if (!std::isfinite(*b - *a)) throw UsageError(what + " is too wide (B - A overflows a double)");
   return {*a, *b};
 }
 

@@ -25,6 +25,7 @@ class BenchPanel : public Panel {
   bool animating() const override { return runner_.running(); }
   /// Runs the selected (small) benchmark synchronously so the still frame shows its results.
   void settle_for_shot() override;
+  std::string shot_limit_error() const override;
 
   /// What the user set: functions, backends, sizes, repetitions, the size shown in the bars, export path.
   json::Value state() const override;

@@ -27,11 +27,11 @@ int run_lessons(cli::Args& args) {
       const Lesson l = load_lesson(f);
       std::printf("ok  %-48s %2zu steps  %s\n", f.c_str(), l.steps.size(), l.title.c_str());
     } catch (const LessonError& e) {
-      std::fprintf(stderr, "gelulab lessons: %s\n", e.what());
+      std::fprintf(stderr, "gelulab lessons: %s\n", printable(e.what(), 600).c_str());
       ++bad;
     }
   }
-  return bad ? 1 : 0;
+  return bad ? 2 : 0;
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ GELU_CLI_COMMAND(
     "  --check FILE   check this lesson file (repeatable)\n"
     "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
     "applies every step's state to a fresh panel. Errors name the file and the field,\n"
-    "e.g. 'intro.json: steps[2].state: unknown key 'funtions''. Exit status 1 if any fails.\n"
+    "e.g. 'intro.json: steps[2].state: unknown key 'funtions''. Exit status 2 if any fails.\n"
     "Lesson files: {\"title\": \"…\", \"version\": 1, \"steps\": [{\"title\": \"…\", \"text\": \"…\",\n"
     "               \"panel\": \"curves\", \"state\": {…the panel state, as for 'gelulab shot --state'…}}]}\n"
     "In the app: Lessons menu, Left/Right arrows step, Esc leaves.\n",

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core_facts.hpp"
+#include "gelu/numio.hpp"
 #include "ui.hpp"
 
 namespace gelu::app {
@@ -246,7 +247,7 @@ void CurvesPanel::load_state(const json::Value& s) {
       if (!id.is_string()) throw json::JsonError("'functions' must be an array of registry ids");
       auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id.as_string() == f.a->id; });
       if (it == fns_.end())
-        throw json::JsonError("unknown function '" + id.as_string() + "' (known: " + activation_ids() + ")");
+        throw json::JsonError("unknown function " + gelu::quote(id.as_string()) + " (known: " + activation_ids() + ")");
       it->shown = true;
     }
   }
@@ -257,7 +258,7 @@ void CurvesPanel::load_state(const json::Value& s) {
       const std::string id = key.substr(0, dot);  // named: clang 14 cannot capture a structured binding
       auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id == f.a->id; });
       const int pi = (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
-      if (pi < 0) throw json::JsonError("unknown parameter '" + key + "' (write function_id.param)");
+      if (pi < 0) throw json::JsonError("unknown parameter " + gelu::quote(key) + " (write function_id.param)");
       const ParamSpec& ps = it->a->params[static_cast<std::size_t>(pi)];
       double x = 0;
       read_number(*v, key, x, ps.min, ps.max);

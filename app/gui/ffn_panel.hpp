@@ -27,6 +27,7 @@ class FfnPanel : public Panel {
   bool animating() const override { return lab_.running(); }
   /// Trains deterministically for `shot_steps` (state key "shot_steps", default 300) before a still frame.
   void settle_for_shot() override;
+  std::string shot_limit_error() const override;
 
   /// What the user set: dataset, point edits, architecture, both nets, optimizer, backend.
   json::Value state() const override;

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "app.hpp"
+#include "gelu/fileio.hpp"
+#include "gelu/numio.hpp"
 
 namespace gelu::app {
 
@@ -28,7 +30,7 @@ void only_keys(const json::Value& v, const std::string& name, const std::string&
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
     std::string list;
     for (std::string_view n : known) list += (list.empty() ? "" : ", ") + std::string(n);
-    fail(name, field.empty() ? k : field + "." + k, "unknown key (known: " + list + ")");
+    fail(name, field.empty() ? printable(k) : field + "." + printable(k), "unknown key (known: " + list + ")");
   }
 }
 
@@ -66,7 +68,7 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
       fail(name, "version", "must be a positive integer");
     if (v->as_number() > kLessonVersion)
       fail(name, "version",
-           "is " + std::to_string(static_cast<long>(v->as_number())) +
+           "is " + format_f64(v->as_number()) +
                ": written for a newer GELU Lab (this one reads version " + std::to_string(kLessonVersion) +
                ")");
   }
@@ -88,7 +90,7 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
     step.text = text_field(s, name, field, "text", kLessonTextMax);
     step.panel = text_field(s, name, field, "panel", 32);
     if (std::find(panel_ids.begin(), panel_ids.end(), step.panel) == panel_ids.end())
-      fail(name, field + ".panel", "unknown panel '" + step.panel + "' (" + ids + ")");
+      fail(name, field + ".panel", "unknown panel " + quote(step.panel) + " (" + ids + ")");
     const json::Value* st = s.find("state");
     if (st && !st->is_object()) fail(name, field + ".state", "must be an object (a panel state)");
     step.state = st ? *st : json::Value(json::Object{});
@@ -115,11 +117,13 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
 }
 
 Lesson load_lesson(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw LessonError(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return check_lesson(ss.str(), path);
+  std::string text;
+  try {
+    text = read_file(path, kMaxJsonFileBytes);
+  } catch (const FileError& e) {
+    throw LessonError(e.what());
+  }
+  return check_lesson(text, path);
 }
 
 std::string lessons_dir() {

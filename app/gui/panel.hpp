@@ -13,6 +13,10 @@
 
 namespace gelu::app {
 
+/// The largest JSON file the app reads as a panel state, lesson or session (gelu::read_file's limit): real
+/// ones are kilobytes; a bigger file is refused with its size before it is parsed.
+inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{16} << 20;
+
 class Panel {
  public:
   virtual ~Panel() = default;
@@ -34,6 +38,9 @@ class Panel {
   virtual bool animating() const { return false; }
   /// Headless shots are single still frames: panels that animate jump to their final state.
   virtual void settle_for_shot() {}
+  /// Why settle_for_shot() would take too long for a headless shot (what the state asks for and the
+  /// limit), or empty. `gelulab shot` refuses such a state before it starts.
+  virtual std::string shot_limit_error() const { return {}; }
 };
 
 /// The JSON description of a plot's last frame (ranges, scales, pixel rectangle), for meta().

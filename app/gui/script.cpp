@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "gelu/numio.hpp"
 #include "ui.hpp"
 
 namespace gelu::app {
@@ -47,6 +48,10 @@ Script Script::parse(const std::string& text) {
   auto fail = [&](const std::string& why) {
     throw std::runtime_error("script line " + std::to_string(lineno) + ": " + why);
   };
+  // Counts are bounded so that a hostile script fails here instead of exhausting memory (a repeat block is
+  // expanded) or overflowing a frame count: 10^6 commands or frames are hours of frames.
+  constexpr long long kMaxCount = 1'000'000;
+  auto count_ok = [&](long long n) { return n <= kMaxCount; };
   while (std::getline(in, line)) {
     ++lineno;
     if (auto h = line.find('#'); h != std::string::npos) line.resize(h);
@@ -79,36 +84,41 @@ Script Script::parse(const std::string& text) {
       if (!(ls >> c.target)) fail("drag needs a target");
       pos(c.u0, c.v0);
       pos(c.u1, c.v1);
-      if (!(ls >> c.frames) || c.frames < 1) fail("drag needs a frame count >= 1");
+      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames)) fail("drag needs a frame count in [1, 1000000]");
       c.frames += 3;  // press, the moves, release, settle
     } else if (c.op == "wheel") {
       if (!(ls >> c.target)) fail("wheel needs a target");
       pos(c.u0, c.v0);
-      if (!(ls >> c.frames) || c.frames == 0) fail("wheel needs a non-zero click count");
+      if (!(ls >> c.frames) || c.frames == 0 || !count_ok(std::abs(static_cast<long long>(c.frames))))
+        fail("wheel needs a non-zero click count in [-1000000, 1000000]");
       c.u1 = c.frames > 0 ? 1.0f : -1.0f;  // direction
       c.frames = std::abs(c.frames);
     } else if (c.op == "key") {
       if (!(ls >> c.target) || !find_key(c.target)) fail(std::string("key takes ") + kKeyNames);
       c.frames = 3;
     } else if (c.op == "wait") {
-      if (!(ls >> c.frames) || c.frames < 1) fail("wait needs a frame count >= 1");
+      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames)) fail("wait needs a frame count in [1, 1000000]");
     } else if (c.op == "repeat") {
       if (repeat) fail("repeat blocks do not nest");
-      if (!(ls >> repeat) || repeat < 1) fail("repeat needs a count >= 1");
+      if (!(ls >> repeat) || repeat < 1 || !count_ok(repeat)) fail("repeat needs a count in [1, 1000000]");
       repeat_line = lineno;
       continue;
     } else if (c.op == "end") {
       if (!repeat) fail("end without repeat");
+      if (!count_ok(static_cast<long long>(s.cmds_.size()) + static_cast<long long>(block.size()) * repeat))
+        fail("the script expands to more than 1000000 commands");
       for (int i = 0; i < repeat; ++i) s.cmds_.insert(s.cmds_.end(), block.begin(), block.end());
       block.clear();
       repeat = 0;
       continue;
     } else {
-      fail("unknown command '" + c.op + "'");
+      fail("unknown command " + quote(c.op));
     }
     std::string extra;
-    if (ls >> extra) fail("unexpected '" + extra + "'");
+    if (ls >> extra) fail("unexpected " + quote(extra));
     (repeat ? block : s.cmds_).push_back(c);
+    if (!count_ok(static_cast<long long>(s.cmds_.size() + block.size())))
+      fail("the script has more than 1000000 commands");
   }
   if (repeat) {
     lineno = repeat_line;

@@ -1,25 +1,44 @@
 #include "state_file.hpp"
 
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
 #include "classroom.hpp"
 #include "cli.hpp"
+#include "gelu/fileio.hpp"
 #include "lessons.hpp"
 
 namespace gelu::app {
 
 void load_state_file(App& app, const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw cli::UsageError("--state: cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << f.rdbuf();
+  std::string text;
   try {
-    app.active().load_state(json::parse(ss.str()));
-  } catch (const json::JsonError& e) {
-    std::string where = e.line() ? " (line " + std::to_string(e.line()) + ", column " + std::to_string(e.column()) + ")" : "";
-    throw cli::UsageError("--state " + path + where + ": " + e.what());
+    text = read_file(path, kMaxJsonFileBytes);
+  } catch (const FileError& e) {
+    throw cli::UsageError(std::string("--state: ") + e.what());
   }
+  try {
+    app.active().load_state(json::parse(text));
+  } catch (const json::JsonError& e) {
+    // A parse error's what() already ends with its line and column; a schema error names its key.
+    throw cli::UsageError("--state " + printable(path, 200) + ": " + e.what());
+  }
+}
+
+std::pair<int, int> parse_window_size(const std::optional<std::string>& text) {
+  if (!text) return {1280, 800};
+  const std::size_t x = text->find_first_of("xX");
+  const std::string w = text->substr(0, x), h = x == std::string::npos ? std::string() : text->substr(x + 1);
+  const auto in_range = [](const std::string& t, long lo, long hi) {
+    long v = 0;
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    return ec == std::errc() && ptr == t.data() + t.size() && v >= lo && v <= hi ? v : -1;
+  };
+  const long wv = in_range(w, 320, 8192), hv = in_range(h, 240, 8192);
+  if (x == std::string::npos || wv < 0 || hv < 0)
+    throw cli::UsageError("--size: " + quote(*text) + " is not WxH with 320x240 <= WxH <= 8192x8192");
+  return {static_cast<int>(wv), static_cast<int>(hv)};
 }
 
 void apply_view_options(App& app, const ViewOptions& o) {
@@ -39,7 +58,7 @@ void apply_view_options(App& app, const ViewOptions& o) {
     app.apply_pending();  // now, so that --panel and --state override the step
   }
   if (o.panel && !app.select(*o.panel))
-    throw UsageError("--panel: unknown panel '" + *o.panel + "' (" + App::panel_ids() + ")");
+    throw UsageError("--panel: unknown panel " + quote(*o.panel) + " (" + App::panel_ids() + ")");
   if (o.state) load_state_file(app, *o.state);
   if (o.presentation) {
     const double sc = Args::to_double("presentation", *o.presentation);

@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "app.hpp"
 
@@ -19,5 +20,9 @@ struct ViewOptions {
   std::optional<std::string> lesson, step, panel, state, presentation;
 };
 void apply_view_options(App& app, const ViewOptions& o);
+
+/// --size WxH of `gelulab gui` (the window) and `gelulab shot` (the picture): 320x240 to 8192x8192,
+/// default 1280x800; anything else is a cli::UsageError.
+std::pair<int, int> parse_window_size(const std::optional<std::string>& text);
 
 }  // namespace gelu::app

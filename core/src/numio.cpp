@@ -120,4 +120,70 @@ std::string format_f32(float v) {
   return s;
 }
 
+namespace {
+// Length of the well-formed UTF-8 sequence of two or more bytes starting at s[i] (no overlong forms, no
+// surrogates, nothing above U+10FFFF), or 0.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned c = b(i);
+  std::size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(i + 1) < lo || b(i + 1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if (b(i + k) < 0x80 || b(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// The escaped text, cut after max_chars characters; *cut says whether it was.
+std::string escape(std::string_view text, std::size_t max_chars, bool* cut) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  std::size_t chars = 0, i = 0;
+  for (; i < text.size() && chars < max_chars; ++chars) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c >= 0x80 ? utf8_sequence(text, i) : (c >= 0x20 && c < 0x7F ? 1 : 0);
+    if (n) {
+      out.append(text.substr(i, n));
+      i += n;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+    }
+  }
+  *cut = i < text.size();
+  return out;
+}
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_chars) {
+  bool cut = false;
+  std::string out = escape(text, max_chars, &cut);
+  if (cut) out.append("… (").append(std::to_string(text.size())).append(" bytes)");
+  return out;
+}
+
+std::string quote(std::string_view text, std::size_t max_chars) {
+  bool cut = false;
+  std::string out = "'";
+  out += escape(text, max_chars, &cut);
+  out += cut ? "…'" : "'";
+  if (cut) out.append(" (").append(std::to_string(text.size())).append(" bytes)");
+  return out;
+}
+
 }  // namespace gelu

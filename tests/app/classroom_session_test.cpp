@@ -206,14 +206,14 @@ TEST(Lessons, ABadLessonNamesTheFileAndTheField) {
       {"title": "a", "text": "b", "panel": "curves", "state": {"functions": ["gelu"]}},
       {"title": "a", "text": "b", "panel": "curves", "state": {"funtions": ["gelu"]}}]})");
   Result r = gelulab("lessons --check '" + bad_state.string() + "'");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find(bad_state.string() + ": steps[1].state: unknown key 'funtions'"), std::string::npos)
       << r.err;
 
   const fs::path bad_panel = test_dir() / "bad_panel.json";
   write_file(bad_panel, R"({"title": "t", "steps": [{"title": "a", "text": "b", "panel": "nope"}]})");
   r = gelulab("lessons --check '" + bad_panel.string() + "'");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("steps[0].panel: unknown panel 'nope'"), std::string::npos) << r.err;
 
   const fs::path missing = test_dir() / "missing_text.json";

@@ -19,4 +19,12 @@ std::string format_f32(float v);
 void append_f64(std::string& out, double v);
 void append_f32(std::string& out, float v);
 
+/// User text (a token, a file name, a JSON key) made safe for a one-line message: printable ASCII and
+/// valid UTF-8 are kept, every other byte (NUL, control characters, broken UTF-8) is written as \xNN, and
+/// text longer than max_chars characters is cut there with "…" and its length in bytes appended, so a
+/// megabyte-long token or binary garbage cannot flood or corrupt the terminal.
+std::string printable(std::string_view text, std::size_t max_chars = 40);
+/// printable(text) in single quotes: 'text', or 'tex…' (1048576 bytes).
+std::string quote(std::string_view text, std::size_t max_chars = 40);
+
 }  // namespace gelu

@@ -20,6 +20,9 @@ namespace gelu::ffn {
 
 inline constexpr const char* kModelFormat = "gelulab-ffn";
 inline constexpr int kModelVersion = 1;
+/// The largest model file load_model reads: the largest network (8 GLU blocks of width 512, ~17M
+/// parameters at ~22 bytes each) fits.
+inline constexpr std::size_t kMaxModelFileBytes = std::size_t{512} << 20;
 
 struct ModelFileError : std::runtime_error {
   using std::runtime_error::runtime_error;
