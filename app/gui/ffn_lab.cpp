@@ -91,8 +91,8 @@ const json::Value* member(const json::Value& v, std::string_view key) {
 
 double number(const json::Value& v, std::string_view key, double lo, double hi) {
   if (!v.is_number() || !(v.as_number() >= lo && v.as_number() <= hi))
-    throw json::JsonError("'" + std::string(key) + "' must be a number in [" + std::to_string(lo) + ", " +
-                          std::to_string(hi) + "]");
+    throw json::JsonError("'" + std::string(key) + "' must be a number in [" + format_f64(lo) + ", " +
+                          format_f64(hi) + "]");
   return v.as_number();
 }
 

@@ -32,7 +32,7 @@ double number(const json::Value& obj, const std::string& name, const std::string
   if (!v) fail(name, field + "." + key, "missing");
   if (!v->is_number() || !(v->as_number() >= min && v->as_number() <= max))
     fail(name, field + "." + key,
-         "must be a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+         "must be a number in [" + format_f64(min) + ", " + format_f64(max) + "]");
   return v->as_number();
 }
 

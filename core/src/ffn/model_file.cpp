@@ -27,12 +27,34 @@ json::Value spec_to_json(const NetworkSpec& s) {
                       {"glu", to_string(s.glu)}, {"stochastic", s.stochastic}, {"hidden", std::move(hidden)}};
 }
 
+// Typed members; ModelFileError names the path ("spec.bias must be true or false, not a string").
+const json::Value& member(const json::Value& o, std::string_view key, const std::string& where) {
+  if (!o.is_object()) throw ModelFileError(where + " must be an object, not " + o.type_name());
+  const json::Value* v = o.find(key);
+  if (!v) throw ModelFileError(where + "." + std::string(key) + " is missing");
+  return *v;
+}
+
 int get_int(const json::Value& o, std::string_view key, const std::string& where) {
-  const json::Value& v = o.at(key);
-  const double d = v.as_number();
+  const json::Value& v = member(o, key, where);
+  const double d = v.is_number() ? v.as_number() : 0.5;
   if (!(d >= -2147483648.0 && d <= 2147483647.0) || d != std::floor(d))
-    throw ModelFileError(where + "." + std::string(key) + " must be an integer");
+    throw ModelFileError(where + "." + std::string(key) + " must be an integer" +
+                         (v.is_number() ? std::string() : std::string(", not ") + v.type_name()));
   return static_cast<int>(d);
+}
+
+bool get_bool(const json::Value& o, std::string_view key, const std::string& where) {
+  const json::Value& v = member(o, key, where);
+  if (!v.is_bool())
+    throw ModelFileError(where + "." + std::string(key) + " must be true or false, not " + v.type_name());
+  return v.as_bool();
+}
+
+const std::string& get_string(const json::Value& o, std::string_view key, const std::string& where) {
+  const json::Value& v = member(o, key, where);
+  if (!v.is_string()) throw ModelFileError(where + "." + std::string(key) + " must be a string, not " + v.type_name());
+  return v.as_string();
 }
 
 // Wraps JsonError from typed accessors with the key path, so "expected a number" says where.
@@ -52,9 +74,9 @@ NetworkSpec spec_from_json(const json::Value& v) {
   at_path("spec", [&] {
     s.inputs = get_int(v, "inputs", "spec");
     s.outputs = get_int(v, "outputs", "spec");
-    s.bias = v.at("bias").as_bool();
-    s.stochastic = v.at("stochastic").as_bool();
-    const std::string& glu = v.at("glu").as_string();
+    s.bias = get_bool(v, "bias", "spec");
+    s.stochastic = get_bool(v, "stochastic", "spec");
+    const std::string& glu = get_string(v, "glu", "spec");
     const auto g = parse_glu(glu);
     if (!g) throw ModelFileError("spec.glu: unknown GLU variant " + quote(glu));
     s.glu = *g;
@@ -69,7 +91,7 @@ NetworkSpec spec_from_json(const json::Value& v) {
     HiddenSpec h;
     at_path(where, [&] {
       h.width = get_int(hidden[i], "width", where);
-      h.activation = hidden[i].at("activation").as_string();
+      h.activation = get_string(hidden[i], "activation", where);
       h.glu_hidden = get_int(hidden[i], "glu_hidden", where);
       const Activation* a = find_activation(h.activation);
       if (!a) throw ModelFileError(where + ": unknown activation " + quote(h.activation));
@@ -151,9 +173,8 @@ ModelFile model_from_json(std::string_view text) {
     const std::string where = "tensors[" + std::to_string(i) + "]";
     at_path(where, [&] {
       const json::Value& tv = tensors[i];
-      if (tv.at("name").as_string() != t.name)
-        throw ModelFileError(where + ": expected tensor '" + t.name + "', found " +
-                             quote(tv.at("name").as_string()));
+      if (get_string(tv, "name", where) != t.name)
+        throw ModelFileError(where + ": expected tensor '" + t.name + "', found " + quote(tv.at("name").as_string()));
       if (get_int(tv, "rows", where) != t.rows || get_int(tv, "cols", where) != t.cols)
         throw ModelFileError(where + " (" + t.name + "): shape does not match the spec (" +
                              std::to_string(t.rows) + " x " + std::to_string(t.cols) + ")");
@@ -162,6 +183,9 @@ ModelFile model_from_json(std::string_view text) {
         throw ModelFileError(where + " (" + t.name + "): " + std::to_string(data.size()) +
                              " values, expected " + std::to_string(t.rows * t.cols));
       for (std::size_t k = 0; k < data.size(); ++k) {
+        if (!data[k].is_number())
+          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) + "] must be a number, not " +
+                               data[k].type_name());
         const double x = data[k].as_number();
         // The networks train in float: a weight beyond its range would start them at infinity.
         if (!(std::fabs(x) <= std::numeric_limits<float>::max()))
