@@ -346,6 +346,13 @@ std::vector<Row> make_rows() {
   file_problems(rows, "model", {"train", "--steps", "1", "--load", "{f}"}, "{f}",
                 R"({"format": "gelulab-ffn", "version": 1})");
   file_problems(rows, "gui_state", {"gui", "--state", "{f}"}, "{f}", R"({"x": [-4, 4]})");
+  // gui --session FILE: a bad session is reported and the app would start with the defaults (here: no display).
+  rows.push_back({"gui_session_bad_json", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "line 1"},
+                  file("{\"format\": ")});
+  rows.push_back({"gui_session_directory", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "directory"},
+                  directory()});
+  rows.push_back({"gui_session_newer", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "newer"},
+                  file(R"({"format": "gelulab-session", "version": 99})")});
   rows.push_back({"state_50MB", cat(shot, {"--panel", "curves", "--state", "{f}"}), {"{f}", "too large"},
                   big_file(50u << 20, "{\"functions\": [\"", "\"]}")});
   rows.push_back({"lesson_50MB", {"lessons", "--check", "{f}"}, {"{f}", "too large"}, big_file(50u << 20, "{\"title\": \"", "\"}")});
