@@ -43,6 +43,7 @@ struct Row {
   std::vector<std::string> needles;  // each must appear in stderr
   std::function<std::string(const fs::path& dir)> make = nullptr;
   std::string input = {};  // stdin
+  std::size_t address_space = 0;  // > 0: gelulab runs with this much memory (RLIMIT_AS)
 };
 
 // Linux caps one argv string at 128 KiB (MAX_ARG_STRLEN, with its NUL): the longest token argv can carry.
@@ -316,6 +317,15 @@ std::vector<Row> make_rows() {
   rows.push_back({"bench_sizes_many", {"bench", "--fn", "gelu", "--size", "268435456", "--size", "268435455",
                                        "--reps", "1000"},
                   {"evaluations", "limit"}});
+
+  // --- a machine with less memory than the request: the allocation fails with a message, not std::bad_alloc ---
+  constexpr std::size_t kMiBytes = std::size_t{1} << 20;
+  rows.push_back({"bench_size_no_memory", {"bench", "--fn", "relu", "--size", "268435456", "--reps", "1"},
+                  {"--size 268435456: not enough host memory"}, nullptr, "", 1200 * kMiBytes});
+  rows.push_back({"train_samples_no_memory", {"train", "--samples", "10000000", "--steps", "1"},
+                  {"out of memory: the input asks for more than this machine has"}, nullptr, "", 400 * kMiBytes});
+  rows.push_back({"error_samples_no_memory", cat(err, {"--samples", "10000000"}),
+                  {"out of memory: the input asks for more than this machine has"}, nullptr, "", 400 * kMiBytes});
 
   // --- eval: bytes on stdin and --input ---
   const std::vector<std::string> eval = {"eval", "--fn", "gelu"};
@@ -663,7 +673,8 @@ TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   // No display (gui validates, then says it has none), and a private config directory (no real session).
   const ExecResult r = gelu::test::exec_gelulab(
       args, row.input, dir.string(),
-      {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir / "config").string(), "HOME=" + dir.string()});
+      {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir / "config").string(), "HOME=" + dir.string()}, 20,
+      row.address_space);
   if (geteuid() != 0 && fs::exists(dir / "unreadable.json")) chmod((dir / "unreadable.json").c_str(), 0644);
   fs::remove_all(dir);
 
