@@ -64,6 +64,11 @@ struct Registrar {
 /// True when the stream is a terminal (progress displays only then).
 bool is_terminal(int fd);
 
+/// An output file of a computation (error --csv, train --save): its directory must exist and the path must not
+/// be a directory. Checked before the work, so a mistyped path fails at once rather than after minutes, and no
+/// directories are made for it (gelu::write_file_atomic would). Throws UsageError naming the option.
+void check_output_path(std::string_view option, const std::string& path);
+
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
 /// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
 int run_main(int argc, char** argv);

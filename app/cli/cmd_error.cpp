@@ -81,6 +81,7 @@ int run_error(Args& args) {
   const bool json = args.flag("json");
   const auto csv = args.option("csv");
   args.finish();
+  if (csv) check_output_path("csv", *csv);
   if (dry_run()) return 0;
 
   const analysis::FunctionSpec a{&fn, fn_params, order}, b{&vs, vs_params, order};

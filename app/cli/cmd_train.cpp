@@ -159,6 +159,7 @@ int run_train(Args& args) {
   const auto save_path = args.option("save");
   const auto load_path = args.option("load");
   args.finish();
+  if (save_path) check_output_path("save", *save_path);
 
   if (!find_dataset(dataset_id))
     throw UsageError("--dataset: unknown dataset " + quote(dataset_id) + " (one of " + dataset_ids() + ")");

@@ -318,6 +318,13 @@ std::vector<Row> make_rows() {
                                        "--reps", "1000"},
                   {"evaluations", "limit"}});
 
+  // --- output files in a directory that does not exist, or that are directories: refused before any work ---
+  rows.push_back({"error_csv_no_dir", cat(err, {"--csv", "{d}/no_dir/x.csv"}), {"--csv: cannot write", "does not exist"}});
+  rows.push_back({"error_csv_directory", cat(err, {"--csv", "{d}"}), {"--csv: cannot write", "it is a directory"}});
+  rows.push_back({"train_save_no_dir", {"train", "--save", "{d}/no_dir/m.json"}, {"--save: cannot write", "does not exist"}});
+  rows.push_back({"train_save_directory", {"train", "--save", "{d}"}, {"--save: cannot write", "it is a directory"}});
+  rows.push_back({"train_save_empty", {"train", "--save", ""}, {"--save: cannot write", "empty"}});
+
   // --- a machine with less memory than the request: the allocation fails with a message, not std::bad_alloc ---
   constexpr std::size_t kMiBytes = std::size_t{1} << 20;
   rows.push_back({"bench_size_no_memory", {"bench", "--fn", "relu", "--size", "268435456", "--reps", "1"},
