@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <climits>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -445,9 +446,14 @@ int run_gui(Args& args) {
     total_ms.reserve(n);
   }
   FrameWindows windows;
-  json::Array rss_samples;
-  const long rss_every = max_frames > 0 ? std::max<long>(1, std::min<long>(1000, max_frames / 100)) : 1000;
-  long frame = 0, gl_errors = 0, rss_start = 0;
+  // RSS is sampled every kRssEvery frames into storage reserved now (so the record itself does not grow).
+  // Worker threads allocate and free benchmark arrays and GL contexts, so single samples swing by tens of
+  // MiB; a leak raises the floor. Growth = the lowest sample of the last stretch minus the lowest of the
+  // first stretch after the baseline frame (stretches of up to 1000 frames).
+  constexpr long kRssEvery = 10;
+  std::vector<std::pair<long, long>> rss_samples;
+  if (test_run) rss_samples.reserve(static_cast<std::size_t>(std::min<long>(max_frames > 0 ? max_frames : 0, 10000000) / kRssEvery + 2));
+  long frame = 0, gl_errors = 0;
   bool script_running = script.size() > 0;
   int status = 0;
   const auto run_t0 = std::chrono::steady_clock::now();
@@ -531,13 +537,8 @@ int run_gui(Args& args) {
       }
       if (test_run && frame >= rss_base_frame) windows.add(frame, std::chrono::duration<double, std::milli>(t3 - t0).count());
     }
-    if (frame == rss_base_frame) rss_start = rss_kb();
-    if (test_run && frame % rss_every == 0) {
-      json::Object sample;
-      sample["frame"] = static_cast<double>(frame);
-      sample["rss_kb"] = static_cast<double>(rss_kb());
-      rss_samples.emplace_back(std::move(sample));
-    }
+    if (test_run && frame % kRssEvery == 0 && rss_samples.size() < rss_samples.capacity())
+      rss_samples.emplace_back(frame, rss_kb());
     ++frame;
   }
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_t0).count();
@@ -545,7 +546,17 @@ int run_gui(Args& args) {
   if (stop_signal)
     std::fprintf(stderr, "gelulab gui: %s received after %ld frames: saving the session and quitting\n",
                  signal_name(stop_signal), frame);
-  const long rss_end = rss_kb();
+  long rss_start = 0, rss_end = rss_kb();
+  {
+    const long stretch = std::min<long>(1000, std::max<long>(kRssEvery, (frame - rss_base_frame) / 2));
+    long lo_first = LONG_MAX, lo_last = LONG_MAX;
+    for (const auto& [f, kb] : rss_samples) {
+      if (f >= rss_base_frame && f < rss_base_frame + stretch) lo_first = std::min(lo_first, kb);
+      if (f >= frame - stretch && f >= rss_base_frame + stretch) lo_last = std::min(lo_last, kb);
+    }
+    if (lo_first != LONG_MAX) rss_start = lo_first;
+    if (lo_last != LONG_MAX) rss_end = lo_last;
+  }
   if (app.autosave_allowed()) {
     try {
       save_session(app, app.autosave_path());
@@ -618,7 +629,10 @@ int run_gui(Args& args) {
       r["rss_start_kb"] = static_cast<double>(rss_start);
       r["rss_end_kb"] = static_cast<double>(rss_end);
       r["rss_growth_kb"] = static_cast<double>(rss_start ? rss_end - rss_start : 0);
-      r["rss_samples"] = std::move(rss_samples);
+      json::Array samples;
+      for (const auto& [f, kb] : rss_samples)
+        samples.emplace_back(json::Array{static_cast<double>(f), static_cast<double>(kb)});
+      r["rss_samples_frame_kb"] = std::move(samples);
       r["frame_windows"] = std::move(windows.windows);
       r["frame_time_growth"] = drift;
       r["stop_signal"] = stop_signal ? json::Value(signal_name(stop_signal)) : json::Value();
