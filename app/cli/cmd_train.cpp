@@ -165,7 +165,7 @@ int run_train(Args& args) {
     throw UsageError("--dataset: unknown dataset " + quote(dataset_id) + " (one of " + dataset_ids() + ")");
   Dataset data;
   try {
-    data = make_dataset(dopt);
+    data = dry_run() ? dataset_outline(dopt) : make_dataset(dopt);  // validate-only: no points to make
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
@@ -214,7 +214,7 @@ int run_train(Args& args) {
     } catch (const SpecError& e) {
       throw UsageError(e.what());
     }
-    net->init(init, seed);
+    if (!dry_run()) net->init(init, seed);  // millions of random draws for wide GLU stacks; checks need none
   }
   if (loss_opt) {
     const auto l = parse_loss(*loss_opt);

@@ -48,6 +48,36 @@ TEST(Dataset, NoiseAndClassesAreHonoured) {
   EXPECT_THROW(make_dataset(o), std::invalid_argument);
 }
 
+// The validate-only mode of gelulab train checks against an outline: same checks and fields, no points
+// (tests/fuzz/fuzz_cli timed out generating 5.5 million of them).
+TEST(Dataset, OutlineHasTheChecksFieldsAndSplitButNoPoints) {
+  for (const DatasetInfo& info : datasets()) {
+    DatasetOptions o;
+    o.id = info.id;
+    o.samples = 101;
+    const Dataset d = make_dataset(o), e = dataset_outline(o);
+    EXPECT_EQ(e.id, d.id);
+    EXPECT_EQ(e.task, d.task);
+    EXPECT_EQ(e.inputs, d.inputs);
+    EXPECT_EQ(e.classes, d.classes);
+    EXPECT_EQ(e.noise, d.noise);
+    EXPECT_EQ(e.lo[1], d.lo[1]);
+    EXPECT_EQ(e.hi[0], d.hi[0]);
+    EXPECT_EQ(e.x_train.cols(), d.x_train.cols()) << info.id;
+    EXPECT_EQ(e.x_test.cols(), d.x_test.cols()) << info.id;
+    EXPECT_EQ(e.x_train.size() + e.y_train.size() + e.y_test.size(), 0);
+  }
+  DatasetOptions o;
+  o.samples = 10'000'000;
+  EXPECT_EQ(dataset_outline(o).x_train.cols() + dataset_outline(o).x_test.cols(), 10'000'000);
+  o.samples = 3;
+  EXPECT_THROW(dataset_outline(o), std::invalid_argument);
+  o.samples = 100;
+  o.id = "xor";
+  o.classes = 3;
+  EXPECT_THROW(dataset_outline(o), std::invalid_argument);
+}
+
 TEST(Schedule, ConstantStepCosine) {
   TrainConfig c;
   c.lr = 0.1;

@@ -53,7 +53,10 @@ std::string dataset_ids() {
   return s;
 }
 
-Dataset make_dataset(const DatasetOptions& o) {
+namespace {
+
+// The checks, the fields and the split of make_dataset; no points.
+Dataset outline(const DatasetOptions& o, int* n_train, int* n_test) {
   const DatasetInfo* info = find_dataset(o.id);
   if (!info) throw std::invalid_argument("unknown dataset '" + o.id + "' (one of " + dataset_ids() + ")");
   if (o.samples < 4 || o.samples > 10'000'000)
@@ -74,19 +77,36 @@ Dataset make_dataset(const DatasetOptions& o) {
   d.inputs = info->inputs;
   d.classes = info->task == Task::Classification ? o.classes : 0;
   d.noise = o.noise < 0.0 ? info->default_noise : o.noise;
-  const int n = o.samples;
-  int n_test = static_cast<int>(std::lround(n * o.test_fraction));
-  n_test = std::clamp(n_test, 1, n - 1);
-  const int n_train = n - n_test;
+  if (info->task == Task::Regression)
+    set_box(d, -3.0, 3.0);
+  else
+    set_box(d, -1.5, 1.5);
+  *n_test = std::clamp(static_cast<int>(std::lround(o.samples * o.test_fraction)), 1, o.samples - 1);
+  *n_train = o.samples - *n_test;
+  return d;
+}
 
+}  // namespace
+
+Dataset dataset_outline(const DatasetOptions& o) {
+  int n_train = 0, n_test = 0;
+  Dataset d = outline(o, &n_train, &n_test);
+  d.x_train.resize(0, n_train);
+  d.x_test.resize(0, n_test);
+  return d;
+}
+
+Dataset make_dataset(const DatasetOptions& o) {
+  int n_train = 0, n_test = 0;
+  Dataset d = outline(o, &n_train, &n_test);
+  const int n = o.samples;
   Rng rng(o.seed);
   Eigen::MatrixXd x(d.inputs, n);
   Eigen::RowVectorXd y(n);
   const double s = d.noise;
   const int k = d.classes;
 
-  if (info->task == Task::Regression) {
-    set_box(d, -3.0, 3.0);
+  if (d.task == Task::Regression) {
     const Activation* g = find_activation("gelu");
     for (int i = 0; i < n; ++i) {
       const double xi = rng.uniform(-3.0, 3.0);
@@ -147,7 +167,6 @@ Dataset make_dataset(const DatasetOptions& o) {
       x(1, i) = py + s * rng.normal();
       y(i) = label;
     }
-    set_box(d, -1.5, 1.5);
   }
   d.x_train = x.leftCols(n_train);
   d.x_test = x.rightCols(n_test);
