@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # GELU Lab developer entry point for a Debian 12 machine.
 #   tools/dev.sh run   [gelulab args]  install what is missing (apt, as root), build, start the app
-#   tools/dev.sh test  [ctest args]    install what is missing, build with warnings as errors, run every test
+#   tools/dev.sh test  [ctest args]    install what is missing, build with warnings as errors, run every test;
+#                                      then the sanitizer build's tests and 60 s of each fuzz target (CI)
 #   tools/dev.sh build                 install what is missing and build
+#   tools/dev.sh sanitize [ctest args] the ASan + UBSan build (build-asan) and its tests
+#   tools/dev.sh fuzz [SECONDS]        the libFuzzer targets (clang, build-fuzz), SECONDS each (default 60)
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +16,7 @@ PACKAGES=(
   libimgui-dev libstb-dev libglfw3-dev libepoxy-dev libegl-dev
   libegl-mesa0 libgl1-mesa-dri
   xvfb xauth fonts-dejavu-core python3-mpmath libdnnl-dev
+  clang libclang-rt-14-dev
 )
 
 install_missing() {
@@ -39,6 +43,22 @@ build() {
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
+# AddressSanitizer + UndefinedBehaviorSanitizer over the unit tests (core, CLI, FFN, GPU; the GUI's loaders are
+# fuzzed under the same sanitizers by tools/fuzz.sh), with -O1 so the build and the tests fit in CI's time; the
+# exhaustive sweep runs every 997th float instead of every 97th. Any report is fatal (-fno-sanitize-recover=all,
+# halt_on_error), so a test that trips a sanitizer fails.
+sanitize() {
+  local dir=build-asan
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DGELU_WERROR=ON -DGELU_BUILD_BENCH=OFF -DGELU_BUILD_GUI=OFF -DGELU_SANITIZE=address,undefined
+  cmake --build "$dir" -j "$JOBS"
+  ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
+  GELU_EXHAUSTIVE_STRIDE=997 \
+    ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "$@"
+}
+
 cmd=${1:-run}
 shift || true
 case "$cmd" in
@@ -55,10 +75,25 @@ case "$cmd" in
     install_missing
     build
     # GPU tests use EGL's surfaceless platform (no X); app tests start their own Xvfb through xvfb-run.
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@"
+    # Every stage runs; the status is the first failure's.
+    status=0
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@" || status=$?
+    echo "dev.sh: sanitizer build (ASan + UBSan)" >&2
+    sanitize "$@" || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
+    echo "dev.sh: fuzzing, 60 s per target" >&2
+    ./tools/fuzz.sh 60 || { rc=$?; [ "$status" -ne 0 ] || status=$rc; }
+    exit "$status"
+    ;;
+  sanitize)
+    install_missing
+    sanitize "$@"
+    ;;
+  fuzz)
+    install_missing
+    exec ./tools/fuzz.sh "${1:-60}"
     ;;
   *)
-    echo "usage: tools/dev.sh run|test|build" >&2
+    echo "usage: tools/dev.sh run|test|build|sanitize|fuzz" >&2
     exit 2
     ;;
 esac

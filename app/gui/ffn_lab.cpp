@@ -468,6 +468,7 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
       s.error = std::string(i == 0 ? "net A: " : "net B: ") + e.what();
     }
   }
+  if (!s.notice.empty()) std::fprintf(stderr, "gelulab: FFN lab: %s\n", s.notice.c_str());
 #ifdef GELU_HAVE_GPU
   bool fell_back = false;
   for (const Nets::One& o : s.n) fell_back = fell_back || (o.net && !o.gpu);

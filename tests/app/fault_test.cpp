@@ -350,21 +350,29 @@ TEST(Signals, SigkillMidSaveLeavesThePreviousFileAndTheNextSaveCleansUp) {
 }
 
 // [SECTION] GPU faults: the app keeps working on the CPU
-json::Value headless_ffn_report(const std::string& name, const std::vector<std::string>& env, int frames, Outcome* out) {
+// The app headless on the FFN lab, training on the GPU, until the lab reports that it moved to the CPU (a line
+// on stderr), then two more seconds of training; SIGTERM ends it and the report gives every panel's state.
+json::Value headless_ffn_report(const std::string& name, const std::vector<std::string>& env, Outcome* out) {
   const fs::path d = fresh_dir(name);
   put(d / "ffn.json", R"({"dataset": "circle", "widths": [16, 16], "backend": "gpu", "playing": true,
                           "ab": false, "speed": 0})");
   const fs::path report = d / "report.json";
-  *out = run(cat(kHeadless, {"--frames", std::to_string(frames), "--panel", "ffn", "--state", (d / "ffn.json").string(),
-                             "--report", report.string()}),
-             env);
-  if (!fs::exists(report)) return json::Value();
+  Proc p = spawn(cat(kHeadless, {"--frames", "1000000", "--panel", "ffn", "--state", (d / "ffn.json").string(),
+                                 "--report", report.string()}),
+                 env, d / "log.txt");
+  if (p.pid <= 0) return json::Value();
+  const bool moved = wait_until([&] { return slurp(p.log).find("FFN lab:") != std::string::npos; }, 180);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  ::kill(p.pid, SIGTERM);
+  out->status = wait_for(p, 120);
+  out->out = slurp(p.log);
+  if (!moved || !fs::exists(report)) return json::Value();
   return json::parse(slurp(report));
 }
 
 TEST(GpuFaults, ContextLostMidTrainingGoesOnOnTheCpu) {
   Outcome r;
-  const json::Value rep = headless_ffn_report("gl-lost", {"GELU_FAULT=gl-lost-after=30"}, 300, &r);
+  const json::Value rep = headless_ffn_report("gl-lost", {"GELU_FAULT=gl-lost-after=30"}, &r);
   ASSERT_TRUE(rep.is_object()) << r.out;
   EXPECT_EQ(r.status, 0) << r.out;  // no GL error on the render context, no crash
   const json::Value& ffn = rep.at("panels").at("ffn");
@@ -406,7 +414,7 @@ TEST(GpuFaults, MissingShaderFile) {
   EXPECT_EQ(cpu.status, 0) << cpu.out;
   // The app: the FFN lab trains on the CPU and says why.
   Outcome r;
-  const json::Value rep = headless_ffn_report("shader-missing-app", {env}, 120, &r);
+  const json::Value rep = headless_ffn_report("shader-missing-app", {env}, &r);
   ASSERT_TRUE(rep.is_object()) << r.out;
   EXPECT_EQ(r.status, 0) << r.out;
   const json::Value& ffn = rep.at("panels").at("ffn");
