@@ -77,6 +77,7 @@ int run_shot(Args& args) {
   if (csv_opt) app.request_csv(csv_plot.value_or(""), *csv_opt);
 
 #ifndef GELU_HAVE_GPU
+  (void)size;  // checked above, so a bad --size is still reported first
   std::fprintf(stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
   return 2;
 #else
