@@ -174,6 +174,12 @@ void FfnPanel::controls() {
     lab_.set_speed(cfg_.speed);
   }
   ImGui::Text("step %d · %s", snap_.nets[0].steps, snap_.backend.c_str());
+  // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
+  if (!snap_.notice.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
+    ImGui::TextWrapped("%s", snap_.notice.c_str());
+    ImGui::PopStyleColor();
+  }
   ui::heading("Data");
   const ffn::DatasetInfo* info = ffn::find_dataset(cfg_.data.id);
   ImGui::SetNextItemWidth(-0.5f * em);
@@ -260,11 +266,6 @@ void FfnPanel::controls() {
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 30, 30, 255));
     ImGui::TextWrapped("%s", snap_.error.c_str());
-    ImGui::PopStyleColor();
-  }
-  if (!snap_.notice.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
-    ImGui::TextWrapped("%s", snap_.notice.c_str());
     ImGui::PopStyleColor();
   }
 }
