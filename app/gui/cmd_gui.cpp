@@ -380,7 +380,7 @@ int run_gui(Args& args) {
       app.block_autosave();
       const std::string msg = std::string("Could not restore the last session: ") + e.what() +
                               ". GELU Lab started with the defaults. The file was left as it was and will not be "
-                              "overwritten on exit (File › Save session as… saves this session elsewhere).";
+                              "overwritten on exit (File > Save session as… saves this session elsewhere).";
       app.show_message(msg, true);
       std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
     }
@@ -388,7 +388,7 @@ int run_gui(Args& args) {
   if (app.autosave_allowed()) {
     if (const auto why = why_not_writable(app.autosave_path())) {
       const std::string msg = "This session cannot be saved on exit to " + app.autosave_path() + " (" + *why +
-                              "). File › Save session as… saves it elsewhere.";
+                              "). File > Save session as… saves it elsewhere.";
       app.show_message(msg, true);
       std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
     }
