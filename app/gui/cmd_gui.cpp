@@ -33,8 +33,8 @@
 #include "session.hpp"
 #include "state_file.hpp"
 #ifdef GELU_HAVE_GPU
-#include "gelu/gpu/context.hpp"
 #include "gpu_compare.hpp"
+#include "offscreen.hpp"
 #endif
 
 namespace gelu::app {
@@ -248,28 +248,12 @@ class HeadlessHost : public Host {
  public:
   static std::unique_ptr<HeadlessHost> create(std::pair<int, int> size) {
     std::string error;
-    auto ctx = gpu::Context::create_headless(&error);
-    if (!ctx) {
-      std::fprintf(stderr, "gelulab gui: --headless: cannot create a headless OpenGL 4.3 context: %s\n", error.c_str());
+    auto screen = Offscreen::create(size, &error);
+    if (!screen) {
+      std::fprintf(stderr, "gelulab gui: --headless: %s\n", error.c_str());
       return nullptr;
     }
-    auto host = std::unique_ptr<HeadlessHost>(new HeadlessHost(std::move(ctx), size));
-    glGenFramebuffers(1, &host->fbo_);
-    glGenRenderbuffers(1, &host->rb_);
-    glBindRenderbuffer(GL_RENDERBUFFER, host->rb_);
-    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, size.first, size.second);
-    glBindFramebuffer(GL_FRAMEBUFFER, host->fbo_);
-    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, host->rb_);
-    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-      std::fprintf(stderr, "gelulab gui: --headless: cannot create a %dx%d framebuffer\n", size.first, size.second);
-      return nullptr;
-    }
-    return host;
-  }
-  ~HeadlessHost() override {
-    glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    glDeleteRenderbuffers(1, &rb_);
-    glDeleteFramebuffers(1, &fbo_);
+    return std::unique_ptr<HeadlessHost>(new HeadlessHost(std::move(screen)));
   }
   void init_imgui() override { ImGui_ImplOpenGL3_Init("#version 430 core"); }
   void shutdown_imgui() override { ImGui_ImplOpenGL3_Shutdown(); }
@@ -285,21 +269,20 @@ class HeadlessHost : public Host {
     const auto now = std::chrono::steady_clock::now();
     io.DeltaTime = std::clamp(std::chrono::duration<float>(now - last_).count(), 1e-4f, 0.1f);
     last_ = now;
-    io.DisplaySize = ImVec2(static_cast<float>(size_.first), static_cast<float>(size_.second));
+    const auto [w, h] = screen_->size();
+    io.DisplaySize = ImVec2(static_cast<float>(w), static_cast<float>(h));
     io.DisplayFramebufferScale = ImVec2(1, 1);
   }
   std::pair<int, int> begin_render() override {
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
-    return size_;
+    screen_->bind();
+    return screen_->size();
   }
   void select_read_buffer() override { glReadBuffer(GL_COLOR_ATTACHMENT0); }
   void present() override { glFinish(); }  // what a swap with vsync does: one frame in flight at most
 
  private:
-  HeadlessHost(std::unique_ptr<gpu::Context> ctx, std::pair<int, int> size) : ctx_(std::move(ctx)), size_(size) {}
-  std::unique_ptr<gpu::Context> ctx_;
-  std::pair<int, int> size_;
-  GLuint fbo_ = 0, rb_ = 0;
+  explicit HeadlessHost(std::unique_ptr<Offscreen> screen) : screen_(std::move(screen)) {}
+  std::unique_ptr<Offscreen> screen_;
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 #endif

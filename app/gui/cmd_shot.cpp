@@ -16,8 +16,8 @@
 #include "ui.hpp"
 #include "state_file.hpp"
 #ifdef GELU_HAVE_GPU
-#include "gelu/gpu/context.hpp"
 #include "gpu_compare.hpp"
+#include "offscreen.hpp"
 #endif
 
 namespace gelu::app {
@@ -82,23 +82,12 @@ int run_shot(Args& args) {
   return 2;
 #else
   std::string error;
-  auto ctx = gpu::Context::create_headless(&error);
-  if (!ctx) {
-    std::fprintf(stderr, "gelulab shot: cannot create a headless OpenGL context: %s\n", error.c_str());
+  const auto screen = Offscreen::create(size, &error);
+  if (!screen) {
+    std::fprintf(stderr, "gelulab shot: %s\n", error.c_str());
     return 2;
   }
   const auto [w, h] = size;
-  GLuint fbo = 0, rb = 0;
-  glGenFramebuffers(1, &fbo);
-  glGenRenderbuffers(1, &rb);
-  glBindRenderbuffer(GL_RENDERBUFFER, rb);
-  glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, w, h);
-  glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-  glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, rb);
-  if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    std::fprintf(stderr, "gelulab shot: cannot create a %dx%d framebuffer\n", w, h);
-    return 2;
-  }
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
@@ -122,7 +111,7 @@ int run_shot(Args& args) {
     ImGui::NewFrame();
     app.frame();
     ImGui::Render();
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    screen->bind();
     glViewport(0, 0, w, h);
     glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
@@ -160,7 +149,7 @@ int run_shot(Args& args) {
     m["panel"] = app.active().id();
     m["width"] = w;
     m["height"] = h;
-    m["renderer"] = ctx->info().renderer;
+    m["renderer"] = screen->info().renderer;
     m["formula_font"] = app.font_has_formula_glyphs();
     m["font_px"] = static_cast<double>(ImGui::GetFontSize());
     json::Object pres;
@@ -197,9 +186,6 @@ int run_shot(Args& args) {
   gpu_release();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui::DestroyContext();
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  glDeleteRenderbuffers(1, &rb);
-  glDeleteFramebuffers(1, &fbo);
   return status;
 #endif
 }
