@@ -320,16 +320,23 @@ void BenchPanel::history_plot(ImVec2 size) {
   // Every measurement in the order it finished: a run's drift (thermal throttling, another load) shows.
   std::vector<double> xs[kBenchBackends], ys[kBenchBackends];
   double lo = 1e300, hi = 0;
+  const double first = static_cast<double>(snap_.history_first);
   for (std::size_t i = 0; i < snap_.history.size(); ++i) {
     const BenchRow& r = snap_.history[i];
-    xs[static_cast<int>(r.backend)].push_back(static_cast<double>(i));
+    xs[static_cast<int>(r.backend)].push_back(first + static_cast<double>(i));
     ys[static_cast<int>(r.backend)].push_back(r.gelem_median());
     lo = std::min(lo, r.gelem_median());
     hi = std::max(hi, r.gelem_median());
   }
   history_.y.range = log_range(lo, hi);
-  history_.x.range = {-1, std::max(20.0, static_cast<double>(snap_.history.size()) + 1)};
-  plot::Plot p("history", history_, size, "measurement number", "history: each measurement, Gelem/s");
+  const double n = static_cast<double>(snap_.history.size());
+  history_.x.range = {first - 1, first + std::max(20.0, n + 1)};
+  char title[96];
+  if (snap_.history_first > 0)
+    std::snprintf(title, sizeof title, "history: the last %zu measurements, Gelem/s", snap_.history.size());
+  else
+    std::snprintf(title, sizeof title, "history: each measurement, Gelem/s");
+  plot::Plot p("history", history_, size, "measurement number", title);
   for (int b = 0; b < kBenchBackends; ++b) {
     char label[32];
     std::snprintf(label, sizeof label, "##hist%d", b);
@@ -395,6 +402,8 @@ json::Object BenchPanel::meta() const {
   plots["sizes"] = plot_meta(sizes_);
   plots["history"] = plot_meta(history_);
   o["plots"] = plots;
+  o["history_rows"] = static_cast<double>(snap_.history.size());
+  o["history_first"] = static_cast<double>(snap_.history_first);
   json::Array bars;
   for (std::size_t i = 0; i < bar_x_.size(); ++i) {
     json::Object b;

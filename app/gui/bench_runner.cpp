@@ -321,8 +321,7 @@ void BenchRunner::sweep(BenchConfig c) {
         auto add = [&](BenchBackend b, const bench::Stats& s) {
           const BenchRow row{a->id, b, n, s};
           shared_.rows.push_back(row);
-          shared_.history.push_back(row);
-          if (shared_.history.size() > 4000) shared_.history.erase(shared_.history.begin(), shared_.history.begin() + 1000);
+          append_history(shared_, row);
         };
         if (path == 0) add(BenchBackend::CpuScalar, r.wall);
         if (path == 1) add(BenchBackend::CpuVector, r.wall);

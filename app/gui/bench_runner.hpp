@@ -46,7 +46,8 @@ struct BenchRow {
 
 struct BenchSnapshot {
   std::vector<BenchRow> rows;       // this sweep so far
-  std::vector<BenchRow> history;    // every measurement since the panel opened (bounded)
+  std::vector<BenchRow> history;    // the last kBenchHistory measurements since the panel opened
+  std::size_t history_first = 0;    // the measurement number of history[0] (earlier ones were dropped)
   double copy_gb_per_s = 0;         // host memcpy bandwidth (read + write bytes per second)
   int done = 0, total = 0;          // repetitions
   std::string current;              // what is being measured now
@@ -56,6 +57,21 @@ struct BenchSnapshot {
   std::string error;
   unsigned long long version = 0;
 };
+
+/// How many measurements the history keeps. The history plot draws a dot per measurement (~700 bytes of
+/// vertices each, held by the draw list and the GL vertex buffer), so the bound is also the memory bound;
+/// a thousand dots are as many as the strip can show apart.
+inline constexpr std::size_t kBenchHistory = 1000;
+
+/// Appends a measurement to the history, dropping the oldest beyond kBenchHistory (their numbers go on).
+inline void append_history(BenchSnapshot& s, const BenchRow& row) {
+  if (s.history.capacity() < kBenchHistory) s.history.reserve(kBenchHistory);
+  if (s.history.size() >= kBenchHistory) {
+    s.history.erase(s.history.begin());
+    ++s.history_first;
+  }
+  s.history.push_back(row);
+}
 
 /// CSV (one row per cell, header line) and JSON (the same rows plus the machine's copy bandwidth) of a sweep.
 std::string bench_csv(const BenchSnapshot& s);

@@ -71,6 +71,34 @@ long rss_kb() {
   return resident * 4;  // 4 KiB pages on x86-64 Linux
 }
 
+// Bytes the program holds from malloc (all arenas, mmapped blocks included), in KiB: live data, without the
+// allocator's free lists. Beside RSS it tells a growing data structure from allocator or driver memory.
+long heap_in_use_kb() {
+  const struct mallinfo2 mi = mallinfo2();
+  return static_cast<long>((mi.uordblks + mi.hblkhd) / 1024);
+}
+
+struct MemSample {
+  long frame = 0, rss_kb = 0, heap_kb = 0;
+};
+
+// A record of at most `capacity` values whose storage is allocated and written (so resident) up front: the
+// soak's own bookkeeping must not show up as RSS growth during the run.
+template <class T>
+struct Record {
+  std::vector<T> v;
+  std::size_t n = 0;
+  void allocate(std::size_t capacity) { v.assign(capacity, T{}); }
+  void add(const T& x) {
+    if (n < v.size()) v[n++] = x;
+  }
+  std::size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  const T* begin() const { return v.data(); }
+  const T* end() const { return v.data() + n; }
+  std::vector<T> values() const { return std::vector<T>(begin(), end()); }
+};
+
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -421,21 +449,26 @@ int run_gui(Args& args) {
   app.take_fonts_dirty();  // the atlas above already has the presentation size
   host->init_imgui();
 
-  std::vector<double> cpu_ms, ui_ms, total_ms;
+  Record<double> cpu_ms, ui_ms, total_ms;
   if (report && max_frames > 0) {
     const auto n = static_cast<std::size_t>(std::min<long>(max_frames, 1000000));
-    cpu_ms.reserve(n);
-    ui_ms.reserve(n);
-    total_ms.reserve(n);
+    cpu_ms.allocate(n);
+    ui_ms.allocate(n);
+    total_ms.allocate(n);
   }
   FrameWindows windows;
+  if (test_run && max_frames > 0) {
+    const auto n = static_cast<std::size_t>(std::min<long>(max_frames, 100000000) / 1000 + 2);
+    windows.windows.reserve(n);
+    windows.medians.reserve(n);
+  }
   // RSS is sampled every kRssEvery frames into storage reserved now (so the record itself does not grow).
   // Worker threads allocate and free benchmark arrays and GL contexts, so single samples swing by tens of
   // MiB; a leak raises the floor. Growth = the lowest sample of the last stretch minus the lowest of the
   // first stretch after the baseline frame (stretches of up to 1000 frames).
   constexpr long kRssEvery = 10;
-  std::vector<std::pair<long, long>> rss_samples;
-  if (test_run) rss_samples.reserve(static_cast<std::size_t>(std::min<long>(max_frames > 0 ? max_frames : 0, 10000000) / kRssEvery + 2));
+  Record<MemSample> rss_samples;
+  if (test_run) rss_samples.allocate(static_cast<std::size_t>(std::min<long>(max_frames > 0 ? max_frames : 0, 10000000) / kRssEvery + 2));
   long frame = 0, gl_errors = 0;
   bool script_running = script.size() > 0;
   int status = 0;
@@ -514,14 +547,13 @@ int run_gui(Args& args) {
     const auto t3 = std::chrono::steady_clock::now();
     if (frame >= 30) {  // after warm-up (font atlas, first layouts)
       if (report) {
-        cpu_ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-        ui_ms.push_back(std::chrono::duration<double, std::milli>(tu1 - tu0).count());
-        total_ms.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
+        cpu_ms.add(std::chrono::duration<double, std::milli>(t1 - t0).count());
+        ui_ms.add(std::chrono::duration<double, std::milli>(tu1 - tu0).count());
+        total_ms.add(std::chrono::duration<double, std::milli>(t2 - t0).count());
       }
       if (test_run && frame >= rss_base_frame) windows.add(frame, std::chrono::duration<double, std::milli>(t3 - t0).count());
     }
-    if (test_run && frame % kRssEvery == 0 && rss_samples.size() < rss_samples.capacity())
-      rss_samples.emplace_back(frame, rss_kb());
+    if (test_run && frame % kRssEvery == 0) rss_samples.add(MemSample{frame, rss_kb(), heap_in_use_kb()});
     ++frame;
   }
   const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_t0).count();
@@ -529,16 +561,26 @@ int run_gui(Args& args) {
   if (stop_signal)
     std::fprintf(stderr, "gelulab gui: %s received after %ld frames: saving the session and quitting\n",
                  signal_name(stop_signal), frame);
-  long rss_start = 0, rss_end = rss_kb();
+  long rss_start = 0, rss_end = rss_kb(), heap_start = 0, heap_end = 0;
   {
     const long stretch = std::min<long>(1000, std::max<long>(kRssEvery, (frame - rss_base_frame) / 2));
-    long lo_first = LONG_MAX, lo_last = LONG_MAX;
-    for (const auto& [f, kb] : rss_samples) {
-      if (f >= rss_base_frame && f < rss_base_frame + stretch) lo_first = std::min(lo_first, kb);
-      if (f >= frame - stretch && f >= rss_base_frame + stretch) lo_last = std::min(lo_last, kb);
+    long lo_first = LONG_MAX, lo_last = LONG_MAX, heap_first = LONG_MAX, heap_last = LONG_MAX;
+    for (const MemSample& m : rss_samples) {
+      if (m.frame >= rss_base_frame && m.frame < rss_base_frame + stretch) {
+        lo_first = std::min(lo_first, m.rss_kb);
+        heap_first = std::min(heap_first, m.heap_kb);
+      }
+      if (m.frame >= frame - stretch && m.frame >= rss_base_frame + stretch) {
+        lo_last = std::min(lo_last, m.rss_kb);
+        heap_last = std::min(heap_last, m.heap_kb);
+      }
     }
     if (lo_first != LONG_MAX) rss_start = lo_first;
     if (lo_last != LONG_MAX) rss_end = lo_last;
+    if (heap_first != LONG_MAX && heap_last != LONG_MAX) {
+      heap_start = heap_first;
+      heap_end = heap_last;
+    }
   }
   if (app.autosave_allowed()) {
     try {
@@ -567,11 +609,11 @@ int run_gui(Args& args) {
     std::printf("frames measured: %zu (after 30 warm-up), %dx%d, panel %s\n", cpu_ms.size(), size.first, size.second,
                 app.active().id());
     std::printf("UI (panels, sampling, draw lists: NewFrame..Render): median %.2f ms, p95 %.2f ms\n",
-                percentile(ui_ms, 0.5), percentile(ui_ms, 0.95));
+                percentile(ui_ms.values(), 0.5), percentile(ui_ms.values(), 0.95));
     std::printf("CPU per frame (UI + GL submit): median %.2f ms, p95 %.2f ms, max %.2f ms\n",
-                percentile(cpu_ms, 0.5), percentile(cpu_ms, 0.95), percentile(cpu_ms, 1.0));
+                percentile(cpu_ms.values(), 0.5), percentile(cpu_ms.values(), 0.95), percentile(cpu_ms.values(), 1.0));
     std::printf("including glFinish (llvmpipe rasterizes on the CPU): median %.2f ms, p95 %.2f ms\n",
-                percentile(total_ms, 0.5), percentile(total_ms, 0.95));
+                percentile(total_ms.values(), 0.5), percentile(total_ms.values(), 0.95));
   }
   if (test_run) {
     // Frame-time drift: the slowest of the last windows against the first full window after the baseline
@@ -579,9 +621,9 @@ int run_gui(Args& args) {
     double drift = 0;
     if (windows.medians.size() >= 2) drift = windows.medians.back() / windows.medians.front();
     std::printf("frames=%ld gl_errors=%ld gl_debug_errors=%ld gl_debug_messages=%ld gl_debug=%s rss_start_kb=%ld "
-                "rss_end_kb=%ld rss_growth_kb=%ld frame_time_growth=%.2f seconds=%.1f\n",
+                "rss_end_kb=%ld rss_growth_kb=%ld heap_growth_kb=%ld frame_time_growth=%.2f seconds=%.1f\n",
                 frame, gl_errors, g_gl_debug.errors, g_gl_debug.messages, gl_debug ? "on" : "off", rss_start, rss_end,
-                rss_start ? rss_end - rss_start : 0, drift, run_s);
+                rss_start ? rss_end - rss_start : 0, heap_end - heap_start, drift, run_s);
     if (gl_errors || g_gl_debug.errors) status = 1;
     if (rss_limit_kb >= 0 && rss_start && rss_end - rss_start > rss_limit_kb) {
       std::fprintf(stderr, "gelulab gui: RSS grew by %ld KiB (> %ld)\n", rss_end - rss_start, rss_limit_kb);
@@ -612,10 +654,15 @@ int run_gui(Args& args) {
       r["rss_start_kb"] = static_cast<double>(rss_start);
       r["rss_end_kb"] = static_cast<double>(rss_end);
       r["rss_growth_kb"] = static_cast<double>(rss_start ? rss_end - rss_start : 0);
+      r["heap_start_kb"] = static_cast<double>(heap_start);
+      r["heap_end_kb"] = static_cast<double>(heap_end);
+      r["heap_growth_kb"] = static_cast<double>(heap_end - heap_start);
       json::Array samples;
-      for (const auto& [f, kb] : rss_samples)
-        samples.emplace_back(json::Array{static_cast<double>(f), static_cast<double>(kb)});
+      for (const MemSample& m : rss_samples)
+        samples.emplace_back(json::Array{static_cast<double>(m.frame), static_cast<double>(m.rss_kb),
+                                         static_cast<double>(m.heap_kb)});
       r["rss_samples_frame_kb"] = std::move(samples);
+      r["rss_samples_columns"] = json::Array{"frame", "rss_kb", "heap_in_use_kb"};
       r["frame_windows"] = std::move(windows.windows);
       r["frame_time_growth"] = drift;
       r["stop_signal"] = stop_signal ? json::Value(signal_name(stop_signal)) : json::Value();
