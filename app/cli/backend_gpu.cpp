@@ -10,19 +10,8 @@
 namespace gelu::cli {
 namespace {
 
-struct Gpu {
-  std::unique_ptr<gpu::Context> ctx;
-  std::unique_ptr<gpu::Evaluator> eval;
-  std::string error;
-};
-
-Gpu& gpu_state() {
-  static Gpu g = [] {
-    Gpu s;
-    s.ctx = gpu::Context::create_headless(&s.error);
-    if (s.ctx) s.eval = gpu::Evaluator::create(*s.ctx, &s.error);
-    return s;
-  }();
+gpu::ContextEvaluator& gpu_state() {
+  static gpu::ContextEvaluator g = gpu::ContextEvaluator::headless();
   return g;
 }
 
@@ -32,7 +21,7 @@ bool gpu_available() { return gpu_state().eval != nullptr; }
 
 std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
                                     std::span<float> y) {
-  Gpu& g = gpu_state();
+  gpu::ContextEvaluator& g = gpu_state();
   if (!g.eval) return "GPU backend unavailable: " + g.error;
   return g.eval->eval(a, order, p, x, y);
 }

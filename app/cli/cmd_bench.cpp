@@ -100,17 +100,15 @@ int run_bench(Args& args) {
   const bool want_gpu = backend != Backend::Cpu;
   std::string device = "none";
 #ifdef GELU_HAVE_GPU
-  std::unique_ptr<gpu::Context> ctx;
-  std::unique_ptr<gpu::Evaluator> ev;
+  gpu::ContextEvaluator ce;
   if (want_gpu) {
-    std::string err;
-    ctx = gpu::Context::create_headless(&err);
-    if (ctx) ev = gpu::Evaluator::create(*ctx, &err);
-    if (!ev) throw UsageError("GPU backend unavailable: " + err);
-    device = ctx->info().renderer + " / " + ctx->info().version + " via " + ctx->info().platform;
+    ce = gpu::ContextEvaluator::headless();
+    if (!ce.eval) throw UsageError("GPU backend unavailable: " + ce.error);
+    const gpu::GlInfo& info = ce.ctx->info();
+    device = info.renderer + " / " + info.version + " via " + info.platform;
     for (const Activation* a : fns)
       for (int order : orders)
-        if (auto e = ev->prepare(*a, order)) throw UsageError(*e);
+        if (auto e = ce.eval->prepare(*a, order)) throw UsageError(*e);
   }
 #else
   if (want_gpu) throw UsageError(*gpu_eval(*fns.front(), 0, Params{}, {}, {}));
@@ -153,7 +151,7 @@ int run_bench(Args& args) {
 #ifdef GELU_HAVE_GPU
             r = bench::run(reps, 1, [&](bench::Sample& s) -> std::optional<std::string> {
               gpu::Timing t;
-              if (auto e = ev->eval(*a, order, p, x, y, &t)) return e;
+              if (auto e = ce.eval->eval(*a, order, p, x, y, &t)) return e;
               s.seconds = t.end_to_end_s;
               if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
               return std::nullopt;

@@ -212,15 +212,13 @@ void BenchRunner::sweep(BenchConfig c) {
   std::string gpu_text = "not selected";
   bool gpu_ok = false;
 #ifdef GELU_HAVE_GPU
-  std::unique_ptr<gpu::Context> ctx;
-  std::unique_ptr<gpu::Evaluator> ev;
+  gpu::ContextEvaluator ce;
   if (want_gpu) {
-    std::string err;
-    ctx = gpu::Context::create_headless(&err);
-    if (ctx) ev = gpu::Evaluator::create(*ctx, &err);
-    gpu_ok = ev != nullptr;
-    gpu_text = gpu_ok ? ctx->info().renderer : "unavailable: " + err;
+    ce = gpu::ContextEvaluator::headless();
+    gpu_ok = ce.eval != nullptr;
+    gpu_text = gpu_ok ? ce.ctx->info().renderer : "unavailable: " + ce.error;
   }
+  gpu::Evaluator* ev = ce.eval.get();
 #else
   if (want_gpu) gpu_text = "unavailable: this build has no GPU backend";
 #endif
@@ -331,8 +329,7 @@ void BenchRunner::sweep(BenchConfig c) {
       }
   }
 #ifdef GELU_HAVE_GPU
-  ev.reset();  // GL objects go while their context is current on this thread
-  ctx.reset();
+  ce.reset();  // GL objects go while their context is current on this thread
 #endif
   std::lock_guard lk(mu_);
   shared_.running = false;

@@ -10,9 +10,7 @@ namespace gelu::app {
 
 namespace {
 struct Gpu {
-  std::unique_ptr<gpu::Context> ctx;
-  std::unique_ptr<gpu::Evaluator> eval;
-  std::string error;  // why there is none (sticky: no retry every frame)
+  gpu::ContextEvaluator ce;  // ce.error says why there is none (sticky: no retry every frame)
   bool tried = false;
 };
 Gpu& state() {
@@ -25,14 +23,13 @@ bool gpu_eval(const Activation& a, const Params& p, std::span<const float> x, st
   Gpu& g = state();
   if (!g.tried) {
     g.tried = true;
-    g.ctx = gpu::Context::adopt_current(&g.error);
-    if (g.ctx) g.eval = gpu::Evaluator::create(*g.ctx, &g.error);
+    g.ce = gpu::ContextEvaluator::adopt_current();
   }
-  if (!g.eval) {
-    *error = g.error;
+  if (!g.ce.eval) {
+    *error = g.ce.error;
     return false;
   }
-  if (auto e = g.eval->eval(a, 0, p, x, y)) {
+  if (auto e = g.ce.eval->eval(a, 0, p, x, y)) {
     *error = *e;
     return false;
   }
@@ -41,9 +38,7 @@ bool gpu_eval(const Activation& a, const Params& p, std::span<const float> x, st
 
 void gpu_release() {
   Gpu& g = state();
-  g.eval.reset();
-  g.ctx.reset();
-  g.error.clear();
+  g.ce.reset();
   g.tried = false;
 }
 

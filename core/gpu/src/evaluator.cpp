@@ -55,6 +55,25 @@ std::unique_ptr<Evaluator> Evaluator::create(Context& ctx, std::string* error, S
   return e;
 }
 
+namespace {
+ContextEvaluator with_evaluator(ContextEvaluator ce) {
+  if (ce.ctx) ce.eval = Evaluator::create(*ce.ctx, &ce.error);
+  return ce;
+}
+}  // namespace
+
+ContextEvaluator ContextEvaluator::headless() {
+  ContextEvaluator ce;
+  ce.ctx = Context::create_headless(&ce.error);
+  return with_evaluator(std::move(ce));
+}
+
+ContextEvaluator ContextEvaluator::adopt_current() {
+  ContextEvaluator ce;
+  ce.ctx = Context::adopt_current(&ce.error);
+  return with_evaluator(std::move(ce));
+}
+
 Evaluator::~Evaluator() {
   for (const auto& [key, prog] : programs_) glDeleteProgram(prog);
   glDeleteBuffers(4, buffers_);

@@ -82,4 +82,20 @@ class Evaluator {
 /// Splits a double parameter into the (hi, lo) float pair the shaders take.
 std::pair<float, float> split_param(double v);
 
+/// A context with an evaluator on it, the pair every GPU caller needs. `eval` is null, and `error` says why,
+/// when either step failed. The destructor and reset() delete the evaluator's GL objects while their context
+/// still exists (assigning over a filled one would not: members are assigned in declaration order).
+struct ContextEvaluator {
+  std::unique_ptr<Context> ctx;
+  std::unique_ptr<Evaluator> eval;
+  std::string error;
+  static ContextEvaluator headless();       // a new headless context (Context::create_headless)
+  static ContextEvaluator adopt_current();  // the context current on this thread (an app's window)
+  void reset() {
+    eval.reset();
+    ctx.reset();
+    error.clear();
+  }
+};
+
 }  // namespace gelu::gpu
