@@ -74,7 +74,8 @@ void check_output_path(std::string_view option, const std::string& path);
 int run_main(int argc, char** argv);
 
 /// Validate-only mode (the CLI fuzz target): every subcommand parses and checks all its options, then
-/// returns 0 before doing its work (no files read, no window, no GPU, no training).
+/// returns 0 before doing its work (nothing written, no window, no GPU, no training). gui and shot also read
+/// and check the lesson, state, session and script files they are given, as they would before starting.
 void set_dry_run(bool on);
 bool dry_run();
 

@@ -376,12 +376,14 @@ int run_gui(Args& args) {
     if (!(max_drift >= 1 && max_drift <= 100))
       throw UsageError("--max-frame-time-growth: " + quote(*drift_opt) + " is not a ratio in [1, 100]");
   }
-  if (cli::dry_run()) return 0;
 
-  App app;
+  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the view options and script
   // The session: restored from --session FILE or the XDG file, saved there on exit. Scripted test runs
-  // (--frames) without --session leave the user's session alone.
-  app.set_autosave_path(session_opt ? *session_opt : max_frames >= 0 ? std::string() : default_session_path());
+  // (--frames) without --session leave the user's session alone; so does the validate-only mode.
+  app.set_autosave_path(cli::dry_run() ? std::string()
+                        : session_opt  ? *session_opt
+                        : max_frames >= 0 ? std::string()
+                                          : default_session_path());
   bool restored = false;
   if (!app.autosave_path().empty() && std::filesystem::exists(app.autosave_path())) {
     try {
@@ -413,6 +415,7 @@ int run_gui(Args& args) {
       throw UsageError(std::string("--script: ") + e.what());
     }
   }
+  if (cli::dry_run()) return 0;
 
   std::unique_ptr<Host> host;
   if (headless) {

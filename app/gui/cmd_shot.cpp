@@ -47,9 +47,8 @@ int run_shot(Args& args) {
   if (!out) throw UsageError("--out FILE.png is required");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
-  if (cli::dry_run()) return 0;
 
-  App app;
+  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the files and options below
   if (session_opt) {
     try {
       load_session(app, *session_opt);
@@ -66,6 +65,7 @@ int run_shot(Args& args) {
                                              : std::string("--panel");
     throw UsageError(source + ": " + e);
   }
+  if (cli::dry_run()) return 0;
   if (session_out) {
     try {
       save_session(app, *session_out);
