@@ -465,7 +465,7 @@ int run_gui(Args& args) {
     windows.windows.reserve(n);
     windows.medians.reserve(n);
   }
-  // RSS is sampled every kRssEvery frames into storage reserved now (so the record itself does not grow).
+  // RSS (and the heap in use) is sampled every kRssEvery frames into a Record allocated now.
   // Worker threads allocate and free benchmark arrays and GL contexts, so single samples swing by tens of
   // MiB; a leak raises the floor. Growth = the lowest sample of the last stretch minus the lowest of the
   // first stretch after the baseline frame (stretches of up to 1000 frames).
