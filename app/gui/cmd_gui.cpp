@@ -323,6 +323,11 @@ struct FrameWindows {
   json::Array windows;
   std::vector<double> medians;
   long first_frame = 0;
+  void reserve_for(long frames) {  // up front, so that the record does not grow during a soak
+    const auto n = static_cast<std::size_t>(std::min<long>(frames, 100000000) / kWindow + 2);
+    windows.reserve(n);
+    medians.reserve(n);
+  }
   void add(long frame, double ms) {
     if (current.empty()) {
       current.reserve(kWindow);
@@ -460,11 +465,7 @@ int run_gui(Args& args) {
     total_ms.allocate(n);
   }
   FrameWindows windows;
-  if (test_run && max_frames > 0) {
-    const auto n = static_cast<std::size_t>(std::min<long>(max_frames, 100000000) / 1000 + 2);
-    windows.windows.reserve(n);
-    windows.medians.reserve(n);
-  }
+  if (test_run && max_frames > 0) windows.reserve_for(max_frames);
   // RSS (and the heap in use) is sampled every kRssEvery frames into a Record allocated now.
   // Worker threads allocate and free benchmark arrays and GL contexts, so single samples swing by tens of
   // MiB; a leak raises the floor. Growth = the lowest sample of the last stretch minus the lowest of the
