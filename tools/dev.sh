@@ -16,7 +16,7 @@ PACKAGES=(
   libimgui-dev libstb-dev libglfw3-dev libepoxy-dev libegl-dev
   libegl-mesa0 libgl1-mesa-dri
   xvfb xauth fonts-dejavu-core python3-mpmath libdnnl-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev clang-format
 )
 
 install_missing() {

@@ -17,7 +17,9 @@ gpu::ContextEvaluator& gpu_state() {
 
 }  // namespace
 
-bool gpu_available() { return gpu_state().eval != nullptr; }
+bool gpu_available() {
+  return gpu_state().eval != nullptr;
+}
 
 std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
                                     std::span<float> y) {

@@ -15,7 +15,9 @@ std::vector<Command>& commands() {
   return c;
 }
 
-bool is_terminal(int fd) { return isatty(fd) != 0; }
+bool is_terminal(int fd) {
+  return isatty(fd) != 0;
+}
 
 void check_output_path(std::string_view option, const std::string& path) {
   namespace fs = std::filesystem;
@@ -75,7 +77,8 @@ std::optional<std::string> Args::option(std::string_view name) {
   if (all.empty()) return std::nullopt;
   if (all.size() > 1)
     throw UsageError("--" + std::string(name) + " is given " + std::to_string(all.size()) + " times (" +
-                     quote(all[0]) + ", " + quote(all[1]) + (all.size() > 2 ? ", …" : "") + "); give it once");
+                     quote(all[0]) + ", " + quote(all[1]) + (all.size() > 2 ? ", …" : "") +
+                     "); give it once");
   return all.back();
 }
 
@@ -84,7 +87,8 @@ void Args::finish() {
     if (used_[i]) continue;
     const std::string& a = argv_[i];
     if (a.rfind("--", 0) == 0)
-      throw UsageError("unknown option " + quote(a.substr(0, a.find('='))) + " (see gelulab " + command_ + " --help)");
+      throw UsageError("unknown option " + quote(a.substr(0, a.find('='))) + " (see gelulab " + command_ +
+                       " --help)");
     throw UsageError("unexpected argument " + quote(a) + " (see gelulab " + command_ + " --help)");
   }
 }
@@ -95,13 +99,14 @@ double Args::to_double(std::string_view option, const std::string& value) {
   return *v;
 }
 
-std::int64_t Args::to_int(std::string_view option, const std::string& value, std::int64_t min, std::int64_t max) {
+std::int64_t Args::to_int(std::string_view option, const std::string& value, std::int64_t min,
+                          std::int64_t max) {
   std::int64_t v = 0;
   const char* end = value.data() + value.size();
   auto [ptr, ec] = std::from_chars(value.data(), end, v);
   if (ec == std::errc::result_out_of_range || (ec == std::errc() && ptr == end && (v < min || v > max)))
-    throw UsageError("--" + std::string(option) + ": " + printable(value) + " is out of range [" + std::to_string(min) + ", " +
-                     std::to_string(max) + "]");
+    throw UsageError("--" + std::string(option) + ": " + printable(value) + " is out of range [" +
+                     std::to_string(min) + ", " + std::to_string(max) + "]");
   if (ec != std::errc() || ptr != end || value.empty())
     throw UsageError("--" + std::string(option) + ": " + quote(value) + " is not an integer");
   return v;

@@ -23,7 +23,8 @@ struct UsageError : std::runtime_error {
 /// Options parsed from argv: "--name value", "--name=value" and bare flags ("--json").
 class Args {
  public:
-  Args(std::string command, std::vector<std::string> argv) : command_(std::move(command)), argv_(std::move(argv)) {}
+  Args(std::string command, std::vector<std::string> argv)
+      : command_(std::move(command)), argv_(std::move(argv)) {}
 
   /// Declares a flag and returns whether it was given (twice: UsageError).
   bool flag(std::string_view name);
@@ -64,9 +65,9 @@ struct Registrar {
 /// True when the stream is a terminal (progress displays only then).
 bool is_terminal(int fd);
 
-/// An output file of a computation (error --csv, train --save): its directory must exist and the path must not
-/// be a directory. Checked before the work, so a mistyped path fails at once rather than after minutes, and no
-/// directories are made for it (gelu::write_file_atomic would). Throws UsageError naming the option.
+/// An output file of a computation (error --csv, train --save): its directory must exist and the path must
+/// not be a directory. Checked before the work, so a mistyped path fails at once rather than after minutes,
+/// and no directories are made for it (gelu::write_file_atomic would). Throws UsageError naming the option.
 void check_output_path(std::string_view option, const std::string& path);
 
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,

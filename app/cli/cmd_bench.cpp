@@ -42,10 +42,11 @@ void check_budget(int reps, const std::vector<std::size_t>& sizes, std::size_t r
   const double total = (reps + 1.0) * elements * static_cast<double>(runs_per_size);  // + 1: the warm-up
   if (total <= kMaxEvaluations) return;
   char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "--reps %d (+1 warm-up) x %.0f elements x %zu function/order/backend run(s) = %.2g evaluations, "
-                "more than the limit of %.0e for one run (lower --reps, --size or the number of --fn)",
-                reps, elements, runs_per_size, total, kMaxEvaluations);
+  std::snprintf(
+      buf, sizeof buf,
+      "--reps %d (+1 warm-up) x %.0f elements x %zu function/order/backend run(s) = %.2g evaluations, "
+      "more than the limit of %.0e for one run (lower --reps, --size or the number of --fn)",
+      reps, elements, runs_per_size, total, kMaxEvaluations);
   throw UsageError(buf);
 }
 
@@ -63,8 +64,9 @@ void print_stats_json(JsonWriter& w, const char* key, const bench::Stats& s, std
 
 std::string stats_text(const bench::Stats& s, std::size_t n) {
   char buf[160];
-  std::snprintf(buf, sizeof buf, "%9.3f ms [%8.3f .. %8.3f] %7.3f Gelem/s %7.2f GB/s", s.median_s * 1e3, s.min_s * 1e3,
-                s.max_s * 1e3, bench::gelem_per_s(n, s.median_s), bench::gb_per_s(n * kBytesPerElement, s.median_s));
+  std::snprintf(buf, sizeof buf, "%9.3f ms [%8.3f .. %8.3f] %7.3f Gelem/s %7.2f GB/s", s.median_s * 1e3,
+                s.min_s * 1e3, s.max_s * 1e3, bench::gelem_per_s(n, s.median_s),
+                bench::gb_per_s(n * kBytesPerElement, s.median_s));
   return buf;
 }
 
@@ -90,7 +92,8 @@ int run_bench(Args& args) {
     sizes.push_back(static_cast<std::size_t>(Args::to_int("size", s, 1, kMaxSize)));
   if (sizes.empty()) sizes = {4096, 262144, 67108864};
   std::vector<int> orders;
-  for (const std::string& s : order_texts) orders.push_back(static_cast<int>(Args::to_int("order", s, 0, kMaxOrder)));
+  for (const std::string& s : order_texts)
+    orders.push_back(static_cast<int>(Args::to_int("order", s, 0, kMaxOrder)));
   if (orders.empty()) orders = {0};
   const int reps = reps_text ? static_cast<int>(Args::to_int("reps", *reps_text, 1, 100000)) : 10;
   check_budget(reps, sizes, fns.size() * orders.size() * (backend == Backend::All ? 2 : 1));
@@ -115,7 +118,8 @@ int run_bench(Args& args) {
 #endif
 
   const bool progress_shown = is_terminal(2);
-  const int total_runs = static_cast<int>(fns.size() * orders.size() * sizes.size()) * ((want_cpu ? 1 : 0) + (want_gpu ? 1 : 0));
+  const int total_runs =
+      static_cast<int>(fns.size() * orders.size() * sizes.size()) * ((want_cpu ? 1 : 0) + (want_gpu ? 1 : 0));
   int run_index = 0;
   std::vector<Row> rows;
   for (std::size_t n : sizes) {
@@ -143,19 +147,25 @@ int run_bench(Args& args) {
             };
           bench::Result r;
           if (b == 0) {
-            r = bench::run(reps, 1, [&](bench::Sample&) -> std::optional<std::string> {
-              a->eval(std::span<const float>(x), std::span<float>(y), order, &p);
-              return std::nullopt;
-            }, progress);
+            r = bench::run(
+                reps, 1,
+                [&](bench::Sample&) -> std::optional<std::string> {
+                  a->eval(std::span<const float>(x), std::span<float>(y), order, &p);
+                  return std::nullopt;
+                },
+                progress);
           } else {
 #ifdef GELU_HAVE_GPU
-            r = bench::run(reps, 1, [&](bench::Sample& s) -> std::optional<std::string> {
-              gpu::Timing t;
-              if (auto e = ce.eval->eval(*a, order, p, x, y, &t)) return e;
-              s.seconds = t.end_to_end_s;
-              if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
-              return std::nullopt;
-            }, progress);
+            r = bench::run(
+                reps, 1,
+                [&](bench::Sample& s) -> std::optional<std::string> {
+                  gpu::Timing t;
+                  if (auto e = ce.eval->eval(*a, order, p, x, y, &t)) return e;
+                  s.seconds = t.end_to_end_s;
+                  if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
+                  return std::nullopt;
+                },
+                progress);
 #endif
           }
           if (r.error) throw UsageError(*r.error);
@@ -187,32 +197,36 @@ int run_bench(Args& args) {
     return 0;
   }
   if (want_gpu) std::printf("GPU: %s\n", device.c_str());
-  std::printf("median [min .. max] over %d repetitions; GB/s counts one float read and one written per element\n", reps);
+  std::printf(
+      "median [min .. max] over %d repetitions; GB/s counts one float read and one written per element\n",
+      reps);
   for (const Row& r : rows) {
     std::printf("%-3s %-13s f%-2s %10zu  %s %s\n", r.backend.c_str(), r.fn->id,
                 r.order == 0 ? "" : (r.order == 1 ? "'" : "''"), r.size,
                 r.backend == "gpu" ? "end-to-end" : "          ", stats_text(r.result.wall, r.size).c_str());
     if (r.result.kernel)
-      std::printf("%-3s %-13s %-3s %10s  %s %s\n", "", "", "", "", "kernel    ", stats_text(*r.result.kernel, r.size).c_str());
+      std::printf("%-3s %-13s %-3s %10s  %s %s\n", "", "", "", "", "kernel    ",
+                  stats_text(*r.result.kernel, r.size).c_str());
   }
   return 0;
 }
 
 }  // namespace
 
-GELU_CLI_COMMAND(bench, "bench", "throughput of the registry functions on the CPU and the GPU",
-                 "usage: gelulab bench [--backend cpu|gpu|all] [--fn ID]... [--size N]... [--order 0|1|2]...\n"
-                 "                     [--reps N] [--json]\n\n"
-                 "Times y = f(x) over float32 arrays: min, median and max over --reps repetitions (default 10,\n"
-                 "after one warm-up), in Gelem/s and GB/s (8 bytes per element: one read, one write).\n"
-                 "The GPU reports end-to-end (upload + dispatch + read-back) and kernel-only (GL timer queries).\n"
-                 "  --backend  cpu (default), gpu, or all\n"
-                 "  --fn       function id, repeatable (default: every registered function)\n"
-                 "  --size     elements, repeatable, 1 to 268435456 (default: 4096, 262144, 67108864)\n"
-                 "  --order    derivative order, repeatable (default: 0)\n"
-                 "  --json     one JSON object with every result\n"
-                 "A progress line is drawn on stderr when it is a terminal. GPU unavailable -> exit status 2.\n"
-                 "A run may do at most 1e11 evaluations ((reps + 1) x sizes x functions x orders x backends).\n",
-                 run_bench);
+GELU_CLI_COMMAND(
+    bench, "bench", "throughput of the registry functions on the CPU and the GPU",
+    "usage: gelulab bench [--backend cpu|gpu|all] [--fn ID]... [--size N]... [--order 0|1|2]...\n"
+    "                     [--reps N] [--json]\n\n"
+    "Times y = f(x) over float32 arrays: min, median and max over --reps repetitions (default 10,\n"
+    "after one warm-up), in Gelem/s and GB/s (8 bytes per element: one read, one write).\n"
+    "The GPU reports end-to-end (upload + dispatch + read-back) and kernel-only (GL timer queries).\n"
+    "  --backend  cpu (default), gpu, or all\n"
+    "  --fn       function id, repeatable (default: every registered function)\n"
+    "  --size     elements, repeatable, 1 to 268435456 (default: 4096, 262144, 67108864)\n"
+    "  --order    derivative order, repeatable (default: 0)\n"
+    "  --json     one JSON object with every result\n"
+    "A progress line is drawn on stderr when it is a terminal. GPU unavailable -> exit status 2.\n"
+    "A run may do at most 1e11 evaluations ((reps + 1) x sizes x functions x orders x backends).\n",
+    run_bench);
 
 }  // namespace gelu::cli

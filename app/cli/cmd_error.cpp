@@ -9,8 +9,8 @@
 #include "cli.hpp"
 #include "fn_options.hpp"
 #include "gelu/analysis.hpp"
-#include "gelu/numio.hpp"
 #include "gelu/fileio.hpp"
+#include "gelu/numio.hpp"
 #include "json_writer.hpp"
 
 namespace gelu::cli {
@@ -40,7 +40,8 @@ std::string describe(const analysis::FunctionSpec& s) {
   return d;
 }
 
-void write_csv(const std::string& path, const analysis::ErrorReport& r, const std::vector<ErrorMetric>& metrics) {
+void write_csv(const std::string& path, const analysis::ErrorReport& r,
+               const std::vector<ErrorMetric>& metrics) {
   std::string out = "x,value,reference";
   for (ErrorMetric m : metrics) out.append(",").append(analysis::to_string(m));
   out += '\n';
@@ -75,7 +76,8 @@ int run_error(Args& args) {
   const auto range_text = args.option("range");
   const Range range = range_text ? parse_range(*range_text, "range") : Range{-10.0, 10.0};
   const auto samples_text = args.option("samples");
-  const std::int64_t samples = samples_text ? Args::to_int("samples", *samples_text, 1, kMaxSamples) : 100'001;
+  const std::int64_t samples =
+      samples_text ? Args::to_int("samples", *samples_text, 1, kMaxSamples) : 100'001;
   const std::vector<ErrorMetric> metrics = parse_metrics(args.option("metric"));
   const Dtype dtype = parse_dtype(args).value_or(Dtype::F64);
   const bool json = args.flag("json");
@@ -120,34 +122,35 @@ int run_error(Args& args) {
     const analysis::ErrorStats& s = r.stats(m);
     std::string mean = format_f64(s.mean);
     if (s.nonfinite) mean += " (" + std::to_string(s.nonfinite) + " infinite, excluded)";
-    std::printf("%-6s %-24s %-24s %s\n", std::string(analysis::to_string(m)).c_str(), format_f64(s.max).c_str(),
-                format_f64(s.x_at_max).c_str(), mean.c_str());
+    std::printf("%-6s %-24s %-24s %s\n", std::string(analysis::to_string(m)).c_str(),
+                format_f64(s.max).c_str(), format_f64(s.x_at_max).c_str(), mean.c_str());
   }
   return 0;
 }
 
 }  // namespace
 
-GELU_CLI_COMMAND(error, "error", "error of one function against another over a range (abs, rel, ULP)",
-                 "usage: gelulab error --fn ID --vs ID [--range A:B] [--samples N] [--metric abs|rel|ulp]\n"
-                 "                     [--dtype f32|f64] [--order 0|1|2] [--param NAME=VALUE]...\n"
-                 "                     [--vs-param NAME=VALUE]... [--json] [--csv FILE]\n\n"
-                 "Evaluates --fn in the dtype and --vs (the reference) in double at N evenly spaced points of\n"
-                 "[A, B] (rounded to float for f32) and reports, per metric, the largest error, the first x\n"
-                 "where it occurs and the mean error.\n"
-                 "  abs  |f - ref|          rel  |f - ref| / |ref|      ulp  |f - ref| / spacing of the dtype at ref\n"
-                 "NaN against non-NaN, or an infinity against anything else, is an infinite error; such samples\n"
-                 "are counted and left out of the mean. +0 and -0 are equal.\n\n"
-                 "  --fn ID, --vs ID        the function and the reference (see gelulab list)\n"
-                 "  --range A:B             default -10:10; A < B\n"
-                 "  --samples N             default 100001; 1 <= N <= 10000000\n"
-                 "  --metric abs|rel|ulp    only this metric (default: all three)\n"
-                 "  --dtype f32|f64         precision of --fn (default f64)\n"
-                 "  --order N               compare f (0, default), f' (1) or f'' (2) of both\n"
-                 "  --param NAME=VALUE      parameter of --fn; --vs-param for --vs (repeatable)\n"
-                 "  --json                  the summary as one JSON object\n"
-                 "  --csv FILE              the curve: x,value,reference and the error columns\n\n"
-                 "Example: gelulab error --fn gelu_tanh --vs gelu --metric ulp --dtype f32\n",
-                 run_error);
+GELU_CLI_COMMAND(
+    error, "error", "error of one function against another over a range (abs, rel, ULP)",
+    "usage: gelulab error --fn ID --vs ID [--range A:B] [--samples N] [--metric abs|rel|ulp]\n"
+    "                     [--dtype f32|f64] [--order 0|1|2] [--param NAME=VALUE]...\n"
+    "                     [--vs-param NAME=VALUE]... [--json] [--csv FILE]\n\n"
+    "Evaluates --fn in the dtype and --vs (the reference) in double at N evenly spaced points of\n"
+    "[A, B] (rounded to float for f32) and reports, per metric, the largest error, the first x\n"
+    "where it occurs and the mean error.\n"
+    "  abs  |f - ref|          rel  |f - ref| / |ref|      ulp  |f - ref| / spacing of the dtype at ref\n"
+    "NaN against non-NaN, or an infinity against anything else, is an infinite error; such samples\n"
+    "are counted and left out of the mean. +0 and -0 are equal.\n\n"
+    "  --fn ID, --vs ID        the function and the reference (see gelulab list)\n"
+    "  --range A:B             default -10:10; A < B\n"
+    "  --samples N             default 100001; 1 <= N <= 10000000\n"
+    "  --metric abs|rel|ulp    only this metric (default: all three)\n"
+    "  --dtype f32|f64         precision of --fn (default f64)\n"
+    "  --order N               compare f (0, default), f' (1) or f'' (2) of both\n"
+    "  --param NAME=VALUE      parameter of --fn; --vs-param for --vs (repeatable)\n"
+    "  --json                  the summary as one JSON object\n"
+    "  --csv FILE              the curve: x,value,reference and the error columns\n\n"
+    "Example: gelulab error --fn gelu_tanh --vs gelu --metric ulp --dtype f32\n",
+    run_error);
 
 }  // namespace gelu::cli

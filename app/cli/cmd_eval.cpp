@@ -23,8 +23,8 @@ namespace {
 using analysis::Dtype;
 
 constexpr std::size_t kChunk = std::size_t{4} << 20;
-constexpr std::size_t kBatch = std::size_t{1} << 16;         // elements per CPU eval call
-constexpr std::size_t kGpuBatch = std::size_t{1} << 22;      // elements per GPU dispatch
+constexpr std::size_t kBatch = std::size_t{1} << 16;     // elements per CPU eval call
+constexpr std::size_t kGpuBatch = std::size_t{1} << 22;  // elements per GPU dispatch
 constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
 // Limits of one run, so that hostile input fails fast with a message instead of exhausting memory: no
 // number needs more than ~1100 characters (767 significant digits after 324 zeros), and 10^8 results
@@ -38,7 +38,9 @@ struct FileCloser {
   }
 };
 
-constexpr bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+constexpr bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 /// All whitespace-separated numbers of the stream, parsed directly into T (no double rounding for float).
 /// A token longer than kMaxToken or more than kMaxNumbers numbers is a UsageError naming the stream and line.
@@ -46,12 +48,12 @@ template <class T>
 std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
   std::vector<T> out;
   std::vector<char> buf(kChunk);
-  std::size_t have = 0;    // bytes in buf: a carried partial token followed by fresh input
-  std::size_t line = 1;    // line of buf[0]
+  std::size_t have = 0;  // bytes in buf: a carried partial token followed by fresh input
+  std::size_t line = 1;  // line of buf[0]
   bool eof = false;
   const auto too_long = [&](std::string_view tok) {
-    return UsageError(name + ", line " + std::to_string(line) + ": a token of more than " + std::to_string(kMaxToken) +
-                      " bytes (" + quote(tok) + ") is not a number");
+    return UsageError(name + ", line " + std::to_string(line) + ": a token of more than " +
+                      std::to_string(kMaxToken) + " bytes (" + quote(tok) + ") is not a number");
   };
   while (!eof) {
     const std::size_t got = std::fread(buf.data() + have, 1, buf.size() - have, f);
@@ -81,7 +83,8 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
       } else {
         v = parse_f64(tok);
       }
-      if (!v) throw UsageError(name + ", line " + std::to_string(line) + ": " + quote(tok) + " is not a number");
+      if (!v)
+        throw UsageError(name + ", line " + std::to_string(line) + ": " + quote(tok) + " is not a number");
       if (out.size() == kMaxNumbers)
         throw UsageError(name + ": more than " + std::to_string(kMaxNumbers) +
                          " numbers (the limit of one run; split the input)");
@@ -127,7 +130,8 @@ void eval_gpu(const Activation& a, int order, const Params& p, const std::vector
   std::vector<float> y(x.size());
   for (std::size_t i = 0; i < x.size(); i += kGpuBatch) {
     const std::size_t n = std::min(kGpuBatch, x.size() - i);
-    if (auto err = gpu_eval(a, order, p, std::span<const float>(x.data() + i, n), std::span<float>(y.data() + i, n)))
+    if (auto err =
+            gpu_eval(a, order, p, std::span<const float>(x.data() + i, n), std::span<float>(y.data() + i, n)))
       throw UsageError("--backend gpu: " + *err);
   }
   Output out;
@@ -174,21 +178,22 @@ int run_eval(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
-                 "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype f32|f64] [--param NAME=VALUE]...\n"
-                 "                    [--input FILE] [--backend cpu|gpu]\n\n"
-                 "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
-                 "and writes one result per input, one per line, in the shortest text that reads back to the\n"
-                 "same value of the dtype; nan, inf and -inf are spelled so. Decimal input is rounded once,\n"
-                 "directly to the dtype.\n\n"
-                 "  --fn ID             the function (see gelulab list)\n"
-                 "  --order N           0 = f (default), 1 = f', 2 = f''\n"
-                 "  --dtype f32|f64     evaluation precision (default f64; f32 with --backend gpu)\n"
-                 "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
-                 "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
-                 "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
-                 "A token that is not a number is reported with its line, and nothing is written.\n"
-                 "Example: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n",
-                 run_eval);
+GELU_CLI_COMMAND(
+    eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
+    "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype f32|f64] [--param NAME=VALUE]...\n"
+    "                    [--input FILE] [--backend cpu|gpu]\n\n"
+    "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
+    "and writes one result per input, one per line, in the shortest text that reads back to the\n"
+    "same value of the dtype; nan, inf and -inf are spelled so. Decimal input is rounded once,\n"
+    "directly to the dtype.\n\n"
+    "  --fn ID             the function (see gelulab list)\n"
+    "  --order N           0 = f (default), 1 = f', 2 = f''\n"
+    "  --dtype f32|f64     evaluation precision (default f64; f32 with --backend gpu)\n"
+    "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
+    "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
+    "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
+    "A token that is not a number is reported with its line, and nothing is written.\n"
+    "Example: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n",
+    run_eval);
 
 }  // namespace gelu::cli

@@ -46,12 +46,18 @@ int run_props(Args& args) {
     w.begin_object();
     w.key("fn").value(fn.id);
     w.key("params").begin_object();
-    for (std::size_t i = 0; i < fn.params.size(); ++i) w.key(fn.params[i].name).value(params[static_cast<int>(i)]);
+    for (std::size_t i = 0; i < fn.params.size(); ++i)
+      w.key(fn.params[i].name).value(params[static_cast<int>(i)]);
     w.end_object();
     w.key("search_range").begin_array().value(p.lo).value(p.hi).end_array();
     w.key("global_minimum");
     if (p.global_minimum)
-      w.begin_object().key("x").value(p.global_minimum->x).key("f").value(p.global_minimum->value).end_object();
+      w.begin_object()
+          .key("x")
+          .value(p.global_minimum->x)
+          .key("f")
+          .value(p.global_minimum->value)
+          .end_object();
     else
       w.null();
     w.key("infimum").value(p.infimum);
@@ -75,7 +81,16 @@ int run_props(Args& args) {
     json_asymptote(w, "asymptote_plus_inf", p.plus_inf);
     w.key("notable").begin_array();
     for (const analysis::NotablePoint& n : p.notable)
-      w.begin_object().key("x").value(n.x).key("f").value(n.f).key("d1").value(n.d1).key("d2").value(n.d2).end_object();
+      w.begin_object()
+          .key("x")
+          .value(n.x)
+          .key("f")
+          .value(n.f)
+          .key("d1")
+          .value(n.d1)
+          .key("d2")
+          .value(n.d2)
+          .end_object();
     w.end_array();
     w.end_object();
     std::printf("%s\n", w.str().c_str());
@@ -100,16 +115,16 @@ int run_props(Args& args) {
   where.append(format_f64(p.lo)).append(", ").append(format_f64(p.hi)).append("]");
   std::printf("zeros of f′ in %s:%s\n", where.c_str(), p.critical_points.empty() ? " none" : "");
   for (const analysis::CriticalPoint& c : p.critical_points)
-    std::printf("  x = %-24s f = %-24s f″ = %-24s (%s)\n", format_f64(c.x).c_str(), format_f64(c.value).c_str(),
-                format_f64(c.d2).c_str(), c.minimum ? "minimum" : "maximum");
+    std::printf("  x = %-24s f = %-24s f″ = %-24s (%s)\n", format_f64(c.x).c_str(),
+                format_f64(c.value).c_str(), format_f64(c.d2).c_str(), c.minimum ? "minimum" : "maximum");
   std::printf("zeros of f″ in %s:%s\n", where.c_str(), p.inflection_points.empty() ? " none" : "");
   for (double x : p.inflection_points) std::printf("  x = %s\n", format_f64(x).c_str());
   std::printf("asymptote x → −∞:  %s\n", line_text(p.minus_inf).c_str());
   std::printf("asymptote x → +∞:  %s\n", line_text(p.plus_inf).c_str());
   std::printf("notable points:\n  %-4s %-24s %-24s %s\n", "x", "f", "f′", "f″");
   for (const analysis::NotablePoint& n : p.notable)
-    std::printf("  %-4s %-24s %-24s %s\n", format_f64(n.x).c_str(), format_f64(n.f).c_str(), format_f64(n.d1).c_str(),
-                format_f64(n.d2).c_str());
+    std::printf("  %-4s %-24s %-24s %s\n", format_f64(n.x).c_str(), format_f64(n.f).c_str(),
+                format_f64(n.d1).c_str(), format_f64(n.d2).c_str());
   return 0;
 }
 

@@ -35,7 +35,8 @@ std::vector<int> parse_layers(const std::string& text) {
     const std::size_t comma = text.find(',', start);
     const std::string tok =
         text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (tok.empty()) throw UsageError("--layers: empty size in " + quote(text) + " (expected e.g. 2,32,32,1)");
+    if (tok.empty())
+      throw UsageError("--layers: empty size in " + quote(text) + " (expected e.g. 2,32,32,1)");
     sizes.push_back(static_cast<int>(Args::to_int("layers", tok, 1, kMaxWidth)));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -71,7 +72,7 @@ double number_option(const char* name, const std::string& text, Ok ok, const cha
 // work (a parameter times a batch row, forward and backward) takes 0.1-0.2 ns, so the limit is at most
 // about 10 minutes (the default run is 9e8). The memory estimate counts 4 floats per unit and batch row
 // (values, activations and their gradients) and one per unit and dataset row (the evaluation pass).
-constexpr double kMaxTrainWork = 3e12;                        // steps x batch x parameters
+constexpr double kMaxTrainWork = 3e12;                       // steps x batch x parameters
 constexpr double kMaxTrainBytes = 4.0 * 1024 * 1024 * 1024;  // working memory
 
 void check_budget(const TrainConfig& cfg, const Dataset& data, const Network<float>& net) {
@@ -90,13 +91,16 @@ void check_budget(const TrainConfig& cfg, const Dataset& data, const Network<flo
   }
   double units = spec.inputs + spec.outputs;
   for (const HiddenSpec& h : spec.hidden)
-    units += h.width + (spec.glu == GluKind::None ? 0 : 3.0 * (h.glu_hidden ? h.glu_hidden : default_glu_hidden(h.width)));
+    units +=
+        h.width +
+        (spec.glu == GluKind::None ? 0 : 3.0 * (h.glu_hidden ? h.glu_hidden : default_glu_hidden(h.width)));
   const double bytes = sizeof(float) * units * (4 * batch + rows);
   if (bytes > kMaxTrainBytes) {
-    std::snprintf(buf, sizeof buf,
-                  "--batch %.0f and %.0f samples through %.0f units need about %.1f GiB, more than the limit of "
-                  "%.0f GiB (lower --batch, --samples or the layer widths)",
-                  batch, rows, units, bytes / (1024.0 * 1024 * 1024), kMaxTrainBytes / (1024.0 * 1024 * 1024));
+    std::snprintf(
+        buf, sizeof buf,
+        "--batch %.0f and %.0f samples through %.0f units need about %.1f GiB, more than the limit of "
+        "%.0f GiB (lower --batch, --samples or the layer widths)",
+        batch, rows, units, bytes / (1024.0 * 1024 * 1024), kMaxTrainBytes / (1024.0 * 1024 * 1024));
     throw UsageError(buf);
   }
 }
@@ -134,12 +138,14 @@ int run_train(Args& args) {
   cfg.schedule =
       parse_enum<Schedule>(args, "schedule", Schedule::Constant, parse_schedule, "constant, step, cosine");
   if (auto v = args.option("lr"))
-    cfg.lr = number_option("lr", *v, [](double x) { return x > 0 && x <= 10; }, "a number in (0, 10]");
+    cfg.lr = number_option(
+        "lr", *v, [](double x) { return x > 0 && x <= 10; }, "a number in (0, 10]");
   if (auto v = args.option("momentum"))
-    cfg.momentum = number_option("momentum", *v, [](double x) { return x >= 0 && x < 1; }, "a number in [0, 1)");
+    cfg.momentum = number_option(
+        "momentum", *v, [](double x) { return x >= 0 && x < 1; }, "a number in [0, 1)");
   if (auto v = args.option("weight-decay"))
-    cfg.weight_decay =
-        number_option("weight-decay", *v, [](double x) { return x >= 0 && x <= 1; }, "a number in [0, 1]");
+    cfg.weight_decay = number_option(
+        "weight-decay", *v, [](double x) { return x >= 0 && x <= 1; }, "a number in [0, 1]");
   if (auto v = args.option("steps")) cfg.steps = static_cast<int>(Args::to_int("steps", *v, 0, 10'000'000));
   if (auto v = args.option("batch")) cfg.batch = static_cast<int>(Args::to_int("batch", *v, 1, 1'000'000));
   std::uint64_t seed = 1;
@@ -150,7 +156,8 @@ int run_train(Args& args) {
   if (auto v = args.option("samples"))
     dopt.samples = static_cast<int>(Args::to_int("samples", *v, 4, 10'000'000));
   if (auto v = args.option("noise"))
-    dopt.noise = number_option("noise", *v, [](double x) { return x >= 0 && x <= 10; }, "a number in [0, 10]");
+    dopt.noise = number_option(
+        "noise", *v, [](double x) { return x >= 0 && x <= 10; }, "a number in [0, 10]");
   if (auto v = args.option("classes")) dopt.classes = static_cast<int>(Args::to_int("classes", *v, 2, 8));
   int every = -1;
   if (auto v = args.option("every")) every = static_cast<int>(Args::to_int("every", *v, 1, 100'000'000));
@@ -248,7 +255,8 @@ int run_train(Args& args) {
     for (int s = 1; s <= cfg.steps; ++s) {
       const auto t0 = std::chrono::steady_clock::now();
       const double l = trainer.step();
-      step_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+      step_us.push_back(
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
       progress.update(s, l);
       if (s % every == 0 || s == cfg.steps) report(s, l);
     }
@@ -264,7 +272,8 @@ int run_train(Args& args) {
     trainer.download(*net);
 #else
     throw UsageError(
-        "--backend gpu: this gelulab was built without the GPU backend (GELU_BUILD_GPU=OFF or EGL/libepoxy missing)");
+        "--backend gpu: this gelulab was built without the GPU backend (GELU_BUILD_GPU=OFF or EGL/libepoxy "
+        "missing)");
 #endif
   } else {
     Trainer<float> trainer(*net, data, cfg);

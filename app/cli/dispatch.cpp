@@ -29,8 +29,12 @@ const Command* find(const std::string& name) {
 
 }  // namespace
 
-void set_dry_run(bool on) { g_dry_run = on; }
-bool dry_run() { return g_dry_run; }
+void set_dry_run(bool on) {
+  g_dry_run = on;
+}
+bool dry_run() {
+  return g_dry_run;
+}
 
 int run_main(int argc, char** argv) {
   std::string name;
@@ -47,8 +51,8 @@ int run_main(int argc, char** argv) {
   if (!cmd) {
     std::string names;
     for (const Command& c : commands()) names.append(names.empty() ? "" : ", ").append(c.name);
-    std::fprintf(stderr, "gelulab: unknown subcommand %s (one of %s; see gelulab --help)\n", quote(name).c_str(),
-                 names.c_str());
+    std::fprintf(stderr, "gelulab: unknown subcommand %s (one of %s; see gelulab --help)\n",
+                 quote(name).c_str(), names.c_str());
     return 2;
   }
   std::vector<std::string> rest;
@@ -67,7 +71,8 @@ int run_main(int argc, char** argv) {
     std::fprintf(stderr, "gelulab %s: %s\n", name.c_str(), printable(e.what(), 600).c_str());
     return 2;
   } catch (const std::bad_alloc&) {
-    std::fprintf(stderr, "gelulab %s: out of memory: the input asks for more than this machine has\n", name.c_str());
+    std::fprintf(stderr, "gelulab %s: out of memory: the input asks for more than this machine has\n",
+                 name.c_str());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gelulab %s: error: %s\n", name.c_str(), printable(e.what(), 600).c_str());

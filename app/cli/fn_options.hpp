@@ -18,12 +18,15 @@ inline const Activation& required_function(Args& args, const char* option) {
   const auto id = args.option(option);
   if (!id) throw UsageError("missing --" + std::string(option) + " ID (one of: " + activation_ids() + ")");
   const Activation* a = find_activation(*id);
-  if (!a) throw UsageError("--" + std::string(option) + ": unknown function " + quote(*id) + " (one of: " + activation_ids() + ")");
+  if (!a)
+    throw UsageError("--" + std::string(option) + ": unknown function " + quote(*id) +
+                     " (one of: " + activation_ids() + ")");
   return *a;
 }
 
 /// The function's defaults overridden by NAME=VALUE assignments, each checked against its ParamSpec.
-inline Params parse_params(const Activation& a, const std::vector<std::string>& assignments, const char* option) {
+inline Params parse_params(const Activation& a, const std::vector<std::string>& assignments,
+                           const char* option) {
   Params p = a.defaults();
   for (const std::string& s : assignments) {
     const auto eq = s.find('=');
@@ -38,11 +41,12 @@ inline Params parse_params(const Activation& a, const std::vector<std::string>& 
                        (known.empty() ? " (it has no parameters)" : " (parameters: " + known + ")"));
     }
     const auto v = parse_f64(text);
-    if (!v) throw UsageError("--" + std::string(option) + ": " + name + "=" + quote(text) + " is not a number");
+    if (!v)
+      throw UsageError("--" + std::string(option) + ": " + name + "=" + quote(text) + " is not a number");
     const ParamSpec& ps = a.params[static_cast<std::size_t>(i)];
     if (!(*v >= ps.min && *v <= ps.max))
-      throw UsageError("--" + std::string(option) + ": " + name + "=" + printable(text) + " is outside [" + format_f64(ps.min) +
-                       ", " + format_f64(ps.max) + "]");
+      throw UsageError("--" + std::string(option) + ": " + name + "=" + printable(text) + " is outside [" +
+                       format_f64(ps.min) + ", " + format_f64(ps.max) + "]");
     p[i] = *v;
   }
   return p;

@@ -13,8 +13,8 @@
 #include "bench_panel.hpp"
 #include "curves_panel.hpp"
 #include "dropout_panel.hpp"
-#include "ffn_panel.hpp"
 #include "export.hpp"
+#include "ffn_panel.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
 #include "session.hpp"
@@ -26,8 +26,7 @@ namespace {
 constexpr const char* kFontRegular = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 constexpr const char* kFontBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
 // Symbols the UI writes itself (the registry's texts are added on top of these).
-constexpr const char* kUiSymbols =
-    "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩";
+constexpr const char* kUiSymbols = "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩";
 
 void apply_theme(float scale, bool projector) {
   ImGuiStyle style;
@@ -85,7 +84,9 @@ void App::replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string
   if (!select(active)) pending_select_ = 0;
 }
 
-std::string App::panel_ids() { return "curves|approx|dropout|ffn|bench"; }
+std::string App::panel_ids() {
+  return "curves|approx|dropout|ffn|bench";
+}
 
 void App::setup_fonts_and_style(float content_scale) {
   scale_ = content_scale > 0 ? content_scale : 1.0f;
@@ -168,7 +169,9 @@ Panel* App::find(std::string_view id) {
   return nullptr;
 }
 
-bool App::animating() const { return panels_[active_]->animating(); }
+bool App::animating() const {
+  return panels_[active_]->animating();
+}
 
 bool App::take_png_request() {
   const bool r = png_request_;
@@ -213,7 +216,8 @@ void App::menu_bar() {
       ImGui::EndMenu();
     }
     set_presentation(p);
-    if (ImGui::MenuItem("Panel controls", "F6", ui::show_controls())) ui::set_show_controls(!ui::show_controls());
+    if (ImGui::MenuItem("Panel controls", "F6", ui::show_controls()))
+      ui::set_show_controls(!ui::show_controls());
     if (ImGui::MenuItem("Fullscreen", "F11", geometry_.fullscreen)) fullscreen_request_ = true;
     ImGui::EndMenu();
   }
@@ -230,7 +234,8 @@ void App::menu_bar() {
     ImGui::EndMenu();
   }
   if (!status_.empty()) {
-    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(status_.c_str()).x - 2 * ImGui::GetFontSize());
+    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(status_.c_str()).x -
+                    2 * ImGui::GetFontSize());
     ImGui::TextDisabled("%s", status_.c_str());
   }
   ImGui::EndMenuBar();
@@ -288,7 +293,8 @@ void App::apply_pending() {
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   std::unique_ptr<Panel> fresh = make_panel(s.panel);
   if (!fresh) {
-    show_message(lesson_->path + ": step " + std::to_string(step_ + 1) + ": no panel '" + s.panel + "'", true);
+    show_message(lesson_->path + ": step " + std::to_string(step_ + 1) + ": no panel '" + s.panel + "'",
+                 true);
     return;
   }
   try {
@@ -354,7 +360,8 @@ void App::lesson_bar(float height) {
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
   ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
   ui::mark("lesson_bar", ImGui::GetWindowPos(),
-           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                  ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
   const float content_w = ImGui::GetContentRegionAvail().x;
   const LessonHeader h = lesson_header(*lesson_, step_, content_w);
   const float y0 = ImGui::GetCursorPosY();
@@ -395,7 +402,8 @@ void App::show_message(std::string text, bool error) {
 void App::message_banner() {
   if (message_.empty()) return;
   const float em = ui::em();
-  ImGui::PushStyleColor(ImGuiCol_ChildBg, message_error_ ? IM_COL32(253, 226, 226, 255) : IM_COL32(224, 242, 226, 255));
+  ImGui::PushStyleColor(ImGuiCol_ChildBg,
+                        message_error_ ? IM_COL32(253, 226, 226, 255) : IM_COL32(224, 242, 226, 255));
   ImGui::PushStyleColor(ImGuiCol_Text, message_error_ ? IM_COL32(120, 0, 0, 255) : IM_COL32(0, 80, 20, 255));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.6f * em, 0.4f * em));
   const float wrap = ImGui::GetContentRegionAvail().x - 6 * em;
@@ -403,7 +411,8 @@ void App::message_banner() {
   ImGui::BeginChild("##message", ImVec2(0, std::max(h, ImGui::GetFrameHeight() + 0.9f * em)), true,
                     ImGuiWindowFlags_NoScrollbar);
   ui::mark("message", ImGui::GetWindowPos(),
-           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x, ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                  ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
   ImGui::TextUnformatted(message_.c_str());
   ImGui::PopTextWrapPos();
@@ -432,14 +441,16 @@ void App::session_dialogs() {
                                 : "Restore a session saved by GELU Lab from:");
     ImGui::SetNextItemWidth(-1);
     if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
-    const bool enter = ImGui::InputText("##path", dialog_path_, sizeof dialog_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool enter =
+        ImGui::InputText("##path", dialog_path_, sizeof dialog_path_, ImGuiInputTextFlags_EnterReturnsTrue);
     if (ImGui::Button(save ? "Save" : "Restore", ImVec2(8 * em, 0)) || enter) {
       try {
         if (save) {
           save_session(*this, dialog_path_);
           set_status(std::string("saved ") + dialog_path_);
         } else {
-          pending_restore_ = dialog_path_;  // at the start of the next frame: this frame still draws the old panels
+          pending_restore_ =
+              dialog_path_;  // at the start of the next frame: this frame still draws the old panels
         }
       } catch (const SessionError& e) {
         show_message(std::string(save ? "Could not save the session: " : "Could not restore the session: ") +
@@ -491,7 +502,8 @@ void App::export_requests() {
     plot_png_wanted_ = false;
     if (const ui::PlotRef* r = pick_plot({})) {
       plot_frame_rect(*r->state, ui::em(), ImGui::GetIO().DisplaySize, &plot_png_min_, &plot_png_max_);
-      plot_png_path_ = "gelulab-" + std::string(active_id()) + "-" + r->id + "-" + std::to_string(png_counter_) + ".png";
+      plot_png_path_ =
+          "gelulab-" + std::string(active_id()) + "-" + r->id + "-" + std::to_string(png_counter_) + ".png";
       plot_png_request_ = true;
     } else {
       set_status("no plot on this panel");
@@ -500,12 +512,13 @@ void App::export_requests() {
   if (csv_stage_ == 2) {
     csv_stage_ = 0;
     const auto& plots = ui::frame_plots();
-    const bool drawn = std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
+    const bool drawn =
+        std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
     if (!drawn || csv_state_->capture) {
       set_status("CSV: the plot was not drawn");
     } else {
-      const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ + "-" +
-                                                       std::to_string(png_counter_) + ".csv"
+      const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ +
+                                                       "-" + std::to_string(png_counter_) + ".csv"
                                                  : csv_path_;
       try {
         write_file_atomic(path, series_csv(csv_plot_, *csv_state_));
@@ -524,7 +537,8 @@ void App::export_requests() {
       csv_state_->capture = true;  // the next frame's Plot::end fills captured
       csv_stage_ = 2;
     } else {
-      set_status(csv_plot_.empty() ? "CSV: no plot on this panel" : "CSV: no plot '" + csv_plot_ + "' on this panel");
+      set_status(csv_plot_.empty() ? "CSV: no plot on this panel"
+                                   : "CSV: no plot '" + csv_plot_ + "' on this panel");
       csv_stage_ = 0;
     }
   }
@@ -562,7 +576,8 @@ void App::shortcuts() {
   if (pressed(GLFW_KEY_F6)) ui::set_show_controls(!ui::show_controls());
   if (pressed(GLFW_KEY_F1)) shortcuts_open_ = !shortcuts_open_;
   // Arrows step through a lesson unless a text field or a popup has the keyboard.
-  if (lesson_ && !io.WantTextInput && !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+  if (lesson_ && !io.WantTextInput &&
+      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
     if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) go_to_step(step_ + 1);
     if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) go_to_step(step_ - 1);
     if (pressed(GLFW_KEY_ESCAPE) && !shortcuts_open_) close_lesson();
@@ -581,7 +596,8 @@ void App::frame() {
       load_session(*this, path);
       if (message_.empty()) show_message("Restored the session from " + path, false);
     } catch (const SessionError& e) {
-      show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.", true);
+      show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.",
+                   true);
     }
   }
   apply_pending();
@@ -660,7 +676,8 @@ void read_range(const json::Value& state, std::string_view key, plot::Range& out
   const json::Value* v = state.find(key);
   if (!v) return;
   const std::string msg = quoted(key) + " must be [min, max] with finite min < max";
-  if (!v->is_array() || v->as_array().size() != 2 || !v->as_array()[0].is_number() || !v->as_array()[1].is_number())
+  if (!v->is_array() || v->as_array().size() != 2 || !v->as_array()[0].is_number() ||
+      !v->as_array()[1].is_number())
     throw json::JsonError(msg);
   const plot::Range r{v->as_array()[0].as_number(), v->as_array()[1].as_number()};
   if (!r.valid()) throw json::JsonError(msg);
@@ -672,8 +689,8 @@ void read_number(const json::Value& state, std::string_view key, double& out, do
   if (!v) return;
   if (!v->is_number() || !(v->as_number() >= min && v->as_number() <= max)) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "'%.*s' must be a number in [%g, %g]", static_cast<int>(key.size()), key.data(),
-                  min, max);
+    std::snprintf(buf, sizeof buf, "'%.*s' must be a number in [%g, %g]", static_cast<int>(key.size()),
+                  key.data(), min, max);
     throw json::JsonError(buf);
   }
   out = v->as_number();

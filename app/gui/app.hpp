@@ -2,13 +2,13 @@
 // and the headless shot (cmd_shot.cpp), so a shot is exactly what the window shows.
 #pragma once
 
+#include <imgui.h>
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <imgui.h>
 
 #include "classroom.hpp"
 #include "lessons.hpp"
@@ -109,7 +109,7 @@ class App {
   int png_counter_ = 0;
   std::string status_;
   bool formula_glyphs_ok_ = false;
-  float scale_ = 1.0f;          // content scale of the display
+  float scale_ = 1.0f;  // content scale of the display
   ImVector<ImWchar> glyph_ranges_;
   Presentation presentation_;
   bool fonts_dirty_ = false, fullscreen_request_ = false, shortcuts_open_ = false;

@@ -15,7 +15,8 @@ namespace gelu::app {
 
 namespace {
 
-constexpr const char* kMetricName[3] = {"absolute  |f − GELU|", "relative  |f − GELU| / |GELU|", "ULP (units in the last place)"};
+constexpr const char* kMetricName[3] = {"absolute  |f − GELU|", "relative  |f − GELU| / |GELU|",
+                                        "ULP (units in the last place)"};
 constexpr const char* kMetricKey[3] = {"abs", "rel", "ulp"};
 constexpr std::size_t kFitSamples = 2001;
 
@@ -23,7 +24,9 @@ plot::BatchFn batch(const Activation* a, Params p) {
   return [a, p](std::span<const double> x, std::span<double> y) { a->eval(x, y, 0, &p); };
 }
 
-int color_index(const Activation* a) { return static_cast<int>(a - registry().data()); }
+int color_index(const Activation* a) {
+  return static_cast<int>(a - registry().data());
+}
 
 std::string fmt_g(double v) {
   char b[32];
@@ -38,14 +41,17 @@ std::string fmt_f(double v) {
 
 std::vector<double> grid(plot::Range r, std::size_t n) {
   std::vector<double> xs(n);
-  for (std::size_t i = 0; i < n; ++i) xs[i] = r.min + (r.max - r.min) * static_cast<double>(i) / static_cast<double>(n - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    xs[i] = r.min + (r.max - r.min) * static_cast<double>(i) / static_cast<double>(n - 1);
   return xs;
 }
 
 }  // namespace
 
 ApproxPanel::ApproxPanel()
-    : exact_(find_activation("gelu")), tanh_(find_activation("gelu_tanh")), sigmoid_(find_activation("gelu_sigmoid")) {
+    : exact_(find_activation("gelu")),
+      tanh_(find_activation("gelu_tanh")),
+      sigmoid_(find_activation("gelu_sigmoid")) {
   shared_x_.range = {-6, 6};
   fplot_.linked_x = eplot_.linked_x = &shared_x_;
   fplot_.home_x = eplot_.home_x = {-6, 6};
@@ -131,9 +137,10 @@ void ApproxPanel::controls() {
   ImGui::SameLine();
   if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
   ui::mark("radio:f32");
-  ui::help_marker("float32: the approximations run in single precision on float32 inputs; the error is "
-                  "measured against exact GELU in double (ULPs are float32 ULPs). The blue curve then shows "
-                  "exact GELU's own float32 rounding, the floor no float formula can beat.");
+  ui::help_marker(
+      "float32: the approximations run in single precision on float32 inputs; the error is "
+      "measured against exact GELU in double (ULPs are float32 ULPs). The blue curve then shows "
+      "exact GELU's own float32 rounding, the floor no float formula can beat.");
 
   ui::heading("Tuned coefficient");
   if (ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid_) && !tuned_sigmoid_) {
@@ -149,12 +156,14 @@ void ApproxPanel::controls() {
   }
   const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
   ImGui::SetNextItemWidth(-1.5f * em);
-  if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &tuned_, &ps.min, &ps.max, "%.6f")) fit_text_.clear();
+  if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &tuned_, &ps.min, &ps.max, "%.6f"))
+    fit_text_.clear();
   ui::mark("slider:tuned");
   if (ImGui::Button(tuned_sigmoid_ ? "Fit k on the visible range" : "Fit c on the visible range")) fit();
   ui::mark("button:fit");
-  ui::help_marker("Finds the coefficient that minimizes the largest |error| against exact GELU over the x "
-                  "range currently visible. Zoom or pan first to fit another range.");
+  ui::help_marker(
+      "Finds the coefficient that minimizes the largest |error| against exact GELU over the x "
+      "range currently visible. Zoom or pan first to fit another range.");
   if (!fit_text_.empty()) ImGui::TextWrapped("%s", fit_text_.c_str());
 
   ui::heading("Largest error on view");
@@ -177,9 +186,10 @@ void ApproxPanel::controls() {
   ui::heading("CPU vs GPU");
   ImGui::Checkbox("GPU results (float32)", &gpu_);
   ui::mark("check:gpu");
-  ui::help_marker("Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
-                  "grid of the visible range, plots their error against exact GELU in the chosen metric, "
-                  "and reports how many float32 ULPs the GPU results are from the CPU's.");
+  ui::help_marker(
+      "Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
+      "grid of the visible range, plots their error against exact GELU in the chosen metric, "
+      "and reports how many float32 ULPs the GPU results are from the CPU's.");
   if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
 #endif
 }
@@ -240,14 +250,18 @@ void ApproxPanel::drawContent() {
     plot::Plot p("functions", fplot_, ImVec2(-1, avail * 0.42f), nullptr, "f(x)");
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
-    p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr, 0.14f);
+    p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr,
+               0.14f);
     p.legend_first("exact GELU  x·Φ(x)");
     p.end();
     ui::mark_plot("functions", fplot_);
   }
   char ylabel[64];
-  std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)", metric_ == ErrorMetric::Abs ? "absolute"
-                : metric_ == ErrorMetric::Rel ? "relative" : "ULP", f32_ ? "float32" : "float64");
+  std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)",
+                metric_ == ErrorMetric::Abs   ? "absolute"
+                : metric_ == ErrorMetric::Rel ? "relative"
+                                              : "ULP",
+                f32_ ? "float32" : "float64");
   {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
     const plot::Range xr = shared_x_.range;
@@ -270,15 +284,18 @@ void ApproxPanel::drawContent() {
       MaxKey key{xr, metric_, f32_, s.a, s.p};
       if (si >= max_cache_.size()) max_cache_.resize(si + 1);
       if (!(max_cache_[si].first == key)) {
-        max_cache_[si] = {key, max_error(metric_, f32_, *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
+        max_cache_[si] = {key,
+                          max_error(metric_, f32_, *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
       }
       s.max = max_cache_[si].second;
       char label[160];
-      std::snprintf(label, sizeof label, "%s: max %s at x = %s##%s", s.label.c_str(), plot::unicode_minus(fmt_g(s.max.value)).c_str(),
+      std::snprintf(label, sizeof label, "%s: max %s at x = %s##%s", s.label.c_str(),
+                    plot::unicode_minus(fmt_g(s.max.value)).c_str(),
                     plot::unicode_minus(fmt_f(s.max.x)).c_str(), s.label.c_str());
-      p.function(label, s.color, [this, m, f32, a, pa, exact_p](std::span<const double> x, std::span<double> y) {
-        error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
-      });
+      p.function(label, s.color,
+                 [this, m, f32, a, pa, exact_p](std::span<const double> x, std::span<double> y) {
+                   error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
+                 });
     }
 #ifdef GELU_HAVE_GPU
     if (gpu_) gpu_series(p, xr);
@@ -314,7 +331,8 @@ void ApproxPanel::load_state(const json::Value& s) {
   if (s.find("error_y")) eplot_.fit_y_request = false;
   std::string dtype;
   read_string(s, "dtype", dtype);
-  if (!dtype.empty() && dtype != "f32" && dtype != "f64") throw json::JsonError("'dtype' must be \"f32\" or \"f64\"");
+  if (!dtype.empty() && dtype != "f32" && dtype != "f64")
+    throw json::JsonError("'dtype' must be \"f32\" or \"f64\"");
   if (!dtype.empty()) f32_ = dtype == "f32";
   std::string form;
   read_string(s, "tuned_form", form);

@@ -1,8 +1,6 @@
 // Benchmarks panel (see bench_panel.hpp).
 #include "bench_panel.hpp"
 
-#include "gelu/fileio.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <fstream>
 
 #include "gelu/activation.hpp"
+#include "gelu/fileio.hpp"
 #include "ui.hpp"
 
 namespace gelu::app {
@@ -19,7 +18,8 @@ namespace {
 const ImU32 kBackendColor[kBenchBackends] = {IM_COL32(127, 127, 127, 255), IM_COL32(31, 119, 180, 255),
                                              IM_COL32(44, 160, 44, 255), IM_COL32(255, 127, 14, 255)};
 const ImU32 kLimitColor = IM_COL32(200, 30, 30, 255);
-constexpr std::size_t kSizeChoices[] = {1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+constexpr std::size_t kSizeChoices[] = {1024,    4096,    16384,    65536,   262144,
+                                        1048576, 4194304, 16777216, 67108864};
 
 std::string size_text(std::size_t n) {
   char b[32];
@@ -71,10 +71,11 @@ std::string BenchPanel::shot_limit_error() const {
   const double total = fns * elements * (cfg_.reps + 1.0) * backends;
   if (total <= kMaxShotEvaluations) return {};
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "the bench state asks for %.2g evaluations (functions x sizes x (reps + 1) x backends), more than "
-                "the limit of %.0e for a headless shot (lower reps or sizes)",
-                total, kMaxShotEvaluations);
+  std::snprintf(
+      buf, sizeof buf,
+      "the bench state asks for %.2g evaluations (functions x sizes x (reps + 1) x backends), more than "
+      "the limit of %.0e for a headless shot (lower reps or sizes)",
+      total, kMaxShotEvaluations);
   return buf;
 }
 
@@ -116,7 +117,8 @@ void BenchPanel::controls() {
       if (on) {  // keep registry order
         std::vector<std::string> ordered;
         for (const Activation& b : registry())
-          if (&b == &a || std::find(cfg_.functions.begin(), cfg_.functions.end(), b.id) != cfg_.functions.end())
+          if (&b == &a ||
+              std::find(cfg_.functions.begin(), cfg_.functions.end(), b.id) != cfg_.functions.end())
             ordered.push_back(b.id);
         cfg_.functions = ordered;
       }
@@ -163,7 +165,8 @@ void BenchPanel::controls() {
   }
   ui::mark("button:run");
   ImGui::SameLine();
-  const float frac = snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 0.0f;
+  const float frac =
+      snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 0.0f;
   char over[48];
   std::snprintf(over, sizeof over, "%d / %d repetitions", snap_.done, snap_.total);
   ImGui::ProgressBar(frac, ImVec2(-1, 0), over);
@@ -277,11 +280,14 @@ void BenchPanel::bars_plot(ImVec2 size) {
   if (limit > 0) {
     p.hline(limit, kLimitColor, 0.12f, true);
     char t[128];
-    std::snprintf(t, sizeof t, "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
-                  "(arrays that fit in a cache can beat it)", snap_.copy_gb_per_s, limit);
+    std::snprintf(t, sizeof t,
+                  "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
+                  "(arrays that fit in a cache can beat it)",
+                  snap_.copy_gb_per_s, limit);
     p.note(t, 1, kLimitColor);
   }
-  if (fns.empty()) p.note(snap_.running ? "measuring…" : "press Run to measure", 0, IM_COL32(90, 90, 90, 255));
+  if (fns.empty())
+    p.note(snap_.running ? "measuring…" : "press Run to measure", 0, IM_COL32(90, 90, 90, 255));
   p.end();
   ui::mark_plot("bars", bars_);
 }
@@ -413,11 +419,10 @@ json::Object BenchPanel::meta() const {
     b["best_gelem_per_s"] = bar_hi_[i];
     b["backend"] = to_string(static_cast<BenchBackend>(bar_backend_[i]));
     b["color"] = color_hex(kBackendColor[bar_backend_[i]]);
-    b["function"] = bars_.x_categories.empty()
-                        ? std::string()
-                        : bars_.x_categories[static_cast<std::size_t>(std::clamp(
-                              static_cast<int>(std::lround(bar_x_[i])), 0,
-                              static_cast<int>(bars_.x_categories.size()) - 1))];
+    b["function"] = bars_.x_categories.empty() ? std::string()
+                                               : bars_.x_categories[static_cast<std::size_t>(std::clamp(
+                                                     static_cast<int>(std::lround(bar_x_[i])), 0,
+                                                     static_cast<int>(bars_.x_categories.size()) - 1))];
     bars.emplace_back(std::move(b));
   }
   o["bars"] = std::move(bars);

@@ -89,8 +89,10 @@ void BenchConfig::from_json(const json::Value& v) {
     for (const json::Value& id : b->as_array()) {
       bool known = false;
       for (int i = 0; i < kBenchBackends; ++i)
-        if (id.is_string() && id.as_string() == to_string(static_cast<BenchBackend>(i))) c.backends[i] = known = true;
-      if (!known) throw json::JsonError("'backends' holds cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end");
+        if (id.is_string() && id.as_string() == to_string(static_cast<BenchBackend>(i)))
+          c.backends[i] = known = true;
+      if (!known)
+        throw json::JsonError("'backends' holds cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end");
     }
   }
   if (const json::Value* r = v.find("reps")) {
@@ -110,7 +112,8 @@ std::string bench_csv(const BenchSnapshot& s) {
   for (const BenchRow& r : s.rows) {
     std::snprintf(line, sizeof line, "%s,%s,%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r.fn.c_str(),
                   to_string(r.backend), r.size, r.stats.reps, r.stats.min_s, r.stats.median_s, r.stats.max_s,
-                  r.gelem_median(), r.gelem_best(), bench::gb_per_s(r.size * kBenchBytesPerElement, r.stats.median_s));
+                  r.gelem_median(), r.gelem_best(),
+                  bench::gb_per_s(r.size * kBenchBytesPerElement, r.stats.median_s));
     out += line;
   }
   return out;
@@ -173,7 +176,9 @@ void BenchRunner::join() {
   if (thread_.joinable()) thread_.join();
 }
 
-void BenchRunner::stop() { cancel_ = true; }
+void BenchRunner::stop() {
+  cancel_ = true;
+}
 
 void BenchRunner::start(const BenchConfig& c) {
   cancel_ = true;
@@ -263,8 +268,15 @@ void BenchRunner::sweep(BenchConfig c) {
           const bool mega = n >= (std::size_t{1} << 20) && n % (std::size_t{1} << 20) == 0;
           const bool kilo = n >= 1024 && n % 1024 == 0;
           std::snprintf(what, sizeof what, "%s · %s · %zu%s elements", a->id,
-                        path == 0 ? "CPU scalar" : path == 1 ? "CPU vectorized" : "GPU",
-                        mega ? n >> 20 : kilo ? n >> 10 : n, mega ? "M" : kilo ? "K" : "");
+                        path == 0   ? "CPU scalar"
+                        : path == 1 ? "CPU vectorized"
+                                    : "GPU",
+                        mega   ? n >> 20
+                        : kilo ? n >> 10
+                               : n,
+                        mega   ? "M"
+                        : kilo ? "K"
+                               : "");
           shared_.current = what;
           ++shared_.version;
         }
@@ -278,25 +290,34 @@ void BenchRunner::sweep(BenchConfig c) {
         if (path == 0) {
           // The scalar path: the float evaluator (the double formula rounded once) element by element.
           const ScalarF32 f = a->f32[0];
-          r = bench::run(reps, 1, [&](bench::Sample&) -> std::optional<std::string> {
-            for (std::size_t i = 0; i < n; ++i) y[i] = f(x[i], p);
-            return std::nullopt;
-          }, progress);
+          r = bench::run(
+              reps, 1,
+              [&](bench::Sample&) -> std::optional<std::string> {
+                for (std::size_t i = 0; i < n; ++i) y[i] = f(x[i], p);
+                return std::nullopt;
+              },
+              progress);
         } else if (path == 1) {
           const BatchF32 f = a->batch_f32[0];
-          r = bench::run(reps, 1, [&](bench::Sample&) -> std::optional<std::string> {
-            f(x.data(), y.data(), n, p);
-            return std::nullopt;
-          }, progress);
+          r = bench::run(
+              reps, 1,
+              [&](bench::Sample&) -> std::optional<std::string> {
+                f(x.data(), y.data(), n, p);
+                return std::nullopt;
+              },
+              progress);
         } else {
 #ifdef GELU_HAVE_GPU
-          r = bench::run(reps, 1, [&](bench::Sample& s) -> std::optional<std::string> {
-            gpu::Timing t;
-            if (auto e = ev->eval(*a, 0, p, x, y, &t)) return e;
-            s.seconds = t.end_to_end_s;
-            if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
-            return std::nullopt;
-          }, progress);
+          r = bench::run(
+              reps, 1,
+              [&](bench::Sample& s) -> std::optional<std::string> {
+                gpu::Timing t;
+                if (auto e = ev->eval(*a, 0, p, x, y, &t)) return e;
+                s.seconds = t.end_to_end_s;
+                if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
+                return std::nullopt;
+              },
+              progress);
 #endif
         }
         done_before += reps + 1;

@@ -18,7 +18,7 @@ namespace gelu::app {
 
 enum class BenchBackend { CpuScalar = 0, CpuVector = 1, GpuKernel = 2, GpuEndToEnd = 3 };
 inline constexpr int kBenchBackends = 4;
-const char* to_string(BenchBackend b);    // "cpu_scalar", "cpu_vector", "gpu_kernel", "gpu_end_to_end"
+const char* to_string(BenchBackend b);     // "cpu_scalar", "cpu_vector", "gpu_kernel", "gpu_end_to_end"
 const char* display_name(BenchBackend b);  // "CPU scalar", ...
 
 /// Bytes moved per element by y = f(x) on float32: one read and one write.
@@ -45,13 +45,13 @@ struct BenchRow {
 };
 
 struct BenchSnapshot {
-  std::vector<BenchRow> rows;       // this sweep so far
-  std::vector<BenchRow> history;    // the last kBenchHistory measurements since the panel opened
-  std::size_t history_first = 0;    // the measurement number of history[0] (earlier ones were dropped)
-  double copy_gb_per_s = 0;         // host memcpy bandwidth (read + write bytes per second)
-  int done = 0, total = 0;          // repetitions
-  std::string current;              // what is being measured now
-  std::string gpu;                  // the GPU renderer, or why there is none
+  std::vector<BenchRow> rows;     // this sweep so far
+  std::vector<BenchRow> history;  // the last kBenchHistory measurements since the panel opened
+  std::size_t history_first = 0;  // the measurement number of history[0] (earlier ones were dropped)
+  double copy_gb_per_s = 0;       // host memcpy bandwidth (read + write bytes per second)
+  int done = 0, total = 0;        // repetitions
+  std::string current;            // what is being measured now
+  std::string gpu;                // the GPU renderer, or why there is none
   bool gpu_ok = false;
   bool running = false, cancelled = false;
   std::string error;

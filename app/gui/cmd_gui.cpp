@@ -2,17 +2,16 @@
 // arguments runs this. Hidden options drive it from tests: --frames, --script, --report-frame-time.
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
-#include <epoxy/gl.h>
-#include <imgui.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
-
+#include <epoxy/gl.h>
+#include <imgui.h>
 #include <malloc.h>
 #include <signal.h>
 
 #include <algorithm>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -49,13 +48,27 @@ struct Events {
 };
 Events g_events;
 
-void on_event() { g_events.recent = 6; }
-void cursor_cb(GLFWwindow*, double, double) { on_event(); }
-void button_cb(GLFWwindow*, int, int, int) { on_event(); }
-void scroll_cb(GLFWwindow*, double, double) { on_event(); }
-void key_cb(GLFWwindow*, int, int, int, int) { on_event(); }
-void char_cb(GLFWwindow*, unsigned int) { on_event(); }
-void size_cb(GLFWwindow*, int, int) { on_event(); }
+void on_event() {
+  g_events.recent = 6;
+}
+void cursor_cb(GLFWwindow*, double, double) {
+  on_event();
+}
+void button_cb(GLFWwindow*, int, int, int) {
+  on_event();
+}
+void scroll_cb(GLFWwindow*, double, double) {
+  on_event();
+}
+void key_cb(GLFWwindow*, int, int, int, int) {
+  on_event();
+}
+void char_cb(GLFWwindow*, unsigned int) {
+  on_event();
+}
+void size_cb(GLFWwindow*, int, int) {
+  on_event();
+}
 void scale_cb(GLFWwindow*, float, float) {
   on_event();
   g_events.rescale = true;
@@ -109,7 +122,9 @@ double percentile(std::vector<double> v, double q) {
 // quit. The handler only sets a flag, so a signal that arrives while a file is being written lets the write
 // finish (write_file_atomic), and the previous file is never left half-written.
 volatile std::sig_atomic_t g_stop_signal = 0;
-extern "C" void on_stop_signal(int sig) { g_stop_signal = sig; }
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+}
 
 void install_stop_signals() {
   struct sigaction sa {};
@@ -179,12 +194,15 @@ class Host {
 
 class WindowHost : public Host {
  public:
-  static std::unique_ptr<WindowHost> create(App& app, std::pair<int, int> size, bool restore_geometry, bool vsync) {
-    glfwSetErrorCallback(
-        [](int code, const char* msg) { std::fprintf(stderr, "gelulab gui: GLFW error %d: %s\n", code, msg); });
+  static std::unique_ptr<WindowHost> create(App& app, std::pair<int, int> size, bool restore_geometry,
+                                            bool vsync) {
+    glfwSetErrorCallback([](int code, const char* msg) {
+      std::fprintf(stderr, "gelulab gui: GLFW error %d: %s\n", code, msg);
+    });
     if (!glfwInit()) {
-      std::fprintf(stderr, "gelulab: cannot connect to the display; use the command line instead ('gelulab --help',\n"
-                           "or 'gelulab gui --headless' to run the app without a display).\n");
+      std::fprintf(stderr,
+                   "gelulab: cannot connect to the display; use the command line instead ('gelulab --help',\n"
+                   "or 'gelulab gui --headless' to run the app without a display).\n");
       return nullptr;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
@@ -193,11 +211,13 @@ class WindowHost : public Host {
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
     WindowGeometry& geom = app.window_geometry();
-    GLFWwindow* window = glfwCreateWindow(restore_geometry ? geom.width : size.first,
-                                          restore_geometry ? geom.height : size.second, "GELU Lab", nullptr, nullptr);
+    GLFWwindow* window =
+        glfwCreateWindow(restore_geometry ? geom.width : size.first,
+                         restore_geometry ? geom.height : size.second, "GELU Lab", nullptr, nullptr);
     if (!window) {
-      std::fprintf(stderr, "gelulab: cannot create an OpenGL 4.3 core window (the driver offers no GL 4.3 core\n"
-                           "context); use the command line instead ('gelulab --help').\n");
+      std::fprintf(stderr,
+                   "gelulab: cannot create an OpenGL 4.3 core window (the driver offers no GL 4.3 core\n"
+                   "context); use the command line instead ('gelulab --help').\n");
       glfwTerminate();
       return nullptr;
     }
@@ -382,11 +402,12 @@ int run_gui(Args& args) {
       throw UsageError("--max-frame-time-growth: " + quote(*drift_opt) + " is not a ratio in [1, 100]");
   }
 
-  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the view options and script
+  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the view options and
+            // script
   // The session: restored from --session FILE or the XDG file, saved there on exit. Scripted test runs
   // (--frames) without --session leave the user's session alone; so does the validate-only mode.
-  app.set_autosave_path(cli::dry_run() ? std::string()
-                        : session_opt  ? *session_opt
+  app.set_autosave_path(cli::dry_run()    ? std::string()
+                        : session_opt     ? *session_opt
                         : max_frames >= 0 ? std::string()
                                           : default_session_path());
   bool restored = false;
@@ -396,9 +417,10 @@ int run_gui(Args& args) {
       restored = true;
     } catch (const SessionError& e) {
       app.block_autosave();
-      const std::string msg = std::string("Could not restore the last session: ") + e.what() +
-                              ". GELU Lab started with the defaults. The file was left as it was and will not be "
-                              "overwritten on exit (File > Save session as… saves this session elsewhere).";
+      const std::string msg =
+          std::string("Could not restore the last session: ") + e.what() +
+          ". GELU Lab started with the defaults. The file was left as it was and will not be "
+          "overwritten on exit (File > Save session as… saves this session elsewhere).";
       app.show_message(msg, true);
       std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
     }
@@ -427,7 +449,8 @@ int run_gui(Args& args) {
 #ifdef GELU_HAVE_GPU
     host = HeadlessHost::create(size);
 #else
-    std::fprintf(stderr, "gelulab gui: --headless needs the GPU backend (EGL), which this build does not have\n");
+    std::fprintf(stderr,
+                 "gelulab gui: --headless needs the GPU backend (EGL), which this build does not have\n");
 #endif
     if (!host) return 2;
   } else {
@@ -435,7 +458,8 @@ int run_gui(Args& args) {
     const char* wayland = std::getenv("WAYLAND_DISPLAY");
     if ((!display || !*display) && (!wayland || !*wayland)) {
       std::fprintf(stderr,
-                   "gelulab: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop app cannot open.\n"
+                   "gelulab: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop app "
+                   "cannot open.\n"
                    "Everything also works from the command line: 'gelulab --help' lists the subcommands,\n"
                    "and 'gelulab shot --panel curves --out curves.png' renders a panel without a display.\n");
       return 2;
@@ -446,7 +470,9 @@ int run_gui(Args& args) {
   const bool test_run = max_frames >= 0 || script_path;
   const bool gl_debug = test_run && enable_gl_debug();
   if (test_run && !gl_debug)
-    std::fprintf(stderr, "gelulab gui: KHR_debug output is not available; GL errors are checked with glGetError only\n");
+    std::fprintf(
+        stderr,
+        "gelulab gui: KHR_debug output is not available; GL errors are checked with glGetError only\n");
   install_stop_signals();
 
   IMGUI_CHECKVERSION();
@@ -472,7 +498,9 @@ int run_gui(Args& args) {
   // first stretch after the baseline frame (stretches of up to 1000 frames).
   constexpr long kRssEvery = 10;
   Record<MemSample> rss_samples;
-  if (test_run) rss_samples.allocate(static_cast<std::size_t>(std::min<long>(max_frames > 0 ? max_frames : 0, 10000000) / kRssEvery + 2));
+  if (test_run)
+    rss_samples.allocate(
+        static_cast<std::size_t>(std::min<long>(max_frames > 0 ? max_frames : 0, 10000000) / kRssEvery + 2));
   long frame = 0, gl_errors = 0;
   bool script_running = script.size() > 0;
   int status = 0;
@@ -530,8 +558,9 @@ int run_gui(Args& args) {
       std::string err;
       const ImVec2 fs = io.DisplayFramebufferScale;
       host->select_read_buffer();
-      const bool ok = write_framebuffer_region_png(plot_path, fh, ImVec2(plot_min.x * fs.x, plot_min.y * fs.y),
-                                                   ImVec2(plot_max.x * fs.x, plot_max.y * fs.y), &err);
+      const bool ok =
+          write_framebuffer_region_png(plot_path, fh, ImVec2(plot_min.x * fs.x, plot_min.y * fs.y),
+                                       ImVec2(plot_max.x * fs.x, plot_max.y * fs.y), &err);
       app.set_status(ok ? "saved " + plot_path : err);
       if (ok) app.png_saved();
     }
@@ -555,7 +584,8 @@ int run_gui(Args& args) {
         ui_ms.add(std::chrono::duration<double, std::milli>(tu1 - tu0).count());
         total_ms.add(std::chrono::duration<double, std::milli>(t2 - t0).count());
       }
-      if (test_run && frame >= rss_base_frame) windows.add(frame, std::chrono::duration<double, std::milli>(t3 - t0).count());
+      if (test_run && frame >= rss_base_frame)
+        windows.add(frame, std::chrono::duration<double, std::milli>(t3 - t0).count());
     }
     if (test_run && frame % kRssEvery == 0) rss_samples.add(MemSample{frame, rss_kb(), heap_in_use_kb()});
     ++frame;
@@ -610,12 +640,13 @@ int run_gui(Args& args) {
   host.reset();
 
   if (report && !cpu_ms.empty()) {
-    std::printf("frames measured: %zu (after 30 warm-up), %dx%d, panel %s\n", cpu_ms.size(), size.first, size.second,
-                app.active().id());
+    std::printf("frames measured: %zu (after 30 warm-up), %dx%d, panel %s\n", cpu_ms.size(), size.first,
+                size.second, app.active().id());
     std::printf("UI (panels, sampling, draw lists: NewFrame..Render): median %.2f ms, p95 %.2f ms\n",
                 percentile(ui_ms.values(), 0.5), percentile(ui_ms.values(), 0.95));
     std::printf("CPU per frame (UI + GL submit): median %.2f ms, p95 %.2f ms, max %.2f ms\n",
-                percentile(cpu_ms.values(), 0.5), percentile(cpu_ms.values(), 0.95), percentile(cpu_ms.values(), 1.0));
+                percentile(cpu_ms.values(), 0.5), percentile(cpu_ms.values(), 0.95),
+                percentile(cpu_ms.values(), 1.0));
     std::printf("including glFinish (llvmpipe rasterizes on the CPU): median %.2f ms, p95 %.2f ms\n",
                 percentile(total_ms.values(), 0.5), percentile(total_ms.values(), 0.95));
   }
@@ -624,18 +655,21 @@ int run_gui(Args& args) {
     // (medians, so a one-off stall does not count).
     double drift = 0;
     if (windows.medians.size() >= 2) drift = windows.medians.back() / windows.medians.front();
-    std::printf("frames=%ld gl_errors=%ld gl_debug_errors=%ld gl_debug_messages=%ld gl_debug=%s rss_start_kb=%ld "
-                "rss_end_kb=%ld rss_growth_kb=%ld heap_growth_kb=%ld frame_time_growth=%.2f seconds=%.1f\n",
-                frame, gl_errors, g_gl_debug.errors, g_gl_debug.messages, gl_debug ? "on" : "off", rss_start, rss_end,
-                rss_start ? rss_end - rss_start : 0, heap_end - heap_start, drift, run_s);
+    std::printf(
+        "frames=%ld gl_errors=%ld gl_debug_errors=%ld gl_debug_messages=%ld gl_debug=%s rss_start_kb=%ld "
+        "rss_end_kb=%ld rss_growth_kb=%ld heap_growth_kb=%ld frame_time_growth=%.2f seconds=%.1f\n",
+        frame, gl_errors, g_gl_debug.errors, g_gl_debug.messages, gl_debug ? "on" : "off", rss_start, rss_end,
+        rss_start ? rss_end - rss_start : 0, heap_end - heap_start, drift, run_s);
     if (gl_errors || g_gl_debug.errors) status = 1;
     if (rss_limit_kb >= 0 && rss_start && rss_end - rss_start > rss_limit_kb) {
       std::fprintf(stderr, "gelulab gui: RSS grew by %ld KiB (> %ld)\n", rss_end - rss_start, rss_limit_kb);
       status = 1;
     }
     if (max_drift > 0 && drift > max_drift) {
-      std::fprintf(stderr, "gelulab gui: frame time grew %.2fx (median of the last %zu frames vs the first; > %.2fx)\n",
-                   drift, FrameWindows::kWindow, max_drift);
+      std::fprintf(
+          stderr,
+          "gelulab gui: frame time grew %.2fx (median of the last %zu frames vs the first; > %.2fx)\n", drift,
+          FrameWindows::kWindow, max_drift);
       status = 1;
     }
     if (script_running && !stop_signal && !script_loop) {
@@ -686,30 +720,31 @@ int run_gui(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(gui, "gui", "open the desktop app (the default with no subcommand)",
-                 "usage: gelulab gui [--panel ID] [--state FILE] [--size WxH] [--session FILE]\n"
-                 "                   [--presentation SCALE] [--lesson FILE [--step N]]\n\n"
-                 "Opens the GELU Lab window (OpenGL 4.3, Dear ImGui). Needs a display; without one it says so\n"
-                 "and exits with status 2 (everything also works from the CLI; see 'gelulab shot').\n"
-                 "  --panel ID     start on this panel\n"
-                 "  --state FILE   a JSON panel state, as for 'gelulab shot'\n"
-                 "  --size WxH     initial window size in screen coordinates (default 1280x800)\n"
-                 "  --session FILE restore the session from FILE and save it there on exit (default:\n"
-                 "                 $XDG_CONFIG_HOME/gelulab/session.json, i.e. ~/.config/gelulab/session.json)\n"
-                 "  --presentation SCALE  start in presentation mode with text SCALE times larger (1 to 3)\n"
-                 "  --lesson FILE  start a lesson (assets/lessons/*.json) at step N (default 1)\n"
-                 "  --headless     no window: render into an offscreen framebuffer through EGL (no display\n"
-                 "                 needed); with --frames/--script for soak and fault tests\n"
-                 "Test and soak options: --frames N (stop after N frames), --script FILE (scripted input, see\n"
-                 "app/gui/script.hpp), --script-loop (run it again and again), --save-png FILE (the last\n"
-                 "frame), --report FILE (JSON: frame-time windows, RSS samples, GL errors, every panel's\n"
-                 "state), --max-rss-growth-kb K, --rss-baseline-frame N, --max-frame-time-growth R,\n"
-                 "--report-frame-time. With --frames or --script, GL errors (glGetError and KHR_debug)\n"
-                 "make the exit status 1.\n"
-                 "SIGTERM, SIGINT and SIGHUP save the session and quit, as Ctrl+Q does.\n"
-                 "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"
-                 "F12 or Ctrl+S a PNG of the window, Shift+F12 of the plot, Ctrl+E a CSV of the plot,\n"
-                 "Ctrl+1..9 switch panels, Ctrl+Q quits.\n",
-                 run_gui);
+GELU_CLI_COMMAND(
+    gui, "gui", "open the desktop app (the default with no subcommand)",
+    "usage: gelulab gui [--panel ID] [--state FILE] [--size WxH] [--session FILE]\n"
+    "                   [--presentation SCALE] [--lesson FILE [--step N]]\n\n"
+    "Opens the GELU Lab window (OpenGL 4.3, Dear ImGui). Needs a display; without one it says so\n"
+    "and exits with status 2 (everything also works from the CLI; see 'gelulab shot').\n"
+    "  --panel ID     start on this panel\n"
+    "  --state FILE   a JSON panel state, as for 'gelulab shot'\n"
+    "  --size WxH     initial window size in screen coordinates (default 1280x800)\n"
+    "  --session FILE restore the session from FILE and save it there on exit (default:\n"
+    "                 $XDG_CONFIG_HOME/gelulab/session.json, i.e. ~/.config/gelulab/session.json)\n"
+    "  --presentation SCALE  start in presentation mode with text SCALE times larger (1 to 3)\n"
+    "  --lesson FILE  start a lesson (assets/lessons/*.json) at step N (default 1)\n"
+    "  --headless     no window: render into an offscreen framebuffer through EGL (no display\n"
+    "                 needed); with --frames/--script for soak and fault tests\n"
+    "Test and soak options: --frames N (stop after N frames), --script FILE (scripted input, see\n"
+    "app/gui/script.hpp), --script-loop (run it again and again), --save-png FILE (the last\n"
+    "frame), --report FILE (JSON: frame-time windows, RSS samples, GL errors, every panel's\n"
+    "state), --max-rss-growth-kb K, --rss-baseline-frame N, --max-frame-time-growth R,\n"
+    "--report-frame-time. With --frames or --script, GL errors (glGetError and KHR_debug)\n"
+    "make the exit status 1.\n"
+    "SIGTERM, SIGINT and SIGHUP save the session and quit, as Ctrl+Q does.\n"
+    "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"
+    "F12 or Ctrl+S a PNG of the window, Shift+F12 of the plot, Ctrl+E a CSV of the plot,\n"
+    "Ctrl+1..9 switch panels, Ctrl+Q quits.\n",
+    run_gui);
 
 }  // namespace gelu::app

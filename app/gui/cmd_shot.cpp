@@ -1,8 +1,8 @@
 // gelulab shot: renders one panel headless (EGL surfaceless on Mesa, the EGL device on NVIDIA) into a
 // framebuffer object with ImGui's OpenGL3 backend and writes a PNG — the same frame the window shows.
+#include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 #include <imgui.h>
-#include <backends/imgui_impl_opengl3.h>
 
 #include <cfloat>
 #include <cstdio>
@@ -13,8 +13,8 @@
 #include "export.hpp"
 #include "gl_capture.hpp"
 #include "session.hpp"
-#include "ui.hpp"
 #include "state_file.hpp"
+#include "ui.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gpu_compare.hpp"
 #include "offscreen.hpp"
@@ -48,7 +48,8 @@ int run_shot(Args& args) {
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
 
-  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the files and options below
+  App app;  // no GL, no ImGui context: the validate-only mode (cli::dry_run) checks the files and options
+            // below
   if (session_opt) {
     try {
       load_session(app, *session_opt);
@@ -78,7 +79,8 @@ int run_shot(Args& args) {
 
 #ifndef GELU_HAVE_GPU
   (void)size;  // checked above, so a bad --size is still reported first
-  std::fprintf(stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
+  std::fprintf(
+      stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
   return 2;
 #else
   std::string error;
@@ -125,7 +127,8 @@ int run_shot(Args& args) {
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     if (!app.take_plot_png_request(&plot_min, &plot_max, &plot_name) ||
         !write_framebuffer_region_png(*plot_out, h, plot_min, plot_max, &error)) {
-      std::fprintf(stderr, "gelulab shot: --plot-out: %s\n", error.empty() ? "no plot on this panel" : error.c_str());
+      std::fprintf(stderr, "gelulab shot: --plot-out: %s\n",
+                   error.empty() ? "no plot on this panel" : error.c_str());
       status = 2;
     }
   }
@@ -167,8 +170,9 @@ int run_shot(Args& args) {
     auto rect = [](const char* name) {
       const auto it = ui::marks().find(name);
       if (it == ui::marks().end()) return json::Value();
-      return json::Value(json::Array{static_cast<double>(it->second.min.x), static_cast<double>(it->second.min.y),
-                                     static_cast<double>(it->second.max.x), static_cast<double>(it->second.max.y)});
+      return json::Value(
+          json::Array{static_cast<double>(it->second.min.x), static_cast<double>(it->second.min.y),
+                      static_cast<double>(it->second.max.x), static_cast<double>(it->second.max.y)});
     };
     m["lesson_bar"] = rect("lesson_bar");
     m["message"] = app.message();
@@ -192,31 +196,35 @@ int run_shot(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
-                 "usage: gelulab shot --panel curves|approx|dropout|ffn|bench --out FILE.png [--size WxH] [--state FILE]\n\n"
-                 "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
-                 "  --size WxH     picture size in pixels (default 1280x800)\n"
-                 "  --state FILE   JSON panel state, for example\n"
-                 "                 curves:  {\"x\": [-4, 4], \"y\": [-1, 4], \"functions\": [\"gelu\", \"relu\"],\n"
-                 "                           \"params\": {\"gelu_sigmoid.k\": 1.702}, \"probe\": 1.0,\n"
-                 "                           \"derivatives\": [1], \"shade_dip\": true, \"shade_dead\": true}\n"
-                 "                 approx:  {\"x\": [-6, 6], \"metric\": \"abs|rel|ulp\", \"log\": true,\n"
-                 "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
-                 "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
-                 "                 ffn:     {\"dataset\": \"spiral\", \"widths\": [32, 32], \"a\": {\"activations\": [\"relu\"]},\n"
-                 "                           \"b\": {\"activations\": [\"gelu\"], \"stochastic\": true}, \"lr\": 0.01,\n"
-                 "                           \"shot_steps\": 1500}   (trains that many steps, deterministically, first)\n"
-                 "                 bench:   {\"functions\": [\"gelu\", \"relu\"], \"sizes\": [4096, 65536], \"reps\": 3,\n"
-                 "                           \"backends\": [\"cpu_scalar\", \"cpu_vector\", \"gpu_kernel\", \"gpu_end_to_end\"]}\n"
-                 "                           (measured synchronously before the frame)\n"
-                 "  --scale S      UI scale (font size multiplier, default 1)\n"
-                 "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
-                 "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
-                 "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
-                 "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
-                 "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
-                 "  --plot-out FILE  also write a PNG of the first plot alone\n"
-                 "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
-                 run_shot);
+GELU_CLI_COMMAND(
+    shot, "shot", "render a panel headless (no display) into a PNG",
+    "usage: gelulab shot --panel curves|approx|dropout|ffn|bench --out FILE.png [--size WxH] [--state "
+    "FILE]\n\n"
+    "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
+    "  --size WxH     picture size in pixels (default 1280x800)\n"
+    "  --state FILE   JSON panel state, for example\n"
+    "                 curves:  {\"x\": [-4, 4], \"y\": [-1, 4], \"functions\": [\"gelu\", \"relu\"],\n"
+    "                           \"params\": {\"gelu_sigmoid.k\": 1.702}, \"probe\": 1.0,\n"
+    "                           \"derivatives\": [1], \"shade_dip\": true, \"shade_dead\": true}\n"
+    "                 approx:  {\"x\": [-6, 6], \"metric\": \"abs|rel|ulp\", \"log\": true,\n"
+    "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
+    "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
+    "                 ffn:     {\"dataset\": \"spiral\", \"widths\": [32, 32], \"a\": {\"activations\": "
+    "[\"relu\"]},\n"
+    "                           \"b\": {\"activations\": [\"gelu\"], \"stochastic\": true}, \"lr\": 0.01,\n"
+    "                           \"shot_steps\": 1500}   (trains that many steps, deterministically, first)\n"
+    "                 bench:   {\"functions\": [\"gelu\", \"relu\"], \"sizes\": [4096, 65536], \"reps\": 3,\n"
+    "                           \"backends\": [\"cpu_scalar\", \"cpu_vector\", \"gpu_kernel\", "
+    "\"gpu_end_to_end\"]}\n"
+    "                           (measured synchronously before the frame)\n"
+    "  --scale S      UI scale (font size multiplier, default 1)\n"
+    "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
+    "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
+    "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
+    "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
+    "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
+    "  --plot-out FILE  also write a PNG of the first plot alone\n"
+    "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
+    run_shot);
 
 }  // namespace gelu::app

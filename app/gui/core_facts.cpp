@@ -9,7 +9,7 @@ namespace gelu::app {
 
 namespace {
 analysis::ErrorMetric to_core(ErrorMetric m) {
-  return m == ErrorMetric::Abs ? analysis::ErrorMetric::Abs
+  return m == ErrorMetric::Abs   ? analysis::ErrorMetric::Abs
          : m == ErrorMetric::Rel ? analysis::ErrorMetric::Rel
                                  : analysis::ErrorMetric::Ulp;
 }
@@ -28,7 +28,9 @@ GeluMinimum gelu_minimum() {
   return p.global_minimum ? GeluMinimum{p.global_minimum->x, p.global_minimum->value} : GeluMinimum{NAN, NAN};
 }
 
-const std::vector<double>& gelu_inflections() { return gelu_properties().inflection_points; }
+const std::vector<double>& gelu_inflections() {
+  return gelu_properties().inflection_points;
+}
 
 double error_of_f32(ErrorMetric metric, float v, double r) {
   switch (metric) {
@@ -42,8 +44,8 @@ double error_of_f32(ErrorMetric metric, float v, double r) {
   return NAN;
 }
 
-void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
-                 const Params& pr, std::span<const double> xs, std::span<double> err) {
+void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa,
+                 const Activation& ref, const Params& pr, std::span<const double> xs, std::span<double> err) {
   const std::size_t n = std::min(xs.size(), err.size());
   thread_local std::vector<double> xd, r, v;
   thread_local std::vector<float> xf, vf;
@@ -76,11 +78,11 @@ void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const P
   }
 }
 
-MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
-                   const Params& pr, double a, double b, std::size_t n) {
-  const analysis::ErrorReport rep = analysis::compare(analysis::FunctionSpec{&approx, pa, 0},
-                                                      analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
-                                                      f32 ? analysis::Dtype::F32 : analysis::Dtype::F64);
+MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa,
+                   const Activation& ref, const Params& pr, double a, double b, std::size_t n) {
+  const analysis::ErrorReport rep =
+      analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
+                        f32 ? analysis::Dtype::F32 : analysis::Dtype::F64);
   const analysis::ErrorStats& s = rep.stats(to_core(metric));
   return MaxError{s.x_at_max, s.max};
 }

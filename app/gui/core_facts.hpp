@@ -25,11 +25,11 @@ struct MaxError {
 };
 /// err[i] = error of `approx` (parameters pa) against `ref` (pr, in double) at xs[i], with core's distance
 /// for the metric. With f32, `approx` runs in float32 on float32-rounded inputs and ULPs are float32 ULPs.
-void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
-                 const Params& pr, std::span<const double> xs, std::span<double> err);
+void error_curve(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa,
+                 const Activation& ref, const Params& pr, std::span<const double> xs, std::span<double> err);
 /// The largest error on n evenly spaced samples of [a, b] and where it occurs (gelu::analysis::compare).
-MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
-                   const Params& pr, double a, double b, std::size_t n);
+MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const Params& pa,
+                   const Activation& ref, const Params& pr, double a, double b, std::size_t n);
 /// Error of values v computed in float32 (e.g. on the GPU) against references r (double), core's distance.
 double error_of_f32(ErrorMetric metric, float v, double r);
 

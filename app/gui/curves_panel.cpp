@@ -188,7 +188,8 @@ void CurvesPanel::plots(float height) {
 void CurvesPanel::readout_table() {
   int shown = 0;
   for (const Fn& f : fns_) shown += f.shown;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("readout", 5, flags)) return;
   char head[3][32];
   std::snprintf(head[0], sizeof head[0], "f(%.4g)", probe_x_);
@@ -209,7 +210,8 @@ void CurvesPanel::readout_table() {
     std::string formula = f.a->formula;
     for (std::size_t i = 0; i < f.a->params.size(); ++i) {
       char b[48];
-      std::snprintf(b, sizeof b, "%s%s = %.6g", i ? ", " : "   ", f.a->params[i].name, f.params[static_cast<int>(i)]);
+      std::snprintf(b, sizeof b, "%s%s = %.6g", i ? ", " : "   ", f.a->params[i].name,
+                    f.params[static_cast<int>(i)]);
       formula += b;
     }
     ImGui::TextUnformatted(formula.c_str());
@@ -236,7 +238,8 @@ void CurvesPanel::drawContent() {
 }
 
 void CurvesPanel::load_state(const json::Value& s) {
-  check_keys(s, {"x", "y", "functions", "params", "probe", "derivatives", "shade_dip", "shade_dead", "symlog"});
+  check_keys(s,
+             {"x", "y", "functions", "params", "probe", "derivatives", "shade_dip", "shade_dead", "symlog"});
   read_range(s, "x", shared_x_.range);
   for (auto& p : plot_) p.x = shared_x_;
   read_range(s, "y", plot_[0].y.range);
@@ -245,9 +248,11 @@ void CurvesPanel::load_state(const json::Value& s) {
     for (Fn& f : fns_) f.shown = false;
     for (const json::Value& id : v->as_array()) {
       if (!id.is_string()) throw json::JsonError("'functions' must be an array of registry ids");
-      auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id.as_string() == f.a->id; });
+      auto it =
+          std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id.as_string() == f.a->id; });
       if (it == fns_.end())
-        throw json::JsonError("unknown function " + gelu::quote(id.as_string()) + " (known: " + activation_ids() + ")");
+        throw json::JsonError("unknown function " + gelu::quote(id.as_string()) +
+                              " (known: " + activation_ids() + ")");
       it->shown = true;
     }
   }
@@ -257,8 +262,10 @@ void CurvesPanel::load_state(const json::Value& s) {
       const auto dot = key.find('.');
       const std::string id = key.substr(0, dot);  // named: clang 14 cannot capture a structured binding
       auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id == f.a->id; });
-      const int pi = (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
-      if (pi < 0) throw json::JsonError("unknown parameter " + gelu::quote(key) + " (write function_id.param)");
+      const int pi =
+          (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
+      if (pi < 0)
+        throw json::JsonError("unknown parameter " + gelu::quote(key) + " (write function_id.param)");
       const ParamSpec& ps = it->a->params[static_cast<std::size_t>(pi)];
       double x = 0;
       read_number(*v, key, x, ps.min, ps.max);

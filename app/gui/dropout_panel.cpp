@@ -11,10 +11,10 @@
 namespace gelu::app {
 
 namespace {
-constexpr std::size_t kRecent = 60;           // masks shown in the grid
-constexpr std::size_t kHistSamples = 40000;   // z ~ N(μ, σ) draws for the histograms
+constexpr std::size_t kRecent = 60;          // masks shown in the grid
+constexpr std::size_t kHistSamples = 40000;  // z ~ N(μ, σ) draws for the histograms
 constexpr int kBins = 64;
-constexpr double kZ95 = 1.959963984540054;    // two-sided 95% normal quantile
+constexpr double kZ95 = 1.959963984540054;  // two-sided 95% normal quantile
 const ImU32 kKeepColor = IM_COL32(31, 119, 180, 255);
 const ImU32 kDropColor = IM_COL32(214, 39, 40, 255);
 const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
@@ -89,7 +89,8 @@ void DropoutPanel::update_histograms() {
   for (double v : r.output)
     if (v != 0) positive.push_back(v);
   const stochastic::Histogram rh = stochastic::histogram(positive, kBins, lo, hi);
-  relu_zero_mass_ = static_cast<double>(r.output.size() - positive.size()) / static_cast<double>(r.output.size());
+  relu_zero_mass_ =
+      static_cast<double>(r.output.size() - positive.size()) / static_cast<double>(r.output.size());
   bin_w_ = gh.bin_width();
   const double norm = 1.0 / (static_cast<double>(kHistSamples) * bin_w_);  // densities of the whole sample
   bin_x_.resize(kBins);
@@ -290,7 +291,8 @@ json::Object DropoutPanel::meta() const {
   o["samples"] = static_cast<double>(r.samples);
   o["mean"] = r.mean;
   o["standard_error"] = r.std_error;
-  o["replayed_mean"] = r.samples ? x0_ * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
+  o["replayed_mean"] =
+      r.samples ? x0_ * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
   o["gelu"] = r.exact;
   o["band_lo"] = lo_.empty() ? json::Value() : json::Value(lo_.back());
   o["band_hi"] = hi_.empty() ? json::Value() : json::Value(hi_.back());

@@ -1,12 +1,13 @@
 // Export (see export.hpp).
 #include "export.hpp"
-#include "gl_capture.hpp"
 
 #include <epoxy/gl.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "gl_capture.hpp"
 
 namespace gelu::app {
 

@@ -42,7 +42,8 @@ std::vector<std::uint32_t> heat_texels(const ffn::GridOutput& g, int classes) {
 }
 
 void HeatmapTexture::upload(const ffn::GridOutput& g, int classes) {
-  if (g.nx < 2 || g.ny < 2 || g.values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
+  if (g.nx < 2 || g.ny < 2 ||
+      g.values.size() != static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny))
     return;
   const std::vector<std::uint32_t> texels = heat_texels(g, classes);
   GLint prev = 0;

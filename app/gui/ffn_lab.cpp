@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "gelu/activation.hpp"
@@ -98,7 +98,8 @@ double number(const json::Value& v, std::string_view key, double lo, double hi) 
 
 void read_net(const json::Value& v, NetChoice& n) {
   if (const json::Value* a = member(v, "activations")) {
-    if (!a->is_array() || a->as_array().empty()) throw json::JsonError("'activations' must be a non-empty array");
+    if (!a->is_array() || a->as_array().empty())
+      throw json::JsonError("'activations' must be a non-empty array");
     n.activations.clear();
     for (const json::Value& s : a->as_array()) {
       if (!s.is_string() || !find_activation(s.as_string()))
@@ -154,9 +155,10 @@ json::Value LabConfig::to_json() const {
 }
 
 void LabConfig::from_json(const json::Value& v) {
-  static constexpr std::string_view kKeys[] = {"dataset", "samples", "noise", "classes", "data_seed", "edits",
-                                               "widths", "glu", "a", "b", "ab", "optimizer", "lr", "batch",
-                                               "init_seed", "backend", "grid", "speed", "shot_steps", "playing"};
+  static constexpr std::string_view kKeys[] = {"dataset", "samples",   "noise", "classes",    "data_seed",
+                                               "edits",   "widths",    "glu",   "a",          "b",
+                                               "ab",      "optimizer", "lr",    "batch",      "init_seed",
+                                               "backend", "grid",      "speed", "shot_steps", "playing"};
   if (!v.is_object()) throw json::JsonError("the FFN lab state must be a JSON object");
   for (const auto& [k, x] : v.as_object())
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
@@ -168,10 +170,14 @@ void LabConfig::from_json(const json::Value& v) {
       throw json::JsonError("'dataset' must be a 2-D classification dataset");
     c.data.id = info->id;
   }
-  if (const json::Value* x = v.find("samples")) c.data.samples = static_cast<int>(number(*x, "samples", 8, 20000));
-  if (const json::Value* x = v.find("noise")) c.data.noise = x->is_number() && x->as_number() < 0 ? -1.0 : number(*x, "noise", 0, 2);
-  if (const json::Value* x = v.find("classes")) c.data.classes = static_cast<int>(number(*x, "classes", 2, 8));
-  if (const json::Value* x = v.find("data_seed")) c.data.seed = static_cast<std::uint64_t>(number(*x, "data_seed", 0, 1e15));
+  if (const json::Value* x = v.find("samples"))
+    c.data.samples = static_cast<int>(number(*x, "samples", 8, 20000));
+  if (const json::Value* x = v.find("noise"))
+    c.data.noise = x->is_number() && x->as_number() < 0 ? -1.0 : number(*x, "noise", 0, 2);
+  if (const json::Value* x = v.find("classes"))
+    c.data.classes = static_cast<int>(number(*x, "classes", 2, 8));
+  if (const json::Value* x = v.find("data_seed"))
+    c.data.seed = static_cast<std::uint64_t>(number(*x, "data_seed", 0, 1e15));
   if (const json::Value* x = v.find("edits")) {
     // Each edit is replayed on every reset (a removal searches the points): bounded like the samples.
     constexpr std::size_t kMaxEdits = 20000;
@@ -199,7 +205,8 @@ void LabConfig::from_json(const json::Value& v) {
     if (!x->is_array() || x->as_array().empty() || x->as_array().size() > 4)
       throw json::JsonError("'widths' must be an array of 1 to 4 layer widths");
     c.widths.clear();
-    for (const json::Value& w : x->as_array()) c.widths.push_back(static_cast<int>(number(w, "widths", 1, 128)));
+    for (const json::Value& w : x->as_array())
+      c.widths.push_back(static_cast<int>(number(w, "widths", 1, 128)));
   }
   if (const json::Value* x = v.find("glu")) {
     if (!x->is_bool()) throw json::JsonError("'glu' must be true or false");
@@ -218,7 +225,8 @@ void LabConfig::from_json(const json::Value& v) {
   }
   if (const json::Value* x = v.find("lr")) c.lr = number(*x, "lr", 1e-5, 1);
   if (const json::Value* x = v.find("batch")) c.batch = static_cast<int>(number(*x, "batch", 1, 4096));
-  if (const json::Value* x = v.find("init_seed")) c.init_seed = static_cast<std::uint64_t>(number(*x, "init_seed", 0, 1e15));
+  if (const json::Value* x = v.find("init_seed"))
+    c.init_seed = static_cast<std::uint64_t>(number(*x, "init_seed", 0, 1e15));
   if (const json::Value* x = v.find("backend")) {
     if (!x->is_string() || (x->as_string() != "cpu" && x->as_string() != "gpu"))
       throw json::JsonError("'backend' must be cpu or gpu");
@@ -250,7 +258,9 @@ struct FfnLab::Nets {
 #endif
     NetSnapshot snap;
     int stride = 1;  // loss curve: one point every `stride` steps
-    bool active() const { return net != nullptr; }
+    bool active() const {
+      return net != nullptr;
+    }
     double step() {
 #ifdef GELU_HAVE_GPU
       if (gpu) return gpu->step();
@@ -271,7 +281,8 @@ struct FfnLab::Nets {
       snap.train_acc.push_back(m.train_accuracy);
       snap.test_acc.push_back(m.test_accuracy);
       if (snap.eval_steps.size() > kMaxCurve) {  // keep every other evaluation
-        for (auto* v : {&snap.eval_steps, &snap.train_loss, &snap.test_loss, &snap.train_acc, &snap.test_acc}) {
+        for (auto* v :
+             {&snap.eval_steps, &snap.train_loss, &snap.test_loss, &snap.train_acc, &snap.test_acc}) {
           std::size_t k = 0;
           for (std::size_t j = 0; j < v->size(); j += 2) (*v)[k++] = (*v)[j];
           v->resize(k);
@@ -299,7 +310,8 @@ struct FfnLab::Nets {
 };
 
 namespace {
-ffn::TrainConfig lab_train_config(const LabConfig& c, const ffn::Dataset& data, const ffn::NetworkSpec& spec) {
+ffn::TrainConfig lab_train_config(const LabConfig& c, const ffn::Dataset& data,
+                                  const ffn::NetworkSpec& spec) {
   ffn::TrainConfig tc;
   tc.loss = ffn::default_loss(data, spec.outputs);
   tc.optimizer = c.optimizer;
@@ -434,7 +446,8 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
     try {
       const ffn::NetworkSpec spec = c.spec(i, s.data);
       o.net = std::make_unique<ffn::Network<float>>(spec);
-      if (keep_weights && static_cast<std::size_t>(old[static_cast<std::size_t>(i)].size()) == o.net->parameter_count()) {
+      if (keep_weights &&
+          static_cast<std::size_t>(old[static_cast<std::size_t>(i)].size()) == o.net->parameter_count()) {
         o.net->parameters() = old[static_cast<std::size_t>(i)];
       } else {
         o.net->init(ffn::Init::He, c.init_seed);  // one seed for A and B: identical initial weights
@@ -476,7 +489,8 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
     for (Nets::One& o : s.n)
       if (o.gpu) {
         o.gpu.reset();
-        o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(c, s.data, o.net->spec()));
+        o.cpu =
+            std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(c, s.data, o.net->spec()));
       }
     s.ctx.reset();
     s.backend = "CPU";
@@ -527,7 +541,8 @@ void FfnLab::fall_back_to_cpu(Nets& s, std::string why) {
     o.snap.steps = o.pulled_step;
     from = o.pulled_step;
     try {
-      o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(s.cfg, s.data, o.net->spec()));
+      o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data,
+                                                    lab_train_config(s.cfg, s.data, o.net->spec()));
     } catch (const std::exception& e) {
       o.net.reset();
       s.error = std::string("the GPU failed and the CPU could not take over: ") + e.what();
@@ -586,7 +601,8 @@ void FfnLab::worker() {
         continue;
       }
       budget = static_cast<int>(std::min<long long>(ahead, pace_speed));
-      if (ahead > pace_speed) pace_done = static_cast<long long>(due) - pace_speed;  // no catching up after a stall
+      if (ahead > pace_speed)
+        pace_done = static_cast<long long>(due) - pace_speed;  // no catching up after a stall
     } else if (!queued) {
       paced = false;
     }

@@ -23,7 +23,8 @@
 
 namespace gelu::app {
 
-/// A user's edit of the dataset, replayed in order on the generated points (so a saved session restores them).
+/// A user's edit of the dataset, replayed in order on the generated points (so a saved session restores
+/// them).
 struct PointEdit {
   bool add = true;  // false: remove the training point nearest to (x, y)
   double x = 0, y = 0;
@@ -56,8 +57,8 @@ struct LabConfig {
   int batch = 64;
   std::uint64_t init_seed = 7;  // same for A and B: identical initial weights
   bool gpu = false;
-  int grid = 96;     // decision grid resolution (grid × grid)
-  int speed = 200;   // training steps per second while playing (0: as fast as the machine goes)
+  int grid = 96;    // decision grid resolution (grid × grid)
+  int speed = 200;  // training steps per second while playing (0: as fast as the machine goes)
 
   /// The network spec of net i (0 = A, 1 = B); throws ffn::SpecError when invalid.
   ffn::NetworkSpec spec(int i, const ffn::Dataset& d) const;
@@ -119,7 +120,8 @@ class FfnLab {
   bool rebuild(Nets& n, const LabConfig& c, bool keep_weights);
   /// The GPU failed mid-run (context lost, a kernel error): both nets go on training on the CPU from the
   /// weights last copied back from the device (at most one publication, ~80 ms, old).
-  void fall_back_to_cpu(Nets& n, std::string why);  // by value: `why` is often the failed trainer's own error()
+  void fall_back_to_cpu(Nets& n,
+                        std::string why);  // by value: `why` is often the failed trainer's own error()
 
   mutable std::mutex mu_;
   std::condition_variable cv_, idle_cv_;

@@ -37,7 +37,9 @@ std::string net_label(const LabConfig& c, int i) {
   return s;
 }
 
-double last_or_nan(const std::vector<double>& v) { return v.empty() ? NAN : v.back(); }
+double last_or_nan(const std::vector<double>& v) {
+  return v.empty() ? NAN : v.back();
+}
 }  // namespace
 
 FfnPanel::FfnPanel() {
@@ -83,10 +85,11 @@ std::string FfnPanel::shot_limit_error() const {
   }
   if (work <= kMaxShotWork) return {};
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "the ffn state's shot_steps %d x batch %d x the nets' parameters = %.2g multiply-adds, more than the "
-                "limit of %.0e for a headless shot (lower shot_steps, batch or widths)",
-                shot_steps_, cfg_.batch, work, kMaxShotWork);
+  std::snprintf(
+      buf, sizeof buf,
+      "the ffn state's shot_steps %d x batch %d x the nets' parameters = %.2g multiply-adds, more than the "
+      "limit of %.0e for a headless shot (lower shot_steps, batch or widths)",
+      shot_steps_, cfg_.batch, work, kMaxShotWork);
   return buf;
 }
 
@@ -141,8 +144,9 @@ void FfnPanel::net_choice(int i) {
   ImGui::BeginDisabled(!any_gelu);
   if (ImGui::Checkbox("stochastic GELU", &n.stochastic)) changed(false);
   ImGui::EndDisabled();
-  ui::help_marker("In training a GELU unit outputs x·m with m ~ Bernoulli(Φ(x)); evaluated, it outputs the "
-                  "mean x·Φ(x). Needs a GELU layer (or GeGLU).");
+  ui::help_marker(
+      "In training a GELU unit outputs x·m with m ~ Bernoulli(Φ(x)); evaluated, it outputs the "
+      "mean x·Φ(x). Needs a GELU layer (or GeGLU).");
   ImGui::PopID();
 }
 
@@ -224,8 +228,9 @@ void FfnPanel::controls() {
     ImGui::PopID();
   }
   if (ImGui::Checkbox("GLU blocks", &cfg_.glu)) changed(true);
-  ui::help_marker("Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
-                  "multiplies a linear branch (GeGLU, SwiGLU, ReGLU).");
+  ui::help_marker(
+      "Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
+      "multiplies a linear branch (GeGLU, SwiGLU, ReGLU).");
   ImGui::SameLine();
   if (ImGui::Checkbox("A/B", &cfg_.ab)) changed(true);
   ui::help_marker("Train net B beside net A from identical initial weights.");
@@ -302,7 +307,8 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   ImGui::PopID();
   hover_prediction(n.grid, tf, hovered);
   heat_min_[static_cast<std::size_t>(i)] = ImVec2(static_cast<float>(tf.left), static_cast<float>(tf.top));
-  heat_max_[static_cast<std::size_t>(i)] = ImVec2(static_cast<float>(tf.right), static_cast<float>(tf.bottom));
+  heat_max_[static_cast<std::size_t>(i)] =
+      ImVec2(static_cast<float>(tf.right), static_cast<float>(tf.bottom));
   ui::mark_plot(std::string("heat") + kNetName[i], st);
 
   // Point edits: a click (no drag) inside the map.
@@ -332,13 +338,15 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
 
 void FfnPanel::hover_prediction(const ffn::GridOutput& g, const plot::Transform& tf, bool hovered) const {
   const ImVec2 m = ImGui::GetIO().MousePos;
-  if (!hovered || g.nx < 2 || g.ny < 2 || m.x < tf.left || m.x > tf.right || m.y < tf.top || m.y > tf.bottom) return;
+  if (!hovered || g.nx < 2 || g.ny < 2 || m.x < tf.left || m.x > tf.right || m.y < tf.top || m.y > tf.bottom)
+    return;
   // The nearest grid point's prediction (appended to the plot's hover tooltip).
   const double fx = (tf.data_x(m.x) - g.lo[0]) / (g.hi[0] - g.lo[0]) * (g.nx - 1);
   const double fy = (tf.data_y(m.y) - g.lo[1]) / (g.hi[1] - g.lo[1]) * (g.ny - 1);
   const int i = std::clamp(static_cast<int>(std::lround(fx)), 0, g.nx - 1);
   const int j = std::clamp(static_cast<int>(std::lround(fy)), 0, g.ny - 1);
-  const std::size_t k = static_cast<std::size_t>(j) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(i);
+  const std::size_t k =
+      static_cast<std::size_t>(j) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(i);
   if (k >= g.values.size()) return;
   ImGui::BeginTooltip();
   if (g.confidence.empty()) {
@@ -357,7 +365,8 @@ void FfnPanel::loss_plot(ImVec2 size) {
     const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
     char label[64];
     std::snprintf(label, sizeof label, "##batch%d", i);
-    p.line(label, (kNetColor[i] & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), n.loss_steps, n.batch_loss, 0.08f);
+    p.line(label, (kNetColor[i] & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), n.loss_steps, n.batch_loss,
+           0.08f);
   }
   for (int i = 0; i < nets; ++i) {
     const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
@@ -416,7 +425,8 @@ void FfnPanel::layer_plot(ImVec2 size) {
     char label[96];
     std::snprintf(label, sizeof label, "%s: %d of %d units dead##h%d", kNetName[i],
                   static_cast<int>(std::lround(s.dead_fraction * s.units)), s.units, i);
-    p.line(label, kNetColor[i], hist_x_[static_cast<std::size_t>(i)], hist_y_[static_cast<std::size_t>(i)], 0.15f);
+    p.line(label, kNetColor[i], hist_x_[static_cast<std::size_t>(i)], hist_y_[static_cast<std::size_t>(i)],
+           0.15f);
   }
   if (count == 0) p.note("per-layer statistics appear after the first step", 0, IM_COL32(90, 90, 90, 255));
   p.end();

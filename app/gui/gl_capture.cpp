@@ -24,7 +24,8 @@ bool write_framebuffer_png(const std::string& path, int w, int h, std::string* e
     return false;
   }
   for (int y = 0; y < h; ++y)
-    std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &px[static_cast<std::size_t>(h - 1 - y) * row], row);
+    std::memcpy(&flipped[static_cast<std::size_t>(y) * row], &px[static_cast<std::size_t>(h - 1 - y) * row],
+                row);
   for (std::size_t i = 3; i < flipped.size(); i += 4) flipped[i] = 255;  // the window is opaque
   return save_rgba_png(path, w, h, flipped.data(), error);
 }

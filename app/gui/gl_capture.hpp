@@ -11,7 +11,8 @@ namespace gelu::app {
 bool write_framebuffer_png(const std::string& path, int w, int h, std::string* error);
 
 /// Encodes top-down RGBA rows (w·4 bytes each) as PNG and saves it with gelu::write_file_atomic, so a full
-/// disk or a read-only directory leaves any previous file intact. False and *error (path and reason) on failure.
+/// disk or a read-only directory leaves any previous file intact. False and *error (path and reason) on
+/// failure.
 bool save_rgba_png(const std::string& path, int w, int h, const unsigned char* rgba, std::string* error);
 
 }  // namespace gelu::app

@@ -19,7 +19,8 @@ Gpu& state() {
 }
 }  // namespace
 
-bool gpu_eval(const Activation& a, const Params& p, std::span<const float> x, std::span<float> y, std::string* error) {
+bool gpu_eval(const Activation& a, const Params& p, std::span<const float> x, std::span<float> y,
+              std::string* error) {
   Gpu& g = state();
   if (!g.tried) {
     g.tried = true;

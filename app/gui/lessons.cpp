@@ -30,7 +30,8 @@ void only_keys(const json::Value& v, const std::string& name, const std::string&
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
     std::string list;
     for (std::string_view n : known) list += (list.empty() ? "" : ", ") + std::string(n);
-    fail(name, field.empty() ? printable(k) : field + "." + printable(k), "unknown key (known: " + list + ")");
+    fail(name, field.empty() ? printable(k) : field + "." + printable(k),
+         "unknown key (known: " + list + ")");
   }
 }
 
@@ -68,9 +69,8 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
       fail(name, "version", "must be a positive integer");
     if (v->as_number() > kLessonVersion)
       fail(name, "version",
-           "is " + format_f64(v->as_number()) +
-               ": written for a newer GELU Lab (this one reads version " + std::to_string(kLessonVersion) +
-               ")");
+           "is " + format_f64(v->as_number()) + ": written for a newer GELU Lab (this one reads version " +
+               std::to_string(kLessonVersion) + ")");
   }
   Lesson lesson;
   lesson.path = name;

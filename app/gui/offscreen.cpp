@@ -19,7 +19,8 @@ std::unique_ptr<Offscreen> Offscreen::create(std::pair<int, int> size, std::stri
   o->bind();
   glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, o->rb_);
   if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE) {
-    *error = "cannot create a " + std::to_string(size.first) + "x" + std::to_string(size.second) + " framebuffer";
+    *error =
+        "cannot create a " + std::to_string(size.first) + "x" + std::to_string(size.second) + " framebuffer";
     return nullptr;
   }
   return o;
@@ -31,7 +32,9 @@ Offscreen::~Offscreen() {
   glDeleteFramebuffers(1, &fbo_);
 }
 
-void Offscreen::bind() const { glBindFramebuffer(GL_FRAMEBUFFER, fbo_); }
+void Offscreen::bind() const {
+  glBindFramebuffer(GL_FRAMEBUFFER, fbo_);
+}
 
 }  // namespace gelu::app
 #endif

@@ -25,7 +25,8 @@ class Offscreen {
   const gpu::GlInfo& info() const { return ctx_->info(); }
 
  private:
-  Offscreen(std::unique_ptr<gpu::Context> ctx, std::pair<int, int> size) : ctx_(std::move(ctx)), size_(size) {}
+  Offscreen(std::unique_ptr<gpu::Context> ctx, std::pair<int, int> size)
+      : ctx_(std::move(ctx)), size_(size) {}
   std::unique_ptr<gpu::Context> ctx_;
   std::pair<int, int> size_;
   unsigned fbo_ = 0, rb_ = 0;

@@ -19,18 +19,19 @@ struct NamedKey {
   bool ctrl, shift;
 };
 constexpr NamedKey kKeys[] = {
-    {"F1", GLFW_KEY_F1, false, false},       {"F5", GLFW_KEY_F5, false, false},
-    {"F6", GLFW_KEY_F6, false, false},       {"F11", GLFW_KEY_F11, false, false},
-    {"F12", GLFW_KEY_F12, false, false},     {"shiftF12", GLFW_KEY_F12, false, true},
-    {"left", GLFW_KEY_LEFT, false, false},   {"right", GLFW_KEY_RIGHT, false, false},
+    {"F1", GLFW_KEY_F1, false, false},         {"F5", GLFW_KEY_F5, false, false},
+    {"F6", GLFW_KEY_F6, false, false},         {"F11", GLFW_KEY_F11, false, false},
+    {"F12", GLFW_KEY_F12, false, false},       {"shiftF12", GLFW_KEY_F12, false, true},
+    {"left", GLFW_KEY_LEFT, false, false},     {"right", GLFW_KEY_RIGHT, false, false},
     {"escape", GLFW_KEY_ESCAPE, false, false}, {"ctrlE", GLFW_KEY_E, true, false},
     {"ctrlplus", GLFW_KEY_EQUAL, true, false}, {"ctrlminus", GLFW_KEY_MINUS, true, false},
-    {"ctrl1", GLFW_KEY_1, true, false},      {"ctrl2", GLFW_KEY_2, true, false},
-    {"ctrl3", GLFW_KEY_3, true, false},      {"ctrl4", GLFW_KEY_4, true, false},
-    {"ctrl5", GLFW_KEY_5, true, false},      {"ctrlO", GLFW_KEY_O, true, false},
+    {"ctrl1", GLFW_KEY_1, true, false},        {"ctrl2", GLFW_KEY_2, true, false},
+    {"ctrl3", GLFW_KEY_3, true, false},        {"ctrl4", GLFW_KEY_4, true, false},
+    {"ctrl5", GLFW_KEY_5, true, false},        {"ctrlO", GLFW_KEY_O, true, false},
     {"enter", GLFW_KEY_ENTER, false, false},
 };
-constexpr const char* kKeyNames = "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5";
+constexpr const char* kKeyNames =
+    "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5";
 const NamedKey* find_key(const std::string& name) {
   for (const NamedKey& k : kKeys)
     if (name == k.name) return &k;
@@ -84,7 +85,8 @@ Script Script::parse(const std::string& text) {
       if (!(ls >> c.target)) fail("drag needs a target");
       pos(c.u0, c.v0);
       pos(c.u1, c.v1);
-      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames)) fail("drag needs a frame count in [1, 1000000]");
+      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames))
+        fail("drag needs a frame count in [1, 1000000]");
       c.frames += 3;  // press, the moves, release, settle
     } else if (c.op == "wheel") {
       if (!(ls >> c.target)) fail("wheel needs a target");
@@ -97,7 +99,8 @@ Script Script::parse(const std::string& text) {
       if (!(ls >> c.target) || !find_key(c.target)) fail(std::string("key takes ") + kKeyNames);
       c.frames = 3;
     } else if (c.op == "wait") {
-      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames)) fail("wait needs a frame count in [1, 1000000]");
+      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames))
+        fail("wait needs a frame count in [1, 1000000]");
     } else if (c.op == "repeat") {
       if (repeat) fail("repeat blocks do not nest");
       if (!(ls >> repeat) || repeat < 1 || !count_ok(repeat)) fail("repeat needs a count in [1, 1000000]");
@@ -148,7 +151,8 @@ bool Script::step(App& app, ImGuiIO& io) {
     const int t = t_++;
     if (c.op == "panel") {
       if (!app.select(c.target))
-        throw std::runtime_error("script line " + std::to_string(c.line) + ": unknown panel '" + c.target + "'");
+        throw std::runtime_error("script line " + std::to_string(c.line) + ": unknown panel '" + c.target +
+                                 "'");
     } else if (c.op == "move") {
       mouse_ = target(c.u0, c.v0);
     } else if (c.op == "click") {
@@ -170,7 +174,8 @@ bool Script::step(App& app, ImGuiIO& io) {
           drag_from_ = p0;
           drag_to_ = p1;
         }
-        mouse_ = ImVec2(drag_from_.x + a * (drag_to_.x - drag_from_.x), drag_from_.y + a * (drag_to_.y - drag_from_.y));
+        mouse_ = ImVec2(drag_from_.x + a * (drag_to_.x - drag_from_.x),
+                        drag_from_.y + a * (drag_to_.y - drag_from_.y));
         io.MouseDown[0] = true;
       }
     } else if (c.op == "wheel") {

@@ -9,7 +9,8 @@
 //   drag TARGET u0 v0 u1 v1 FRAMES   press at (u0 v0), move to (u1 v1) over FRAMES frames, release
 //   wheel TARGET u v CLICKS          mouse wheel (positive zooms in), one click per frame
 //   key NAME                         press and release a key: F1 F5 F6 F11 F12 shiftF12 left right escape
-//                                    ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5 (see kKeys in script.cpp)
+//                                    ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5 (see kKeys in
+//                                    script.cpp)
 //   wait FRAMES                      idle frames
 //   repeat N ... end                 repeat the enclosed lines N times (no nesting)
 #pragma once

@@ -31,8 +31,7 @@ double number(const json::Value& obj, const std::string& name, const std::string
   const json::Value* v = obj.find(key);
   if (!v) fail(name, field + "." + key, "missing");
   if (!v->is_number() || !(v->as_number() >= min && v->as_number() <= max))
-    fail(name, field + "." + key,
-         "must be a number in [" + format_f64(min) + ", " + format_f64(max) + "]");
+    fail(name, field + "." + key, "must be a number in [" + format_f64(min) + ", " + format_f64(max) + "]");
   return v->as_number();
 }
 
@@ -100,8 +99,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     fail(name, "version", "must be a positive integer");
   if (version->as_number() > kSessionVersion)
     fail(name, "version",
-         "this session was written by a newer GELU Lab (session version " +
-             format_f64(version->as_number()) +
+         "this session was written by a newer GELU Lab (session version " + format_f64(version->as_number()) +
              "; this one reads up to version " + std::to_string(kSessionVersion) + "), so it was not loaded");
   only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
 
@@ -127,8 +125,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     bool known = false;
     for (const auto& p : panels) known = known || a->as_string() == p->id();
     if (!known)
-      fail(name, "active_panel",
-           "unknown panel " + quote(a->as_string()) + " (" + App::panel_ids() + ")");
+      fail(name, "active_panel", "unknown panel " + quote(a->as_string()) + " (" + App::panel_ids() + ")");
     active = a->as_string();
   }
   Presentation pres = app.presentation();

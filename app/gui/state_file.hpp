@@ -15,7 +15,8 @@ namespace gelu::app {
 void load_state_file(App& app, const std::string& path);
 
 /// The view options `gelulab gui` and `gelulab shot` share, applied in this order: --lesson FILE [--step N]
-/// (opens that step), --panel ID, --state FILE, --presentation SCALE. Throws cli::UsageError naming the option.
+/// (opens that step), --panel ID, --state FILE, --presentation SCALE. Throws cli::UsageError naming the
+/// option.
 struct ViewOptions {
   std::optional<std::string> lesson, step, panel, state, presentation;
 };

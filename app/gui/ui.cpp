@@ -10,8 +10,12 @@ Fonts& fonts() {
 namespace {
 bool g_show_controls = true;
 }  // namespace
-bool show_controls() { return g_show_controls; }
-void set_show_controls(bool show) { g_show_controls = show; }
+bool show_controls() {
+  return g_show_controls;
+}
+void set_show_controls(bool show) {
+  g_show_controls = show;
+}
 
 void heading(const char* text) {
   ImGui::Dummy(ImVec2(0, 0.2f * em()));
@@ -39,15 +43,21 @@ std::map<std::string, Rect>& mark_map() {
 }
 }  // namespace
 
-void mark(const std::string& name) { mark(name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax()); }
-void mark(const std::string& name, ImVec2 min, ImVec2 max) { mark_map()[name] = Rect{min, max}; }
+void mark(const std::string& name) {
+  mark(name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+}
+void mark(const std::string& name, ImVec2 min, ImVec2 max) {
+  mark_map()[name] = Rect{min, max};
+}
 void mark_plot(const std::string& id, const plot::PlotState& s) {
   mark("plot:" + id, ImVec2(static_cast<float>(s.last.left), static_cast<float>(s.last.top)),
        ImVec2(static_cast<float>(s.last.right), static_cast<float>(s.last.bottom)));
   mark("legend:" + id, s.legend_min, s.legend_max);
 }
 
-const std::map<std::string, Rect>& marks() { return mark_map(); }
+const std::map<std::string, Rect>& marks() {
+  return mark_map();
+}
 
 namespace {
 std::vector<PlotRef>& plot_list() {
@@ -60,7 +70,11 @@ void mark_plot(const std::string& id, plot::PlotState& s) {
   mark_plot(id, static_cast<const plot::PlotState&>(s));
   plot_list().push_back(PlotRef{id, &s});
 }
-const std::vector<PlotRef>& frame_plots() { return plot_list(); }
-void begin_frame() { plot_list().clear(); }
+const std::vector<PlotRef>& frame_plots() {
+  return plot_list();
+}
+void begin_frame() {
+  plot_list().clear();
+}
 
 }  // namespace gelu::app::ui

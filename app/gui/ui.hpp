@@ -19,7 +19,9 @@ struct Fonts {
 Fonts& fonts();
 
 /// One em: the current font size in pixels. Every size in the UI is a multiple of it.
-inline float em() { return ImGui::GetFontSize(); }
+inline float em() {
+  return ImGui::GetFontSize();
+}
 
 /// Whether panels draw their controls column (App hides it in presentation mode until F6).
 bool show_controls();
@@ -35,7 +37,8 @@ void begin_panel(float width_em, Controls&& controls) {
     ImGui::EndChild();
     ImGui::SameLine();
   }
-  ImGui::BeginChild("view", ImVec2(0, 0), false, ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  ImGui::BeginChild("view", ImVec2(0, 0), false,
+                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
 }
 
 /// A bold section heading with a little space above.

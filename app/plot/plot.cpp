@@ -11,10 +11,11 @@ namespace gelu::plot {
 
 namespace {
 
-constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255), IM_COL32(255, 127, 14, 255), IM_COL32(44, 160, 44, 255),
-                              IM_COL32(214, 39, 40, 255),  IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
-                              IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255), IM_COL32(188, 189, 34, 255),
-                              IM_COL32(23, 190, 207, 255)};
+constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 14, 255),
+                              IM_COL32(44, 160, 44, 255),   IM_COL32(214, 39, 40, 255),
+                              IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
+                              IM_COL32(227, 119, 194, 255), IM_COL32(127, 127, 127, 255),
+                              IM_COL32(188, 189, 34, 255),  IM_COL32(23, 190, 207, 255)};
 
 constexpr ImU32 kPlotBg = IM_COL32(255, 255, 255, 255);
 constexpr ImU32 kGridMajor = IM_COL32(0, 0, 0, 38);
@@ -23,7 +24,9 @@ constexpr ImU32 kZeroLine = IM_COL32(0, 0, 0, 110);
 constexpr ImU32 kFrame = IM_COL32(0, 0, 0, 140);
 constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 
-bool inside(ImVec2 p, ImVec2 a, ImVec2 b) { return p.x >= a.x && p.x <= b.x && p.y >= a.y && p.y <= b.y; }
+bool inside(ImVec2 p, ImVec2 a, ImVec2 b) {
+  return p.x >= a.x && p.x <= b.x && p.y >= a.y && p.y <= b.y;
+}
 
 // Pixel coordinates far outside the plot are clamped before the float conversion: ImGui draws in float and
 // a curve at 1e30 would otherwise produce Inf vertices. With one sample per pixel the clamp bends at most
@@ -64,8 +67,12 @@ ImU32 palette(int i, float alpha) {
 namespace {
 float g_line_scale = 1.0f;
 }  // namespace
-void set_line_scale(float scale) { g_line_scale = std::clamp(scale, 0.25f, 8.0f); }
-float line_scale() { return g_line_scale; }
+void set_line_scale(float scale) {
+  g_line_scale = std::clamp(scale, 0.25f, 8.0f);
+}
+float line_scale() {
+  return g_line_scale;
+}
 
 // [SECTION] Begin: layout, input, grid
 
@@ -279,8 +286,9 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
   }
 }
 
-void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> lo,
-                        std::span<const double> mid, std::span<const double> hi, double width) {
+void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> xs,
+                        std::span<const double> lo, std::span<const double> mid, std::span<const double> hi,
+                        double width) {
   const std::size_t before = entries_.size();
   bars(label, color, xs, mid, width);
   if (entries_.size() > before && entries_.back().hidden) return;
@@ -290,7 +298,8 @@ void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> 
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(lo[i]) || !std::isfinite(hi[i])) continue;
     const ImVec2 a = px(xs[i], lo[i]), b = px(xs[i], hi[i]);
-    const float cap = std::min(0.35f * em_, 0.3f * std::fabs(px(xs[i] + width / 2, 0).x - px(xs[i] - width / 2, 0).x));
+    const float cap =
+        std::min(0.35f * em_, 0.3f * std::fabs(px(xs[i] + width / 2, 0).x - px(xs[i] - width / 2, 0).x));
     dl_->AddLine(a, b, ink, t);
     dl_->AddLine(ImVec2(a.x - cap, a.y), ImVec2(a.x + cap, a.y), ink, t);
     dl_->AddLine(ImVec2(b.x - cap, b.y), ImVec2(b.x + cap, b.y), ink, t);
@@ -312,7 +321,8 @@ void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std
   }
 }
 
-void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo, ImVec2 uv_hi) {
+void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo,
+                 ImVec2 uv_hi) {
   const ImVec2 a = px(x0, y0), b = px(x1, y1);  // a: (x0, y0), b: (x1, y1) on screen
   // AddImage wants the top-left corner first; swap texture coordinates along with the corners.
   ImVec2 p0(a.x, b.y), p1(b.x, a.y), uv0(uv_lo.x, uv_hi.y), uv1(uv_hi.x, uv_lo.y);
@@ -334,14 +344,16 @@ void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
   dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
 }
 
-void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> y0,
-                         std::span<const double> y1) {
+void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs,
+                         std::span<const double> y0, std::span<const double> y1) {
   Entry* e = nullptr;
   if (!begin_series(label, color, false, &e)) return;
   const std::size_t n = std::min({xs.size(), y0.size(), y1.size()});
   const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
   const std::size_t stride = n > 4 * cols ? n / (2 * cols) : 1;
-  auto ok = [&](std::size_t i) { return std::isfinite(xs[i]) && std::isfinite(y0[i]) && std::isfinite(y1[i]); };
+  auto ok = [&](std::size_t i) {
+    return std::isfinite(xs[i]) && std::isfinite(y0[i]) && std::isfinite(y1[i]);
+  };
   // Without anti-aliased fill: the triangles share edges, and AA fringes would overlap into visible seams.
   const ImDrawListFlags saved = dl_->Flags;
   dl_->Flags &= ~ImDrawListFlags_AntiAliasedFill;
@@ -373,7 +385,8 @@ void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
     return;
   }
   for (float y = area_min_.y; y < area_max_.y; y += 0.9f * em_)
-    dl_->AddLine(ImVec2(pxx, y), ImVec2(pxx, std::min(y + 0.5f * em_, area_max_.y)), color, thickness_em * em_);
+    dl_->AddLine(ImVec2(pxx, y), ImVec2(pxx, std::min(y + 0.5f * em_, area_max_.y)), color,
+                 thickness_em * em_);
 }
 
 void Plot::marker(double x, double y, ImU32 color, const char* text, float radius_em) {
@@ -390,8 +403,8 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   if (tp.x + ts.x > area_max_.x - 0.2f * em_) tp.x = p.x - 0.6f * em_ - ts.x;
   if (tp.y + ts.y > area_max_.y - 0.2f * em_) tp.y = p.y - 0.35f * em_ - ts.y;
   layers_.SetCurrentChannel(dl_, 1);
-  dl_->AddRectFilled(ImVec2(tp.x - 0.2f * em_, tp.y - 0.05f * em_), ImVec2(tp.x + ts.x + 0.2f * em_, tp.y + ts.y),
-                     IM_COL32(255, 255, 255, 235), 0.2f * em_);
+  dl_->AddRectFilled(ImVec2(tp.x - 0.2f * em_, tp.y - 0.05f * em_),
+                     ImVec2(tp.x + ts.x + 0.2f * em_, tp.y + ts.y), IM_COL32(255, 255, 255, 235), 0.2f * em_);
   dl_->AddText(tp, color, text);
   layers_.SetCurrentChannel(dl_, 0);
 }
@@ -401,9 +414,11 @@ void Plot::tangent(double x0, double y0, double slope, ImU32 color, float thickn
   // A segment about 14 em long centred on the point: long enough to read the slope, short enough not to
   // pass for another curve. Sampled, so it is right on log and symlog y axes too (where it bends).
   const double L = 7.0 * em_;
-  const double sx = (tf_.right - tf_.left) / (scale_forward(s_.x, s_.x.range.max) - scale_forward(s_.x, s_.x.range.min));
+  const double sx =
+      (tf_.right - tf_.left) / (scale_forward(s_.x, s_.x.range.max) - scale_forward(s_.x, s_.x.range.min));
   const double sy = (tf_.bottom - tf_.top) / s_.y.range.size();
-  const double hx = s_.y.scale == Scale::Linear && s_.x.scale == Scale::Linear ? L / std::hypot(sx, slope * sy) : L / sx;
+  const double hx =
+      s_.y.scale == Scale::Linear && s_.x.scale == Scale::Linear ? L / std::hypot(sx, slope * sy) : L / sx;
   constexpr int n = 33;
   double xs[n], ys[n];
   for (int i = 0; i < n; ++i) {
@@ -430,8 +445,8 @@ bool Plot::probe(double* x, ImU32 color) {
   if (near) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
   dl_->AddLine(ImVec2(p, area_min_.y), ImVec2(p, area_max_.y), color, (near ? 0.16f : 0.1f) * em_);
   const float r = 0.45f * em_;
-  dl_->AddTriangleFilled(ImVec2(p - r, area_min_.y), ImVec2(p + r, area_min_.y), ImVec2(p, area_min_.y + r * 1.3f),
-                         color);
+  dl_->AddTriangleFilled(ImVec2(p - r, area_min_.y), ImVec2(p + r, area_min_.y),
+                         ImVec2(p, area_min_.y + r * 1.3f), color);
   return changed;
 }
 
@@ -441,8 +456,9 @@ void Plot::note(const char* text, int corner, ImU32 color) {
   layers_.SetCurrentChannel(dl_, 1);
   ImVec2 p(corner == 1 || corner == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
            corner >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
-  dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_),
-                     IM_COL32(255, 255, 255, 225), 0.25f * em_);
+  dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_),
+                     ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_), IM_COL32(255, 255, 255, 225),
+                     0.25f * em_);
   dl_->AddText(p, color, text);
   layers_.SetCurrentChannel(dl_, 0);
 }
@@ -465,7 +481,8 @@ void Plot::draw_axes() {
   for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
     if (!s_.x_categories.empty()) break;
     const float x = static_cast<float>(tf_.px_x(t.value));
-    dl_->AddLine(ImVec2(x, area_max_.y), ImVec2(x, area_max_.y + (t.major ? 0.35f : 0.2f) * em_), kFrame, 1.0f);
+    dl_->AddLine(ImVec2(x, area_max_.y), ImVec2(x, area_max_.y + (t.major ? 0.35f : 0.2f) * em_), kFrame,
+                 1.0f);
     if (!t.major) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     // Kept inside the plot's frame: the last label at the right edge would otherwise be cut off.
@@ -474,7 +491,8 @@ void Plot::draw_axes() {
   }
   for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
     const float y = static_cast<float>(tf_.px_y(t.value));
-    dl_->AddLine(ImVec2(area_min_.x - (t.major ? 0.35f : 0.2f) * em_, y), ImVec2(area_min_.x, y), kFrame, 1.0f);
+    dl_->AddLine(ImVec2(area_min_.x - (t.major ? 0.35f : 0.2f) * em_, y), ImVec2(area_min_.x, y), kFrame,
+                 1.0f);
     if (!t.major) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     dl_->AddText(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
@@ -491,7 +509,8 @@ void Plot::draw_legend() {
   s_.legend_min = s_.legend_max = ImVec2(0, 0);
   if (entries_.empty()) return;
   if (!legend_first_.empty())
-    std::stable_partition(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.key == legend_first_; });
+    std::stable_partition(entries_.begin(), entries_.end(),
+                          [&](const Entry& e) { return e.key == legend_first_; });
   const float pad = 0.4f * em_, swatch = 1.6f * em_, row = ImGui::GetTextLineHeight() + 0.2f * em_;
   float wmax = 0;
   for (const Entry& e : entries_) wmax = std::max(wmax, ImGui::CalcTextSize(e.label.c_str()).x);
@@ -538,7 +557,8 @@ void Plot::draw_legend() {
 
 void Plot::draw_readout() {
   const ImVec2 m = ImGui::GetIO().MousePos;
-  if (!hovered_ || s_.drag != 0 || !inside(m, area_min_, area_max_) || inside(m, s_.legend_min, s_.legend_max))
+  if (!hovered_ || s_.drag != 0 || !inside(m, area_min_, area_max_) ||
+      inside(m, s_.legend_min, s_.legend_max))
     return;
   const double x = tf_.data_x(m.x);
   dl_->AddLine(ImVec2(m.x, area_min_.y), ImVec2(m.x, area_max_.y), IM_COL32(0, 0, 0, 70), 1.0f);
@@ -575,7 +595,8 @@ void Plot::draw_readout() {
   }
   ImGui::BeginTooltip();
   ImGui::Text("x = %.6g", x);
-  if (!rows.empty() && ImGui::BeginTable("##readout", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
+  if (!rows.empty() &&
+      ImGui::BeginTable("##readout", 3, ImGuiTableFlags_SizingFixedFit | ImGuiTableFlags_RowBg)) {
     ImGui::TableSetupColumn("series");
     ImGui::TableSetupColumn("value");
     ImGui::TableSetupColumn("slope");

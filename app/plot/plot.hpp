@@ -36,9 +36,10 @@ struct PlotState {
   std::set<std::string> hidden;        // series toggled off in the legend
   Axis* linked_x = nullptr;            // stacked plots share one x axis through this pointer
   bool fit_x_request = false, fit_y_request = false;
-  bool y_fixed = false;                // double-click leaves y alone (e.g. probabilities in [0, 1])
-  ImVec2 legend_anchor{0, 0};          // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
-  std::vector<std::string> x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
+  bool y_fixed = false;        // double-click leaves y alone (e.g. probabilities in [0, 1])
+  ImVec2 legend_anchor{0, 0};  // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
+  std::vector<std::string>
+      x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
 
   // Written by the renderer each frame (read by scripts, shots and tests).
   Transform last;
@@ -125,9 +126,9 @@ class Plot {
     std::string label, key;
     ImU32 color;
     bool hidden;
-    bool readout;   // listed in the hover readout
-    bool dot = false;  // legend swatch: a dot (scatter) instead of a line or a filled box
-    BatchFn f, df;  // function series
+    bool readout;                    // listed in the hover readout
+    bool dot = false;                // legend swatch: a dot (scatter) instead of a line or a filled box
+    BatchFn f, df;                   // function series
     std::span<const double> xs, ys;  // data series
   };
   bool begin_series(const char* label, ImU32 color, bool readout, Entry** out);

@@ -35,7 +35,9 @@ std::string power_of_ten_label(int k) {
 }
 }  // namespace
 
-bool Range::valid() const { return std::isfinite(min) && std::isfinite(max) && min < max; }
+bool Range::valid() const {
+  return std::isfinite(min) && std::isfinite(max) && min < max;
+}
 
 // [SECTION] Scales
 
@@ -278,8 +280,8 @@ double interpolate(std::span<const double> xs, std::span<const double> ys, doubl
   const std::size_t n = std::min(xs.size(), ys.size());
   if (slope) *slope = kNaN;
   if (n < 2 || !(x >= xs.front() && x <= xs[n - 1])) return kNaN;
-  std::size_t i = static_cast<std::size_t>(std::upper_bound(xs.begin(), xs.begin() + static_cast<long>(n), x) -
-                                           xs.begin());
+  std::size_t i = static_cast<std::size_t>(
+      std::upper_bound(xs.begin(), xs.begin() + static_cast<long>(n), x) - xs.begin());
   i = std::clamp<std::size_t>(i, 1, n - 1);
   const double x0 = xs[i - 1], x1 = xs[i], y0 = ys[i - 1], y1 = ys[i];
   const double s = (y1 - y0) / (x1 - x0);

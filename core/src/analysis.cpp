@@ -9,17 +9,24 @@
 
 namespace gelu::analysis {
 
-std::string_view to_string(Dtype d) { return d == Dtype::F32 ? "f32" : "f64"; }
+std::string_view to_string(Dtype d) {
+  return d == Dtype::F32 ? "f32" : "f64";
+}
 std::string_view to_string(ErrorMetric m) {
   switch (m) {
-    case ErrorMetric::Abs: return "abs";
-    case ErrorMetric::Rel: return "rel";
-    case ErrorMetric::Ulp: return "ulp";
+    case ErrorMetric::Abs:
+      return "abs";
+    case ErrorMetric::Rel:
+      return "rel";
+    case ErrorMetric::Ulp:
+      return "ulp";
   }
   return "?";
 }
 
-FunctionSpec spec(const Activation& fn, int order) { return FunctionSpec{&fn, fn.defaults(), order}; }
+FunctionSpec spec(const Activation& fn, int order) {
+  return FunctionSpec{&fn, fn.defaults(), order};
+}
 
 // [SECTION] Distances.
 
@@ -88,8 +95,12 @@ double ulp_error_f64(double v, double r) {
   return std::fabs(v - r) / ulp_of_f64(r);
 }
 
-std::uint64_t ulp_distance(float a, float b) { return ordered_distance(a, b); }
-std::uint64_t ulp_distance(double a, double b) { return ordered_distance(a, b); }
+std::uint64_t ulp_distance(float a, float b) {
+  return ordered_distance(a, b);
+}
+std::uint64_t ulp_distance(double a, double b) {
+  return ordered_distance(a, b);
+}
 
 double abs_error(double v, double r) {
   double out = 0;
@@ -116,7 +127,8 @@ namespace {
 
 void check_spec(const FunctionSpec& s, const char* what) {
   if (!s.fn) throw std::invalid_argument(std::string(what) + ": no function");
-  if (s.order < 0 || s.order > kMaxOrder) throw std::invalid_argument(std::string(what) + ": order must be 0, 1 or 2");
+  if (s.order < 0 || s.order > kMaxOrder)
+    throw std::invalid_argument(std::string(what) + ": order must be 0, 1 or 2");
 }
 
 ErrorStats summarize(const std::vector<double>& err, const std::vector<double>& x) {
@@ -154,7 +166,8 @@ ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, doubl
                     Dtype dtype) {
   check_spec(fn, "function");
   check_spec(reference, "reference");
-  if (!std::isfinite(a) || !std::isfinite(b) || a > b) throw std::invalid_argument("range must be finite with a <= b");
+  if (!std::isfinite(a) || !std::isfinite(b) || a > b)
+    throw std::invalid_argument("range must be finite with a <= b");
   if (n == 0) throw std::invalid_argument("at least one sample");
 
   ErrorReport r;
@@ -206,7 +219,9 @@ struct Root {
   bool rising;  // g goes from negative to positive
 };
 
-double eval1(const FunctionSpec& s, double x, int order) { return s.fn->eval(x, order, &s.params); }
+double eval1(const FunctionSpec& s, double x, int order) {
+  return s.fn->eval(x, order, &s.params);
+}
 
 /// Brent's method (zeroin) on [a, b] with g(a), g(b) of opposite signs; returns a bracket [lo, hi] of
 /// a sign change a few ULP wide.
@@ -289,7 +304,8 @@ std::optional<double> refine(G g, double lo, double hi, double glo, double ghi) 
 }
 
 std::vector<Root> find_roots(const FunctionSpec& s, int order, double lo, double hi, std::size_t grid) {
-  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi)) throw std::invalid_argument("search range must be finite with lo < hi");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+    throw std::invalid_argument("search range must be finite with lo < hi");
   if (grid < 2) grid = 2;
   std::vector<double> x(grid + 1), y(grid + 1);
   for (std::size_t i = 0; i <= grid; ++i) x[i] = sample_point(lo, hi, i, grid + 1);
@@ -324,8 +340,9 @@ Asymptote asymptote(const FunctionSpec& s, double dir) {
     const double f = eval1(s, X, 0);
     b = snap(f - m * X) + 0.0;  // + 0.0: the limit of a negative-valued tail is 0, not -0
     if (!std::isfinite(m) || !std::isfinite(b)) return {};
-    if (k > 3) settled = std::fabs(m - m_prev) <= 1e-9 * std::max(1.0, std::fabs(m)) &&
-                         std::fabs(b - b_prev) <= 1e-6 * std::max(1.0, std::fabs(b));
+    if (k > 3)
+      settled = std::fabs(m - m_prev) <= 1e-9 * std::max(1.0, std::fabs(m)) &&
+                std::fabs(b - b_prev) <= 1e-6 * std::max(1.0, std::fabs(b));
     m_prev = m;
     b_prev = b;
   }

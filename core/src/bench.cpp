@@ -39,8 +39,10 @@ Result run(int reps, int warmup, const std::function<std::optional<std::string>(
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     wall.push_back(s.seconds > 0 ? s.seconds : elapsed);
-    if (s.kernel_seconds) kernel.push_back(*s.kernel_seconds);
-    else all_kernel = false;
+    if (s.kernel_seconds)
+      kernel.push_back(*s.kernel_seconds);
+    else
+      all_kernel = false;
     if (progress && !progress(i + 1, reps)) {
       r.cancelled = true;
       break;

@@ -34,7 +34,9 @@ inline DD dd_mul(DD a, DD b) {
   p.lo += a.hi * b.lo + a.lo * b.hi;
   return two_sum(p.hi, p.lo);
 }
-inline DD dd_mul(DD a, double b) { return dd_mul(a, DD{b, 0.0}); }
+inline DD dd_mul(DD a, double b) {
+  return dd_mul(a, DD{b, 0.0});
+}
 inline DD dd_add(DD a, DD b) {
   DD s = two_sum(a.hi, b.hi);
   s.lo += a.lo + b.lo;
@@ -48,7 +50,9 @@ inline constexpr double kInvSqrt2Pi = 0x1.9884533d43651p-2;
 inline constexpr double kTwoOverSqrtPi = 0x1.20dd750429b6dp+0;
 
 /// exp(-(z.hi + z.lo)) with the low part applied as a first-order correction (|z.lo| <= ulp(z.hi)).
-inline double exp_neg(DD z) { return std::exp(-z.hi) * (1.0 - z.lo); }
+inline double exp_neg(DD z) {
+  return std::exp(-z.hi) * (1.0 - z.lo);
+}
 
 // [SECTION] The normal distribution.
 
@@ -153,7 +157,9 @@ inline Sigmoid sigmoid(DD z) {
   const double e = exp_neg({-z.hi, -z.lo});  // exp(z) in (0, 1)
   return {e / (1.0 + e), 1.0 / (1.0 + e)};
 }
-inline Sigmoid sigmoid(double z) { return sigmoid(DD{z, 0.0}); }
+inline Sigmoid sigmoid(double z) {
+  return sigmoid(DD{z, 0.0});
+}
 
 /// x * sigma(z) for the f of x_sigmoid and gelu_tanh: e = exp(-|z|) with its low part applied by one fma,
 /// 1 + e and x * e carried exactly, one division with a remainder correction. <= ~1.5 ULP, where the
@@ -173,7 +179,8 @@ inline double x_times_sigmoid(double x, DD z) {
 
 inline double x_sigmoid(double x, double k) {
   if (std::isnan(x)) return x;
-  // Beyond |k x| > 1000 sigma is 0 or 1 to double precision; also keeps k x from overflowing (x near DBL_MAX).
+  // Beyond |k x| > 1000 sigma is 0 or 1 to double precision; also keeps k x from overflowing (x near
+  // DBL_MAX).
   if (std::fabs(k * x) > 1000.0) return x > 0 ? x : -0.0;
   if (x == 0) return x;  // keeps the sign: (-0)·σ(0) = -0
   const DD z = two_prod(k, x);
@@ -235,16 +242,32 @@ inline double gelu_tanh_d2(double x, double c) {
 
 // [SECTION] ReLU family.
 
-inline double relu(double x) { return x > 0 ? x : (x <= 0 ? 0.0 : x); }
-inline double relu_d1(double x) { return x > 0 ? 1.0 : (x <= 0 ? 0.0 : x); }
-inline double zero_d2(double x) { return std::isnan(x) ? x : 0.0; }
+inline double relu(double x) {
+  return x > 0 ? x : (x <= 0 ? 0.0 : x);
+}
+inline double relu_d1(double x) {
+  return x > 0 ? 1.0 : (x <= 0 ? 0.0 : x);
+}
+inline double zero_d2(double x) {
+  return std::isnan(x) ? x : 0.0;
+}
 
-inline double leaky_relu(double x, double a) { return x > 0 ? x : (x <= 0 ? a * x : x); }
-inline double leaky_relu_d1(double x, double a) { return x > 0 ? 1.0 : (x <= 0 ? a : x); }
+inline double leaky_relu(double x, double a) {
+  return x > 0 ? x : (x <= 0 ? a * x : x);
+}
+inline double leaky_relu_d1(double x, double a) {
+  return x > 0 ? 1.0 : (x <= 0 ? a : x);
+}
 
-inline double elu(double x, double a) { return x > 0 ? x : (x <= 0 ? a * std::expm1(x) : x); }
-inline double elu_d1(double x, double a) { return x > 0 ? 1.0 : (x <= 0 ? a * std::exp(x) : x); }
-inline double elu_d2(double x, double a) { return x > 0 ? 0.0 : (x <= 0 ? a * std::exp(x) : x); }
+inline double elu(double x, double a) {
+  return x > 0 ? x : (x <= 0 ? a * std::expm1(x) : x);
+}
+inline double elu_d1(double x, double a) {
+  return x > 0 ? 1.0 : (x <= 0 ? a * std::exp(x) : x);
+}
+inline double elu_d2(double x, double a) {
+  return x > 0 ? 0.0 : (x <= 0 ? a * std::exp(x) : x);
+}
 
 // [SECTION] Softplus: log(1 + exp(b x)) / b, stable for both signs.
 
@@ -254,7 +277,9 @@ inline double softplus(double x, double b) {
   if (z > 0) return (z + std::log1p(std::exp(-z))) / b;
   return std::log1p(std::exp(z)) / b;
 }
-inline double softplus_d1(double x, double b) { return std::isnan(x) ? x : sigmoid(b * x).s; }
+inline double softplus_d1(double x, double b) {
+  return std::isnan(x) ? x : sigmoid(b * x).s;
+}
 inline double softplus_d2(double x, double b) {
   if (std::isnan(x)) return x;
   const Sigmoid g = sigmoid(b * x);

@@ -105,10 +105,18 @@ void append(std::string& out, T v) {
 
 }  // namespace
 
-std::optional<double> parse_f64(std::string_view token) { return parse<double>(token); }
-std::optional<float> parse_f32(std::string_view token) { return parse<float>(token); }
-void append_f64(std::string& out, double v) { append(out, v); }
-void append_f32(std::string& out, float v) { append(out, v); }
+std::optional<double> parse_f64(std::string_view token) {
+  return parse<double>(token);
+}
+std::optional<float> parse_f32(std::string_view token) {
+  return parse<float>(token);
+}
+void append_f64(std::string& out, double v) {
+  append(out, v);
+}
+void append_f32(std::string& out, float v) {
+  append(out, v);
+}
 std::string format_f64(double v) {
   std::string s;
   append(s, v);

@@ -3,11 +3,12 @@
 // The idea. With t = |x| and G(t) = t·Φ(−t) (>= 0):
 //     gelu(x) = max(x, 0) − G(t)          (for x < 0 that is −G(t); for x > 0 it is x − x·Φ(−x))
 //     G(t)    = exp(−t²/2) · t · S(t),     S(t) = Φ(−t)·exp(t²/2) = erfcx(t/√2)/2, smooth, in (0.027, 0.5]
-// exp(−t²/2) = 2^m · T_j · (1 + q(r)) with t² split exactly (t² = h + l via fma), a 32-entry table T_j = 2^(j/32)
-// and |r| <= ln2/64; S(t) = S_k · (1 + f_k(d)) over 32 bins (8 per binade of t+1 on [1, 16)), f_k a degree-5
-// polynomial with |f_k| < 0.08. Every table is a vpermt2ps from two registers. The pieces are assembled with
-// error-free products (TwoProd) and a Fast2Sum against max(x, 0), so the one rounding that reaches the result
-// is the last one: the error is 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
+// exp(−t²/2) = 2^m · T_j · (1 + q(r)) with t² split exactly (t² = h + l via fma), a 32-entry table T_j =
+// 2^(j/32) and |r| <= ln2/64; S(t) = S_k · (1 + f_k(d)) over 32 bins (8 per binade of t+1 on [1, 16)), f_k a
+// degree-5 polynomial with |f_k| < 0.08. Every table is a vpermt2ps from two registers. The pieces are
+// assembled with error-free products (TwoProd) and a Fast2Sum against max(x, 0), so the one rounding that
+// reaches the result is the last one: the error is 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32
+// inputs).
 //
 // f'(x) = Φ(x) + x·φ(x) = [x > 0] + sign·E(t)·(t/√(2π) − S(t)) uses the same pieces; within ±0.25 of its root
 // r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up.
@@ -35,16 +36,20 @@ namespace {
 
 namespace F = formulas;
 
-constexpr int kBins = 32;         // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
-constexpr int kDegS = 5;          // degree of f_k
-constexpr int kDegRoot = 5;       // degree of P around the root of f'
-static_assert(kDegRoot % 2 == 1, "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
-constexpr float kTMax = 14.75f;   // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
-// Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of f'.
+constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
+constexpr int kDegS = 5;     // degree of f_k
+constexpr int kDegRoot = 5;  // degree of P around the root of f'
+static_assert(kDegRoot % 2 == 1,
+              "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
+constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
+// Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
+// f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
 
 /// S(t) = Φ(−t)·exp(t²/2) in double (relative error ~1e-15).
-double S_ref(double t) { return F::normal_upper_tail(t) * std::exp(0.5 * t * t); }
+double S_ref(double t) {
+  return F::normal_upper_tail(t) * std::exp(0.5 * t * t);
+}
 
 /// Solves the Vandermonde system for the monomial coefficients of the interpolant through (xs, ys).
 template <int N>
@@ -74,19 +79,18 @@ std::array<double, N> interpolate(const std::array<double, N>& xs, const std::ar
 template <int N>
 std::array<double, N> chebyshev_nodes(double lo, double hi) {
   std::array<double, N> x{};
-  for (int i = 0; i < N; ++i)
-    x[i] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * (i + 0.5) / N);
+  for (int i = 0; i < N; ++i) x[i] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * (i + 0.5) / N);
   return x;
 }
 
 struct Tables {
-  alignas(64) float exp_hi[32];    // float(2^(j/32))
-  alignas(64) float exp_rel[32];   // 2^(j/32)/exp_hi − 1: folded into q
-  alignas(64) float s_edge[kBins];  // left edge of the bin, in t
-  alignas(64) float s_k[kBins];     // S at the bin's midpoint, rounded to float (exact by definition)
+  alignas(64) float exp_hi[32];             // float(2^(j/32))
+  alignas(64) float exp_rel[32];            // 2^(j/32)/exp_hi − 1: folded into q
+  alignas(64) float s_edge[kBins];          // left edge of the bin, in t
+  alignas(64) float s_k[kBins];             // S at the bin's midpoint, rounded to float (exact by definition)
   alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
-  float root_hi = 0, root_lo = 0;  // root of f' as a float pair
-  float root_c[kDegRoot + 1] = {};  // f'(r0 + δ) ≈ δ·Σ c_i δ^i
+  float root_hi = 0, root_lo = 0;           // root of f' as a float pair
+  float root_c[kDegRoot + 1] = {};          // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
 
 Tables build_tables() {
@@ -142,17 +146,18 @@ const Tables& tables() {
 // n·kC_lo stays below 0.033, where kC_lo's own rounding costs < 2^-29.
 constexpr float kC_hi = 0x1.63p-6f;
 constexpr float kC_lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
-constexpr float kMagic = 12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
+constexpr float kMagic =
+    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
 
 #define GELU_INLINE inline __attribute__((always_inline))
 
 struct Pieces {
-  __m512 t;       // |x| clamped to kTMax
-  __m512 T;       // exp table value (float)
-  __m512 q;       // e^r·(1 + exp_rel) − 1
-  __m512 scale;   // n/32: scalef applies 2^floor(n/32)
-  __m512 s_k;     // S at the bin midpoint
-  __m512 f;       // S/s_k − 1
+  __m512 t;      // |x| clamped to kTMax
+  __m512 T;      // exp table value (float)
+  __m512 q;      // e^r·(1 + exp_rel) − 1
+  __m512 scale;  // n/32: scalef applies 2^floor(n/32)
+  __m512 s_k;    // S at the bin midpoint
+  __m512 f;      // S/s_k − 1
 };
 
 /// A 32-entry table held in two registers (vpermt2ps selects by the low 5 bits of each index lane).
@@ -168,9 +173,12 @@ struct Regs {
   Table32 c[kDegS + 1];
   const Tables& tb;
   explicit Regs(const Tables& t)
-      : exp_hi(t.exp_hi), exp_rel(t.exp_rel), s_edge(t.s_edge), s_k(t.s_k),
-        c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]), Table32(t.s_c[3]), Table32(t.s_c[4]),
-          Table32(t.s_c[5])},
+      : exp_hi(t.exp_hi),
+        exp_rel(t.exp_rel),
+        s_edge(t.s_edge),
+        s_k(t.s_k),
+        c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]),
+          Table32(t.s_c[3]), Table32(t.s_c[4]), Table32(t.s_c[5])},
         tb(t) {}
 };
 
@@ -185,7 +193,8 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   const __m512 a = _mm512_mul_ps(t, _mm512_set1_ps(-0.5f));
   const __m512 hh = _mm512_mul_ps(a, t);
   const __m512 hl = _mm512_fmsub_ps(a, t, hh);
-  const __m512 k = _mm512_fmadd_ps(hh, _mm512_set1_ps(46.166241308446828f), _mm512_set1_ps(kMagic));  // 32/ln2
+  const __m512 k =
+      _mm512_fmadd_ps(hh, _mm512_set1_ps(46.166241308446828f), _mm512_set1_ps(kMagic));  // 32/ln2
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
   __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_hi), hh);  // exact
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
@@ -253,7 +262,8 @@ GELU_INLINE bool has_tail(const Pieces& p) {
 
 GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
   const Pieces p = pieces(x, tb);
-  // t > 11.5 (or NaN) is rare in practice, never in N(0, 1) data: one compare per vector picks the exact tail.
+  // t > 11.5 (or NaN) is rare in practice, never in N(0, 1) data: one compare per vector picks the exact
+  // tail.
   if (has_tail(p)) return gelu_assemble<true>(x, p);
   return gelu_assemble<false>(x, p);
 }
@@ -291,12 +301,12 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   const __mmask16 is_pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   __m512 y = _mm512_mask_add_ps(_mm512_xor_ps(D, _mm512_set1_ps(-0.0f)), is_pos, D, _mm512_set1_ps(1.0f));
   // Within 1/16 of the root, where t/√(2π) − S cancels: δ·P(δ) with δ = x − r0 kept as the exact pair
-  // (x − root_hi, −root_lo), so the value rounds once after P. Branch-free: with N(0, σ) data about a third of
-  // vectors have such a lane, too often to predict.
+  // (x − root_hi, −root_lo), so the value rounds once after P. Branch-free: with N(0, σ) data about a third
+  // of vectors have such a lane, too often to predict.
   const __m512 d_hi = _mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi));  // exact (Sterbenz)
   const __m512 delta = _mm512_sub_ps(d_hi, _mm512_set1_ps(tb.root_lo));
-  const __mmask16 near =
-      _mm512_cmp_ps_mask(_mm512_abs_ps(delta), _mm512_set1_ps(static_cast<float>(kRootHalfWidth)), _CMP_LE_OQ);
+  const __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(delta),
+                                            _mm512_set1_ps(static_cast<float>(kRootHalfWidth)), _CMP_LE_OQ);
   __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
   for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
   const __m512 root_val = _mm512_fmadd_ps(d_hi, poly, _mm512_mul_ps(_mm512_set1_ps(-tb.root_lo), poly));
@@ -307,7 +317,8 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
 }
 
 // Outputs larger than this go around the caches (streaming stores): no read-for-ownership of the destination,
-// so a 64M-element call moves 8 bytes per element instead of 12. Smaller outputs stay cached for the consumer.
+// so a 64M-element call moves 8 bytes per element instead of 12. Smaller outputs stay cached for the
+// consumer.
 constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
 
 /// y[i] = k(x[i]) (Unary) or y[i] = dy[i]·k(x[i]) (with a gradient): 16 floats at a time, two vectors per
@@ -385,12 +396,16 @@ constexpr auto kD1Pair = [](__m512& a, __m512& b, const Regs& r) {
   b = gelu_d1_16(b, r);
 };
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  run16<false>(
+      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  run16<true>(x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  run16<true>(
+      x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
 }
-const char* isa() { return "avx512"; }
+const char* isa() {
+  return "avx512";
+}
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).
 
@@ -403,7 +418,9 @@ void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_d1(x[i]));
 }
-const char* isa() { return "scalar"; }
+const char* isa() {
+  return "scalar";
+}
 
 #endif
 

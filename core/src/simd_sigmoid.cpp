@@ -1,5 +1,5 @@
-// [SECTION] Vectorized float32 exp-based functions: the x·σ(z) family — gelu_sigmoid (z = k·x), silu (z = β·x),
-// gelu_tanh (z = 2·√(2/π)·(x + c·x³)) — plus Mish and ELU; f and f'.
+// [SECTION] Vectorized float32 exp-based functions: the x·σ(z) family — gelu_sigmoid (z = k·x), silu (z =
+// β·x), gelu_tanh (z = 2·√(2/π)·(x + c·x³)) — plus Mish and ELU; f and f'.
 //
 // Each lane is evaluated in double precision (AVX-512, 8 lanes) and rounded to float once. The pieces:
 // exp(−|z|) from a 16-entry 2^(j/16) table, |r| <= ln2/32 and a degree-6 polynomial (relative error < 2^-50),
@@ -10,11 +10,10 @@
 // rounded ones (checked over every finite float in tests/exhaustive). Same formulas as formulas.hpp:
 //   σ  = 1/(1+e) for z >= 0, e/(1+e) for z < 0 (e = exp(−|z|)); 1 − σ the other one.
 //   f  = x·σ,   f' = σ + x·σ(1−σ)·z'(x),   z' = k, or 2·√(2/π)·(1 + 3c·x²) for the tanh form.
-#include "simd_kernels.hpp"
-
 #include <cmath>
 
 #include "formulas.hpp"
+#include "simd_kernels.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
@@ -45,7 +44,8 @@ const ExpTable& exp_table() {
 /// exp(a) for a <= 0 (a >= −1000; below −745 the result is 0).
 GELU_INLINE __m512d exp_nonpositive(__m512d a, __m512d tlo, __m512d thi) {
   constexpr double kMagic = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
-  const __m512d k = _mm512_fmadd_pd(a, _mm512_set1_pd(16.0 / 0.693147180559945309417232121458), _mm512_set1_pd(kMagic));
+  const __m512d k =
+      _mm512_fmadd_pd(a, _mm512_set1_pd(16.0 / 0.693147180559945309417232121458), _mm512_set1_pd(kMagic));
   const __m512d n = _mm512_sub_pd(k, _mm512_set1_pd(kMagic));
   __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0x1.62e42fefa39efp-5), a);  // ln2/16, hi
   r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);         // ln2/16, lo
@@ -62,7 +62,8 @@ GELU_INLINE __m512d exp_nonpositive(__m512d a, __m512d tlo, __m512d thi) {
 }
 
 /// exp(a) − 1 for a <= 0, accurate in relative terms near 0: where the reduction leaves n = 0, r = a and
-/// e^a − 1 is the polynomial itself (no cancellation); elsewhere |e^a − 1| >= 0.02 and the subtraction is exact enough.
+/// e^a − 1 is the polynomial itself (no cancellation); elsewhere |e^a − 1| >= 0.02 and the subtraction is
+/// exact enough.
 GELU_INLINE __m512d expm1_nonpositive(__m512d a, __m512d tlo, __m512d thi) {
   const __m512d small = _mm512_abs_pd(a);
   const __mmask8 tiny = _mm512_cmp_pd_mask(small, _mm512_set1_pd(0.693147180559945309 / 32), _CMP_LT_OQ);
@@ -101,14 +102,15 @@ GELU_INLINE __m512d x_sigmoid8(__m512d x, double param, __m512d tlo, __m512d thi
     const __m512d x2 = _mm512_mul_pd(x, x);
     z = _mm512_mul_pd(_mm512_mul_pd(x, _mm512_set1_pd(kTwoSqrt2OverPi)),
                       _mm512_fmadd_pd(x2, _mm512_set1_pd(param), _mm512_set1_pd(1.0)));
-    dz = _mm512_mul_pd(_mm512_set1_pd(kTwoSqrt2OverPi), _mm512_fmadd_pd(x2, _mm512_set1_pd(3.0 * param), _mm512_set1_pd(1.0)));
+    dz = _mm512_mul_pd(_mm512_set1_pd(kTwoSqrt2OverPi),
+                       _mm512_fmadd_pd(x2, _mm512_set1_pd(3.0 * param), _mm512_set1_pd(1.0)));
   }
-  // e = exp(−|z|); |z| clamped so exp's reduction stays in range (exp(−1000) is 0 either way). A NaN x gives a
-  // NaN z; the clamp turns it into 1000, and the NaN comes back through the final product with x.
+  // e = exp(−|z|); |z| clamped so exp's reduction stays in range (exp(−1000) is 0 either way). A NaN x gives
+  // a NaN z; the clamp turns it into 1000, and the NaN comes back through the final product with x.
   const __m512d az = _mm512_min_pd(_mm512_abs_pd(z), _mm512_set1_pd(1000.0));
   const __m512d e = exp_nonpositive(_mm512_sub_pd(_mm512_setzero_pd(), az), tlo, thi);
   const __m512d inv = reciprocal(_mm512_add_pd(_mm512_set1_pd(1.0), e));  // 1/(1+e)
-  const __m512d e_inv = _mm512_mul_pd(e, inv);                                 // e/(1+e)
+  const __m512d e_inv = _mm512_mul_pd(e, inv);                            // e/(1+e)
   const __mmask8 pos = _mm512_cmp_pd_mask(z, _mm512_setzero_pd(), _CMP_GE_OQ);
   const __m512d s = _mm512_mask_blend_pd(pos, e_inv, inv);      // σ(z)
   const __m512d one_s = _mm512_mask_blend_pd(pos, inv, e_inv);  // 1 − σ(z)
@@ -206,16 +208,30 @@ void run(const float* x, float* y, std::size_t n, double param) {
 
 }  // namespace
 
-void x_sigmoid_f32(const float* x, float* y, std::size_t n, const Params& p) { run<Fn::XSigmoid, 0>(x, y, n, p[0]); }
+void x_sigmoid_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::XSigmoid, 0>(x, y, n, p[0]);
+}
 void x_sigmoid_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
   run<Fn::XSigmoid, 1>(x, y, n, p[0]);
 }
-void gelu_tanh_f32(const float* x, float* y, std::size_t n, const Params& p) { run<Fn::Tanh, 0>(x, y, n, p[0]); }
-void gelu_tanh_d1_f32(const float* x, float* y, std::size_t n, const Params& p) { run<Fn::Tanh, 1>(x, y, n, p[0]); }
-void mish_f32(const float* x, float* y, std::size_t n, const Params&) { run<Fn::Mish, 0>(x, y, n, 0.0); }
-void mish_d1_f32(const float* x, float* y, std::size_t n, const Params&) { run<Fn::Mish, 1>(x, y, n, 0.0); }
-void elu_f32(const float* x, float* y, std::size_t n, const Params& p) { run<Fn::Elu, 0>(x, y, n, p[0]); }
-void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p) { run<Fn::Elu, 1>(x, y, n, p[0]); }
+void gelu_tanh_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Tanh, 0>(x, y, n, p[0]);
+}
+void gelu_tanh_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Tanh, 1>(x, y, n, p[0]);
+}
+void mish_f32(const float* x, float* y, std::size_t n, const Params&) {
+  run<Fn::Mish, 0>(x, y, n, 0.0);
+}
+void mish_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
+  run<Fn::Mish, 1>(x, y, n, 0.0);
+}
+void elu_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Elu, 0>(x, y, n, p[0]);
+}
+void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Elu, 1>(x, y, n, p[0]);
+}
 
 #else  // No AVX-512: the double reference, rounded.
 

@@ -30,8 +30,12 @@ double Rng::normal() {
 
 // [SECTION] The gate.
 
-double keep_probability(double x) { return formulas::normal_cdf(x); }
-double drop_probability(double x) { return std::isnan(x) ? x : formulas::normal_upper_tail(x); }
+double keep_probability(double x) {
+  return formulas::normal_cdf(x);
+}
+double drop_probability(double x) {
+  return std::isnan(x) ? x : formulas::normal_upper_tail(x);
+}
 
 MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed, std::size_t running_points) {
   MonteCarloResult r;

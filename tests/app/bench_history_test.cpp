@@ -40,5 +40,6 @@ TEST(BenchHistory, DropsTheOldestBeyondTheBoundAndKeepsTheirNumbers) {
   ASSERT_EQ(s.history.size(), kBenchHistory);
   EXPECT_EQ(s.history_first, total - kBenchHistory);
   for (std::size_t i = 0; i < s.history.size(); ++i)
-    ASSERT_EQ(s.history[i].size, s.history_first + i) << "history[" << i << "] is not measurement number first+i";
+    ASSERT_EQ(s.history[i].size, s.history_first + i)
+        << "history[" << i << "] is not measurement number first+i";
 }

@@ -1,16 +1,16 @@
 // Fault injection on the real binary: a full disk and a read-only config directory (tmpfs mounts in a private
-// mount namespace), SIGTERM and SIGKILL in the middle of a save, a GPU context lost mid-training, shader files
-// missing or corrupt, no EGL and no GL 4.3. Each must end with a clear message, the previous file intact and,
-// for the app, training and plotting going on on the CPU. The app runs headless (EGL), so no X is needed.
+// mount namespace), SIGTERM and SIGKILL in the middle of a save, a GPU context lost mid-training, shader
+// files missing or corrupt, no EGL and no GL 4.3. Each must end with a clear message, the previous file
+// intact and, for the app, training and plotting going on on the CPU. The app runs headless (EGL), so no X is
+// needed.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -59,7 +59,8 @@ struct Proc {
   fs::path log;  // stdout and stderr
 };
 
-Proc spawn(const std::vector<std::string>& args, const std::vector<std::string>& env_add, const fs::path& log) {
+Proc spawn(const std::vector<std::string>& args, const std::vector<std::string>& env_add,
+           const fs::path& log) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e) env.emplace_back(*e);
   for (const std::string& a : env_add) env.push_back(a);
@@ -104,7 +105,8 @@ struct Outcome {
   std::string out;
 };
 
-Outcome run(const std::vector<std::string>& args, const std::vector<std::string>& env = {}, double timeout_s = 300) {
+Outcome run(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+            double timeout_s = 300) {
   static int n = 0;
   const fs::path log = fresh_dir("logs") / ("run" + std::to_string(n++) + ".txt");
   Proc p = spawn(args, env, log);
@@ -143,13 +145,14 @@ std::vector<fs::path> temporaries(const fs::path& dir) {
 // they would save differs from this one).
 void write_session(const fs::path& path) {
   const fs::path png = fresh_dir("png") / "s.png";
-  const Outcome r = run({"shot", "--panel", "dropout", "--size", "320x240", "--session-out", path.string(), "--out",
-                     png.string()});
+  const Outcome r = run({"shot", "--panel", "dropout", "--size", "320x240", "--session-out", path.string(),
+                         "--out", png.string()});
   ASSERT_EQ(r.status, 0) << r.out;
   ASSERT_TRUE(fs::exists(path));
 }
 
-// [SECTION] Private mounts: tmpfs file systems that can be filled or made read-only without touching the host.
+// [SECTION] Private mounts: tmpfs file systems that can be filled or made read-only without touching the
+// host.
 std::string g_mount_error;
 
 bool enter_private_mount_namespace() {
@@ -230,7 +233,8 @@ TEST_F(Faults, DiskFullSessionSaveKeepsThePreviousFile) {
   write_session(session);
   const std::string before = slurp(session);
   fill(d);
-  const Outcome r = run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves"}));
+  const Outcome r =
+      run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves"}));
   EXPECT_EQ(r.status, 1) << r.out;  // a test run (--frames) reports the failed save in its status
   EXPECT_NE(r.out.find("the session was not saved"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << r.out;
@@ -243,26 +247,27 @@ TEST_F(Faults, DiskFullCliSavesFailWithTheReason) {
   const fs::path d = tmpfs("full-cli", 256);
   ASSERT_FALSE(d.empty());
   const fs::path model = d / "model.json";
-  const Outcome first = run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "20", "--save",
-                         model.string()});
+  const Outcome first =
+      run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "20", "--save", model.string()});
   ASSERT_EQ(first.status, 0) << first.out;
   const std::string before = slurp(model);
   fill(d);
-  const Outcome train = run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "40", "--save",
-                         model.string()});
+  const Outcome train =
+      run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "40", "--save", model.string()});
   EXPECT_NE(train.status, 0);
   EXPECT_NE(train.out.find(model.string()), std::string::npos) << train.out;
   EXPECT_NE(train.out.find("No space left on device"), std::string::npos) << train.out;
   EXPECT_EQ(slurp(model), before);
 
-  const Outcome csv = run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000", "--csv",
-                       (d / "e.csv").string()});
+  const Outcome csv = run(
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000", "--csv", (d / "e.csv").string()});
   EXPECT_EQ(csv.status, 2) << csv.out;
   EXPECT_NE(csv.out.find("--csv"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("No space left on device"), std::string::npos) << csv.out;
   EXPECT_FALSE(fs::exists(d / "e.csv"));
 
-  const Outcome shot = run({"shot", "--panel", "curves", "--size", "320x240", "--out", (d / "c.png").string()});
+  const Outcome shot =
+      run({"shot", "--panel", "curves", "--size", "320x240", "--out", (d / "c.png").string()});
   EXPECT_EQ(shot.status, 2) << shot.out;
   EXPECT_NE(shot.out.find("No space left on device"), std::string::npos) << shot.out;
   EXPECT_FALSE(fs::exists(d / "c.png"));
@@ -279,7 +284,7 @@ TEST_F(Faults, ReadOnlyConfigDirWarnsAtStartAndKeepsTheFile) {
   ASSERT_EQ(::mount(nullptr, d.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0) << std::strerror(errno);
   const fs::path report = fresh_dir("ro-report") / "r.json";
   const Outcome r = run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves",
-                                    "--report", report.string()}));
+                                        "--report", report.string()}));
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("cannot be saved on exit"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Read-only file system"), std::string::npos) << r.out;
@@ -342,23 +347,24 @@ TEST(Signals, SigkillMidSaveLeavesThePreviousFileAndTheNextSaveCleansUp) {
   EXPECT_EQ(slurp(s.session), s.before);  // the previous session, byte for byte
   ASSERT_EQ(temporaries(s.dir).size(), 1u);
   // The next save removes the dead process's partial file.
-  const Outcome r = run({"shot", "--panel", "curves", "--size", "320x240", "--session-out", s.session.string(), "--out",
-                     (s.dir / "x.png").string()});
+  const Outcome r = run({"shot", "--panel", "curves", "--size", "320x240", "--session-out",
+                         s.session.string(), "--out", (s.dir / "x.png").string()});
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_TRUE(temporaries(s.dir).empty());
   EXPECT_EQ(json::parse(slurp(s.session)).at("active_panel").as_string(), "curves");
 }
 
 // [SECTION] GPU faults: the app keeps working on the CPU
-// The app headless on the FFN lab, training on the GPU, until the lab reports that it moved to the CPU (a line
-// on stderr), then two more seconds of training; SIGTERM ends it and the report gives every panel's state.
+// The app headless on the FFN lab, training on the GPU, until the lab reports that it moved to the CPU (a
+// line on stderr), then two more seconds of training; SIGTERM ends it and the report gives every panel's
+// state.
 json::Value headless_ffn_report(const std::string& name, const std::vector<std::string>& env, Outcome* out) {
   const fs::path d = fresh_dir(name);
   put(d / "ffn.json", R"({"dataset": "circle", "widths": [16, 16], "backend": "gpu", "playing": true,
                           "ab": false, "speed": 0})");
   const fs::path report = d / "report.json";
-  Proc p = spawn(cat(kHeadless, {"--frames", "1000000", "--panel", "ffn", "--state", (d / "ffn.json").string(),
-                                 "--report", report.string()}),
+  Proc p = spawn(cat(kHeadless, {"--frames", "1000000", "--panel", "ffn", "--state",
+                                 (d / "ffn.json").string(), "--report", report.string()}),
                  env, d / "log.txt");
   if (p.pid <= 0) return json::Value();
   const bool moved = wait_until([&] { return slurp(p.log).find("FFN lab:") != std::string::npos; }, 180);
@@ -419,7 +425,8 @@ TEST(GpuFaults, MissingShaderFile) {
   EXPECT_EQ(r.status, 0) << r.out;
   const json::Value& ffn = rep.at("panels").at("ffn");
   EXPECT_EQ(ffn.at("backend").as_string(), "CPU");
-  EXPECT_NE(ffn.at("notice").as_string().find("activations.glsl"), std::string::npos) << ffn.at("notice").as_string();
+  EXPECT_NE(ffn.at("notice").as_string().find("activations.glsl"), std::string::npos)
+      << ffn.at("notice").as_string();
   EXPECT_GT(ffn.at("nets").as_array()[0].at("steps").as_number(), 0);
 }
 
@@ -429,7 +436,8 @@ TEST(GpuFaults, CorruptShaderFileNamesFileAndLine) {
   const std::size_t mid = text.find('\n', text.size() / 2);
   text.insert(mid + 1, "this is not GLSL @@@ \x01\x02\n");
   put(d / "activations.glsl", text);
-  const Outcome eval = run({"eval", "--backend", "gpu", "--fn", "gelu", "--input", one_input()}, {"GELU_SHADER_DIR=" + d.string()});
+  const Outcome eval = run({"eval", "--backend", "gpu", "--fn", "gelu", "--input", one_input()},
+                           {"GELU_SHADER_DIR=" + d.string()});
   EXPECT_EQ(eval.status, 2) << eval.out;
   EXPECT_NE(eval.out.find("activations.glsl:"), std::string::npos) << eval.out;
   EXPECT_EQ(eval.out.find("terminate called"), std::string::npos) << eval.out;
@@ -444,10 +452,12 @@ TEST(GpuFaults, NoEglOrNoGl43IsAClearMessage) {
   const Outcome gui = run(cat(kHeadless, {"--frames", "5"}), no_egl);
   EXPECT_EQ(gui.status, 2) << gui.out;
   EXPECT_NE(gui.out.find("cannot create a headless OpenGL 4.3 context"), std::string::npos) << gui.out;
-  const Outcome shot = run({"shot", "--panel", "curves", "--out", (fresh_dir("noegl") / "x.png").string()}, no_egl);
+  const Outcome shot =
+      run({"shot", "--panel", "curves", "--out", (fresh_dir("noegl") / "x.png").string()}, no_egl);
   EXPECT_EQ(shot.status, 2) << shot.out;
 
-  const Outcome old_gl = run({"eval", "--backend", "gpu", "--fn", "gelu", "--input", one_input()}, {"MESA_GL_VERSION_OVERRIDE=3.3"});
+  const Outcome old_gl = run({"eval", "--backend", "gpu", "--fn", "gelu", "--input", one_input()},
+                             {"MESA_GL_VERSION_OVERRIDE=3.3"});
   EXPECT_EQ(old_gl.status, 2) << old_gl.out;
   EXPECT_NE(old_gl.out.find("4.3"), std::string::npos) << old_gl.out;
 }

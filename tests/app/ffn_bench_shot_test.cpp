@@ -2,6 +2,7 @@
 // against numbers computed here (datasets from gelu::ffn) or exported by the panel itself. Without a GL
 // context the shot exits non-zero and these tests FAIL (never skip).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,14 +13,12 @@
 #include <sstream>
 #include <string>
 
-#include <unistd.h>
-
-#include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/json.hpp"
+#include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
+#include "plot/plot_core.hpp"
 #include "support/png_image.hpp"
 #include "support/shot.hpp"
-#include "plot/plot_core.hpp"
 
 namespace {
 
@@ -32,8 +31,8 @@ using gelu::test::Image;
 using gelu::test::Rgb;
 
 using Geom = gelu::test::PlotGeom;
-using gelu::test::Shot;
 using gelu::test::shoot;
+using gelu::test::Shot;
 
 // The dataset the panel trains on with its defaults (xor, 400 samples, seed 1), generated here from core.
 gelu::ffn::Dataset xor_data() {
@@ -87,7 +86,8 @@ TEST(FfnShot, HeatmapColourAtTrainingPointsIsTheirClassAfterTraining) {
   }
   // The heat tints are the class colours faded (so the hue test above reads the right classes).
   for (int c = 0; c < 2; ++c)
-    EXPECT_EQ(hue_class(hex(s.meta.at("heat_colors").as_array()[static_cast<std::size_t>(c)].as_string())), c);
+    EXPECT_EQ(hue_class(hex(s.meta.at("heat_colors").as_array()[static_cast<std::size_t>(c)].as_string())),
+              c);
 }
 
 TEST(FfnShot, IdenticalNetsTrainIdenticallyAndPointEditsApply) {
@@ -105,10 +105,11 @@ TEST(FfnShot, IdenticalNetsTrainIdenticallyAndPointEditsApply) {
   }
   ASSERT_GE(k0, 0);
   char state[512];
-  std::snprintf(state, sizeof state,
-                R"({"shot_steps": 60, "a": {"activations": ["gelu", "gelu"]}, "b": {"activations": ["gelu", "gelu"]},
+  std::snprintf(
+      state, sizeof state,
+      R"({"shot_steps": 60, "a": {"activations": ["gelu", "gelu"]}, "b": {"activations": ["gelu", "gelu"]},
                     "edits": [{"op": "remove", "x": %.17g, "y": %.17g}, {"op": "add", "x": 1.3, "y": -1.3, "label": 0}]})",
-                d.x_train(0, k0), d.x_train(1, k0));
+      d.x_train(0, k0), d.x_train(1, k0));
   const Shot s = shoot("ffn", state, "ffn_same");
   ASSERT_EQ(s.status, 0);
   const Value& a = s.meta.at("nets").as_array()[0];
@@ -122,12 +123,15 @@ TEST(FfnShot, IdenticalNetsTrainIdenticallyAndPointEditsApply) {
   for (const char* plot : {"heatA", "heatB"}) {
     const Geom g(s.meta.at("plots").at(plot));
     // The added point is drawn (its dot's centre is the class colour) and the removed one is gone.
-    EXPECT_LT(dist(img.at(static_cast<int>(std::lround(g.px(1.3))), static_cast<int>(std::lround(g.py(-1.3)))), blue),
-              30)
+    EXPECT_LT(
+        dist(img.at(static_cast<int>(std::lround(g.px(1.3))), static_cast<int>(std::lround(g.py(-1.3)))),
+             blue),
+        30)
         << plot;
     const Rgb removed = img.at(static_cast<int>(std::lround(g.px(d.x_train(0, k0)))),
                                static_cast<int>(std::lround(g.py(d.x_train(1, k0)))));
-    const Rgb dot = hex(s.meta.at("class_colors").as_array()[static_cast<std::size_t>(d.y_train(k0))].as_string());
+    const Rgb dot =
+        hex(s.meta.at("class_colors").as_array()[static_cast<std::size_t>(d.y_train(k0))].as_string());
     EXPECT_GT(dist(removed, dot), 30) << plot;
   }
   // The state round-trips what was set.

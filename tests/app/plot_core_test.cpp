@@ -1,12 +1,12 @@
 // The plot layer's ImGui-free core: ticks, scales, transforms, zoom/pan, re-sampling, NaN gaps, fitting.
+#include "plot/plot_core.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
-
-#include "plot/plot_core.hpp"
 
 namespace {
 
@@ -162,7 +162,8 @@ TEST(PlotTransform, LogAndSymLogScales) {
   Axis sl;
   sl.scale = Scale::SymLog;
   sl.symlog_c = 0.5;
-  for (double v : {-1e6, -3.0, -1e-3, 0.0, 2e-4, 7.0, 1e9}) EXPECT_NEAR(scale_inverse(sl, scale_forward(sl, v)), v, std::fabs(v) * 1e-12);
+  for (double v : {-1e6, -3.0, -1e-3, 0.0, 2e-4, 7.0, 1e9})
+    EXPECT_NEAR(scale_inverse(sl, scale_forward(sl, v)), v, std::fabs(v) * 1e-12);
   EXPECT_EQ(scale_forward(sl, 0.0), 0.0);
   EXPECT_LT(scale_forward(sl, -2.0), 0.0);
   EXPECT_NEAR(scale_forward(sl, 1e-6), 1e-6 / 0.5 / std::log(10.0), 1e-12);  // linear near zero
@@ -251,11 +252,13 @@ TEST(PlotSampling, NonFiniteValuesSplitPolylinesIntoRuns) {
   lg.range = {1e-3, 10};
   const std::vector<double> e{1e-3, 0.0, 2e-3, -1.0, 3e-3, 4e-3};
   runs.clear();
-  for_each_finite_run(std::span<const double>(xs).first(6), e, lg, [&](std::size_t b, std::size_t en) { runs.emplace_back(b, en); });
+  for_each_finite_run(std::span<const double>(xs).first(6), e, lg,
+                      [&](std::size_t b, std::size_t en) { runs.emplace_back(b, en); });
   EXPECT_EQ(runs, (std::vector<std::pair<std::size_t, std::size_t>>{{0, 1}, {2, 3}, {4, 6}}));
   runs.clear();
   const std::vector<double> all_nan(4, kNaN);
-  for_each_finite_run(std::span<const double>(xs).first(4), all_nan, lg, [&](std::size_t b, std::size_t en) { runs.emplace_back(b, en); });
+  for_each_finite_run(std::span<const double>(xs).first(4), all_nan, lg,
+                      [&](std::size_t b, std::size_t en) { runs.emplace_back(b, en); });
   EXPECT_TRUE(runs.empty());
 }
 

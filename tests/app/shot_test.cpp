@@ -1,6 +1,9 @@
 // Every panel rendered headless by `gelulab shot` (EGL, no X), with pixel checks against values computed
 // here from gelu::core. Without a GL context the shot exits non-zero and these tests FAIL (never skip).
+#include "support/shot.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -11,12 +14,9 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "gelu/activation.hpp"
 #include "gelu/ffn/json.hpp"
 #include "support/png_image.hpp"
-#include "support/shot.hpp"
 
 namespace {
 
@@ -29,8 +29,8 @@ using gelu::test::Image;
 using gelu::test::Rgb;
 
 using gelu::test::PlotGeom;
-using gelu::test::Shot;
 using gelu::test::shoot;
+using gelu::test::Shot;
 
 TEST(AppShot, CurvesGeluPassesThroughItsValueAtOne) {
   const Shot s = shoot("curves",
@@ -59,7 +59,8 @@ TEST(AppShot, CurvesGeluPassesThroughItsValueAtOne) {
   EXPECT_GT(img.nearest(g.px(1.0), g.py(1.1), gelu_col), 80.0);
   // More points along the curve, including the negative dip.
   for (double x : {-3.0, -0.75, 0.5, 2.5}) {
-    EXPECT_LT(img.nearest(g.px(x), g.py(gelu::find_activation("gelu")->eval(x)), gelu_col), 40.0) << "x = " << x;
+    EXPECT_LT(img.nearest(g.px(x), g.py(gelu::find_activation("gelu")->eval(x)), gelu_col), 40.0)
+        << "x = " << x;
   }
   // The state's parameter reached the curve: x·σ(1·x) at 2 is 1.7616, not the k = 1.702 value 1.9362.
   gelu::Params k1;
@@ -99,14 +100,16 @@ TEST(AppShot, CurvesMinimumMarkerAndDerivativePlot) {
 }
 
 TEST(AppShot, ApproxErrorCurvesAndMaxMarkersMatchCore) {
-  const Shot s = shoot("approx", R"({"x": [-4, 4], "metric": "abs", "log": true, "error_y": [1e-8, 1]})", "approx");
+  const Shot s =
+      shoot("approx", R"({"x": [-4, 4], "metric": "abs", "log": true, "error_y": [1e-8, 1]})", "approx");
   ASSERT_EQ(s.status, 0);
   const Image img(s.png);
   ASSERT_TRUE(img.ok());
   const PlotGeom f(s.meta.at("plots").at("functions"));
   const PlotGeom e(s.meta.at("plots").at("errors"));
   EXPECT_TRUE(e.log_y);
-  EXPECT_LT(img.nearest(f.px(1.0), f.py(0.8413447460685429), hex(s.meta.at("exact_color").as_string())), 40.0);
+  EXPECT_LT(img.nearest(f.px(1.0), f.py(0.8413447460685429), hex(s.meta.at("exact_color").as_string())),
+            40.0);
   // The max |tanh form − GELU| on the visible grid, recomputed here from the registry.
   const auto* gelu = gelu::find_activation("gelu");
   const auto* tanh = gelu::find_activation("gelu_tanh");
@@ -129,7 +132,8 @@ TEST(AppShot, ApproxErrorCurvesAndMaxMarkersMatchCore) {
 }
 
 TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
-  const Shot s = shoot("dropout", R"({"x0": 1.0, "samples": 3000, "seed": 7, "mu": 0.5, "sigma": 1.0})", "dropout");
+  const Shot s =
+      shoot("dropout", R"({"x0": 1.0, "samples": 3000, "seed": 7, "mu": 0.5, "sigma": 1.0})", "dropout");
   ASSERT_EQ(s.status, 0);
   const Image img(s.png);
   ASSERT_TRUE(img.ok());
@@ -137,7 +141,8 @@ TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
   EXPECT_EQ(m.at("samples").as_number(), 3000);
   EXPECT_NEAR(m.at("keep_probability").as_number(), 0.8413447460685429, 1e-12);
   EXPECT_NEAR(m.at("gelu").as_number(), gelu::find_activation("gelu")->eval(1.0), 1e-15);
-  const double mean = m.at("mean").as_number(), lo = m.at("band_lo").as_number(), hi = m.at("band_hi").as_number();
+  const double mean = m.at("mean").as_number(), lo = m.at("band_lo").as_number(),
+               hi = m.at("band_hi").as_number();
   EXPECT_LE(lo, mean);
   EXPECT_LE(mean, hi);
   // The band is GELU(x) ± 1.96 standard errors as the core estimator reports them ...
@@ -163,7 +168,8 @@ TEST(AppShot, DropoutMonteCarloMeanLiesInsideItsBand) {
   EXPECT_LE(found, c.py(lo) + 3);
   // The expected outputs of N(0.5, 1) through ReLU: μΦ(μ/σ) + σφ(μ/σ), and P(ReLU = 0) ≈ Φ(−0.5).
   const double mu = 0.5;
-  const double relu_mean = mu * 0.5 * std::erfc(-mu / std::sqrt(2.0)) + std::exp(-mu * mu / 2) / std::sqrt(2 * M_PI);
+  const double relu_mean =
+      mu * 0.5 * std::erfc(-mu / std::sqrt(2.0)) + std::exp(-mu * mu / 2) / std::sqrt(2 * M_PI);
   EXPECT_NEAR(m.at("mean_relu").as_number(), relu_mean, 1e-12);
   EXPECT_NEAR(m.at("relu_zero_mass").as_number(), 0.5 * std::erfc(mu / std::sqrt(2.0)), 0.01);
   EXPECT_LT(m.at("mean_gelu").as_number(), relu_mean);  // GELU lets some negative values through

@@ -25,8 +25,9 @@ int validate(std::vector<std::string> args) {
 }
 
 struct TempDir {
-  fs::path path = fs::temp_directory_path() / ("gelulab-validate-" + std::to_string(::getpid()) + "-" +
-                                              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::path path =
+      fs::temp_directory_path() / ("gelulab-validate-" + std::to_string(::getpid()) + "-" +
+                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   std::string file(const std::string& name, const std::string& text) const {
@@ -56,6 +57,7 @@ TEST(ValidateOnly, ShotChecksTheStateFileAndWritesNothing) {
   EXPECT_EQ(validate({"shot", "--panel", "curves", "--out", png}), 0);
   EXPECT_FALSE(fs::exists(png)) << "validate-only must not render or write";
   EXPECT_EQ(validate({"shot", "--panel", "curves", "--out", png, "--state", d.file("bad.json", "[1, 2")}), 2);
-  EXPECT_EQ(validate({"shot", "--out", png, "--lesson", d.file("lesson.json", "{}")}), 2) << "a lesson with no steps";
+  EXPECT_EQ(validate({"shot", "--out", png, "--lesson", d.file("lesson.json", "{}")}), 2)
+      << "a lesson with no steps";
   EXPECT_FALSE(fs::exists(png));
 }

@@ -43,9 +43,9 @@ const std::vector<float>& inputs(std::size_t n) {
 void set_counters(benchmark::State& st, std::size_t n, std::size_t bytes_per_elem) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n));
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n * bytes_per_elem));
-  st.counters["ns_per_elem"] = benchmark::Counter(
-      static_cast<double>(st.iterations()) * static_cast<double>(n) * 1e-9,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["ns_per_elem"] =
+      benchmark::Counter(static_cast<double>(st.iterations()) * static_cast<double>(n) * 1e-9,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_copy(benchmark::State& st) {
@@ -108,8 +108,8 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, bool backward) {
     }
     set_counters(st, n, 8);
   } else {
-    auto bwd_pd = dnnl::eltwise_backward::primitive_desc(dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), eng,
-                                                         fwd_pd);
+    auto bwd_pd = dnnl::eltwise_backward::primitive_desc(dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f),
+                                                         eng, fwd_pd);
     dnnl::eltwise_backward bwd(bwd_pd);
     for (auto _ : st) {
       bwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dst}});

@@ -99,7 +99,8 @@ TEST(CliEval, OneResultPerInputInShortestRoundTripForm) {
 }
 
 TEST(CliEval, FloatDtypeOrdersAndParameters) {
-  const Result r = run({"eval", "--fn", "gelu_tanh", "--dtype", "f32", "--order", "1", "--param", "c=0.035"}, "0.5 -2");
+  const Result r =
+      run({"eval", "--fn", "gelu_tanh", "--dtype", "f32", "--order", "1", "--param", "c=0.035"}, "0.5 -2");
   ASSERT_EQ(r.status, 0) << r.err;
   const gelu::Activation& a = *gelu::find_activation("gelu_tanh");
   gelu::Params p = a.defaults();
@@ -173,7 +174,8 @@ TEST(CliEval, TenMillionNumbers) {
     std::ofstream(path, std::ios::binary) << text;
   }
   const std::string out = temp_path("ten_million.out");
-  const std::string cmd = std::string(GELULAB_EXE) + " eval --fn gelu --dtype f32 --input " + path + " > " + out;
+  const std::string cmd =
+      std::string(GELULAB_EXE) + " eval --fn gelu --dtype f32 --input " + path + " > " + out;
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   std::ifstream in(out, std::ios::binary);
   std::size_t n = 0;
@@ -185,7 +187,8 @@ TEST(CliEval, TenMillionNumbers) {
   std::remove(path.c_str());
   std::remove(out.c_str());
   EXPECT_EQ(n, 10'000'000u);
-  EXPECT_EQ(last, gelu::format_f32(gelu::find_activation("gelu")->eval(static_cast<float>((9'999'999 % 20001) - 10000))));
+  EXPECT_EQ(last, gelu::format_f32(
+                      gelu::find_activation("gelu")->eval(static_cast<float>((9'999'999 % 20001) - 10000))));
 }
 
 // [SECTION] error
@@ -204,7 +207,8 @@ TEST(CliError, ReportsMaxWhereAndMean) {
 
 TEST(CliError, WritesTheCurveAsCsv) {
   const std::string csv = temp_path("curve.csv");
-  const Result r = run({"error", "--fn", "relu", "--vs", "gelu", "--range", "-1:1", "--samples", "5", "--csv", csv});
+  const Result r =
+      run({"error", "--fn", "relu", "--vs", "gelu", "--range", "-1:1", "--samples", "5", "--csv", csv});
   ASSERT_EQ(r.status, 0) << r.err;
   const std::vector<std::string> l = lines(slurp(csv));
   std::remove(csv.c_str());
@@ -218,19 +222,21 @@ TEST(CliError, UsageErrors) {
   expect_usage_error(run({"error", "--fn", "gelu"}), "error", "missing --vs");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "what"}), "error", "unknown function 'what'");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--range", "1:-1"}), "error", "reversed");
-  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--range", "2:2"}), "error", "empty range");
+  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--range", "2:2"}), "error",
+                     "empty range");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--range", "2"}), "error", "not A:B");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--range", "0:inf"}), "error", "finite");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--samples", "-5"}), "error", "--samples");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--samples", "0"}), "error", "--samples");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--samples", "1000000000000"}), "error",
                      "out of range");
-  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--samples", "ten"}), "error", "not an integer");
+  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--samples", "ten"}), "error",
+                     "not an integer");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--metric", "max"}), "error", "--metric");
   expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--vs-param", "alpha=1"}), "error",
                      "unknown parameter 'alpha'");
-  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--csv", "/nonexistent/dir/x.csv"}), "error",
-                     "cannot write");
+  expect_usage_error(run({"error", "--fn", "gelu", "--vs", "relu", "--csv", "/nonexistent/dir/x.csv"}),
+                     "error", "cannot write");
 }
 
 // [SECTION] props
@@ -238,7 +244,8 @@ TEST(CliError, UsageErrors) {
 TEST(CliProps, GeluMinimumAndAsymptotes) {
   const Result r = run({"props", "--fn", "gelu"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("global minimum:  f(-0.7517915246935645) = -0.16997120747990366"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("global minimum:  f(-0.7517915246935645) = -0.16997120747990366"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("x = -1.4142135623730951"), std::string::npos);
   EXPECT_NE(r.out.find("asymptote x → −∞:  y = 0\n"), std::string::npos);
   EXPECT_NE(r.out.find("asymptote x → +∞:  y = x\n"), std::string::npos);

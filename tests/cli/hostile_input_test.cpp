@@ -42,7 +42,7 @@ struct Row {
   std::vector<std::string> args;
   std::vector<std::string> needles;  // each must appear in stderr
   std::function<std::string(const fs::path& dir)> make = nullptr;
-  std::string input = {};  // stdin
+  std::string input = {};         // stdin
   std::size_t address_space = 0;  // > 0: gelulab runs with this much memory (RLIMIT_AS)
 };
 
@@ -59,14 +59,17 @@ std::string write_file(const fs::path& path, const std::string& bytes) {
   return path.string();
 }
 std::function<std::string(const fs::path&)> file(std::string bytes, std::string name = "in.json") {
-  return [bytes = std::move(bytes), name = std::move(name)](const fs::path& d) { return write_file(d / name, bytes); };
+  return [bytes = std::move(bytes), name = std::move(name)](const fs::path& d) {
+    return write_file(d / name, bytes);
+  };
 }
 std::function<std::string(const fs::path&)> big_file(std::size_t bytes, std::string head, std::string tail) {
   return [=](const fs::path& d) {
     std::ofstream f(d / "big.json", std::ios::binary);
     f << head;
     const std::string block(1 << 20, 'a');
-    for (std::size_t done = 0; done < bytes; done += block.size()) f.write(block.data(), static_cast<std::streamsize>(std::min(block.size(), bytes - done)));
+    for (std::size_t done = 0; done < bytes; done += block.size())
+      f.write(block.data(), static_cast<std::streamsize>(std::min(block.size(), bytes - done)));
     f << tail;
     return (d / "big.json").string();
   };
@@ -104,8 +107,8 @@ const std::vector<Value> kHuge = {{"1e308", "1e308"},
                                   {"1e20", "1e20"},
                                   {"2pow63", "9223372036854775808"},
                                   {"2pow64", "18446744073709551616"}};
-const std::vector<Value> kJunk = {{"nan", "nan"}, {"inf", "inf"},   {"neginf", "-inf"},  {"1e", "1e"},
-                                  {"0x", "0x"},   {"empty", ""},    {"128KiB", kArg},    {"badutf8", kBadUtf8}};
+const std::vector<Value> kJunk = {{"nan", "nan"}, {"inf", "inf"}, {"neginf", "-inf"}, {"1e", "1e"},
+                                  {"0x", "0x"},   {"empty", ""},  {"128KiB", kArg},   {"badutf8", kBadUtf8}};
 
 /// An integer option: huge, negative, zero (where meaningless), NaN/Inf, malformed, empty, 1 MiB, not UTF-8.
 void int_option(std::vector<Row>& rows, const std::string& tag, const std::vector<std::string>& prefix,
@@ -115,9 +118,11 @@ void int_option(std::vector<Row>& rows, const std::string& tag, const std::vecto
   for (const Value& v : kHuge)
     if (full || v.label == std::string("1e308") || v.label == std::string("2pow64")) values.push_back(v);
   for (const Value& v : kJunk)
-    if (full || v.label == std::string("nan") || v.label == std::string("empty") || v.label == std::string("128KiB"))
+    if (full || v.label == std::string("nan") || v.label == std::string("empty") ||
+        v.label == std::string("128KiB"))
       values.push_back(v);
-  for (const Value& v : values) rows.push_back({tag + "_" + v.label, cat(prefix, {option, v.text}), {option}});
+  for (const Value& v : values)
+    rows.push_back({tag + "_" + v.label, cat(prefix, {option, v.text}), {option}});
 }
 
 /// A floating-point option with an allowed range: out of range both ways, NaN/Inf, malformed, 1 MiB...
@@ -127,13 +132,15 @@ void float_option(std::vector<Row>& rows, const std::string& tag, const std::vec
   if (negative_is_bad) values.push_back({"neg1e308", "-1e308"});
   if (zero_is_bad) values.push_back({"zero", "0"});
   values.insert(values.end(), kJunk.begin(), kJunk.end());
-  for (const Value& v : values) rows.push_back({tag + "_" + v.label, cat(prefix, {option, v.text}), {option}});
+  for (const Value& v : values)
+    rows.push_back({tag + "_" + v.label, cat(prefix, {option, v.text}), {option}});
 }
 
 /// A choice among names: unknown, empty, 128 KiB, not UTF-8.
 void enum_option(std::vector<Row>& rows, const std::string& tag, const std::vector<std::string>& prefix,
                  const std::string& option, const std::string& needle = "") {
-  const std::vector<Value> values = {{"unknown", "nosuch"}, {"empty", ""}, {"128KiB", kArga}, {"badutf8", kBadUtf8}};
+  const std::vector<Value> values = {
+      {"unknown", "nosuch"}, {"empty", ""}, {"128KiB", kArga}, {"badutf8", kBadUtf8}};
   for (const Value& v : values)
     rows.push_back({tag + "_" + v.label, cat(prefix, {option, v.text}), {needle.empty() ? option : needle}});
 }
@@ -141,8 +148,9 @@ void enum_option(std::vector<Row>& rows, const std::string& tag, const std::vect
 /// Problems every file loader must report with the file's name: missing, a directory, unreadable, empty,
 /// truncated, trailing garbage, a BOM, NUL bytes, 100000 levels of nesting, a 50 MB file, a duplicate key,
 /// and a top level of the wrong type.
-void file_problems(std::vector<Row>& rows, const std::string& tag, const std::vector<std::string>& args_with_f,
-                   const std::string& needle, const std::string& valid_object) {
+void file_problems(std::vector<Row>& rows, const std::string& tag,
+                   const std::vector<std::string>& args_with_f, const std::string& needle,
+                   const std::string& valid_object) {
   struct P {
     const char* label;
     std::function<std::string(const fs::path&)> make;
@@ -188,9 +196,15 @@ std::string model_json(const std::function<void(gelu::json::Value&)>& edit) {
   edit(v);
   return gelu::json::write(v, 1);
 }
-gelu::json::Object& obj(gelu::json::Value& v) { return v.as_object(); }
-gelu::json::Value& hidden0(gelu::json::Value& v) { return obj(v)["spec"].as_object()["hidden"].as_array()[0]; }
-gelu::json::Value& tensor0(gelu::json::Value& v) { return obj(v)["tensors"].as_array()[0]; }
+gelu::json::Object& obj(gelu::json::Value& v) {
+  return v.as_object();
+}
+gelu::json::Value& hidden0(gelu::json::Value& v) {
+  return obj(v)["spec"].as_object()["hidden"].as_array()[0];
+}
+gelu::json::Value& tensor0(gelu::json::Value& v) {
+  return obj(v)["tensors"].as_array()[0];
+}
 
 std::vector<Row> make_rows() {
   std::vector<Row> rows;
@@ -201,19 +215,32 @@ std::vector<Row> make_rows() {
   rows.push_back({"subcommand_unknown", {"frobnicate"}, {"unknown subcommand 'frobnicate'"}});
   rows.push_back({"subcommand_badutf8", {kBadUtf8}, {"unknown subcommand '\\xFF\\xFE"}});
   rows.push_back({"subcommand_128KiB", {kArga}, {"unknown subcommand 'aaaa", "(131071 bytes)"}});
-  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
-           {"list"}, {"eval", "--fn", "gelu"}, err, {"props", "--fn", "gelu"}, {"bench"}, {"train"},
-           cat(shot, {"--panel", "curves"}), {"gui"}, {"lessons"}})
+  for (const std::vector<std::string>& cmd :
+       std::vector<std::vector<std::string>>{{"list"},
+                                             {"eval", "--fn", "gelu"},
+                                             err,
+                                             {"props", "--fn", "gelu"},
+                                             {"bench"},
+                                             {"train"},
+                                             cat(shot, {"--panel", "curves"}),
+                                             {"gui"},
+                                             {"lessons"}})
     rows.push_back({cmd[0] + "_unknown_option", cat(cmd, {"--bogus=1"}), {"unknown option '--bogus'"}});
-  rows.push_back({"unknown_option_128KiB", {"list", "--" + kArga.substr(2)}, {"unknown option '--aaa", "bytes)"}});
-  rows.push_back({"stray_argument_badutf8", {"props", "--fn", "gelu", kBadUtf8}, {"unexpected argument '\\xFF"}});
+  rows.push_back(
+      {"unknown_option_128KiB", {"list", "--" + kArga.substr(2)}, {"unknown option '--aaa", "bytes)"}});
+  rows.push_back(
+      {"stray_argument_badutf8", {"props", "--fn", "gelu", kBadUtf8}, {"unexpected argument '\\xFF"}});
   rows.push_back({"missing_value_samples", cat(err, {"--samples"}), {"--samples needs a value"}});
   rows.push_back({"missing_value_steps", {"train", "--steps"}, {"--steps needs a value"}});
   rows.push_back({"missing_value_out", {"shot", "--panel", "curves", "--out"}, {"--out needs a value"}});
   rows.push_back({"missing_value_fn", {"eval", "--fn"}, {"--fn needs a value"}});
-  rows.push_back({"repeated_option_samples", cat(err, {"--samples", "10", "--samples", "20"}), {"--samples is given 2 times"}});
+  rows.push_back({"repeated_option_samples",
+                  cat(err, {"--samples", "10", "--samples", "20"}),
+                  {"--samples is given 2 times"}});
   rows.push_back({"repeated_option_lr", {"train", "--lr", "0.1", "--lr", "0.2"}, {"--lr is given 2 times"}});
-  rows.push_back({"repeated_option_panel", cat(shot, {"--panel", "curves", "--panel", "approx"}), {"--panel is given 2 times"}});
+  rows.push_back({"repeated_option_panel",
+                  cat(shot, {"--panel", "curves", "--panel", "approx"}),
+                  {"--panel is given 2 times"}});
   rows.push_back({"repeated_flag_json", {"list", "--json", "--json"}, {"--json is given twice"}});
   rows.push_back({"flag_with_value", {"list", "--json=yes"}, {"--json takes no value"}});
 
@@ -233,10 +260,14 @@ std::vector<Row> make_rows() {
   int_option(rows, "shot_step", cat(shot, {"--lesson", kLesson}), "--step", true);
   int_option(rows, "gui_frames", {"gui"}, "--frames", true);
   int_option(rows, "gui_rss_baseline", {"gui"}, "--rss-baseline-frame", false, false);
-  rows.push_back({"error_samples_over_limit", cat(err, {"--samples", "10000001"}), {"--samples", "[1, 10000000]"}});
+  rows.push_back(
+      {"error_samples_over_limit", cat(err, {"--samples", "10000001"}), {"--samples", "[1, 10000000]"}});
   rows.push_back({"bench_size_over_limit", {"bench", "--size", "268435457"}, {"--size", "[1, 268435456]"}});
-  rows.push_back({"shot_step_past_the_lesson", cat(shot, {"--lesson", kLesson, "--step", "1000"}), {"--step", "steps"}});
-  rows.push_back({"shot_step_without_lesson", cat(shot, {"--panel", "curves", "--step", "2"}), {"--step needs --lesson"}});
+  rows.push_back(
+      {"shot_step_past_the_lesson", cat(shot, {"--lesson", kLesson, "--step", "1000"}), {"--step", "steps"}});
+  rows.push_back({"shot_step_without_lesson",
+                  cat(shot, {"--panel", "curves", "--step", "2"}),
+                  {"--step needs --lesson"}});
 
   // --- floating-point options ---
   float_option(rows, "train_lr", {"train"}, "--lr", true);
@@ -249,24 +280,48 @@ std::vector<Row> make_rows() {
   float_option(rows, "gui_frame_time_growth", {"gui"}, "--max-frame-time-growth", true);
 
   // --param NAME=VALUE (eval, error, props), --vs-param
-  for (const Value& v : std::vector<Value>{{"nan", "c=nan"},    {"inf", "c=inf"},       {"neginf", "c=-inf"},
-                                           {"1e308", "c=1e308"}, {"neg", "c=-1"},        {"empty_value", "c="},
-                                           {"1e", "c=1e"},       {"0x", "c=0x"},         {"128KiB", "c=" + kArg.substr(2)},
-                                           {"badutf8", "c=" + kBadUtf8}, {"no_name", "=1"}, {"no_equals", "c"},
-                                           {"unknown_name", "nosuch=1"}, {"name_128KiB", kArga.substr(2) + "=1"}})
-    rows.push_back({"eval_param_" + std::string(v.label), {"eval", "--fn", "gelu_tanh", "--param", v.text}, {"--param"}});
-  rows.push_back({"error_vs_param_nan", {"error", "--fn", "gelu", "--vs", "elu", "--vs-param", "alpha=nan"}, {"--vs-param"}});
+  for (const Value& v : std::vector<Value>{{"nan", "c=nan"},
+                                           {"inf", "c=inf"},
+                                           {"neginf", "c=-inf"},
+                                           {"1e308", "c=1e308"},
+                                           {"neg", "c=-1"},
+                                           {"empty_value", "c="},
+                                           {"1e", "c=1e"},
+                                           {"0x", "c=0x"},
+                                           {"128KiB", "c=" + kArg.substr(2)},
+                                           {"badutf8", "c=" + kBadUtf8},
+                                           {"no_name", "=1"},
+                                           {"no_equals", "c"},
+                                           {"unknown_name", "nosuch=1"},
+                                           {"name_128KiB", kArga.substr(2) + "=1"}})
+    rows.push_back({"eval_param_" + std::string(v.label),
+                    {"eval", "--fn", "gelu_tanh", "--param", v.text},
+                    {"--param"}});
+  rows.push_back({"error_vs_param_nan",
+                  {"error", "--fn", "gelu", "--vs", "elu", "--vs-param", "alpha=nan"},
+                  {"--vs-param"}});
   rows.push_back({"props_param_inf", {"props", "--fn", "silu", "--param", "beta=inf"}, {"--param"}});
 
   // --range A:B (error, props)
-  for (const Value& v : std::vector<Value>{{"nan_lo", "nan:1"},   {"nan_hi", "1:nan"},   {"inf", "-inf:inf"},
-                                           {"reversed", "1:0"},    {"empty", "1:1"},     {"too_wide", "-1e308:1e308"},
-                                           {"colon_only", ":"},    {"empty_text", ""},   {"1e", "1e:2"},
-                                           {"0x", "0x:1"},         {"words", "a:b"},      {"three", "1:2:3"},
-                                           {"128KiB", kArg.substr(2) + ":1"},  {"badutf8", kBadUtf8}})
+  for (const Value& v : std::vector<Value>{{"nan_lo", "nan:1"},
+                                           {"nan_hi", "1:nan"},
+                                           {"inf", "-inf:inf"},
+                                           {"reversed", "1:0"},
+                                           {"empty", "1:1"},
+                                           {"too_wide", "-1e308:1e308"},
+                                           {"colon_only", ":"},
+                                           {"empty_text", ""},
+                                           {"1e", "1e:2"},
+                                           {"0x", "0x:1"},
+                                           {"words", "a:b"},
+                                           {"three", "1:2:3"},
+                                           {"128KiB", kArg.substr(2) + ":1"},
+                                           {"badutf8", kBadUtf8}})
     rows.push_back({"error_range_" + std::string(v.label), cat(err, {"--range", v.text}), {"--range"}});
   rows.push_back({"props_range_nan", {"props", "--fn", "gelu", "--range", "nan:nan"}, {"--range"}});
-  rows.push_back({"props_range_too_wide", {"props", "--fn", "gelu", "--range", "-1e308:1e308"}, {"--range", "too wide"}});
+  rows.push_back({"props_range_too_wide",
+                  {"props", "--fn", "gelu", "--range", "-1e308:1e308"},
+                  {"--range", "too wide"}});
 
   // --- choices ---
   enum_option(rows, "eval_fn", {"eval"}, "--fn");
@@ -289,19 +344,34 @@ std::vector<Row> make_rows() {
   enum_option(rows, "gui_panel", {"gui"}, "--panel");
 
   // --layers IN,H...,OUT and --size WxH
-  for (const Value& v : std::vector<Value>{{"neg_width", "2,-1,1"},       {"zero_width", "2,0,1"},
-                                           {"1e20_width", "2,1e20,1"},    {"2pow64_width", "2,18446744073709551616,1"},
-                                           {"over_512", "2,513,1"},       {"empty_item", "2,,1"},
-                                           {"commas", ","},               {"empty", ""},
-                                           {"one_number", "2"},           {"two_numbers", "2,1"},
-                                           {"nine_hidden", "2,8,8,8,8,8,8,8,8,8,1"}, {"nan_width", "2,nan,1"},
-                                           {"128KiB", "2," + kArg.substr(4) + ",1"},  {"badutf8", "2," + kBadUtf8 + ",1"}})
+  for (const Value& v : std::vector<Value>{{"neg_width", "2,-1,1"},
+                                           {"zero_width", "2,0,1"},
+                                           {"1e20_width", "2,1e20,1"},
+                                           {"2pow64_width", "2,18446744073709551616,1"},
+                                           {"over_512", "2,513,1"},
+                                           {"empty_item", "2,,1"},
+                                           {"commas", ","},
+                                           {"empty", ""},
+                                           {"one_number", "2"},
+                                           {"two_numbers", "2,1"},
+                                           {"nine_hidden", "2,8,8,8,8,8,8,8,8,8,1"},
+                                           {"nan_width", "2,nan,1"},
+                                           {"128KiB", "2," + kArg.substr(4) + ",1"},
+                                           {"badutf8", "2," + kBadUtf8 + ",1"}})
     rows.push_back({"train_layers_" + std::string(v.label), {"train", "--layers", v.text}, {"--layers"}});
   for (const char* cmd : {"shot", "gui"})
-    for (const Value& v : std::vector<Value>{{"zero", "0x0"},          {"negative", "-1x-1"},   {"huge", "99999999999x1"},
-                                             {"1e308", "1e308x1e308"},  {"nan", "nanxnan"},      {"empty", ""},
-                                             {"x_only", "x"},           {"too_wide", "8193x800"}, {"too_low", "320x239"},
-                                             {"trailing", "1280x800x"}, {"spaces", "1280 x 800"}, {"128KiB", kArg},
+    for (const Value& v : std::vector<Value>{{"zero", "0x0"},
+                                             {"negative", "-1x-1"},
+                                             {"huge", "99999999999x1"},
+                                             {"1e308", "1e308x1e308"},
+                                             {"nan", "nanxnan"},
+                                             {"empty", ""},
+                                             {"x_only", "x"},
+                                             {"too_wide", "8193x800"},
+                                             {"too_low", "320x239"},
+                                             {"trailing", "1280x800x"},
+                                             {"spaces", "1280 x 800"},
+                                             {"128KiB", kArg},
                                              {"badutf8", kBadUtf8}})
       rows.push_back({std::string(cmd) + "_size_" + v.label,
                       std::string(cmd) == "shot" ? cat(shot, {"--panel", "curves", "--size", v.text})
@@ -309,89 +379,167 @@ std::vector<Row> make_rows() {
                       {"--size"}});
 
   // --- valid but absurd: refused up front with the limit named ---
-  rows.push_back({"train_steps_hours", {"train", "--steps", "10000000", "--batch", "512"}, {"--steps", "limit of 3e+12"}});
-  rows.push_back({"train_memory", {"train", "--layers", "2,512,512,512,512,512,512,512,512,1", "--batch", "1000000",
-                                   "--samples", "10000000", "--steps", "1"},
+  rows.push_back({"train_steps_hours",
+                  {"train", "--steps", "10000000", "--batch", "512"},
+                  {"--steps", "limit of 3e+12"}});
+  rows.push_back({"train_memory",
+                  {"train", "--layers", "2,512,512,512,512,512,512,512,512,1", "--batch", "1000000",
+                   "--samples", "10000000", "--steps", "1"},
                   {"--batch", "GiB"}});
   rows.push_back({"bench_reps_days", {"bench", "--reps", "100000"}, {"--reps", "limit of 1e+11"}});
-  rows.push_back({"bench_sizes_many", {"bench", "--fn", "gelu", "--size", "268435456", "--size", "268435455",
-                                       "--reps", "1000"},
+  rows.push_back({"bench_sizes_many",
+                  {"bench", "--fn", "gelu", "--size", "268435456", "--size", "268435455", "--reps", "1000"},
                   {"evaluations", "limit"}});
 
   // --- output files in a directory that does not exist, or that are directories: refused before any work ---
-  rows.push_back({"error_csv_no_dir", cat(err, {"--csv", "{d}/no_dir/x.csv"}), {"--csv: cannot write", "does not exist"}});
-  rows.push_back({"error_csv_directory", cat(err, {"--csv", "{d}"}), {"--csv: cannot write", "it is a directory"}});
-  rows.push_back({"train_save_no_dir", {"train", "--save", "{d}/no_dir/m.json"}, {"--save: cannot write", "does not exist"}});
-  rows.push_back({"train_save_directory", {"train", "--save", "{d}"}, {"--save: cannot write", "it is a directory"}});
+  rows.push_back({"error_csv_no_dir",
+                  cat(err, {"--csv", "{d}/no_dir/x.csv"}),
+                  {"--csv: cannot write", "does not exist"}});
+  rows.push_back(
+      {"error_csv_directory", cat(err, {"--csv", "{d}"}), {"--csv: cannot write", "it is a directory"}});
+  rows.push_back({"train_save_no_dir",
+                  {"train", "--save", "{d}/no_dir/m.json"},
+                  {"--save: cannot write", "does not exist"}});
+  rows.push_back(
+      {"train_save_directory", {"train", "--save", "{d}"}, {"--save: cannot write", "it is a directory"}});
   rows.push_back({"train_save_empty", {"train", "--save", ""}, {"--save: cannot write", "empty"}});
 
-  // --- a machine with less memory than the request: the allocation fails with a message, not std::bad_alloc ---
+  // --- a machine with less memory than the request: the allocation fails with a message, not std::bad_alloc
+  // ---
   constexpr std::size_t kMiBytes = std::size_t{1} << 20;
-  rows.push_back({"bench_size_no_memory", {"bench", "--fn", "relu", "--size", "268435456", "--reps", "1"},
-                  {"--size 268435456: not enough host memory"}, nullptr, "", 1200 * kMiBytes});
-  rows.push_back({"train_samples_no_memory", {"train", "--samples", "10000000", "--steps", "1"},
-                  {"out of memory: the input asks for more than this machine has"}, nullptr, "", 400 * kMiBytes});
-  rows.push_back({"error_samples_no_memory", cat(err, {"--samples", "10000000"}),
-                  {"out of memory: the input asks for more than this machine has"}, nullptr, "", 400 * kMiBytes});
+  rows.push_back({"bench_size_no_memory",
+                  {"bench", "--fn", "relu", "--size", "268435456", "--reps", "1"},
+                  {"--size 268435456: not enough host memory"},
+                  nullptr,
+                  "",
+                  1200 * kMiBytes});
+  rows.push_back({"train_samples_no_memory",
+                  {"train", "--samples", "10000000", "--steps", "1"},
+                  {"out of memory: the input asks for more than this machine has"},
+                  nullptr,
+                  "",
+                  400 * kMiBytes});
+  rows.push_back({"error_samples_no_memory",
+                  cat(err, {"--samples", "10000000"}),
+                  {"out of memory: the input asks for more than this machine has"},
+                  nullptr,
+                  "",
+                  400 * kMiBytes});
 
   // --- eval: bytes on stdin and --input ---
   const std::vector<std::string> eval = {"eval", "--fn", "gelu"};
-  rows.push_back({"eval_stdin_nul", eval, {"stdin, line 1: '1\\x00' is not a number"}, nullptr, std::string("1\0 2\n", 5)});
+  rows.push_back({"eval_stdin_nul",
+                  eval,
+                  {"stdin, line 1: '1\\x00' is not a number"},
+                  nullptr,
+                  std::string("1\0 2\n", 5)});
   rows.push_back({"eval_stdin_nul_only", eval, {"stdin, line 1", "\\x00"}, nullptr, std::string(3, '\0')});
-  rows.push_back({"eval_stdin_badutf8", eval, {"stdin, line 2: '\\xFF\\xFE"}, nullptr, "1\n" + kBadUtf8 + "\n"});
+  rows.push_back(
+      {"eval_stdin_badutf8", eval, {"stdin, line 2: '\\xFF\\xFE"}, nullptr, "1\n" + kBadUtf8 + "\n"});
   rows.push_back({"eval_stdin_1e", eval, {"stdin, line 3: '1e'"}, nullptr, "1\n2\n1e\n"});
   rows.push_back({"eval_stdin_0x", eval, {"stdin, line 1: '0x'"}, nullptr, "0x 1"});
-  rows.push_back({"eval_stdin_1MiB_token", eval, {"stdin, line 1", "more than 4096 bytes"}, nullptr, kMiB + " 1"});
-  rows.push_back({"eval_stdin_1MiB_word", eval, {"stdin, line 2", "more than 4096 bytes"}, nullptr, "1\n" + kMiBa});
+  rows.push_back(
+      {"eval_stdin_1MiB_token", eval, {"stdin, line 1", "more than 4096 bytes"}, nullptr, kMiB + " 1"});
+  rows.push_back(
+      {"eval_stdin_1MiB_word", eval, {"stdin, line 2", "more than 4096 bytes"}, nullptr, "1\n" + kMiBa});
   rows.push_back({"eval_stdin_f32_garbage", cat(eval, {"--dtype", "f32"}), {"line 1: 'x'"}, nullptr, "x"});
-  rows.push_back({"eval_input_missing", cat(eval, {"--input", "{f}"}), {"--input '{f}'", "No such file"}, missing()});
-  rows.push_back({"eval_input_directory", cat(eval, {"--input", "{f}"}), {"--input '{f}'", "Is a directory"}, directory()});
-  rows.push_back({"eval_input_unreadable", cat(eval, {"--input", "{f}"}), {"--input '{f}'", "cannot read"}, unreadable()});
-  rows.push_back({"eval_input_nul", cat(eval, {"--input", "{f}"}), {"--input '{f}', line 2", "\\x00"},
+  rows.push_back(
+      {"eval_input_missing", cat(eval, {"--input", "{f}"}), {"--input '{f}'", "No such file"}, missing()});
+  rows.push_back({"eval_input_directory",
+                  cat(eval, {"--input", "{f}"}),
+                  {"--input '{f}'", "Is a directory"},
+                  directory()});
+  rows.push_back({"eval_input_unreadable",
+                  cat(eval, {"--input", "{f}"}),
+                  {"--input '{f}'", "cannot read"},
+                  unreadable()});
+  rows.push_back({"eval_input_nul",
+                  cat(eval, {"--input", "{f}"}),
+                  {"--input '{f}', line 2", "\\x00"},
                   file(std::string("1\n2\0\n", 5), "in.txt")});
-  rows.push_back({"eval_input_50MB_token", cat(eval, {"--input", "{f}"}), {"--input '{f}', line 1", "4096 bytes"},
+  rows.push_back({"eval_input_50MB_token",
+                  cat(eval, {"--input", "{f}"}),
+                  {"--input '{f}', line 1", "4096 bytes"},
                   big_file(50u << 20, "", "")});
   rows.push_back({"eval_input_path_128KiB", cat(eval, {"--input", kArga}), {"--input 'aaaa", "bytes)"}});
 
   // --- JSON files: the file as a whole ---
-  file_problems(rows, "state", cat(shot, {"--panel", "curves", "--state", "{f}"}), "{f}", R"({"x": [-4, 4]})");
+  file_problems(rows, "state", cat(shot, {"--panel", "curves", "--state", "{f}"}), "{f}",
+                R"({"x": [-4, 4]})");
   file_problems(rows, "lesson", {"lessons", "--check", "{f}"}, "{f}",
                 R"({"title": "t", "steps": [{"title": "a", "text": "b", "panel": "curves"}]})");
   file_problems(rows, "shot_lesson", cat(shot, {"--lesson", "{f}"}), "{f}",
                 R"({"title": "t", "steps": [{"title": "a", "text": "b", "panel": "curves"}]})");
-  file_problems(rows, "session", cat(shot, {"--session", "{f}"}), "{f}", R"({"format": "gelulab-session", "version": 1})");
+  file_problems(rows, "session", cat(shot, {"--session", "{f}"}), "{f}",
+                R"({"format": "gelulab-session", "version": 1})");
   file_problems(rows, "model", {"train", "--steps", "1", "--load", "{f}"}, "{f}",
                 R"({"format": "gelulab-ffn", "version": 1})");
   file_problems(rows, "gui_state", {"gui", "--state", "{f}"}, "{f}", R"({"x": [-4, 4]})");
-  // gui --session FILE: a bad session is reported and the app would start with the defaults (here: no display).
-  rows.push_back({"gui_session_bad_json", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "line 1"},
+  // gui --session FILE: a bad session is reported and the app would start with the defaults (here: no
+  // display).
+  rows.push_back({"gui_session_bad_json",
+                  {"gui", "--session", "{f}"},
+                  {"Could not restore the last session", "{f}", "line 1"},
                   file("{\"format\": ")});
-  rows.push_back({"gui_session_directory", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "directory"},
+  rows.push_back({"gui_session_directory",
+                  {"gui", "--session", "{f}"},
+                  {"Could not restore the last session", "{f}", "directory"},
                   directory()});
-  rows.push_back({"gui_session_newer", {"gui", "--session", "{f}"}, {"Could not restore the last session", "{f}", "newer"},
+  rows.push_back({"gui_session_newer",
+                  {"gui", "--session", "{f}"},
+                  {"Could not restore the last session", "{f}", "newer"},
                   file(R"({"format": "gelulab-session", "version": 99})")});
-  rows.push_back({"state_50MB", cat(shot, {"--panel", "curves", "--state", "{f}"}), {"{f}", "too large"},
+  rows.push_back({"state_50MB",
+                  cat(shot, {"--panel", "curves", "--state", "{f}"}),
+                  {"{f}", "too large"},
                   big_file(50u << 20, "{\"functions\": [\"", "\"]}")});
-  rows.push_back({"lesson_50MB", {"lessons", "--check", "{f}"}, {"{f}", "too large"}, big_file(50u << 20, "{\"title\": \"", "\"}")});
-  rows.push_back({"session_50MB", cat(shot, {"--session", "{f}"}), {"{f}", "too large"}, big_file(50u << 20, "{\"format\": \"", "\"}")});
-  rows.push_back({"model_50MB_string", {"train", "--load", "{f}"}, {"--load", "{f}", "not a GELU Lab model file"},
+  rows.push_back({"lesson_50MB",
+                  {"lessons", "--check", "{f}"},
+                  {"{f}", "too large"},
+                  big_file(50u << 20, "{\"title\": \"", "\"}")});
+  rows.push_back({"session_50MB",
+                  cat(shot, {"--session", "{f}"}),
+                  {"{f}", "too large"},
                   big_file(50u << 20, "{\"format\": \"", "\"}")});
-  rows.push_back({"state_path_128KiB", cat(shot, {"--panel", "curves", "--state", kArga}), {"--state", "bytes)"}});
-  rows.push_back({"script_missing", {"gui", "--script", "{f}"}, {"--script", "{f}", "No such file"}, missing()});
-  rows.push_back({"script_directory", {"gui", "--script", "{f}"}, {"--script", "{f}", "directory"}, directory()});
-  rows.push_back({"script_unreadable", {"gui", "--script", "{f}"}, {"--script", "cannot read"}, unreadable()});
-  rows.push_back({"script_nul", {"gui", "--script", "{f}"}, {"--script", "script line 1", "\\x00"},
+  rows.push_back({"model_50MB_string",
+                  {"train", "--load", "{f}"},
+                  {"--load", "{f}", "not a GELU Lab model file"},
+                  big_file(50u << 20, "{\"format\": \"", "\"}")});
+  rows.push_back(
+      {"state_path_128KiB", cat(shot, {"--panel", "curves", "--state", kArga}), {"--state", "bytes)"}});
+  rows.push_back(
+      {"script_missing", {"gui", "--script", "{f}"}, {"--script", "{f}", "No such file"}, missing()});
+  rows.push_back(
+      {"script_directory", {"gui", "--script", "{f}"}, {"--script", "{f}", "directory"}, directory()});
+  rows.push_back(
+      {"script_unreadable", {"gui", "--script", "{f}"}, {"--script", "cannot read"}, unreadable()});
+  rows.push_back({"script_nul",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "script line 1", "\\x00"},
                   file(std::string("wait\0 1\n", 8), "s.txt")});
-  rows.push_back({"script_badutf8", {"gui", "--script", "{f}"}, {"--script", "script line 1", "\\xFF"}, file(kBadUtf8 + "\n", "s.txt")});
-  rows.push_back({"script_repeat_2e9", {"gui", "--script", "{f}"}, {"--script", "script line 1", "repeat"},
+  rows.push_back({"script_badutf8",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "script line 1", "\\xFF"},
+                  file(kBadUtf8 + "\n", "s.txt")});
+  rows.push_back({"script_repeat_2e9",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "script line 1", "repeat"},
                   file("repeat 2000000000\nwait 1\nend\n", "s.txt")});
-  rows.push_back({"script_repeat_expands", {"gui", "--script", "{f}"}, {"--script", "more than 1000000 commands"},
+  rows.push_back({"script_repeat_expands",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "more than 1000000 commands"},
                   file("repeat 1000000\nwait 1\nwait 1\nend\n", "s.txt")});
-  rows.push_back({"script_wait_1e20", {"gui", "--script", "{f}"}, {"--script", "wait needs a frame count"},
+  rows.push_back({"script_wait_1e20",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "wait needs a frame count"},
                   file("wait 100000000000000000000\n", "s.txt")});
-  rows.push_back({"script_drag_huge", {"gui", "--script", "{f}"}, {"--script", "drag needs a frame count"},
+  rows.push_back({"script_drag_huge",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "drag needs a frame count"},
                   file("drag plot 0 0 1 1 2147483647\n", "s.txt")});
-  rows.push_back({"script_command_1MiB", {"gui", "--script", "{f}"}, {"--script", "unknown command 'aaaa", "bytes)"},
+  rows.push_back({"script_command_1MiB",
+                  {"gui", "--script", "{f}"},
+                  {"--script", "unknown command 'aaaa", "bytes)"},
                   file(kMiBa + "\n", "s.txt")});
 
   // --- JSON fields: panel states (gelulab shot --state) ---
@@ -489,8 +637,8 @@ std::vector<Row> make_rows() {
       {"ffn", "grid_1e308", R"({"grid": 1e308})", "'grid'"},
       {"ffn", "speed_negative", R"({"speed": -1})", "'speed'"},
       {"ffn", "shot_steps_1e308", R"({"shot_steps": 1e308})", "'shot_steps'"},
-      {"ffn", "shot_steps_hours", R"({"widths": [128, 128, 128, 128], "glu": true, "batch": 4096, "shot_steps": 100000})",
-       "limit"},
+      {"ffn", "shot_steps_hours",
+       R"({"widths": [128, 128, 128, 128], "glu": true, "batch": 4096, "shot_steps": 100000})", "limit"},
       {"ffn", "playing_number", R"({"playing": 1})", "'playing'"},
       {"ffn", "unknown_key", R"({"widht": [8]})", "unknown key 'widht'"},
       {"bench", "functions_unknown", R"({"functions": ["nosuch"]})", "'functions'"},
@@ -508,7 +656,9 @@ std::vector<Row> make_rows() {
   };
   for (const Field& f : fields)
     rows.push_back({"state_" + std::string(f.panel) + "_" + f.label,
-                    cat(shot, {"--panel", f.panel, "--state", "{f}"}), {"--state", "{f}", f.needle}, file(f.json)});
+                    cat(shot, {"--panel", f.panel, "--state", "{f}"}),
+                    {"--state", "{f}", f.needle},
+                    file(f.json)});
 
   // --- JSON fields: lessons (gelulab lessons --check) ---
   const std::string step = R"({"title": "a", "text": "b", "panel": "curves"})";
@@ -521,64 +671,87 @@ std::vector<Row> make_rows() {
       {"", "title_null", lesson(R"("title": null)", "[" + step + "]"), "title: must be a string"},
       {"", "title_blank", lesson(R"("title": " ")", "[" + step + "]"), "title: must not be empty"},
       {"", "title_1MiB", lesson("\"title\": \"" + kMiBa + "\"", "[" + step + "]"), "title: is 1048576 bytes"},
-      {"", "version_zero", lesson(R"("title": "t", "version": 0)", "[" + step + "]"), "version: must be a positive"},
-      {"", "version_fraction", lesson(R"("title": "t", "version": 1.5)", "[" + step + "]"), "version: must be a positive"},
+      {"", "version_zero", lesson(R"("title": "t", "version": 0)", "[" + step + "]"),
+       "version: must be a positive"},
+      {"", "version_fraction", lesson(R"("title": "t", "version": 1.5)", "[" + step + "]"),
+       "version: must be a positive"},
       {"", "version_1e308", lesson(R"("title": "t", "version": 1e308)", "[" + step + "]"), "version: is"},
-      {"", "version_string", lesson(R"("title": "t", "version": "1")", "[" + step + "]"), "version: must be a positive"},
+      {"", "version_string", lesson(R"("title": "t", "version": "1")", "[" + step + "]"),
+       "version: must be a positive"},
       {"", "version_newer", lesson(R"("title": "t", "version": 2)", "[" + step + "]"), "newer GELU Lab"},
       {"", "steps_missing", R"({"title": "t"})", "steps: missing"},
       {"", "steps_empty", lesson(R"("title": "t")", "[]"), "steps: must be a non-empty array"},
       {"", "steps_object", lesson(R"("title": "t")", "{}"), "steps: must be a non-empty array"},
       {"", "step_number", lesson(R"("title": "t")", "[1]"), "steps[0]: must be an object"},
-      {"", "step_text_array", lesson(R"("title": "t")", R"([{"title": "a", "text": ["b"], "panel": "curves"}])"),
+      {"", "step_text_array",
+       lesson(R"("title": "t")", R"([{"title": "a", "text": ["b"], "panel": "curves"}])"),
        "steps[0].text: must be a string"},
-      {"", "step_text_1MiB", lesson(R"("title": "t")", "[{\"title\": \"a\", \"text\": \"" + kMiBa + "\", \"panel\": \"curves\"}]"),
+      {"", "step_text_1MiB",
+       lesson(R"("title": "t")", "[{\"title\": \"a\", \"text\": \"" + kMiBa + "\", \"panel\": \"curves\"}]"),
        "steps[0].text: is 1048576 bytes"},
-      {"", "step_panel_unknown", lesson(R"("title": "t")", R"([{"title": "a", "text": "b", "panel": "nosuch"}])"),
+      {"", "step_panel_unknown",
+       lesson(R"("title": "t")", R"([{"title": "a", "text": "b", "panel": "nosuch"}])"),
        "steps[0].panel: unknown panel 'nosuch'"},
-      {"", "step_state_string", lesson(R"("title": "t")", R"([{"title": "a", "text": "b", "panel": "curves", "state": "x"}])"),
+      {"", "step_state_string",
+       lesson(R"("title": "t")", R"([{"title": "a", "text": "b", "panel": "curves", "state": "x"}])"),
        "steps[0].state: must be an object"},
       {"", "step_state_bad_field",
-       lesson(R"("title": "t")", R"([{"title": "a", "text": "b", "panel": "dropout", "state": {"samples": 1e308}}])"),
+       lesson(R"("title": "t")",
+              R"([{"title": "a", "text": "b", "panel": "dropout", "state": {"samples": 1e308}}])"),
        "steps[0].state: 'samples'"},
-      {"", "unknown_key_1MiB", lesson("\"title\": \"t\", \"" + kMiBa + "\": 1", "[" + step + "]"), "(1048576 bytes)"},
+      {"", "unknown_key_1MiB", lesson("\"title\": \"t\", \"" + kMiBa + "\": 1", "[" + step + "]"),
+       "(1048576 bytes)"},
   };
   for (const Field& f : lesson_fields)
-    rows.push_back({"lesson_" + std::string(f.label), {"lessons", "--check", "{f}"}, {"{f}", f.needle}, file(f.json)});
+    rows.push_back(
+        {"lesson_" + std::string(f.label), {"lessons", "--check", "{f}"}, {"{f}", f.needle}, file(f.json)});
 
   // --- JSON fields: sessions (gelulab shot --session) ---
   const auto session = [](const std::string& rest) {
-    return R"({"format": "gelulab-session", "version": 1)" + std::string(rest.empty() ? "" : ", ") + rest + "}";
+    return R"({"format": "gelulab-session", "version": 1)" + std::string(rest.empty() ? "" : ", ") + rest +
+           "}";
   };
   const std::vector<Field> session_fields = {
       {"", "format_missing", R"({"version": 1})", "format: must be \"gelulab-session\""},
       {"", "format_number", R"({"format": 1, "version": 1})", "format: must be"},
       {"", "version_missing", R"({"format": "gelulab-session"})", "version: must be a positive integer"},
-      {"", "version_1e308", R"({"format": "gelulab-session", "version": 1e308})", "version: this session was written by a newer"},
-      {"", "version_negative", R"({"format": "gelulab-session", "version": -1})", "version: must be a positive integer"},
-      {"", "version_string", R"({"format": "gelulab-session", "version": "1"})", "version: must be a positive integer"},
-      {"", "active_panel_unknown", session(R"("active_panel": "nosuch")"), "active_panel: unknown panel 'nosuch'"},
+      {"", "version_1e308", R"({"format": "gelulab-session", "version": 1e308})",
+       "version: this session was written by a newer"},
+      {"", "version_negative", R"({"format": "gelulab-session", "version": -1})",
+       "version: must be a positive integer"},
+      {"", "version_string", R"({"format": "gelulab-session", "version": "1"})",
+       "version: must be a positive integer"},
+      {"", "active_panel_unknown", session(R"("active_panel": "nosuch")"),
+       "active_panel: unknown panel 'nosuch'"},
       {"", "active_panel_number", session(R"("active_panel": 3)"), "active_panel: must be a panel id"},
       {"", "panels_array", session(R"("panels": [])"), "panels: must be an object"},
       {"", "panels_unknown", session(R"("panels": {"nosuch": {}})"), "panels.nosuch: no such panel"},
-      {"", "panels_key_1MiB", session("\"panels\": {\"" + kMiBa + "\": {}}"), "(1048576 bytes): no such panel"},
+      {"", "panels_key_1MiB", session("\"panels\": {\"" + kMiBa + "\": {}}"),
+       "(1048576 bytes): no such panel"},
       {"", "panels_state_bad", session(R"("panels": {"curves": {"x": "wide"}})"), "panels.curves: 'x'"},
       {"", "panels_state_null", session(R"("panels": {"approx": null})"), "panels.approx"},
-      {"", "presentation_scale_1e308", session(R"("presentation": {"on": true, "scale": 1e308})"), "presentation.scale"},
-      {"", "presentation_on_string", session(R"("presentation": {"on": "yes", "scale": 1})"), "presentation.on"},
+      {"", "presentation_scale_1e308", session(R"("presentation": {"on": true, "scale": 1e308})"),
+       "presentation.scale"},
+      {"", "presentation_on_string", session(R"("presentation": {"on": "yes", "scale": 1})"),
+       "presentation.on"},
       {"", "presentation_string", session(R"("presentation": "on")"), "presentation: must be an object"},
       {"", "window_width_1e308",
-       session(R"("window": {"x": 0, "y": 0, "width": 1e308, "height": 800, "fullscreen": false})"), "window.width"},
+       session(R"("window": {"x": 0, "y": 0, "width": 1e308, "height": 800, "fullscreen": false})"),
+       "window.width"},
       {"", "window_x_negative_huge",
-       session(R"("window": {"x": -1e308, "y": 0, "width": 1280, "height": 800, "fullscreen": false})"), "window.x"},
+       session(R"("window": {"x": -1e308, "y": 0, "width": 1280, "height": 800, "fullscreen": false})"),
+       "window.x"},
       {"", "window_height_string",
-       session(R"("window": {"x": 0, "y": 0, "width": 1280, "height": "800", "fullscreen": false})"), "window.height"},
+       session(R"("window": {"x": 0, "y": 0, "width": 1280, "height": "800", "fullscreen": false})"),
+       "window.height"},
       {"", "window_missing_field", session(R"("window": {"x": 0})"), "window.y: missing"},
       {"", "lesson_file_number", session(R"("lesson": {"file": 1, "step": 1})"), "lesson.file"},
       {"", "unknown_key", session(R"("panles": {})"), "panles: unknown key"},
   };
   for (const Field& f : session_fields)
-    rows.push_back({"session_" + std::string(f.label), cat(shot, {"--session", "{f}"}), {"--session", "{f}", f.needle},
+    rows.push_back({"session_" + std::string(f.label),
+                    cat(shot, {"--session", "{f}"}),
+                    {"--session", "{f}", f.needle},
                     file(f.json)});
 
   // --- JSON fields: model files (gelulab train --load) ---
@@ -597,15 +770,24 @@ std::vector<Row> make_rows() {
       {"version_string", [](Value& v) { obj(v)["version"] = "1"; }, "numeric \"version\""},
       {"spec_missing", [](Value& v) { obj(v).erase("spec"); }, "missing key 'spec'"},
       {"spec_array", [](Value& v) { obj(v)["spec"] = Array{}; }, "spec must be an object, not array"},
-      {"inputs_string", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = "2"; }, "spec.inputs must be an integer, not string"},
-      {"inputs_1e308", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 1e308; }, "spec.inputs must be an integer"},
-      {"inputs_fraction", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 2.5; }, "spec.inputs must be an integer"},
-      {"inputs_zero", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 0; }, "input size must be in [1, 512]"},
-      {"outputs_negative", [](Value& v) { obj(v)["spec"].as_object()["outputs"] = -1; }, "output size must be in [1, 512]"},
-      {"bias_string", [](Value& v) { obj(v)["spec"].as_object()["bias"] = "true"; }, "spec.bias must be true or false, not string"},
-      {"stochastic_null", [](Value& v) { obj(v)["spec"].as_object()["stochastic"] = Value(); }, "spec.stochastic must be true or false, not null"},
-      {"glu_unknown", [](Value& v) { obj(v)["spec"].as_object()["glu"] = "noglu"; }, "spec.glu: unknown GLU variant"},
-      {"hidden_empty", [](Value& v) { obj(v)["spec"].as_object()["hidden"] = Array{}; }, "spec.hidden must list 1 to 8"},
+      {"inputs_string", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = "2"; },
+       "spec.inputs must be an integer, not string"},
+      {"inputs_1e308", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 1e308; },
+       "spec.inputs must be an integer"},
+      {"inputs_fraction", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 2.5; },
+       "spec.inputs must be an integer"},
+      {"inputs_zero", [](Value& v) { obj(v)["spec"].as_object()["inputs"] = 0; },
+       "input size must be in [1, 512]"},
+      {"outputs_negative", [](Value& v) { obj(v)["spec"].as_object()["outputs"] = -1; },
+       "output size must be in [1, 512]"},
+      {"bias_string", [](Value& v) { obj(v)["spec"].as_object()["bias"] = "true"; },
+       "spec.bias must be true or false, not string"},
+      {"stochastic_null", [](Value& v) { obj(v)["spec"].as_object()["stochastic"] = Value(); },
+       "spec.stochastic must be true or false, not null"},
+      {"glu_unknown", [](Value& v) { obj(v)["spec"].as_object()["glu"] = "noglu"; },
+       "spec.glu: unknown GLU variant"},
+      {"hidden_empty", [](Value& v) { obj(v)["spec"].as_object()["hidden"] = Array{}; },
+       "spec.hidden must list 1 to 8"},
       {"hidden_nine",
        [](Value& v) {
          Array h;
@@ -614,29 +796,40 @@ std::vector<Row> make_rows() {
        },
        "spec.hidden must list 1 to 8"},
       {"hidden_string", [](Value& v) { obj(v)["spec"].as_object()["hidden"] = "relu"; }, "spec"},
-      {"width_1e308", [](Value& v) { hidden0(v).as_object()["width"] = 1e308; }, "spec.hidden[0].width must be an integer"},
+      {"width_1e308", [](Value& v) { hidden0(v).as_object()["width"] = 1e308; },
+       "spec.hidden[0].width must be an integer"},
       {"width_zero", [](Value& v) { hidden0(v).as_object()["width"] = 0; }, "width must be in [1, 512]"},
       {"width_513", [](Value& v) { hidden0(v).as_object()["width"] = 513; }, "width must be in [1, 512]"},
       {"width_negative", [](Value& v) { hidden0(v).as_object()["width"] = -3; }, "width must be in [1, 512]"},
-      {"activation_unknown", [](Value& v) { hidden0(v).as_object()["activation"] = "tanh"; }, "unknown activation 'tanh'"},
-      {"activation_number", [](Value& v) { hidden0(v).as_object()["activation"] = 1; }, "spec.hidden[0].activation must be a string"},
-      {"params_count", [](Value& v) { hidden0(v).as_object()["params"] = Array{1.0}; }, "spec.hidden[0].params"},
-      {"glu_hidden_1e9", [](Value& v) {
+      {"activation_unknown", [](Value& v) { hidden0(v).as_object()["activation"] = "tanh"; },
+       "unknown activation 'tanh'"},
+      {"activation_number", [](Value& v) { hidden0(v).as_object()["activation"] = 1; },
+       "spec.hidden[0].activation must be a string"},
+      {"params_count", [](Value& v) { hidden0(v).as_object()["params"] = Array{1.0}; },
+       "spec.hidden[0].params"},
+      {"glu_hidden_1e9",
+       [](Value& v) {
          obj(v)["spec"].as_object()["glu"] = "geglu";
          hidden0(v).as_object()["glu_hidden"] = 1e9;
        },
        "GLU hidden width must be in [1, 512]"},
       {"tensors_string", [](Value& v) { obj(v)["tensors"] = "x"; }, "file"},
-      {"tensors_missing_one", [](Value& v) { obj(v)["tensors"].as_array().pop_back(); }, "tensors, the file has"},
+      {"tensors_missing_one", [](Value& v) { obj(v)["tensors"].as_array().pop_back(); },
+       "tensors, the file has"},
       {"tensor_name", [](Value& v) { tensor0(v).as_object()["name"] = "other"; }, "found 'other'"},
-      {"tensor_rows", [](Value& v) { tensor0(v).as_object()["rows"] = 1e308; }, "tensors[0].rows must be an integer"},
-      {"tensor_data_short", [](Value& v) { tensor0(v).as_object()["data"].as_array().pop_back(); }, "tensors[0]"},
-      {"tensor_data_string", [](Value& v) { tensor0(v).as_object()["data"].as_array()[0] = "0.5"; }, "tensors[0] (h0.W): data[0] must be a number, not string"},
+      {"tensor_rows", [](Value& v) { tensor0(v).as_object()["rows"] = 1e308; },
+       "tensors[0].rows must be an integer"},
+      {"tensor_data_short", [](Value& v) { tensor0(v).as_object()["data"].as_array().pop_back(); },
+       "tensors[0]"},
+      {"tensor_data_string", [](Value& v) { tensor0(v).as_object()["data"].as_array()[0] = "0.5"; },
+       "tensors[0] (h0.W): data[0] must be a number, not string"},
       {"tensor_data_1e308", [](Value& v) { tensor0(v).as_object()["data"].as_array()[0] = 1e308; },
        "tensors[0] (h0.W): data[0] = 1e+308 is outside the float range"},
   };
   for (const ModelField& m : model_fields)
-    rows.push_back({"model_" + std::string(m.label), {"train", "--steps", "1", "--load", "{f}"}, {"--load", "{f}", m.needle},
+    rows.push_back({"model_" + std::string(m.label),
+                    {"train", "--steps", "1", "--load", "{f}"},
+                    {"--load", "{f}", m.needle},
                     file(model_json(m.edit))});
   return rows;
 }
@@ -663,7 +856,8 @@ const std::vector<Row>& rows() {
 // [SECTION] The check
 
 std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
   return s;
 }
 
@@ -688,14 +882,16 @@ TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   fs::remove_all(dir);
   fs::create_directories(dir / "config");
   const std::string f = row.make ? row.make(dir) : std::string();
-  const auto subst = [&](std::string s) { return replace_all(replace_all(std::move(s), "{d}", dir.string()), "{f}", f); };
+  const auto subst = [&](std::string s) {
+    return replace_all(replace_all(std::move(s), "{d}", dir.string()), "{f}", f);
+  };
   std::vector<std::string> args;
   for (const std::string& a : row.args) args.push_back(subst(a));
   // No display (gui validates, then says it has none), and a private config directory (no real session).
   const ExecResult r = gelu::test::exec_gelulab(
       args, row.input, dir.string(),
-      {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir / "config").string(), "HOME=" + dir.string()}, 20,
-      row.address_space);
+      {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir / "config").string(), "HOME=" + dir.string()},
+      20, row.address_space);
   if (geteuid() != 0 && fs::exists(dir / "unreadable.json")) chmod((dir / "unreadable.json").c_str(), 0644);
   fs::remove_all(dir);
 
@@ -715,14 +911,16 @@ TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   ASSERT_FALSE(lines.empty()) << "no message on stderr";
   EXPECT_LE(lines.size(), 4u) << shown;
   EXPECT_EQ(lines[0].rfind("gelulab", 0), 0u) << shown;
-  for (const std::string& l : lines) EXPECT_LE(l.size(), 1000u) << "a line of " << l.size() << " bytes: " << l.substr(0, 300);
+  for (const std::string& l : lines)
+    EXPECT_LE(l.size(), 1000u) << "a line of " << l.size() << " bytes: " << l.substr(0, 300);
   EXPECT_TRUE(valid_utf8(r.err)) << "stderr is not UTF-8: " << shown;
   for (const char c : r.err) {
     if (c != '\n') {
       EXPECT_GE(static_cast<unsigned char>(c), 0x20u) << "control byte in stderr: " << shown;
     }
   }
-  for (const char* bad : {"terminate called", "Segmentation", "what():", "Aborted", "core dumped", "bad_alloc", "std::"})
+  for (const char* bad :
+       {"terminate called", "Segmentation", "what():", "Aborted", "core dumped", "bad_alloc", "std::"})
     EXPECT_EQ(r.err.find(bad), std::string::npos) << bad << " in: " << shown;
   for (const std::string& n : row.needles) {
     const std::string needle = subst(n);

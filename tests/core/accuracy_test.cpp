@@ -61,7 +61,9 @@ struct Worst {
   std::size_t count = 0;
 };
 
-bool report() { return std::getenv("GELU_ACCURACY_REPORT") != nullptr; }
+bool report() {
+  return std::getenv("GELU_ACCURACY_REPORT") != nullptr;
+}
 
 /// Worst ULP distance of the scalar path of `a` at `order` over the table, in double or float.
 /// skip(x) leaves out x from the ULP statistic (used for neighbourhoods of zeros, bounded in absolute terms).
@@ -81,9 +83,9 @@ Worst measure(const Activation& a, int order, const std::vector<Row>& rows, Skip
     if (d > w.ulp) w = {d, r.x, static_cast<double>(got), static_cast<double>(want), w.count};
   }
   if (report())
-    std::printf("  %-13s order %d %-6s max %6llu ulp at x = %-26a (got %a, want %a) over %zu points\n", a.id, order,
-                sizeof(T) == 4 ? "float" : "double", static_cast<unsigned long long>(w.ulp), w.x, w.got, w.want,
-                w.count);
+    std::printf("  %-13s order %d %-6s max %6llu ulp at x = %-26a (got %a, want %a) over %zu points\n", a.id,
+                order, sizeof(T) == 4 ? "float" : "double", static_cast<unsigned long long>(w.ulp), w.x,
+                w.got, w.want, w.count);
   return w;
 }
 
@@ -92,7 +94,9 @@ Worst measure(const Activation& a, int order, const std::vector<Row>& rows) {
   return measure<T>(a, order, rows, [](double) { return false; });
 }
 
-const Activation& fn(const char* id) { return *gelu::find_activation(id); }
+const Activation& fn(const char* id) {
+  return *gelu::find_activation(id);
+}
 
 // Measured bounds for what activation.hpp does not contract (every derivative, the non-GELU functions).
 // A value that crosses zero has no ULP scale there, and a subnormal value has few significant bits, so
@@ -158,15 +162,17 @@ Split measure_split(const Activation& a, int order, const std::vector<Row>& rows
     const double want = r.v[order], got = a.eval(r.x, order);
     if (near_root(r.x)) s.near_root_abs = std::max(s.near_root_abs, std::fabs(got - want));
     if (std::fabs(want) < kDblMin)
-      s.subnormal_steps = std::max(s.subnormal_steps, std::fabs(got - want) / std::numeric_limits<double>::denorm_min());
+      s.subnormal_steps =
+          std::max(s.subnormal_steps, std::fabs(got - want) / std::numeric_limits<double>::denorm_min());
     else
       normal.push_back(r);
   }
   s.f64 = measure<double>(a, order, normal, skip);
   s.f32 = measure<float>(a, order, normal, skip);
   if (report())
-    std::printf("    {\"%s\", %d, %llu, %llu, %.17g, %g},\n", a.id, order, static_cast<unsigned long long>(s.f64.ulp),
-                static_cast<unsigned long long>(s.f32.ulp), s.near_root_abs, s.subnormal_steps);
+    std::printf("    {\"%s\", %d, %llu, %llu, %.17g, %g},\n", a.id, order,
+                static_cast<unsigned long long>(s.f64.ulp), static_cast<unsigned long long>(s.f32.ulp),
+                s.near_root_abs, s.subnormal_steps);
   return s;
 }
 
@@ -269,7 +275,8 @@ TEST(Ieee, GeluFamilyLimitsAtInfinity) {
 template <class T>
 std::vector<T> finite_grid() {
   using L = std::numeric_limits<T>;
-  std::vector<T> xs = {T(0), -T(0), L::max(), -L::max(), L::min(), -L::min(), L::denorm_min(), -L::denorm_min()};
+  std::vector<T> xs = {T(0),     -T(0),     L::max(),        -L::max(),
+                       L::min(), -L::min(), L::denorm_min(), -L::denorm_min()};
   for (int e = L::min_exponent - L::digits; e <= L::max_exponent; ++e)
     for (T m : {T(0.5), T(0.6180339887), T(0.75), T(0.9999999)}) {
       const T v = std::ldexp(m, e);

@@ -1,4 +1,6 @@
 // Error analysis (distances, curves, statistics) and numerically solved properties.
+#include "gelu/analysis.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -6,7 +8,6 @@
 #include <string>
 
 #include "gelu/activation.hpp"
-#include "gelu/analysis.hpp"
 
 namespace {
 
@@ -14,12 +15,16 @@ namespace A = gelu::analysis;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
-const gelu::Activation& fn(const char* id) { return *gelu::find_activation(id); }
+const gelu::Activation& fn(const char* id) {
+  return *gelu::find_activation(id);
+}
 
 TEST(Distances, UlpDistanceCountsRepresentableSteps) {
   EXPECT_EQ(A::ulp_distance(1.0f, std::nextafter(1.0f, 2.0f)), 1u);
   EXPECT_EQ(A::ulp_distance(0.0f, -0.0f), 0u);
-  EXPECT_EQ(A::ulp_distance(std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min()), 2u);
+  EXPECT_EQ(
+      A::ulp_distance(std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min()),
+      2u);
   EXPECT_EQ(A::ulp_distance(std::numeric_limits<float>::max(), std::numeric_limits<float>::infinity()), 1u);
   EXPECT_EQ(A::ulp_distance(kNan, kNan), 0u);
   EXPECT_EQ(A::ulp_distance(kNan, 1.0), std::numeric_limits<std::uint64_t>::max());
@@ -73,7 +78,8 @@ TEST(Compare, FloatPathIsWithinOneUlpOfTheDoubleReference) {
       EXPECT_GT(r.ulp_stats.mean, 0.0) << a.id;
     }
     for (std::size_t i = 0; i < r.x.size(); ++i)
-      ASSERT_EQ(r.x[i], static_cast<double>(static_cast<float>(r.x[i])));  // the reference saw the float input
+      ASSERT_EQ(r.x[i],
+                static_cast<double>(static_cast<float>(r.x[i])));  // the reference saw the float input
   }
 }
 
@@ -118,7 +124,8 @@ TEST(Compare, RejectsBadRanges) {
 
 TEST(Compare, HundredThousandSamplesCoverTheRange) {
   // The size the GUI asks for (its speed is a benchmark's business, not a unit test's).
-  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000, A::Dtype::F32);
+  const A::ErrorReport r =
+      A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000, A::Dtype::F32);
   ASSERT_EQ(r.ulp.size(), 100000u);
   ASSERT_EQ(r.x.size(), 100000u);
   EXPECT_EQ(r.x.front(), -8.0);
@@ -132,7 +139,8 @@ void expect_bracketed_root(const A::FunctionSpec& s, int order, double x) {
   const double lo = s.fn->eval(std::nextafter(x, -kInf), order, &s.params);
   const double hi = s.fn->eval(std::nextafter(x, kInf), order, &s.params);
   const double at = s.fn->eval(x, order, &s.params);
-  EXPECT_TRUE(at == 0 || (lo <= 0 && hi >= 0) || (lo >= 0 && hi <= 0) || std::fabs(at) <= std::fabs(lo) + std::fabs(hi))
+  EXPECT_TRUE(at == 0 || (lo <= 0 && hi >= 0) || (lo >= 0 && hi <= 0) ||
+              std::fabs(at) <= std::fabs(lo) + std::fabs(hi))
       << s.fn->id << " order " << order << " x=" << x << " g: " << lo << " " << at << " " << hi;
 }
 
@@ -188,7 +196,8 @@ TEST(Properties, EveryRegistryFunctionIsSolvedConsistently) {
     if (p.global_minimum) {
       EXPECT_LE(p.global_minimum->value, p.minus_inf.intercept) << a.id;
       // Nothing on a fine grid goes below it.
-      for (double x = -20; x <= 20; x += 1e-3) ASSERT_GE(a.eval(x), p.global_minimum->value) << a.id << " x=" << x;
+      for (double x = -20; x <= 20; x += 1e-3)
+        ASSERT_GE(a.eval(x), p.global_minimum->value) << a.id << " x=" << x;
     }
   }
   // The known ones: SiLU's minimum at the solution of 1 + x (1 - sigma(x)) = 0 (mpmath: -1.2784645427610737).

@@ -2,10 +2,9 @@
 // (A full disk and a read-only directory are in tests/app/fault_test.cpp, which mounts tmpfs file systems.)
 #include "gelu/fileio.hpp"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>

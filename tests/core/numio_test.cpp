@@ -1,5 +1,7 @@
 // Number text I/O: parsing (decimal, hex floats, nan/inf, overflow and underflow) and shortest round-trip
 // formatting, for float and double.
+#include "gelu/numio.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -8,8 +10,6 @@
 #include <limits>
 #include <random>
 #include <string>
-
-#include "gelu/numio.hpp"
 
 namespace {
 
@@ -28,7 +28,8 @@ TEST(NumIo, ParsesDecimalAndHex) {
 }
 
 TEST(NumIo, ParsesSpecialValues) {
-  for (const char* s : {"nan", "NaN", "-nan", "+NAN"}) EXPECT_TRUE(std::isnan(gelu::parse_f64(s).value())) << s;
+  for (const char* s : {"nan", "NaN", "-nan", "+NAN"})
+    EXPECT_TRUE(std::isnan(gelu::parse_f64(s).value())) << s;
   EXPECT_EQ(gelu::parse_f64("inf"), kInf);
   EXPECT_EQ(gelu::parse_f64("-inf"), -kInf);
   EXPECT_EQ(gelu::parse_f64("Infinity"), kInf);
@@ -71,7 +72,8 @@ TEST(NumIo, OutOfRangeFollowsTheValueNotTheExponentSign) {
 }
 
 TEST(NumIo, RejectsNonNumbers) {
-  for (const char* s : {"", "abc", "1.5x", "--1", "+-1", "0x", "1e", "nan1", "in", "1,5", " 1", "1 ", "+", "-"})
+  for (const char* s :
+       {"", "abc", "1.5x", "--1", "+-1", "0x", "1e", "nan1", "in", "1,5", " 1", "1 ", "+", "-"})
     EXPECT_FALSE(gelu::parse_f64(s).has_value()) << "'" << s << "'";
   // Found by tests/fuzz/fuzz_numio: from_chars reads "inf" and "nan(…)" after a hex prefix or as a word, and
   // libstdc++ 12's hex form reads the exponent "p+-3" as p-3.

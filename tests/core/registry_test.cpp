@@ -15,7 +15,8 @@ TEST(Registry, IdsAreUniqueAndFindable) {
     EXPECT_TRUE(ids.insert(a.id).second) << a.id;
     EXPECT_EQ(gelu::find_activation(a.id), &a);
   }
-  for (const char* id : {"gelu", "gelu_tanh", "gelu_sigmoid", "relu", "leaky_relu", "elu", "silu", "softplus", "mish"})
+  for (const char* id :
+       {"gelu", "gelu_tanh", "gelu_sigmoid", "relu", "leaky_relu", "elu", "silu", "softplus", "mish"})
     EXPECT_NE(gelu::find_activation(id), nullptr) << id;
   EXPECT_EQ(gelu::find_activation("nope"), nullptr);
 }
@@ -48,7 +49,8 @@ TEST(Registry, BatchedPathsAgreeWithScalarPaths) {
         ASSERT_EQ(yd[i], a.eval(xd[i], order)) << a.id << " order " << order << " x=" << xd[i];
         // Batched float may be a separate vectorized kernel: within 2 ULP of the scalar float path.
         const float s = a.eval(xf[i], order);
-        ASSERT_LE(std::fabs(yf[i] - s), 2.0f * std::nextafter(std::fabs(s), INFINITY) - 2.0f * std::fabs(s) + 1e-45f)
+        ASSERT_LE(std::fabs(yf[i] - s),
+                  2.0f * std::nextafter(std::fabs(s), INFINITY) - 2.0f * std::fabs(s) + 1e-45f)
             << a.id << " order " << order << " x=" << xf[i];
       }
     }

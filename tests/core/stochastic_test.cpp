@@ -1,4 +1,6 @@
 // The stochastic view: keep/drop probabilities, the seeded Monte-Carlo gate, Gaussian pre-activations.
+#include "gelu/stochastic.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
-#include "gelu/stochastic.hpp"
 
 namespace {
 
@@ -125,7 +126,8 @@ TEST(Stochastic, PushforwardSamplesAgreeWithTheClosedForms) {
   EXPECT_GE(double(pr.output_hist.counts[0]) / 200000.0, zeros);
   // The input histogram integrates to one as a density.
   double area = 0;
-  for (std::size_t i = 0; i < pg.input_hist.counts.size(); ++i) area += pg.input_hist.density(i) * pg.input_hist.bin_width();
+  for (std::size_t i = 0; i < pg.input_hist.counts.size(); ++i)
+    area += pg.input_hist.density(i) * pg.input_hist.bin_width();
   EXPECT_NEAR(area, 1.0, 1e-12);
 }
 

@@ -1,5 +1,5 @@
-// Every float32 bit pattern (or every GELU_EXHAUSTIVE_STRIDE-th; CI uses the default 97) through the vectorized
-// GELU kernels, against the double-precision reference in formulas.hpp.
+// Every float32 bit pattern (or every GELU_EXHAUSTIVE_STRIDE-th; CI uses the default 97) through the
+// vectorized GELU kernels, against the double-precision reference in formulas.hpp.
 //   f : <= 1 ULP from the correctly rounded value (and the real-valued error is reported).
 //   f': <= 2 ULP, or an absolute error <= 3e-8 within 1e-3 of its root near -0.75179.
 // The full sweep (GELU_EXHAUSTIVE_STRIDE=1) takes a few minutes on two cores; its result is quoted in README.
@@ -54,7 +54,7 @@ std::int64_t ulp_distance(float a, float b) {
 }
 
 struct Worst {
-  double real_ulp = 0;   // |y - exact| / ulp(exact)
+  double real_ulp = 0;       // |y - exact| / ulp(exact)
   std::int64_t int_ulp = 0;  // distance to the correctly rounded value
   float x_real = 0, x_int = 0;
   double abs_near_root = 0;
@@ -70,7 +70,7 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
   const unsigned nthreads = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
   std::vector<Worst> per(nthreads);
   std::vector<std::thread> pool;
-  const double root = -0.75179138; // only to select the window; the tolerance there is absolute
+  const double root = -0.75179138;  // only to select the window; the tolerance there is absolute
   for (unsigned t = 0; t < nthreads; ++t) {
     pool.emplace_back([&, t] {
       Worst& w = per[t];
@@ -103,7 +103,8 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
               ok = abs_err <= 3e-8;
             } else {
               if (real > w.real_ulp) w.real_ulp = real, w.x_real = x;
-              if (std::fabs(r) >= 0x1p-126 && real > w.real_ulp_normal) w.real_ulp_normal = real, w.x_normal = x;
+              if (std::fabs(r) >= 0x1p-126 && real > w.real_ulp_normal)
+                w.real_ulp_normal = real, w.x_normal = x;
               if (d > w.int_ulp) w.int_ulp = d, w.x_int = x;
               ok = d <= (derivative ? 2 : 1);
             }
@@ -119,8 +120,8 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
         if (xs.size() == 4096) flush();
       }
       // Always include the special points.
-      for (float s : {0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f, -14.2f,
-                      -0.75179138f, -5.5f, 5.5f})
+      for (float s : {0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 3.4028235e38f, -3.4028235e38f,
+                      -14.2f, -0.75179138f, -5.5f, 5.5f})
         xs.push_back(s);
       flush();
     });
@@ -131,7 +132,8 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
     if (w.real_ulp > all.real_ulp) all.real_ulp = w.real_ulp, all.x_real = w.x_real;
     if (w.int_ulp > all.int_ulp) all.int_ulp = w.int_ulp, all.x_int = w.x_int;
     all.abs_near_root = std::max(all.abs_near_root, w.abs_near_root);
-    if (w.real_ulp_normal > all.real_ulp_normal) all.real_ulp_normal = w.real_ulp_normal, all.x_normal = w.x_normal;
+    if (w.real_ulp_normal > all.real_ulp_normal)
+      all.real_ulp_normal = w.real_ulp_normal, all.x_normal = w.x_normal;
     all.checked += w.checked;
     if (w.failures && !all.failures) all.first_failure = w.first_failure;
     all.failures += w.failures;
@@ -140,19 +142,20 @@ Worst sweep(Kernel kernel, Ref ref, bool derivative) {
 }
 
 void report(const char* what, const Worst& w) {
-  std::printf("%s: %llu inputs (stride %llu); max error %.4f ULP at x=%a (normal-range results: %.4f ULP at x=%a); "
-              "max distance to correctly rounded %lld ULP at x=%a; near-root abs %.3g\n",
-              what, static_cast<unsigned long long>(w.checked), static_cast<unsigned long long>(stride()), w.real_ulp,
-              static_cast<double>(w.x_real), w.real_ulp_normal, static_cast<double>(w.x_normal),
-              static_cast<long long>(w.int_ulp), static_cast<double>(w.x_int), w.abs_near_root);
+  std::printf(
+      "%s: %llu inputs (stride %llu); max error %.4f ULP at x=%a (normal-range results: %.4f ULP at x=%a); "
+      "max distance to correctly rounded %lld ULP at x=%a; near-root abs %.3g\n",
+      what, static_cast<unsigned long long>(w.checked), static_cast<unsigned long long>(stride()), w.real_ulp,
+      static_cast<double>(w.x_real), w.real_ulp_normal, static_cast<double>(w.x_normal),
+      static_cast<long long>(w.int_ulp), static_cast<double>(w.x_int), w.abs_near_root);
 }
 
 TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
   const Worst w = sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32(x, y, n, {}); },
                         [](double x) { return gelu::formulas::gelu(x); }, false);
   report("gelu f", w);
-  EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat << w.first_failure
-                            << ")";
+  EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
+                            << w.first_failure << ")";
   EXPECT_LE(w.int_ulp, 1);
 }
 
@@ -160,8 +163,8 @@ TEST(Exhaustive, GeluDerivativeF32WithinTwoUlpEverywhere) {
   const Worst w = sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_d1_f32(x, y, n, {}); },
                         [](double x) { return gelu::formulas::gelu_d1(x); }, true);
   report("gelu f'", w);
-  EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat << w.first_failure
-                            << ")";
+  EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
+                            << w.first_failure << ")";
   EXPECT_LE(w.int_ulp, 2);
   EXPECT_LE(w.abs_near_root, 3e-8);
 }
@@ -196,7 +199,8 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
     ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
     gelu::simd::gelu_backward_f32(x.data() + offset, dy.data() + offset, big.data() + offset, n - offset);
     for (std::size_t i = offset; i < n; i += 4096)
-      gelu::simd::gelu_backward_f32(x.data() + i, dy.data() + i, small.data() + i, std::min<std::size_t>(4096, n - i));
+      gelu::simd::gelu_backward_f32(x.data() + i, dy.data() + i, small.data() + i,
+                                    std::min<std::size_t>(4096, n - i));
     ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
   }
 }
@@ -205,8 +209,9 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
 
 namespace {
 
-// The exp-based kernels (gelu_sigmoid, silu, gelu_tanh, mish, elu), vectorized in double per lane: f <= 1 ULP and f' <= 2 ULP
-// from the correctly rounded value of their own formulas (formulas.hpp), every finite input, default parameters.
+// The exp-based kernels (gelu_sigmoid, silu, gelu_tanh, mish, elu), vectorized in double per lane: f <= 1 ULP
+// and f' <= 2 ULP from the correctly rounded value of their own formulas (formulas.hpp), every finite input,
+// default parameters.
 struct SigmoidCase {
   const char* id;
   int order;
@@ -233,7 +238,7 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, SigmoidFamily,
                          ::testing::Values(SigmoidCase{"gelu_sigmoid", 0}, SigmoidCase{"gelu_sigmoid", 1},
                                            SigmoidCase{"silu", 0}, SigmoidCase{"silu", 1},
                                            SigmoidCase{"gelu_tanh", 0}, SigmoidCase{"gelu_tanh", 1},
-                                           SigmoidCase{"mish", 0}, SigmoidCase{"mish", 1}, SigmoidCase{"elu", 0},
-                                           SigmoidCase{"elu", 1}));
+                                           SigmoidCase{"mish", 0}, SigmoidCase{"mish", 1},
+                                           SigmoidCase{"elu", 0}, SigmoidCase{"elu", 1}));
 
 }  // namespace

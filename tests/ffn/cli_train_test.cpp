@@ -12,7 +12,9 @@
 namespace {
 
 using Result = gelu::test::RunResult;
-Result run(const std::string& args) { return gelu::test::run_gelulab("train", args); }
+Result run(const std::string& args) {
+  return gelu::test::run_gelulab("train", args);
+}
 
 gelu::json::Value json_of(const Result& r) {
   EXPECT_EQ(r.status, 0) << r.out;

@@ -113,7 +113,8 @@ TEST(ModelFile, ForeignBrokenAndInconsistentFilesAreRejected) {
   };
   expect_model_error(replace("\"version\": 1", "\"version\": 2"), "version 2 is not supported");
   expect_model_error(replace("\"width\": 3", "\"width\": 0"), "width must be in [1, 512]");
-  expect_model_error(replace("\"width\": 3", "\"width\": \"3\""), "spec.hidden[0].width must be an integer, not string");
+  expect_model_error(replace("\"width\": 3", "\"width\": \"3\""),
+                     "spec.hidden[0].width must be an integer, not string");
   expect_model_error(replace("\"relu\"", "\"tanh\""), "unknown activation 'tanh'");
   expect_model_error(replace("\"rows\": 3", "\"rows\": 4"), "shape does not match");
   expect_model_error(replace("\"name\": \"h0.b\"", "\"name\": \"h0.B\""), "expected tensor 'h0.b'");

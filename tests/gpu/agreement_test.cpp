@@ -37,8 +37,8 @@ std::vector<float> test_inputs() {
     }
   // The exact-GELU tail down to underflow (x ~ -14.2 .. -13), densely.
   for (float v = -15.5f; v < -9.0f; v += 1.0f / 4096.0f) x.push_back(v);
-  for (float v : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f, -1e-45f,
-                  FLT_MIN / 2, -FLT_MIN / 2, 1e5f, -1e5f, 1.0001e5f, -1.0001e5f, 1e30f, -1e30f})
+  for (float v : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, 1e-45f,
+                  -1e-45f, FLT_MIN / 2, -FLT_MIN / 2, 1e5f, -1e5f, 1.0001e5f, -1.0001e5f, 1e30f, -1e30f})
     x.push_back(v);
   return x;
 }
@@ -74,16 +74,19 @@ TEST(GpuAgreement, EveryFunctionOrderAndParameterSetWithin4Ulp) {
         double worst = 0;
         std::size_t at = 0;
         for (std::size_t i = 0; i < x.size(); ++i) {
-          const float ref = static_cast<float>(a.f64[static_cast<std::size_t>(order)](static_cast<double>(x[i]), p));
+          const float ref =
+              static_cast<float>(a.f64[static_cast<std::size_t>(order)](static_cast<double>(x[i]), p));
           const double d = ulp_distance(y[i], ref);
           if (d > worst) worst = d, at = i;
         }
         worst_all = std::max(worst_all, worst);
-        EXPECT_LE(worst, kBound) << a.id << " order " << order << " p0=" << p[0] << ": x=" << x[at] << " gpu="
-                                 << y[at] << " cpu=" << static_cast<float>(a.f64[static_cast<std::size_t>(order)](x[at], p));
+        EXPECT_LE(worst, kBound) << a.id << " order " << order << " p0=" << p[0] << ": x=" << x[at]
+                                 << " gpu=" << y[at] << " cpu="
+                                 << static_cast<float>(a.f64[static_cast<std::size_t>(order)](x[at], p));
       }
       std::printf("[ max ULP ] %-13s order %d: %.0f\n", a.id, order, worst_all);
-      RecordProperty(std::string(a.id) + "_order" + std::to_string(order) + "_max_ulp", std::to_string(worst_all));
+      RecordProperty(std::string(a.id) + "_order" + std::to_string(order) + "_max_ulp",
+                     std::to_string(worst_all));
     }
   }
 }

@@ -1,13 +1,13 @@
 // The GPU plumbing: context facts, chunking across a lowered storage-block limit, the error reduction,
 // compile errors mapped to file:line, shader directories from disk and a missing one.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 #include <vector>
 
 #include "gelu/activation.hpp"
@@ -20,7 +20,8 @@ namespace fs = std::filesystem;
 using gelu::gpu::test::context;
 using gelu::gpu::test::ulp_distance;
 
-std::unique_ptr<gelu::gpu::Evaluator> make(gelu::gpu::ShaderLibrary lib = gelu::gpu::ShaderLibrary::embedded()) {
+std::unique_ptr<gelu::gpu::Evaluator> make(
+    gelu::gpu::ShaderLibrary lib = gelu::gpu::ShaderLibrary::embedded()) {
   gelu::gpu::Context* ctx = context();
   if (!ctx) return nullptr;
   std::string err;
@@ -31,7 +32,8 @@ std::unique_ptr<gelu::gpu::Evaluator> make(gelu::gpu::ShaderLibrary lib = gelu::
 
 /// A copy of the source tree's shaders in a fresh temporary directory.
 fs::path copy_shaders(const char* tag) {
-  const fs::path dir = fs::temp_directory_path() / (std::string("gelu_gpu_test_") + tag + "_" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / (std::string("gelu_gpu_test_") + tag + "_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::copy(fs::path(GELU_SOURCE_DIR) / "shaders", dir, fs::copy_options::recursive);
   return dir;
@@ -53,7 +55,8 @@ TEST(GpuEval, ChunkingAcrossALoweredStorageBlockLimitGivesIdenticalResults) {
   ASSERT_NE(ev, nullptr);
   const gelu::Activation& g = *gelu::find_activation("gelu");
   std::vector<float> x(100003);
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -12.0f + 24.0f * static_cast<float>(i) / static_cast<float>(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    x[i] = -12.0f + 24.0f * static_cast<float>(i) / static_cast<float>(x.size());
   std::vector<float> whole(x.size()), chunked(x.size(), -1.0f);
   gelu::gpu::Timing t1, t2;
   ASSERT_FALSE(ev->eval(g, 0, g.defaults(), x, whole, &t1));
@@ -81,7 +84,8 @@ TEST(GpuError, MaxAndArgmaxMatchTheHostAcrossChunks) {
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = -6.0f + 12.0f * static_cast<float>(i) / 50000.0f;
   for (std::size_t i = 0; i < x.size(); ++i) ref[i] = exact.eval(x[i]);  // the tanh form against exact GELU
   ASSERT_FALSE(ev->eval(tanh_form, 0, tanh_form.defaults(), x, y));
-  for (auto metric : {gelu::gpu::ErrorMetric::Abs, gelu::gpu::ErrorMetric::Rel, gelu::gpu::ErrorMetric::Ulp}) {
+  for (auto metric :
+       {gelu::gpu::ErrorMetric::Abs, gelu::gpu::ErrorMetric::Rel, gelu::gpu::ErrorMetric::Ulp}) {
     double host_max = -1;
     std::size_t host_at = 0;
     std::vector<double> host(x.size());
@@ -105,7 +109,8 @@ TEST(GpuError, MaxAndArgmaxMatchTheHostAcrossChunks) {
       ASSERT_FALSE(ev->error(tanh_form, 0, tanh_form.defaults(), x, ref, metric, &r, curve));
       EXPECT_EQ(r.argmax, host_at) << "metric " << static_cast<int>(metric) << " limit " << limit;
       EXPECT_NEAR(r.max, host_max, host_max * 1e-6) << "metric " << static_cast<int>(metric);
-      for (std::size_t i = 0; i < x.size(); i += 997) EXPECT_NEAR(curve[i], host[i], host[i] * 1e-6 + 1e-30) << i;
+      for (std::size_t i = 0; i < x.size(); i += 997)
+        EXPECT_NEAR(curve[i], host[i], host[i] * 1e-6 + 1e-30) << i;
     }
   }
   EXPECT_GT(ulp_distance(y[0], ref[0]) + 1, 1.0);  // sanity: the two functions do differ
@@ -163,7 +168,8 @@ TEST(GpuShaders, MissingShaderDirectoryIsAClearError) {
   gelu::gpu::Context* ctx = context();
   ASSERT_NE(ctx, nullptr);
   std::string err;
-  auto ev = gelu::gpu::Evaluator::create(*ctx, &err, gelu::gpu::ShaderLibrary::from_directory("/nonexistent/shaders"));
+  auto ev = gelu::gpu::Evaluator::create(*ctx, &err,
+                                         gelu::gpu::ShaderLibrary::from_directory("/nonexistent/shaders"));
   EXPECT_EQ(ev, nullptr);
   EXPECT_NE(err.find("/nonexistent/shaders"), std::string::npos) << err;
   EXPECT_NE(err.find("does not exist"), std::string::npos) << err;
@@ -185,7 +191,8 @@ TEST(GpuShaders, IncludeExpansionMapsLinesAndRejectsCycles) {
   EXPECT_EQ(src->lines[4].file, "sub/a.glsl");
   EXPECT_EQ(src->lines[4].line, 3);
   EXPECT_EQ(gelu::gpu::map_compile_log("0:5(7): error: boom\n", *src), "sub/a.glsl:3: error: boom\n");
-  EXPECT_EQ(gelu::gpu::map_compile_log("0(6) : error C0000: boom\n", *src), "main.comp:3: error C0000: boom\n");
+  EXPECT_EQ(gelu::gpu::map_compile_log("0(6) : error C0000: boom\n", *src),
+            "main.comp:3: error C0000: boom\n");
   std::ofstream(dir / "sub" / "b.glsl") << "#include \"a.glsl\"\n";
   EXPECT_FALSE(lib.expand("main.comp", "", &err));
   EXPECT_NE(err.find("cycle"), std::string::npos) << err;

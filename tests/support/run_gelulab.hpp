@@ -40,7 +40,7 @@ inline RunResult run_gelulab(const std::string& subcommand, const std::string& a
 
 /// How a run of gelulab ended, for tests of hostile input: the exact exit status or the signal, or a hang.
 struct ExecResult {
-  bool exited = false;     // exited normally (then status holds the exit status)
+  bool exited = false;  // exited normally (then status holds the exit status)
   int status = -1;
   int signal = 0;          // the signal that ended it, when it did not exit
   bool timed_out = false;  // still running after the limit: killed (SIGKILL) and reported as a hang

@@ -1,5 +1,5 @@
-// Running `gelulab shot` from tests: a panel with a state file renders headless to a PNG plus a meta JSON that
-// gives each plot's pixel frame and data ranges; PlotGeom maps data to pixels independently of app/plot.
+// Running `gelulab shot` from tests: a panel with a state file renders headless to a PNG plus a meta JSON
+// that gives each plot's pixel frame and data ranges; PlotGeom maps data to pixels independently of app/plot.
 #pragma once
 
 #include <unistd.h>
@@ -31,11 +31,13 @@ struct PlotGeom {
         log_y(v.at("y_scale").as_string() == "log") {}
   // The linear/log maps written out here, not taken from app/plot.
   double px(double x) const {
-    const double t = log_x ? std::log10(x / x_min) / std::log10(x_max / x_min) : (x - x_min) / (x_max - x_min);
+    const double t =
+        log_x ? std::log10(x / x_min) / std::log10(x_max / x_min) : (x - x_min) / (x_max - x_min);
     return left + t * (right - left);
   }
   double py(double y) const {
-    const double t = log_y ? std::log10(y / y_min) / std::log10(y_max / y_min) : (y - y_min) / (y_max - y_min);
+    const double t =
+        log_y ? std::log10(y / y_min) / std::log10(y_max / y_min) : (y - y_min) / (y_max - y_min);
     return bottom + t * (top - bottom);
   }
 };
@@ -46,17 +48,18 @@ struct Shot {
   json::Value meta;
 };
 
-/// Runs `gelulab shot` (GELULAB_EXE) for `panel` with `state_json`, with no display in the environment; the PNG
-/// and its meta JSON land in a per-process temp dir under `name`.
+/// Runs `gelulab shot` (GELULAB_EXE) for `panel` with `state_json`, with no display in the environment; the
+/// PNG and its meta JSON land in a per-process temp dir under `name`.
 inline Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("gelulab_shot_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"), meta = dir / (name + ".meta.json");
+  const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"),
+                 meta = dir / (name + ".meta.json");
   std::ofstream(state) << state_json;
-  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE + "' shot --panel " + panel +
-                          " --size 1280x800 --state '" + state.string() + "' --out '" + png.string() + "' --meta '" +
-                          meta.string() + "'";
+  const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE +
+                          "' shot --panel " + panel + " --size 1280x800 --state '" + state.string() +
+                          "' --out '" + png.string() + "' --meta '" + meta.string() + "'";
   Shot s;
   s.status = std::system(cmd.c_str());
   s.png = png.string();

@@ -5,6 +5,8 @@
 //   2. Mesa's surfaceless platform (llvmpipe on CI, or the Mesa driver of a local GPU),
 //   3. the EGL device platform on a software device.
 // GELU_EGL_PLATFORM=device|surfaceless restricts the choice (for debugging a machine with both).
+#include "gelu/gpu/context.hpp"
+
 #include <dlfcn.h>
 #include <epoxy/egl.h>
 #include <epoxy/gl.h>
@@ -19,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "gelu/gpu/context.hpp"
 #include "gelu/fault.hpp"
 
 namespace gelu::gpu {
@@ -41,15 +42,24 @@ bool has_extension(const char* list, const char* name) {
 
 std::string egl_error_text(EGLint e) {
   switch (e) {
-    case EGL_NOT_INITIALIZED: return "EGL_NOT_INITIALIZED";
-    case EGL_BAD_ACCESS: return "EGL_BAD_ACCESS";
-    case EGL_BAD_ALLOC: return "EGL_BAD_ALLOC";
-    case EGL_BAD_ATTRIBUTE: return "EGL_BAD_ATTRIBUTE";
-    case EGL_BAD_CONFIG: return "EGL_BAD_CONFIG";
-    case EGL_BAD_CONTEXT: return "EGL_BAD_CONTEXT";
-    case EGL_BAD_DISPLAY: return "EGL_BAD_DISPLAY";
-    case EGL_BAD_MATCH: return "EGL_BAD_MATCH";
-    case EGL_BAD_PARAMETER: return "EGL_BAD_PARAMETER";
+    case EGL_NOT_INITIALIZED:
+      return "EGL_NOT_INITIALIZED";
+    case EGL_BAD_ACCESS:
+      return "EGL_BAD_ACCESS";
+    case EGL_BAD_ALLOC:
+      return "EGL_BAD_ALLOC";
+    case EGL_BAD_ATTRIBUTE:
+      return "EGL_BAD_ATTRIBUTE";
+    case EGL_BAD_CONFIG:
+      return "EGL_BAD_CONFIG";
+    case EGL_BAD_CONTEXT:
+      return "EGL_BAD_CONTEXT";
+    case EGL_BAD_DISPLAY:
+      return "EGL_BAD_DISPLAY";
+    case EGL_BAD_MATCH:
+      return "EGL_BAD_MATCH";
+    case EGL_BAD_PARAMETER:
+      return "EGL_BAD_PARAMETER";
     default: {
       char buf[32];
       std::snprintf(buf, sizeof buf, "EGL error 0x%04x", static_cast<unsigned>(e));
@@ -96,8 +106,8 @@ bool query_info(GlInfo* info, std::string* error) {
   if (!epoxy_is_desktop_gl() || v < 43) {
     if (error)
       *error = "OpenGL 4.3 with compute shaders is required; found " +
-               std::string(epoxy_is_desktop_gl() ? "" : "OpenGL ES ") + info->version + " (" + info->renderer + ", " +
-               info->vendor + ")";
+               std::string(epoxy_is_desktop_gl() ? "" : "OpenGL ES ") + info->version + " (" +
+               info->renderer + ", " + info->vendor + ")";
     return false;
   }
   GLint64 block = 0;
@@ -141,13 +151,15 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
   if (void* lib = dlopen("libEGL.so.1", RTLD_LAZY | RTLD_LOCAL)) {
     dlclose(lib);
   } else {
-    *error = "EGL is not available (libEGL.so.1 could not be loaded: install libegl1 and a driver such as "
-             "libegl-mesa0 or the NVIDIA driver)";
+    *error =
+        "EGL is not available (libEGL.so.1 could not be loaded: install libegl1 and a driver such as "
+        "libegl-mesa0 or the NVIDIA driver)";
     return nullptr;
   }
   const char* client_ext = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!has_extension(client_ext, "EGL_EXT_platform_base")) {
-    *error = "EGL has no EGL_EXT_platform_base (client extensions: " + std::string(client_ext ? client_ext : "none") +
+    *error = "EGL has no EGL_EXT_platform_base (client extensions: " +
+             std::string(client_ext ? client_ext : "none") +
              "); cannot open a display without a window system";
     return nullptr;
   }
@@ -176,9 +188,10 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
     order.push_back({EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, "EGL surfaceless (Mesa)"});
   order.insert(order.end(), software.begin(), software.end());
   if (order.empty()) {
-    *error = "EGL offers neither the device platform (EGL_EXT_platform_device) nor Mesa's surfaceless platform "
-             "(EGL_MESA_platform_surfaceless); client extensions: " +
-             std::string(client_ext ? client_ext : "none");
+    *error =
+        "EGL offers neither the device platform (EGL_EXT_platform_device) nor Mesa's surfaceless platform "
+        "(EGL_MESA_platform_surfaceless); client extensions: " +
+        std::string(client_ext ? client_ext : "none");
     return nullptr;
   }
 
@@ -210,8 +223,13 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
         continue;
       }
     }
-    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,
-                                EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint ctx_attrs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                4,
+                                EGL_CONTEXT_MINOR_VERSION,
+                                3,
+                                EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                EGL_NONE};
     EGLContext ctx = eglCreateContext(d, config, EGL_NO_CONTEXT, ctx_attrs);
     if (ctx == EGL_NO_CONTEXT) {
       const EGLint e = eglGetError();
@@ -226,7 +244,8 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
         eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
       }
       if (any != EGL_NO_CONTEXT) eglDestroyContext(d, any);
-      tried += "; " + c.label + ": no OpenGL 4.3 core context (" + egl_error_text(e) + "), the driver offers " + found;
+      tried += "; " + c.label + ": no OpenGL 4.3 core context (" + egl_error_text(e) +
+               "), the driver offers " + found;
       release_display(d);
       continue;
     }

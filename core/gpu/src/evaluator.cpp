@@ -7,22 +7,27 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <vector>
 #include <limits>
+#include <vector>
 
 namespace gelu::gpu {
 namespace {
 
-constexpr unsigned kGroupSize = 256;    // local_size_x of eval.comp and error.comp
+constexpr unsigned kGroupSize = 256;   // local_size_x of eval.comp and error.comp
 constexpr unsigned kMaxGroups = 4096;  // grid-stride loops cover the rest
 
 std::string gl_error_text(GLenum e) {
   switch (e) {
-    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-    default: return "GL error " + std::to_string(e);
+    case GL_OUT_OF_MEMORY:
+      return "GL_OUT_OF_MEMORY";
+    case GL_INVALID_VALUE:
+      return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION:
+      return "GL_INVALID_OPERATION";
+    case GL_INVALID_ENUM:
+      return "GL_INVALID_ENUM";
+    default:
+      return "GL error " + std::to_string(e);
   }
 }
 void clear_gl_errors() {
@@ -48,7 +53,8 @@ std::unique_ptr<Evaluator> Evaluator::create(Context& ctx, std::string* error, S
   std::unique_ptr<Evaluator> e(new Evaluator(ctx, std::move(shaders)));
   glGenBuffers(4, e->buffers_);
   // Mesa's software drivers accept GL_TIME_ELAPSED but report ~1 ns around a compute dispatch (measured on
-  // llvmpipe 22.3); there the "device" is the CPU, so the kernel is timed by the host around dispatch + glFinish.
+  // llvmpipe 22.3); there the "device" is the CPU, so the kernel is timed by the host around dispatch +
+  // glFinish.
   const std::string& r = ctx.info().renderer;
   const bool software = r.find("llvmpipe") != std::string::npos || r.find("softpipe") != std::string::npos;
   if (ctx.info().timer_query && !software) glGenQueries(1, &e->query_);
@@ -97,10 +103,11 @@ std::optional<std::string> Evaluator::program(const std::string& kernel, const A
     *out = it->second;
     return std::nullopt;
   }
-  const std::string defines = std::string("#define ACT ") + a.glsl_name + "\n#define ORDER " + std::to_string(order);
+  const std::string defines =
+      std::string("#define ACT ") + a.glsl_name + "\n#define ORDER " + std::to_string(order);
   std::string err;
-  const GLuint prog = build_compute_program(shaders_, kernel, defines,
-                                            std::string(a.glsl_name) + ", order " + std::to_string(order), &err);
+  const GLuint prog = build_compute_program(
+      shaders_, kernel, defines, std::string(a.glsl_name) + ", order " + std::to_string(order), &err);
   if (!prog) return err;
   programs_[key] = prog;
   *out = prog;
@@ -121,7 +128,8 @@ std::optional<std::string> Evaluator::ensure_buffer(int slot, std::size_t bytes)
   if (const GLenum e = glGetError(); e != GL_NO_ERROR) {
     buffer_bytes_[s] = 0;
     glBufferData(GL_SHADER_STORAGE_BUFFER, 0, nullptr, GL_DYNAMIC_COPY);
-    return "the device cannot hold a " + std::to_string(bytes >> 20) + " MiB buffer (" + gl_error_text(e) + ")";
+    return "the device cannot hold a " + std::to_string(bytes >> 20) + " MiB buffer (" + gl_error_text(e) +
+           ")";
   }
   buffer_bytes_[s] = bytes;
   return std::nullopt;
@@ -142,8 +150,8 @@ GLuint group_count(std::size_t n) {
 }
 }  // namespace
 
-std::optional<std::string> Evaluator::eval(const Activation& a, int order, const Params& p, std::span<const float> x,
-                                           std::span<float> y, Timing* timing) {
+std::optional<std::string> Evaluator::eval(const Activation& a, int order, const Params& p,
+                                           std::span<const float> x, std::span<float> y, Timing* timing) {
   const auto t0 = std::chrono::steady_clock::now();
   if (y.size() < x.size()) return "output array shorter than input";
   if (auto lost = context_lost()) return *lost;
@@ -157,7 +165,8 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
   }
   const std::size_t chunk = std::min(chunk_elements(), x.size());
   for (int s : {0, 1})
-    if (auto e = ensure_buffer(s, chunk * sizeof(float))) return *e + " for " + std::to_string(x.size()) + " elements";
+    if (auto e = ensure_buffer(s, chunk * sizeof(float)))
+      return *e + " for " + std::to_string(x.size()) + " elements";
   glUseProgram(prog);
   set_params(prog, a, p);
   const GLint loc_n = glGetUniformLocation(prog, "u_n");
@@ -184,7 +193,8 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
       t.kernel_s += seconds_since(k0);
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[1]);
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(float)), y.data() + off);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(n * sizeof(float)),
+                       y.data() + off);
     if (query_) {
       GLuint64 ns = 0;
       glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
@@ -192,7 +202,8 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
     }
     ++t.chunks;
   }
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU evaluation failed (" + gl_error_text(e) + ")";
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+    return "GPU evaluation failed (" + gl_error_text(e) + ")";
   if (auto lost = context_lost()) return *lost;
   t.kernel_timed = true;
   t.kernel_from_timer_query = query_ != 0;
@@ -201,9 +212,9 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
   return std::nullopt;
 }
 
-std::optional<std::string> Evaluator::error(const Activation& a, int order, const Params& p, std::span<const float> x,
-                                            std::span<const float> ref, ErrorMetric metric, ErrorResult* result,
-                                            std::span<float> curve) {
+std::optional<std::string> Evaluator::error(const Activation& a, int order, const Params& p,
+                                            std::span<const float> x, std::span<const float> ref,
+                                            ErrorMetric metric, ErrorResult* result, std::span<float> curve) {
   if (ref.size() < x.size()) return "reference array shorter than input";
   if (!curve.empty() && curve.size() < x.size()) return "error curve array shorter than input";
   ctx_.make_current();
@@ -248,7 +259,8 @@ std::optional<std::string> Evaluator::error(const Activation& a, int order, cons
       glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, bytes, curve.data() + off);
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers_[3]);
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(groups * sizeof(GroupMax)), partial.data());
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, static_cast<GLsizeiptr>(groups * sizeof(GroupMax)),
+                       partial.data());
     for (GLuint g = 0; g < groups; ++g) {
       if (partial[g].index == 0xffffffffu) continue;
       const double e = partial[g].err;
@@ -259,7 +271,8 @@ std::optional<std::string> Evaluator::error(const Activation& a, int order, cons
       }
     }
   }
-  if (const GLenum e = glGetError(); e != GL_NO_ERROR) return "GPU error reduction failed (" + gl_error_text(e) + ")";
+  if (const GLenum e = glGetError(); e != GL_NO_ERROR)
+    return "GPU error reduction failed (" + gl_error_text(e) + ")";
   if (auto lost = context_lost()) return *lost;
   if (result) *result = r;
   return std::nullopt;

@@ -19,7 +19,9 @@ ShaderLibrary ShaderLibrary::from_environment() {
     if (const char* d = std::getenv(var); d && *d) return from_directory(d);
   return embedded();
 }
-ShaderLibrary ShaderLibrary::embedded() { return ShaderLibrary(); }
+ShaderLibrary ShaderLibrary::embedded() {
+  return ShaderLibrary();
+}
 ShaderLibrary ShaderLibrary::from_directory(std::string dir) {
   ShaderLibrary lib;
   lib.dir_ = std::move(dir);
@@ -91,7 +93,8 @@ struct Expander {
         const std::filesystem::path base = std::filesystem::path(name).parent_path();
         std::string target = (base / m[1].str()).lexically_normal().generic_string();
         std::string probe;
-        if (!lib.read(target, &probe)) target = std::filesystem::path(m[1].str()).lexically_normal().generic_string();
+        if (!lib.read(target, &probe))
+          target = std::filesystem::path(m[1].str()).lexically_normal().generic_string();
         if (!file(target, {}, false)) {
           if (error.find(" (included from ") == std::string::npos)
             error += " (included from " + name + ":" + std::to_string(n) + ")";
@@ -153,7 +156,8 @@ unsigned build_compute_program(const ShaderLibrary& lib, const std::string& kern
                                const std::string& what, std::string* error) {
   const auto src = lib.expand(kernel, defines, error);
   if (!src) return 0;
-  const std::string label = "shader " + kernel + (what.empty() ? std::string() : " (" + what + ")") + " from " + lib.origin();
+  const std::string label =
+      "shader " + kernel + (what.empty() ? std::string() : " (" + what + ")") + " from " + lib.origin();
   const GLuint sh = glCreateShader(GL_COMPUTE_SHADER);
   const char* text = src->text.c_str();
   glShaderSource(sh, 1, &text, nullptr);

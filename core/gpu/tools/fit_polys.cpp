@@ -5,10 +5,10 @@
 //
 // Method: Chebyshev interpolation (near-minimax) in long double, converted to monomials in the shader's
 // variable; the constant term is split hi+lo because rounding it to float alone would cost 0.5 ULP.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <functional>
 #include <vector>
 
@@ -77,16 +77,18 @@ double ulp_err(float y, double ref) {
 
 void emit(const char* name, const std::vector<LD>& c) {
   const float hi = static_cast<float>(c[0]);
-  std::printf("// %s: degree %zu\nconst float %s_C0_HI = %.9e, %s_C0_LO = %.9e;\nconst float %s[%zu] = float[](", name,
-              c.size() - 1, name, static_cast<double>(hi), name, static_cast<double>(static_cast<float>(c[0] - hi)),
-              name, c.size() - 1);
+  std::printf(
+      "// %s: degree %zu\nconst float %s_C0_HI = %.9e, %s_C0_LO = %.9e;\nconst float %s[%zu] = float[](",
+      name, c.size() - 1, name, static_cast<double>(hi), name,
+      static_cast<double>(static_cast<float>(c[0] - hi)), name, c.size() - 1);
   for (std::size_t i = 1; i < c.size(); ++i)
     std::printf("%s%.9e", i > 1 ? ", " : "", static_cast<double>(c[i]));
   std::printf(");\n");
 }
 
 void report(const char* name, const std::vector<LD>& c, const std::function<double(double)>& g,
-            const std::function<float(float)>& var, const std::function<LD(LD)>& exact_var, double a, double b) {
+            const std::function<float(float)>& var, const std::function<LD(LD)>& exact_var, double a,
+            double b) {
   double worst = 0, at = 0, approx = 0;
   for (int i = 0; i <= 200000; ++i) {
     const float x = static_cast<float>(a + (b - a) * i / 200000.0);
@@ -97,7 +99,8 @@ void report(const char* name, const std::vector<LD>& c, const std::function<doub
     for (int k = static_cast<int>(c.size()) - 1; k >= 0; --k) p = p * u + c[k];
     approx = std::max(approx, ulp_err(static_cast<float>(g(x)), static_cast<double>(p)));
   }
-  std::printf("// %s: max float error %.3f ULP at %g (approximation alone %.3f ULP)\n", name, worst, at, approx);
+  std::printf("// %s: max float error %.3f ULP at %g (approximation alone %.3f ULP)\n", name, worst, at,
+              approx);
 }
 
 }  // namespace
@@ -153,17 +156,22 @@ int main(int argc, char** argv) {
     }
     std::printf("// %s: %d pieces, max degree %zu, max float error %.3f ULP\n", name, pieces, maxdeg, worst);
     std::printf("const float %s_MID[%d] = float[](", name, pieces);
-    for (int k = 0; k < pieces; ++k) std::printf("%s%.9e", k ? ", " : "", static_cast<double>(static_cast<float>((cuts[k] + cuts[k + 1]) / 2)));
+    for (int k = 0; k < pieces; ++k)
+      std::printf("%s%.9e", k ? ", " : "",
+                  static_cast<double>(static_cast<float>((cuts[k] + cuts[k + 1]) / 2)));
     std::printf(");\nconst float %s_C0[%d] = float[](", name, 2 * pieces);
     for (int k = 0; k < pieces; ++k) {
       const float hi = static_cast<float>(all[k][0]);
-      std::printf("%s%.9e, %.9e", k ? ", " : "", static_cast<double>(hi), static_cast<double>(static_cast<float>(all[k][0] - hi)));
+      std::printf("%s%.9e, %.9e", k ? ", " : "", static_cast<double>(hi),
+                  static_cast<double>(static_cast<float>(all[k][0] - hi)));
     }
-    std::printf(");\nconst float %s_C[%d] = float[](  // [piece][degree 1..%zu], zero padded\n", name, static_cast<int>(pieces * maxdeg), maxdeg);
+    std::printf(");\nconst float %s_C[%d] = float[](  // [piece][degree 1..%zu], zero padded\n", name,
+                static_cast<int>(pieces * maxdeg), maxdeg);
     for (int k = 0; k < pieces; ++k) {
       std::printf("   ");
       for (std::size_t j = 1; j <= maxdeg; ++j)
-        std::printf(" %.9e%s", j < all[k].size() ? static_cast<double>(all[k][j]) : 0.0, (k + 1 < pieces || j < maxdeg) ? "," : "");
+        std::printf(" %.9e%s", j < all[k].size() ? static_cast<double>(all[k][j]) : 0.0,
+                    (k + 1 < pieces || j < maxdeg) ? "," : "");
       std::printf("\n");
     }
     std::printf(");\n");
@@ -174,6 +182,10 @@ int main(int argc, char** argv) {
   emit("GELU_S", cS);
   emit("GELU_U", cU);
   auto sq = [](float x) { return x * x; };
-  report("S", cS, [&](double x) { return static_cast<double>(S(static_cast<LD>(x) * x)); }, sq, [](LD x) { return x * x; }, 1e-3, 0.75);
-  report("U", cU, [&](double x) { return static_cast<double>(U(static_cast<LD>(x) * x)); }, sq, [](LD x) { return x * x; }, 1e-3, 0.75);
+  report(
+      "S", cS, [&](double x) { return static_cast<double>(S(static_cast<LD>(x) * x)); }, sq,
+      [](LD x) { return x * x; }, 1e-3, 0.75);
+  report(
+      "U", cU, [&](double x) { return static_cast<double>(U(static_cast<LD>(x) * x)); }, sq,
+      [](LD x) { return x * x; }, 1e-3, 0.75);
 }

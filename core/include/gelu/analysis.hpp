@@ -61,9 +61,9 @@ double rel_error(double v, double r);
 // [SECTION] Errors over a range.
 
 struct ErrorStats {
-  double max = 0;        // largest error (may be +inf)
-  double x_at_max = 0;   // first sample where it occurs
-  double mean = 0;       // over the samples with a finite error
+  double max = 0;             // largest error (may be +inf)
+  double x_at_max = 0;        // first sample where it occurs
+  double mean = 0;            // over the samples with a finite error
   std::size_t nonfinite = 0;  // samples whose error is +inf (NaN or infinity mismatch, rel error at r == 0)
 };
 
@@ -97,8 +97,8 @@ std::vector<double> zeros(const FunctionSpec& g, double lo, double hi, std::size
 
 struct CriticalPoint {
   double x = 0;
-  double value = 0;  // f(x)
-  double d2 = 0;     // f''(x)
+  double value = 0;      // f(x)
+  double d2 = 0;         // f''(x)
   bool minimum = false;  // f' changes sign from - to +
 };
 
@@ -117,14 +117,14 @@ struct NotablePoint {
 
 struct Properties {
   FunctionSpec fn;
-  double lo = 0, hi = 0;  // the search range for zeros
+  double lo = 0, hi = 0;                       // the search range for zeros
   std::vector<CriticalPoint> critical_points;  // zeros of f' with f and f'' there
   std::vector<double> inflection_points;       // zeros of f''
   Asymptote minus_inf, plus_inf;
   /// The lowest strict local minimum when nothing goes lower: no limit at +-inf below it, f bounded below,
   /// and no grid sample below it. Empty for monotone functions or when the infimum is only approached.
   std::optional<CriticalPoint> global_minimum;
-  double infimum = 0;  // inf f over the real line as far as determined (may be -inf)
+  double infimum = 0;                 // inf f over the real line as far as determined (may be -inf)
   std::vector<NotablePoint> notable;  // x = -3, -2, -1, 0, 1, 2, 3
 };
 

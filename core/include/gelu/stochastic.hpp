@@ -41,16 +41,17 @@ double drop_probability(double x);
 struct MonteCarloResult {
   double x = 0;
   std::size_t samples = 0;
-  double mean = 0;        // (1/n) Σ x·m_i
-  double std_error = 0;   // sample standard deviation / sqrt(n) (0 for n < 2)
-  double exact = 0;       // GELU(x), what the mean converges to
+  double mean = 0;                     // (1/n) Σ x·m_i
+  double std_error = 0;                // sample standard deviation / sqrt(n) (0 for n < 2)
+  double exact = 0;                    // GELU(x), what the mean converges to
   std::vector<std::size_t> running_n;  // running_mean[j] is the mean of the first running_n[j] draws
   std::vector<double> running_mean;
 };
 
 /// n draws of x·m, m = [u < Φ(x)] with u uniform from Rng(seed). The running mean is recorded at about
 /// `running_points` evenly spaced draw counts (always including n), for a convergence plot.
-MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed, std::size_t running_points = 512);
+MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed,
+                                  std::size_t running_points = 512);
 
 // [SECTION] Gaussian pre-activations X ~ N(mu, sigma^2), sigma >= 0.
 
@@ -60,9 +61,9 @@ double expected_relu(double mu, double sigma);
 double expected_gelu(double mu, double sigma);
 
 struct Histogram {
-  double lo = 0, hi = 0;              // bins cover [lo, hi) evenly; the last bin also takes x == hi
+  double lo = 0, hi = 0;  // bins cover [lo, hi) evenly; the last bin also takes x == hi
   std::vector<std::size_t> counts;
-  std::size_t below = 0, above = 0;   // samples outside [lo, hi]
+  std::size_t below = 0, above = 0;  // samples outside [lo, hi]
   std::size_t nan = 0;
   double bin_width() const { return counts.empty() ? 0.0 : (hi - lo) / static_cast<double>(counts.size()); }
   /// counts[i] / (total * bin_width): comparable with a probability density.
@@ -70,7 +71,8 @@ struct Histogram {
   std::size_t total() const;
 };
 
-/// Histogram of v over [lo, hi] with `bins` bins; lo >= hi picks the range [min v, max v] of the finite values.
+/// Histogram of v over [lo, hi] with `bins` bins; lo >= hi picks the range [min v, max v] of the finite
+/// values.
 Histogram histogram(std::span<const double> v, std::size_t bins, double lo = 0, double hi = 0);
 
 /// n draws of X ~ N(mu, sigma^2) from Rng(seed).
@@ -84,7 +86,8 @@ struct Pushforward {
 };
 
 /// X ~ N(mu, sigma^2) (n draws, Rng(seed)) through f = fn at its params, histograms with `bins` bins over
-/// the samples' range. The same seed gives the same X for every fn, so GELU and ReLU are compared on one sample.
+/// the samples' range. The same seed gives the same X for every fn, so GELU and ReLU are compared on one
+/// sample.
 Pushforward pushforward(const Activation& fn, const Params& params, double mu, double sigma, std::size_t n,
                         std::uint64_t seed, std::size_t bins = 64);
 

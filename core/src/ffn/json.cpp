@@ -83,7 +83,8 @@ class Parser {
   explicit Parser(std::string_view s) : s_(s) {}
 
   Value document() {
-    if (s_.substr(0, 3) == "\xEF\xBB\xBF") fail("a UTF-8 byte order mark (BOM) starts the text; save it without one");
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF")
+      fail("a UTF-8 byte order mark (BOM) starts the text; save it without one");
     skip_ws();
     Value v = value(0);
     skip_ws();

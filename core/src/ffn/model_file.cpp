@@ -1,11 +1,11 @@
 #include "gelu/ffn/model_file.hpp"
-#include "gelu/fileio.hpp"
 
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
 
 namespace gelu::ffn {
@@ -53,7 +53,8 @@ bool get_bool(const json::Value& o, std::string_view key, const std::string& whe
 
 const std::string& get_string(const json::Value& o, std::string_view key, const std::string& where) {
   const json::Value& v = member(o, key, where);
-  if (!v.is_string()) throw ModelFileError(where + "." + std::string(key) + " must be a string, not " + v.type_name());
+  if (!v.is_string())
+    throw ModelFileError(where + "." + std::string(key) + " must be a string, not " + v.type_name());
   return v.as_string();
 }
 
@@ -174,7 +175,8 @@ ModelFile model_from_json(std::string_view text) {
     at_path(where, [&] {
       const json::Value& tv = tensors[i];
       if (get_string(tv, "name", where) != t.name)
-        throw ModelFileError(where + ": expected tensor '" + t.name + "', found " + quote(tv.at("name").as_string()));
+        throw ModelFileError(where + ": expected tensor '" + t.name + "', found " +
+                             quote(tv.at("name").as_string()));
       if (get_int(tv, "rows", where) != t.rows || get_int(tv, "cols", where) != t.cols)
         throw ModelFileError(where + " (" + t.name + "): shape does not match the spec (" +
                              std::to_string(t.rows) + " x " + std::to_string(t.cols) + ")");
@@ -184,13 +186,13 @@ ModelFile model_from_json(std::string_view text) {
                              " values, expected " + std::to_string(t.rows * t.cols));
       for (std::size_t k = 0; k < data.size(); ++k) {
         if (!data[k].is_number())
-          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) + "] must be a number, not " +
-                               data[k].type_name());
+          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) +
+                               "] must be a number, not " + data[k].type_name());
         const double x = data[k].as_number();
         // The networks train in float: a weight beyond its range would start them at infinity.
         if (!(std::fabs(x) <= std::numeric_limits<float>::max()))
-          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) + "] = " + format_f64(x) +
-                               " is outside the float range");
+          throw ModelFileError(where + " (" + t.name + "): data[" + std::to_string(k) +
+                               "] = " + format_f64(x) + " is outside the float range");
         m.parameters(static_cast<Eigen::Index>(t.offset + k)) = x;
       }
       return 0;

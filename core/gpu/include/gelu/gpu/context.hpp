@@ -11,12 +11,12 @@ namespace gelu::gpu {
 struct GlInfo {
   std::string vendor, renderer, version;  // glGetString
   int major = 0, minor = 0;
-  long long max_ssbo_block_size = 0;      // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
+  long long max_ssbo_block_size = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, bytes
   int max_work_group_invocations = 0;
-  bool timer_query = false;               // GL_TIME_ELAPSED usable
-  long long max_work_group_count_x = 0;   // GL_MAX_COMPUTE_WORK_GROUP_COUNT[0]
-  int ssbo_offset_alignment = 0;          // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, bytes
-  std::string platform;                   // "EGL device", "EGL surfaceless (Mesa)" or "adopted"
+  bool timer_query = false;              // GL_TIME_ELAPSED usable
+  long long max_work_group_count_x = 0;  // GL_MAX_COMPUTE_WORK_GROUP_COUNT[0]
+  int ssbo_offset_alignment = 0;         // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, bytes
+  std::string platform;                  // "EGL device", "EGL surfaceless (Mesa)" or "adopted"
 };
 
 class Context {

@@ -32,7 +32,7 @@ struct Timing {
 enum class ErrorMetric { Abs = 0, Rel = 1, Ulp = 2 };
 
 struct ErrorResult {
-  double max = 0;         // largest error (inf when a NaN or inf mismatches)
+  double max = 0;          // largest error (inf when a NaN or inf mismatches)
   std::size_t argmax = 0;  // smallest index where it occurs
 };
 
@@ -67,7 +67,8 @@ class Evaluator {
 
  private:
   Evaluator(Context& ctx, ShaderLibrary shaders) : ctx_(ctx), shaders_(std::move(shaders)) {}
-  std::optional<std::string> program(const std::string& kernel, const Activation& a, int order, unsigned* out);
+  std::optional<std::string> program(const std::string& kernel, const Activation& a, int order,
+                                     unsigned* out);
   std::optional<std::string> ensure_buffer(int slot, std::size_t bytes);
 
   Context& ctx_;

@@ -36,7 +36,8 @@ class ShaderLibrary {
   std::optional<std::string> read(std::string_view name, std::string* error) const;
   /// `name` with includes resolved (each file once; relative to the including file, then the root) and
   /// `defines` (full lines) inserted after the #version line.
-  std::optional<ExpandedSource> expand(std::string_view name, std::string_view defines, std::string* error) const;
+  std::optional<ExpandedSource> expand(std::string_view name, std::string_view defines,
+                                       std::string* error) const;
 
  private:
   std::string dir_;  // empty = embedded
@@ -47,8 +48,8 @@ class ShaderLibrary {
 std::string map_compile_log(std::string_view log, const ExpandedSource& src);
 
 /// Expands `kernel` from `lib` with `defines`, compiles and links it as a compute program (needs a current
-/// GL context). Returns the program id, or 0 with *error naming the kernel, `what` (e.g. "act_gelu, order 1"),
-/// where the sources came from and the driver's log mapped to file:line of the original sources.
+/// GL context). Returns the program id, or 0 with *error naming the kernel, `what` (e.g. "act_gelu, order
+/// 1"), where the sources came from and the driver's log mapped to file:line of the original sources.
 unsigned build_compute_program(const ShaderLibrary& lib, const std::string& kernel, std::string_view defines,
                                const std::string& what, std::string* error);
 
