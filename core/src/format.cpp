@@ -1,9 +1,10 @@
 // The number-format table and the arithmetic every row shares (see gelu/format.hpp).
 //
 // The floating formats are handled by one parametrized "minifloat" path (exponent bits, fraction bits,
-// bias, infinities, the FN variant's NaN) working directly on the double: round-to-nearest-even is a scaling by
-// a power of two, nearbyint and the scaling back, all exact in double for every format narrower than double.
-// f32 and f64 take the hardware's own conversions; their results agree with the generic path (tested).
+// bias, infinities, the FN variant's NaN) working directly on the double: round-to-nearest-even is a scaling
+// by a power of two, nearbyint and the scaling back, all exact in double for every format narrower than
+// double. f32 and f64 take the hardware's own conversions; their results agree with the generic path
+// (tested).
 #include "gelu/format.hpp"
 
 #include <algorithm>
@@ -174,8 +175,10 @@ Quantization Quantization::asymmetric(double lo, double hi) {
 }
 
 Format::Format(FormatId id, Quantization q) : row_(&number_format(id)), q_(q) {
-  if (row_->affine && (!(q.scale > 0) || !std::isfinite(q.scale) || q.zero_point < -128 || q.zero_point > 127))
-    throw std::invalid_argument("int8: the scale must be a finite number > 0 and the zero point in [-128, 127]");
+  if (row_->affine &&
+      (!(q.scale > 0) || !std::isfinite(q.scale) || q.zero_point < -128 || q.zero_point > 127))
+    throw std::invalid_argument(
+        "int8: the scale must be a finite number > 0 and the zero point in [-128, 127]");
 }
 
 std::optional<Format> Format::parse(std::string_view name, Quantization q) {
@@ -186,10 +189,14 @@ std::optional<Format> Format::parse(std::string_view name, Quantization q) {
 
 double Format::max_finite() const {
   switch (row_->id) {
-    case FormatId::F64: return std::numeric_limits<double>::max();
-    case FormatId::F32: return std::numeric_limits<float>::max();
-    case FormatId::Int8: return q_.scale * static_cast<double>(127 - q_.zero_point);
-    default: return decode_float(*row_, max_magnitude_bits(*row_));
+    case FormatId::F64:
+      return std::numeric_limits<double>::max();
+    case FormatId::F32:
+      return std::numeric_limits<float>::max();
+    case FormatId::Int8:
+      return q_.scale * static_cast<double>(127 - q_.zero_point);
+    default:
+      return decode_float(*row_, max_magnitude_bits(*row_));
   }
 }
 
@@ -205,15 +212,18 @@ double Format::min_normal() const {
 
 double Format::round(double x) const {
   switch (row_->id) {
-    case FormatId::F64: return x;
-    case FormatId::F32: return static_cast<double>(static_cast<float>(x));
+    case FormatId::F64:
+      return x;
+    case FormatId::F32:
+      return static_cast<double>(static_cast<float>(x));
     case FormatId::Int8: {
       if (std::isnan(x)) return x;
       const double t = std::clamp(x / q_.scale, -1e9, 1e9);  // ±inf and huge values clamp below
       const double code = std::clamp(std::nearbyint(t) + q_.zero_point, -128.0, 127.0);
       return q_.scale * (code - q_.zero_point);
     }
-    default: return round_minifloat(*row_, max_finite(), x);
+    default:
+      return round_minifloat(*row_, max_finite(), x);
   }
 }
 
@@ -225,10 +235,14 @@ bool Format::representable(double x) const {
 
 std::int64_t Format::max_ordinal() const {
   switch (row_->id) {
-    case FormatId::F64: return static_cast<std::int64_t>(bits_of(std::numeric_limits<double>::max()));
-    case FormatId::F32: return static_cast<std::int64_t>(bits_of(std::numeric_limits<float>::max()));
-    case FormatId::Int8: return 127;
-    default: return static_cast<std::int64_t>(max_magnitude_bits(*row_));
+    case FormatId::F64:
+      return static_cast<std::int64_t>(bits_of(std::numeric_limits<double>::max()));
+    case FormatId::F32:
+      return static_cast<std::int64_t>(bits_of(std::numeric_limits<float>::max()));
+    case FormatId::Int8:
+      return 127;
+    default:
+      return static_cast<std::int64_t>(max_magnitude_bits(*row_));
   }
 }
 
@@ -326,10 +340,14 @@ std::uint64_t Format::encode(double v) const {
 
 double Format::decode(std::uint64_t bits) const {
   switch (row_->id) {
-    case FormatId::F64: return double_of(bits);
-    case FormatId::F32: return static_cast<double>(float_of(static_cast<std::uint32_t>(bits)));
-    case FormatId::Int8: return from_ordinal(static_cast<std::int8_t>(static_cast<std::uint8_t>(bits)));
-    default: return decode_float(*row_, bits & ((std::uint64_t{1} << row_->bits) - 1));
+    case FormatId::F64:
+      return double_of(bits);
+    case FormatId::F32:
+      return static_cast<double>(float_of(static_cast<std::uint32_t>(bits)));
+    case FormatId::Int8:
+      return from_ordinal(static_cast<std::int8_t>(static_cast<std::uint8_t>(bits)));
+    default:
+      return decode_float(*row_, bits & ((std::uint64_t{1} << row_->bits) - 1));
   }
 }
 

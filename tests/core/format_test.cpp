@@ -2,6 +2,8 @@
 // every value of the format (ties to the even code), f32/f64 against the hardware, bf16 against float's top
 // 16 bits, f16 against the compiler's _Float16, the published limits of each format, and the ULP distance
 // against counting neighbours.
+#include "gelu/format.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include <random>
 
 #include "gelu/analysis.hpp"
-#include "gelu/format.hpp"
 
 namespace {
 
@@ -83,7 +84,10 @@ TEST(Format, EveryPatternDecodesAndEncodesBack) {
       EXPECT_EQ(f.encode(v), b) << f.name() << " " << b;
       EXPECT_EQ(f.round(v), v);
     }
-    EXPECT_EQ(nans, id == FormatId::E4M3 ? 2u : id == FormatId::E5M2 ? 6u : id == FormatId::F16 ? 2046u : 254u)
+    EXPECT_EQ(nans, id == FormatId::E4M3   ? 2u
+                    : id == FormatId::E5M2 ? 6u
+                    : id == FormatId::F16  ? 2046u
+                                           : 254u)
         << f.name();
   }
 }

@@ -1,8 +1,8 @@
 // GELU Lab core: the number formats that models are stored in, as one table.
 //
 // Every layer (analysis, CLI, GUI, precision lab, designer) names a format through this table; nothing else
-// parses "f32" or "bf16". Each row gives the format's name, bits and layout; Format (a row plus, for int8, its
-// affine quantization) gives round-to-nearest-even from double, neighbours, the ULP distance between two
+// parses "f32" or "bf16". Each row gives the format's name, bits and layout; Format (a row plus, for int8,
+// its affine quantization) gives round-to-nearest-even from double, neighbours, the ULP distance between two
 // values, the spacing at a real number, bit encodings and the enumeration of every finite value.
 //
 // Conventions shared by every format:
@@ -11,11 +11,12 @@
 //    Overflow gives ±inf where the format has infinities, else the largest finite value of that sign
 //    (e4m3 is OCP's "FN" variant, which saturates at ±448; int8 clamps to its codes).
 //  - ordinal(v) numbers the values of the format in increasing order: +0 and −0 are both 0, neighbours differ
-//    by 1, ±inf (where present) is one past the largest finite value. ulp_distance is |ordinal(a) − ordinal(b)|:
-//    0 = the same value after rounding, 1 = neighbours. Both NaN → 0; exactly one NaN → UINT64_MAX.
+//    by 1, ±inf (where present) is one past the largest finite value. ulp_distance is |ordinal(a) −
+//    ordinal(b)|: 0 = the same value after rounding, 1 = neighbours. Both NaN → 0; exactly one NaN →
+//    UINT64_MAX.
 //  - spacing(r) is the distance between consecutive values of the format around the real number r (the
-//    "ULP at r" of a real-valued ULP error): 2^(max(⌊log2|r|⌋, emin) − fraction_bits) for the floating formats,
-//    the scale for int8; beyond the largest finite value, the spacing of the top binade.
+//    "ULP at r" of a real-valued ULP error): 2^(max(⌊log2|r|⌋, emin) − fraction_bits) for the floating
+//    formats, the scale for int8; beyond the largest finite value, the spacing of the top binade.
 #pragma once
 
 #include <cstddef>
