@@ -1,0 +1,70 @@
+# Optional peers and tools. None of them can fail the configure: each is probed here, and when it is missing
+# or broken its feature is turned off with one status line. The targets they define:
+#   gelu::dnnl        oneDNN (libdnnl-dev) with OpenMP: benchmark peer and live peer of the precision lab.
+#                     Found by header + library + a test link, not by oneDNN's CMake config, which fails the
+#                     whole configure when its recommended OpenCL headers are missing (Debian installs
+#                     libdnnl-dev without them under --no-install-recommends).
+#   GELU_TORCH_PYTHON the Python that can `import torch` (python3-torch): numerics and speed peer in tests and
+#                     benchmarks only, never a product dependency. Empty when absent.
+#   GELU_MPMATH_PYTHON the Python that can `import mpmath` (python3-mpmath): reference tables' generators.
+include_guard(GLOBAL)
+include(CheckCXXSourceCompiles)
+include(CMakePushCheckState)
+
+# [SECTION] oneDNN
+set(GELU_HAVE_DNNL OFF)
+find_package(OpenMP QUIET)
+find_path(GELU_DNNL_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+find_library(GELU_DNNL_LIBRARY dnnl)
+if(NOT GELU_DNNL_INCLUDE_DIR OR NOT GELU_DNNL_LIBRARY)
+  message(STATUS "oneDNN peer: off (libdnnl-dev not found; apt install libdnnl-dev)")
+elseif(NOT OpenMP_CXX_FOUND)
+  message(STATUS "oneDNN peer: off (OpenMP, which oneDNN runs on, not found)")
+else()
+  cmake_push_check_state(RESET)
+  set(CMAKE_REQUIRED_INCLUDES ${GELU_DNNL_INCLUDE_DIR})
+  set(CMAKE_REQUIRED_LIBRARIES ${GELU_DNNL_LIBRARY} OpenMP::OpenMP_CXX)
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_compiles("#include <oneapi/dnnl/dnnl.hpp>
+    int main() { dnnl::engine e(dnnl::engine::kind::cpu, 0); return dnnl_version()->major > 0 ? 0 : 1; }"
+    GELU_DNNL_LINKS)
+  cmake_pop_check_state()
+  if(GELU_DNNL_LINKS)
+    set(GELU_HAVE_DNNL ON)
+    add_library(gelu_dnnl INTERFACE)
+    add_library(gelu::dnnl ALIAS gelu_dnnl)
+    target_include_directories(gelu_dnnl SYSTEM INTERFACE ${GELU_DNNL_INCLUDE_DIR})
+    target_link_libraries(gelu_dnnl INTERFACE ${GELU_DNNL_LIBRARY} OpenMP::OpenMP_CXX)
+    target_compile_definitions(gelu_dnnl INTERFACE GELU_HAVE_DNNL=1)
+    message(STATUS "oneDNN peer: on (${GELU_DNNL_LIBRARY})")
+  else()
+    message(STATUS "oneDNN peer: off (${GELU_DNNL_LIBRARY} is there but a test program does not build or link)")
+  endif()
+endif()
+
+# [SECTION] Python peers (tests and benchmarks only)
+function(gelu_find_python_with module out)
+  set(${out} "" PARENT_SCOPE)
+  foreach(py /usr/bin/python3 python3)
+    find_program(_py NAMES ${py} NO_CACHE)
+    if(_py)
+      execute_process(COMMAND ${_py} -c "import ${module}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET
+                      TIMEOUT 60)
+      if(rc EQUAL 0)
+        set(${out} ${_py} PARENT_SCOPE)
+        return()
+      endif()
+    endif()
+    unset(_py)
+  endforeach()
+endfunction()
+gelu_find_python_with(torch GELU_TORCH_PYTHON)
+if(GELU_TORCH_PYTHON)
+  message(STATUS "PyTorch peer: on (${GELU_TORCH_PYTHON})")
+else()
+  message(STATUS "PyTorch peer: off (no python3 that imports torch; apt install python3-torch)")
+endif()
+gelu_find_python_with(mpmath GELU_MPMATH_PYTHON)
+if(NOT GELU_MPMATH_PYTHON)
+  message(STATUS "mpmath: off (reference generators cannot be re-run; apt install python3-mpmath)")
+endif()
