@@ -10,18 +10,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+# What a bare Debian 12 (debootstrap --variant=minbase) needs, installed with --no-install-recommends, so
+# every run-time piece a library loads without linking it is named here: Mesa's EGL/GL drivers (headless
+# rendering, llvmpipe), GLX for the window, the DejaVu fonts. tools/fresh-debian.sh proves the lists on a
+# bare root. Optional peers (oneDNN, PyTorch) and tools (clang/libFuzzer, clang-format) are in the test list:
+# CMake turns each off with one status line when it is missing, but CI runs with all of them.
+RUN_PACKAGES=(
+  build-essential cmake ninja-build pkg-config git ca-certificates
   libeigen3-dev libgtest-dev libbenchmark-dev
   libimgui-dev libstb-dev libglfw3-dev libepoxy-dev libegl-dev
-  libegl-mesa0 libgl1-mesa-dri
-  xvfb xauth fonts-dejavu-core python3-mpmath libdnnl-dev
+  libegl-mesa0 libgl1-mesa-dri libgl1 libglx-mesa0 fonts-dejavu-core
+)
+TEST_PACKAGES=(
+  xvfb xauth python3-mpmath python3-numpy python3-torch libdnnl-dev
   clang libclang-rt-14-dev clang-format
 )
 
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -32,15 +39,19 @@ install_missing() {
     sudo=(sudo)
   fi
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends "${missing[@]}"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
+    --no-install-recommends "${missing[@]}"
 }
 
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-$(nproc)}
 
-build() {
+configure() {
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGELU_WERROR=ON
-  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+build() {
+  configure
+  cmake --build "$BUILD_DIR" -j "$JOBS" "$@"
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the unit tests (core, CLI, FFN, GPU; the GUI's loaders are
@@ -63,16 +74,16 @@ cmd=${1:-run}
 shift || true
 case "$cmd" in
   run)
-    install_missing
-    build
+    install_missing "${RUN_PACKAGES[@]}"
+    build --target gelulab  # the app first; the tests build with `tools/dev.sh test`
     exec "$BUILD_DIR/app/gelulab" "$@"
     ;;
   build)
-    install_missing
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     build
     ;;
   test)
-    install_missing
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     build
     # GPU tests use EGL's surfaceless platform (no X); app tests start their own Xvfb through xvfb-run.
     # Every stage runs; the status is the first failure's.
@@ -85,11 +96,11 @@ case "$cmd" in
     exit "$status"
     ;;
   sanitize)
-    install_missing
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     sanitize "$@"
     ;;
   fuzz)
-    install_missing
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     exec ./tools/fuzz.sh "${1:-60}"
     ;;
   *)

@@ -61,15 +61,19 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     if (fs::exists(target, ec)) msg += " (the previous file is unchanged)";
     throw FileError(msg);
   };
+  if (const auto ro = fault::text("read-only"); ro && fault::path_is_under(path, *ro))
+    fail("cannot save (creating a temporary file in its directory failed)", EROFS);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) fail("cannot save (creating a temporary file in its directory failed)", errno);
+  const auto full = fault::text("disk-full");
+  const bool disk_full = full && fault::path_is_under(path, *full);
   const long slow_ms = fault::value("slow-write");
   const std::size_t piece = slow_ms >= 0 ? 512 : bytes.size();
   std::size_t done = 0;
   while (done < bytes.size()) {
     if (slow_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(slow_ms));
     const std::size_t want = std::min(piece, bytes.size() - done);
-    const ssize_t n = ::write(fd, bytes.data() + done, want);
+    const ssize_t n = disk_full ? (errno = ENOSPC, -1) : ::write(fd, bytes.data() + done, want);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int err = n < 0 ? errno : ENOSPC;
@@ -97,6 +101,8 @@ std::optional<std::string> why_not_writable(const std::string& path) {
   if (dir.empty()) dir = ".";
   std::error_code ec;
   while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
+  if (const auto ro = fault::text("read-only"); ro && fault::path_is_under(dir.string(), *ro))
+    return dir.string() + ": " + std::strerror(EROFS);
   if (::access(dir.c_str(), W_OK) != 0) return dir.string() + ": " + std::strerror(errno);
   return std::nullopt;
 }

@@ -156,6 +156,10 @@ void write_session(const fs::path& path) {
 std::string g_mount_error;
 
 bool enter_private_mount_namespace() {
+  if (const char* no = std::getenv("GELU_TEST_NO_MOUNT_NAMESPACE"); no && *no) {
+    g_mount_error = "GELU_TEST_NO_MOUNT_NAMESPACE is set";
+    return false;
+  }
   if (::geteuid() != 0) {
     const uid_t uid = ::geteuid();
     const gid_t gid = ::getegid();
@@ -177,17 +181,26 @@ bool enter_private_mount_namespace() {
   return true;
 }
 
+// Where no private mount namespace can be made (a container, a chroot whose / is not a mount point, no user
+// namespaces), the same tests run on plain directories with the product's own fault injection standing in
+// for the file system: GELU_FAULT=disk-full=DIR (every save under DIR fails at its first write with ENOSPC)
+// and GELU_FAULT=read-only=DIR (EROFS). They assert the same outcomes; the test log says which mode ran.
 class Faults : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { in_namespace_ = enter_private_mount_namespace(); }
-  /// A fresh tmpfs of `kib` KiB; the test fails (never skips) when the machine allows no private mounts.
+  static void SetUpTestSuite() {
+    in_namespace_ = enter_private_mount_namespace();
+    if (!in_namespace_)
+      std::fprintf(
+          stderr,
+          "[fault tests] no private mount namespace (%s): a full or read-only disk is simulated with "
+          "GELU_FAULT=disk-full=DIR / read-only=DIR\n",
+          g_mount_error.c_str());
+  }
+  void SetUp() override { RecordProperty("file_system_faults", in_namespace_ ? "tmpfs" : "GELU_FAULT"); }
+  /// A fresh tmpfs of `kib` KiB, or a plain directory when no private mounts can be made.
   fs::path tmpfs(const std::string& name, int kib) {
-    if (!in_namespace_) {
-      ADD_FAILURE() << "cannot create a private mount namespace for the disk-full and read-only tests ("
-                    << g_mount_error << "): run as root or allow unprivileged user namespaces";
-      return {};
-    }
     const fs::path d = fresh_dir(name);
+    if (!in_namespace_) return d;
     const std::string opts = "size=" + std::to_string(kib) + "k,mode=0755";
     if (::mount("tmpfs", d.c_str(), "tmpfs", 0, opts.c_str()) != 0) {
       ADD_FAILURE() << "mount tmpfs on " << d << ": " << std::strerror(errno);
@@ -196,7 +209,12 @@ class Faults : public ::testing::Test {
     mounts_.push_back(d);
     return d;
   }
-  static void fill(const fs::path& dir) {
+  /// Fills the disk under `dir` (real: write until ENOSPC; simulated: GELU_FAULT=disk-full=dir from now on).
+  void fill(const fs::path& dir) {
+    if (!in_namespace_) {
+      fault_env_.push_back("disk-full=" + dir.string());
+      return;
+    }
     std::FILE* f = std::fopen((dir / "filler").c_str(), "wb");
     ASSERT_NE(f, nullptr);
     std::vector<char> block(4096, 'x');
@@ -211,11 +229,28 @@ class Faults : public ::testing::Test {
       std::fclose(g);
     }
   }
+  /// Makes `dir` read-only (real: remount the tmpfs read-only; simulated: GELU_FAULT=read-only=dir).
+  void make_read_only(const fs::path& dir) {
+    if (!in_namespace_) {
+      fault_env_.push_back("read-only=" + dir.string());
+      return;
+    }
+    ASSERT_EQ(::mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0)
+        << std::strerror(errno);
+  }
+  /// The environment of the runs after fill()/make_read_only(): empty when the faults are real.
+  std::vector<std::string> env() const {
+    if (fault_env_.empty()) return {};
+    std::string spec = "GELU_FAULT=";
+    for (std::size_t i = 0; i < fault_env_.size(); ++i) spec += (i ? "," : "") + fault_env_[i];
+    return {spec};
+  }
   void TearDown() override {
     for (const fs::path& d : mounts_) ::umount2(d.c_str(), MNT_DETACH);
   }
   static inline bool in_namespace_ = false;
   std::vector<fs::path> mounts_;
+  std::vector<std::string> fault_env_;
 };
 
 const std::vector<std::string> kHeadless = {"gui", "--headless", "--size", "640x400"};
@@ -234,7 +269,7 @@ TEST_F(Faults, DiskFullSessionSaveKeepsThePreviousFile) {
   const std::string before = slurp(session);
   fill(d);
   const Outcome r =
-      run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves"}));
+      run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves"}), env());
   EXPECT_EQ(r.status, 1) << r.out;  // a test run (--frames) reports the failed save in its status
   EXPECT_NE(r.out.find("the session was not saved"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("No space left on device"), std::string::npos) << r.out;
@@ -253,21 +288,23 @@ TEST_F(Faults, DiskFullCliSavesFailWithTheReason) {
   const std::string before = slurp(model);
   fill(d);
   const Outcome train =
-      run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "40", "--save", model.string()});
+      run({"train", "--dataset", "circle", "--layers", "2,8,1", "--steps", "40", "--save", model.string()},
+          env());
   EXPECT_NE(train.status, 0);
   EXPECT_NE(train.out.find(model.string()), std::string::npos) << train.out;
   EXPECT_NE(train.out.find("No space left on device"), std::string::npos) << train.out;
   EXPECT_EQ(slurp(model), before);
 
   const Outcome csv = run(
-      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000", "--csv", (d / "e.csv").string()});
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000", "--csv", (d / "e.csv").string()},
+      env());
   EXPECT_EQ(csv.status, 2) << csv.out;
   EXPECT_NE(csv.out.find("--csv"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("No space left on device"), std::string::npos) << csv.out;
   EXPECT_FALSE(fs::exists(d / "e.csv"));
 
   const Outcome shot =
-      run({"shot", "--panel", "curves", "--size", "320x240", "--out", (d / "c.png").string()});
+      run({"shot", "--panel", "curves", "--size", "320x240", "--out", (d / "c.png").string()}, env());
   EXPECT_EQ(shot.status, 2) << shot.out;
   EXPECT_NE(shot.out.find("No space left on device"), std::string::npos) << shot.out;
   EXPECT_FALSE(fs::exists(d / "c.png"));
@@ -281,10 +318,11 @@ TEST_F(Faults, ReadOnlyConfigDirWarnsAtStartAndKeepsTheFile) {
   const fs::path session = d / "gelulab" / "session.json";
   write_session(session);
   const std::string before = slurp(session);
-  ASSERT_EQ(::mount(nullptr, d.c_str(), nullptr, MS_REMOUNT | MS_RDONLY, nullptr), 0) << std::strerror(errno);
+  make_read_only(d);
   const fs::path report = fresh_dir("ro-report") / "r.json";
   const Outcome r = run(cat(kHeadless, {"--frames", "20", "--session", session.string(), "--panel", "curves",
-                                        "--report", report.string()}));
+                                        "--report", report.string()}),
+                        env());
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_NE(r.out.find("cannot be saved on exit"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Read-only file system"), std::string::npos) << r.out;
