@@ -111,8 +111,9 @@ EOF
   rm -rf --one-file-system "$boot"
 fi
 
-new_root() {  # new_root NAME -> prints the path of a fresh, mounted root
-  local root=$work/$1
+new_root() {  # new_root NAME: a fresh, mounted root in $work/NAME, its path in $new (no subshell: roots+=
+  local root=$work/$1  #   must reach the clean-up)
+  new=$root
   mkdir -p "$root"
   tar -C "$root" -xzf "$tarball"
   roots+=("$root")
@@ -122,7 +123,6 @@ new_root() {  # new_root NAME -> prints the path of a fresh, mounted root
   mount --rbind /dev "$root/dev"
   mount --make-rslave "$root/dev"
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-  echo "$root"
 }
 
 in_root() {  # in_root ROOT DIR COMMAND: runs COMMAND in DIR inside ROOT with a clean environment
@@ -150,7 +150,8 @@ run_step() {  # run_step ROOT DIR COMMAND -> reports, returns the command's stat
 # [SECTION] The README command on a fresh clone.
 [ -z "$(git -C "$repo" status --porcelain --untracked-files=no)" ] ||
   echo "fresh-debian: warning: uncommitted changes in $repo are not tested (only commit $commit)" >&2
-root=$(new_root build)
+new_root build
+root=$new
 git clone -q --no-hardlinks "$repo" "$root/root/gelulab"
 git -C "$root/root/gelulab" checkout -q "$commit"
 echo "fresh-debian: commit $commit, log $log" | tee -a "$log" >&2
@@ -164,7 +165,8 @@ if [ "$deb" = 1 ]; then
   run_step "$root" /root/gelulab "./tools/dev.sh build && cd build && rm -f gelulab_*.deb && cpack -G DEB" ||
     exit 1
   pkg=$(ls "$root"/root/gelulab/build/gelulab_*.deb | head -1)
-  target=$(new_root install)
+  new_root install
+  target=$new
   cp "$pkg" "$target/root/"
   name=$(basename "$pkg")
   run_step "$target" /root "apt-get -o DPkg::Lock::Timeout=300 update -qq && \

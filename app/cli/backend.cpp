@@ -1,6 +1,6 @@
-#include "backend.hpp"
+#include "cli/backend.hpp"
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 
 namespace gelu::cli {
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "backend.hpp"
+#include "cli/backend.hpp"
 #include "gelu/gpu/context.hpp"
 #include "gelu/gpu/evaluator.hpp"
 

@@ -1,83 +1,16 @@
-// The command-line face of GELU Lab: `gelulab SUBCOMMAND [options]`.
-//
-// Each subcommand lives in its own cmd_*.cpp and registers itself with GELU_CLI_COMMAND, so adding one
-// touches no other file. Errors in the user's input are thrown as UsageError: main prints
-// "gelulab CMD: message" on stderr and exits with status 2.
+// The command-line room: one cmd_*.cpp per subcommand (registered with GELU_COMMAND), options shared by
+// several of them (fn_options.hpp) and the backend choice (backend.hpp). The subcommands speak the command
+// framework's vocabulary (app/command), brought into gelu::cli here.
 #pragma once
 
-#include <cstdint>
-#include <optional>
-#include <stdexcept>
-#include <string>
-#include <string_view>
-#include <vector>
-
-#include "gelu/numio.hpp"  // quote(), printable(): user text in messages
+#include "command/command.hpp"
 
 namespace gelu::cli {
 
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-/// Options parsed from argv: "--name value", "--name=value" and bare flags ("--json").
-class Args {
- public:
-  Args(std::string command, std::vector<std::string> argv)
-      : command_(std::move(command)), argv_(std::move(argv)) {}
-
-  /// Declares a flag and returns whether it was given (twice: UsageError).
-  bool flag(std::string_view name);
-  /// Declares an option taking one value; given more than once: UsageError (options() for repeatable ones).
-  std::optional<std::string> option(std::string_view name);
-  /// All occurrences, in order.
-  std::vector<std::string> options(std::string_view name);
-  /// Throws UsageError on anything not declared (unknown option, stray argument).
-  void finish();
-
-  // Typed accessors; throw UsageError naming the option and the bad value.
-  static double to_double(std::string_view option, const std::string& value);
-  static std::int64_t to_int(std::string_view option, const std::string& value, std::int64_t min,
-                             std::int64_t max);
-
-  const std::string& command() const { return command_; }
-
- private:
-  std::string command_;
-  std::vector<std::string> argv_;
-  std::vector<bool> used_ = std::vector<bool>(argv_.size(), false);
-  bool matches(std::size_t i, std::string_view name, std::optional<std::string>* inline_value) const;
-};
-
-struct Command {
-  const char* name;
-  const char* summary;  // one line for `gelulab --help`
-  const char* usage;    // full help text for `gelulab CMD --help`
-  int (*run)(Args& args);
-};
-
-std::vector<Command>& commands();
-struct Registrar {
-  explicit Registrar(Command c) { commands().push_back(c); }
-};
-#define GELU_CLI_COMMAND(ident, ...) static ::gelu::cli::Registrar gelu_cli_registrar_##ident({__VA_ARGS__})
-
-/// True when the stream is a terminal (progress displays only then).
-bool is_terminal(int fd);
-
-/// An output file of a computation (error --csv, train --save): its directory must exist and the path must
-/// not be a directory. Checked before the work, so a mistyped path fails at once rather than after minutes,
-/// and no directories are made for it (gelu::write_file_atomic would). Throws UsageError naming the option.
-void check_output_path(std::string_view option, const std::string& path);
-
-/// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
-/// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
-int run_main(int argc, char** argv);
-
-/// Validate-only mode (the CLI fuzz target): every subcommand parses and checks all its options, then
-/// returns 0 before doing its work (nothing written, no window, no GPU, no training). gui and shot also read
-/// and check the lesson, state, session and script files they are given, as they would before starting.
-void set_dry_run(bool on);
-bool dry_run();
+using command::Args;
+using command::check_output_path;
+using command::dry_run;
+using command::is_terminal;
+using command::UsageError;
 
 }  // namespace gelu::cli

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "cli.hpp"
+#include "cli/backend.hpp"
+#include "cli/cli.hpp"
+#include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
-#include "json_writer.hpp"
 #ifdef GELU_HAVE_GPU
 #include "gelu/gpu/context.hpp"
 #include "gelu/gpu/evaluator.hpp"
@@ -213,7 +213,7 @@ int run_bench(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(
+GELU_COMMAND(
     bench, "bench", "throughput of the registry functions on the CPU and the GPU",
     "usage: gelulab bench [--backend cpu|gpu|all] [--fn ID]... [--size N]... [--order 0|1|2]...\n"
     "                     [--reps N] [--json]\n\n"

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
-#include "fn_options.hpp"
+#include "cli/cli.hpp"
+#include "cli/fn_options.hpp"
+#include "cli/json_writer.hpp"
 #include "gelu/analysis.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
-#include "json_writer.hpp"
 
 namespace gelu::cli {
 namespace {
@@ -130,7 +130,7 @@ int run_error(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(
+GELU_COMMAND(
     error, "error", "error of one function against another over a range (abs, rel, ULP)",
     "usage: gelulab error --fn ID --vs ID [--range A:B] [--samples N] [--metric abs|rel|ulp]\n"
     "                     [--dtype f32|f64] [--order 0|1|2] [--param NAME=VALUE]...\n"

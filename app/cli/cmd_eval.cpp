@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "cli.hpp"
-#include "fn_options.hpp"
+#include "cli/backend.hpp"
+#include "cli/cli.hpp"
+#include "cli/fn_options.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
 
@@ -178,22 +178,21 @@ int run_eval(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(
-    eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
-    "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype f32|f64] [--param NAME=VALUE]...\n"
-    "                    [--input FILE] [--backend cpu|gpu]\n\n"
-    "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
-    "and writes one result per input, one per line, in the shortest text that reads back to the\n"
-    "same value of the dtype; nan, inf and -inf are spelled so. Decimal input is rounded once,\n"
-    "directly to the dtype.\n\n"
-    "  --fn ID             the function (see gelulab list)\n"
-    "  --order N           0 = f (default), 1 = f', 2 = f''\n"
-    "  --dtype f32|f64     evaluation precision (default f64; f32 with --backend gpu)\n"
-    "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
-    "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
-    "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
-    "A token that is not a number is reported with its line, and nothing is written.\n"
-    "Example: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n",
-    run_eval);
+GELU_COMMAND(eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
+             "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype f32|f64] [--param NAME=VALUE]...\n"
+             "                    [--input FILE] [--backend cpu|gpu]\n\n"
+             "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
+             "and writes one result per input, one per line, in the shortest text that reads back to the\n"
+             "same value of the dtype; nan, inf and -inf are spelled so. Decimal input is rounded once,\n"
+             "directly to the dtype.\n\n"
+             "  --fn ID             the function (see gelulab list)\n"
+             "  --order N           0 = f (default), 1 = f', 2 = f''\n"
+             "  --dtype f32|f64     evaluation precision (default f64; f32 with --backend gpu)\n"
+             "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
+             "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
+             "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
+             "A token that is not a number is reported with its line, and nothing is written.\n"
+             "Example: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n",
+             run_eval);
 
 }  // namespace gelu::cli

@@ -2,10 +2,10 @@
 #include <cstdio>
 #include <string>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
+#include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
-#include "json_writer.hpp"
 
 namespace gelu::cli {
 namespace {
@@ -54,10 +54,10 @@ int run_list(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(list, "list", "list the activation functions in the registry",
-                 "usage: gelulab list [--json]\n\n"
-                 "Lists every registered activation: id, display name, formula and parameters.\n"
-                 "  --json   one JSON array with ids, names, formulas and parameter ranges\n",
-                 run_list);
+GELU_COMMAND(list, "list", "list the activation functions in the registry",
+             "usage: gelulab list [--json]\n\n"
+             "Lists every registered activation: id, display name, formula and parameters.\n"
+             "  --json   one JSON array with ids, names, formulas and parameter ranges\n",
+             run_list);
 
 }  // namespace gelu::cli

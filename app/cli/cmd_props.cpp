@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <string>
 
-#include "cli.hpp"
-#include "fn_options.hpp"
+#include "cli/cli.hpp"
+#include "cli/fn_options.hpp"
+#include "cli/json_writer.hpp"
 #include "gelu/analysis.hpp"
 #include "gelu/numio.hpp"
-#include "json_writer.hpp"
 
 namespace gelu::cli {
 namespace {
@@ -130,15 +130,15 @@ int run_props(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(props, "props", "minimum, zeros of f' and f'', asymptotes and notable values of a function",
-                 "usage: gelulab props --fn ID [--param NAME=VALUE]... [--range A:B] [--json]\n\n"
-                 "Solves numerically, to full double precision: the zeros of f' (with f and f'' there, and\n"
-                 "whether each is a minimum or a maximum), the global minimum, the zeros of f'', the linear\n"
-                 "asymptotes as x -> -inf and x -> +inf, and f, f', f'' at x = -3 .. 3.\n\n"
-                 "  --fn ID             the function (see gelulab list)\n"
-                 "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
-                 "  --range A:B         where zeros are searched (default -20:20)\n"
-                 "  --json              one JSON object\n",
-                 run_props);
+GELU_COMMAND(props, "props", "minimum, zeros of f' and f'', asymptotes and notable values of a function",
+             "usage: gelulab props --fn ID [--param NAME=VALUE]... [--range A:B] [--json]\n\n"
+             "Solves numerically, to full double precision: the zeros of f' (with f and f'' there, and\n"
+             "whether each is a minimum or a maximum), the global minimum, the zeros of f'', the linear\n"
+             "asymptotes as x -> -inf and x -> +inf, and f, f', f'' at x = -3 .. 3.\n\n"
+             "  --fn ID             the function (see gelulab list)\n"
+             "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
+             "  --range A:B         where zeros are searched (default -20:20)\n"
+             "  --json              one JSON object\n",
+             run_props);
 
 }  // namespace gelu::cli

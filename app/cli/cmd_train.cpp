@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "backend.hpp"
-#include "cli.hpp"
+#include "cli/backend.hpp"
+#include "cli/cli.hpp"
+#include "cli/json_writer.hpp"
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/model_file.hpp"
 #include "gelu/ffn/network.hpp"
 #include "gelu/ffn/train.hpp"
-#include "json_writer.hpp"
 
 #ifdef GELU_HAVE_GPU
 #if __has_include("gelu/gpu/ffn.hpp")
@@ -354,7 +354,7 @@ int run_train(Args& args) {
 
 }  // namespace
 
-GELU_CLI_COMMAND(
+GELU_COMMAND(
     train, "train", "train a tiny feed-forward network on a toy dataset",
     "usage: gelulab train [--dataset ID] [--layers IN,H1,...,OUT] [--act ID] [--glu geglu|swiglu|reglu]\n"
     "                     [--stochastic] [--optimizer adam|sgd] [--lr X] [--steps N] [--batch N] [--seed N]\n"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "cli/cli.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/analysis.hpp"
 #include "gelu/numio.hpp"

@@ -1,4 +1,4 @@
-#include "json_writer.hpp"
+#include "cli/json_writer.hpp"
 
 #include <cmath>
 #include <cstdio>

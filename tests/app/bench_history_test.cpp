@@ -2,7 +2,7 @@
 // depends on it) and keeps numbering measurements after it starts dropping the oldest.
 #include <gtest/gtest.h>
 
-#include "bench_runner.hpp"
+#include "model/bench_runner.hpp"
 
 namespace {
 using gelu::app::BenchBackend;

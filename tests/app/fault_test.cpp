@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 
 extern char** environ;
 

@@ -14,8 +14,8 @@
 #include <string>
 
 #include "gelu/ffn/dataset.hpp"
-#include "gelu/ffn/json.hpp"
 #include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
+#include "gelu/json.hpp"
 #include "plot/plot_core.hpp"
 #include "support/png_image.hpp"
 #include "support/shot.hpp"

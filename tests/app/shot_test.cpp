@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 #include "support/png_image.hpp"
 
 namespace {

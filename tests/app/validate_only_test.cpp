@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "command/command.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -18,9 +18,9 @@ int validate(std::vector<std::string> args) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
-  gelu::cli::set_dry_run(true);
-  const int status = gelu::cli::run_main(static_cast<int>(args.size()), argv.data());
-  gelu::cli::set_dry_run(false);
+  gelu::command::set_dry_run(true);
+  const int status = gelu::command::run_main(static_cast<int>(args.size()), argv.data());
+  gelu::command::set_dry_run(false);
   return status;
 }
 

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "gelu/ffn/json.hpp"
 #include "gelu/ffn/model_file.hpp"
 #include "gelu/ffn/network.hpp"
+#include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {

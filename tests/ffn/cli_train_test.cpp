@@ -6,7 +6,7 @@
 #include <fstream>
 #include <string>
 
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 
 namespace gelu::ffn {
 namespace {

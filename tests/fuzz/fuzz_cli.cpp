@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli.hpp"
+#include "command/command.hpp"
 
 // The subcommands print usage errors and help on stdout/stderr; -close_fd_mask=3 sends them to /dev/null
 // while libFuzzer and the sanitizers keep reporting on a duplicate of stderr. It is put first, so a flag on
@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   args.push_back(nullptr);
   *argc = static_cast<int>(args.size()) - 1;
   *argv = args.data();
-  gelu::cli::set_dry_run(true);
+  gelu::command::set_dry_run(true);
   return 0;
 }
 
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<char*> argv;
   for (std::string& t : tokens) argv.push_back(t.data());
   argv.push_back(nullptr);
-  const int status = gelu::cli::run_main(static_cast<int>(tokens.size()), argv.data());
+  const int status = gelu::command::run_main(static_cast<int>(tokens.size()), argv.data());
   if (status != 0 && status != 2) __builtin_trap();
   return 0;
 }

@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "app.hpp"
-#include "lessons.hpp"
+#include "gui/shell/app.hpp"
+#include "model/lessons.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gelu::app;

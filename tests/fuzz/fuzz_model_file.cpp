@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "gelu/ffn/json.hpp"
 #include "gelu/ffn/model_file.hpp"
+#include "gelu/json.hpp"
 
 namespace {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "app.hpp"
-#include "session.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/session.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace gelu;

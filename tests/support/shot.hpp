@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 
 namespace gelu::test {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "gelu/ffn/json.hpp"
+#include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {

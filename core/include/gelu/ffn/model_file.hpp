@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "gelu/ffn/json.hpp"
 #include "gelu/ffn/network.hpp"
+#include "gelu/json.hpp"
 
 namespace gelu::ffn {
 

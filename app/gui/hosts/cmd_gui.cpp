@@ -1,0 +1,374 @@
+// gelulab gui (and the bare `gelulab [options]`): the desktop app in a window (GLFW + OpenGL 4.3 core + Dear
+// ImGui 1.86), or headless on EGL with --headless. Hidden options drive it from tests: --frames, --script,
+// --report, --report-frame-time (gui/testing/soak.hpp).
+//
+// [SECTION] Signals
+// [SECTION] Options and the session
+// [SECTION] The frame loop
+// [SECTION] The end of a run: session, report
+#include <backends/imgui_impl_opengl3.h>
+#include <epoxy/gl.h>
+#include <imgui.h>
+#include <signal.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+#include "command/command.hpp"
+#include "gelu/fileio.hpp"
+#include "gui/hosts/gl_capture.hpp"
+#include "gui/hosts/gpu_compare.hpp"
+#include "gui/hosts/host.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/export.hpp"
+#include "gui/shell/session.hpp"
+#include "gui/shell/state_file.hpp"
+#include "gui/testing/script.hpp"
+#include "gui/testing/soak.hpp"
+
+namespace gelu::app {
+namespace {
+
+using command::Args;
+using command::UsageError;
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+// [SECTION] Signals: SIGTERM, SIGINT and SIGHUP end the frame loop; the session is then saved as on a normal
+// quit. The handler only sets a flag, so a signal that arrives while a file is being written lets the write
+// finish (write_file_atomic), and the previous file is never left half-written.
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal = sig;
+}
+
+void install_stop_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+const char* signal_name(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : sig == SIGHUP ? "SIGHUP" : "a signal";
+}
+
+// [SECTION] Options and the session
+struct GuiOptions {
+  std::optional<std::string> size_text, panel, state, script_path, save_png, session, presentation, lesson,
+      step, report_path;
+  std::pair<int, int> size;
+  bool headless = false, script_loop = false;
+  testing::SoakLimits limits;
+
+  static GuiOptions parse(Args& args) {
+    GuiOptions o;
+    o.size_text = args.option("size");
+    o.size = parse_window_size(o.size_text);
+    o.panel = args.option("panel");
+    o.state = args.option("state");
+    const auto frames = args.option("frames");
+    o.script_path = args.option("script");
+    o.save_png = args.option("save-png");
+    const auto rss_limit = args.option("max-rss-growth-kb");
+    const auto rss_base = args.option("rss-baseline-frame");
+    o.limits.frame_time_summary = args.flag("report-frame-time");
+    o.session = args.option("session");
+    o.presentation = args.option("presentation");
+    o.lesson = args.option("lesson");
+    o.step = args.option("step");
+    o.headless = args.flag("headless");
+    o.report_path = args.option("report");
+    const auto drift = args.option("max-frame-time-growth");
+    o.script_loop = args.flag("script-loop");
+    args.finish();
+    o.limits.max_frames = frames ? Args::to_int("frames", *frames, 1, 100000000) : -1;
+    o.limits.max_rss_growth_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
+    // The first use of each code path allocates for good (Mesa shader variants, ImGui window and table
+    // storage); a leak shows as growth after that, so the baseline is taken once every path has run.
+    o.limits.rss_baseline_frame = rss_base ? Args::to_int("rss-baseline-frame", *rss_base, 0, 100000000) : 60;
+    if (drift) {
+      o.limits.max_frame_time_growth = Args::to_double("max-frame-time-growth", *drift);
+      if (!(o.limits.max_frame_time_growth >= 1 && o.limits.max_frame_time_growth <= 100))
+        throw UsageError("--max-frame-time-growth: " + quote(*drift) + " is not a ratio in [1, 100]");
+    }
+    return o;
+  }
+  bool test_run() const { return limits.max_frames >= 0 || script_path; }
+};
+
+/// Restores the session (from --session FILE or the XDG file), warns when it cannot be saved on exit, and
+/// applies the view options. Returns whether a session was restored. Scripted test runs (--frames) without
+/// --session leave the user's session alone; so does the validate-only mode.
+bool prepare_app(App& app, const GuiOptions& o) {
+  app.set_autosave_path(command::dry_run()         ? std::string()
+                        : o.session                ? *o.session
+                        : o.limits.max_frames >= 0 ? std::string()
+                                                   : default_session_path());
+  bool restored = false;
+  if (!app.autosave_path().empty() && std::filesystem::exists(app.autosave_path())) {
+    try {
+      load_session(app, app.autosave_path());
+      restored = true;
+    } catch (const SessionError& e) {
+      app.block_autosave();
+      const std::string msg =
+          std::string("Could not restore the last session: ") + e.what() +
+          ". GELU Lab started with the defaults. The file was left as it was and will not be "
+          "overwritten on exit (File > Save session as… saves this session elsewhere).";
+      app.show_message(msg, true);
+      std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
+    }
+  }
+  if (app.autosave_allowed()) {
+    if (const auto why = why_not_writable(app.autosave_path())) {
+      const std::string msg = "This session cannot be saved on exit to " + app.autosave_path() + " (" + *why +
+                              "). File > Save session as… saves it elsewhere.";
+      app.show_message(msg, true);
+      std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
+    }
+  }
+  apply_view_options(app, ViewOptions{o.lesson, o.step, o.panel, o.state, o.presentation});
+  return restored;
+}
+
+std::unique_ptr<Host> open_host(App& app, const GuiOptions& o, bool restored) {
+  if (o.headless) return make_headless_host(o.size);
+  const char* display = std::getenv("DISPLAY");
+  const char* wayland = std::getenv("WAYLAND_DISPLAY");
+  if ((!display || !*display) && (!wayland || !*wayland)) {
+    std::fprintf(stderr,
+                 "gelulab: no display (neither DISPLAY nor WAYLAND_DISPLAY is set), so the desktop app "
+                 "cannot open.\n"
+                 "Everything also works from the command line: 'gelulab --help' lists the subcommands,\n"
+                 "and 'gelulab shot --panel curves --out curves.png' renders a panel without a display.\n");
+    return nullptr;
+  }
+  return make_window_host(app, o.size, restored && !o.size_text,
+                          /*vsync=*/!o.limits.frame_time_summary);
+}
+
+// [SECTION] The frame loop
+struct LoopResult {
+  long frames = 0, gl_errors = 0;
+  int status = 0;
+  bool script_running = false;
+  double seconds = 0;
+};
+
+/// Reads back the framebuffer for the PNG requests of this frame (F12, Shift+F12, --save-png).
+void capture_requests(App& app, Host& host, const ImGuiIO& io, int fw, int fh, const GuiOptions& o,
+                      long frame, int* status) {
+  if (app.take_png_request()) {
+    std::string err;
+    const std::string path = app.png_path();
+    host.select_read_buffer();
+    const bool ok = write_framebuffer_png(path, fw, fh, &err);
+    app.set_status(ok ? "saved " + path : err);
+    if (ok) app.png_saved();
+  }
+  ImVec2 plot_min, plot_max;
+  std::string plot_path;
+  if (app.take_plot_png_request(&plot_min, &plot_max, &plot_path)) {
+    std::string err;
+    const ImVec2 fs = io.DisplayFramebufferScale;
+    host.select_read_buffer();
+    const bool ok = write_framebuffer_region_png(plot_path, fh, ImVec2(plot_min.x * fs.x, plot_min.y * fs.y),
+                                                 ImVec2(plot_max.x * fs.x, plot_max.y * fs.y), &err);
+    app.set_status(ok ? "saved " + plot_path : err);
+    if (ok) app.png_saved();
+  }
+  if (o.save_png && o.limits.max_frames >= 0 && frame + 1 == o.limits.max_frames) {
+    std::string err;
+    host.select_read_buffer();
+    if (!write_framebuffer_png(*o.save_png, fw, fh, &err)) {
+      std::fprintf(stderr, "gelulab gui: %s\n", err.c_str());
+      *status = 1;
+    }
+  }
+}
+
+LoopResult frame_loop(App& app, Host& host, Script& script, const GuiOptions& o,
+                      testing::SoakMonitor& monitor) {
+  ImGuiIO& io = ImGui::GetIO();
+  LoopResult r;
+  r.script_running = script.size() > 0;
+  const auto run_t0 = Clock::now();
+  const long max_frames = o.limits.max_frames;
+  while (!host.should_close() && !app.quit_requested() && !g_stop_signal) {
+    if (max_frames >= 0 && r.frames >= max_frames) break;
+    const bool busy = app.animating() || r.script_running || max_frames >= 0 || ImGui::IsAnyMouseDown();
+    host.poll(app, busy);
+    if (g_stop_signal) break;
+    // Presentation mode changes rebuild the font atlas at the new pixel size and re-upload its texture.
+    if (app.take_fonts_dirty() || host.take_rescale()) {
+      ImGui_ImplOpenGL3_DestroyFontsTexture();
+      app.setup_fonts_and_style(host.content_scale());
+      ImGui_ImplOpenGL3_CreateFontsTexture();
+    }
+    const auto t0 = Clock::now();
+    host.new_frame(io);
+    if (r.script_running) {
+      try {
+        r.script_running = script.step(app, io);
+        if (!r.script_running && o.script_loop) {
+          script.restart();
+          r.script_running = true;
+        }
+      } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "gelulab gui: %s\n", e.what());
+        r.status = 1;
+        break;
+      }
+    }
+    const auto tu0 = Clock::now();
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+    const auto tu1 = Clock::now();
+    const auto [fw, fh] = host.begin_render();
+    glViewport(0, 0, fw, fh);
+    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    const auto t1 = Clock::now();
+    if (o.limits.frame_time_summary) glFinish();
+    const auto t2 = Clock::now();
+    capture_requests(app, host, io, fw, fh, o, r.frames, &r.status);
+    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+      ++r.gl_errors;
+      if (r.gl_errors <= 20) std::fprintf(stderr, "gelulab gui: GL error 0x%04x at frame %ld\n", e, r.frames);
+    }
+    host.present();
+    const auto t3 = Clock::now();
+    monitor.frame_done(r.frames, ms_between(t0, t1), ms_between(tu0, tu1), ms_between(t0, t2),
+                       ms_between(t0, t3));
+    ++r.frames;
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - run_t0).count();
+  return r;
+}
+
+// [SECTION] The end of a run: session, report
+int run_gui(Args& args) {
+  const GuiOptions o = GuiOptions::parse(args);
+  App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the options and files
+  const bool restored = prepare_app(app, o);
+  Script script;
+  if (o.script_path) {
+    try {
+      script = Script::parse(read_file(*o.script_path, kMaxJsonFileBytes));
+    } catch (const std::runtime_error& e) {  // FileError or a script error
+      throw UsageError(std::string("--script: ") + e.what());
+    }
+  }
+  if (command::dry_run()) return 0;
+
+  std::unique_ptr<Host> host = open_host(app, o, restored);
+  if (!host) return 2;
+  const bool test_run = o.test_run();
+  const bool gl_debug = test_run && testing::enable_gl_debug();
+  if (test_run && !gl_debug)
+    std::fprintf(
+        stderr,
+        "gelulab gui: KHR_debug output is not available; GL errors are checked with glGetError only\n");
+  install_stop_signals();
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;
+  app.setup_fonts_and_style(host->content_scale());
+  app.take_fonts_dirty();  // the atlas above already has the presentation size
+  host->init_imgui();
+
+  testing::SoakMonitor monitor(test_run, o.limits);
+  LoopResult r = frame_loop(app, *host, script, o, monitor);
+  const int stop_signal = g_stop_signal;
+  if (stop_signal)
+    std::fprintf(stderr, "gelulab gui: %s received after %ld frames: saving the session and quitting\n",
+                 signal_name(stop_signal), r.frames);
+  monitor.finish(r.frames);
+  if (app.autosave_allowed()) {
+    try {
+      save_session(app, app.autosave_path());
+    } catch (const SessionError& e) {
+      std::fprintf(stderr, "gelulab gui: the session was not saved: %s\n", e.what());
+      if (test_run) r.status = 1;
+    }
+  } else if (!app.autosave_path().empty()) {
+    std::fprintf(stderr, "gelulab gui: the session was not saved: %s was left as it was\n",
+                 app.autosave_path().c_str());
+  }
+  json::Object panels_meta;
+  if (o.report_path)
+    for (const auto& p : app.panels()) panels_meta[p->id()] = p->meta();
+
+  gpu_release();
+  host->shutdown_imgui();
+  ImGui::DestroyContext();
+  host.reset();
+
+  monitor.print_frame_time_summary(o.size.first, o.size.second, app.active().id());
+  if (!test_run) return r.status;
+  if (!monitor.check(r.frames, r.gl_errors, gl_debug, r.seconds)) r.status = 1;
+  if (r.script_running && !stop_signal && !o.script_loop) {
+    std::fprintf(stderr, "gelulab gui: the script did not finish within %ld frames\n", r.frames);
+    r.status = 1;
+  }
+  if (o.report_path) {
+    json::Object rep = monitor.report(r.frames, r.gl_errors, gl_debug, r.seconds);
+    rep["size"] = json::Array{static_cast<double>(o.size.first), static_cast<double>(o.size.second)};
+    rep["host"] = o.headless ? "headless" : "window";
+    rep["stop_signal"] = stop_signal ? json::Value(signal_name(stop_signal)) : json::Value();
+    rep["message"] = app.message();
+    rep["panels"] = std::move(panels_meta);
+    rep["status"] = r.status;
+    try {
+      write_file_atomic(*o.report_path, json::write(json::Value(std::move(rep)), 2) + "\n");
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "gelulab gui: --report: %s\n", e.what());
+      r.status = 1;
+    }
+  }
+  return r.status;
+}
+
+}  // namespace
+
+GELU_COMMAND(
+    gui, "gui", "open the desktop app (the default with no subcommand)",
+    "usage: gelulab gui [--panel ID] [--state FILE] [--size WxH] [--session FILE]\n"
+    "                   [--presentation SCALE] [--lesson FILE [--step N]]\n"
+    "       gelulab [the same options]\n\n"
+    "Opens the GELU Lab window (OpenGL 4.3, Dear ImGui). Needs a display; without one it says so\n"
+    "and exits with status 2 (everything also works from the CLI; see 'gelulab shot').\n"
+    "  --panel ID     start on this panel\n"
+    "  --state FILE   a JSON panel state, as for 'gelulab shot'\n"
+    "  --size WxH     initial window size in screen coordinates (default 1280x800)\n"
+    "  --session FILE restore the session from FILE and save it there on exit (default:\n"
+    "                 $XDG_CONFIG_HOME/gelulab/session.json, i.e. ~/.config/gelulab/session.json)\n"
+    "  --presentation SCALE  start in presentation mode with text SCALE times larger (1 to 3)\n"
+    "  --lesson FILE  start a lesson (assets/lessons/*.json) at step N (default 1)\n"
+    "  --headless     no window: render into an offscreen framebuffer through EGL (no display\n"
+    "                 needed); with --frames/--script for soak and fault tests\n"
+    "Test and soak options: --frames N (stop after N frames), --script FILE (scripted input, see\n"
+    "app/gui/testing/script.hpp), --script-loop (run it again and again), --save-png FILE (the last\n"
+    "frame), --report FILE (JSON: frame-time windows, RSS samples, GL errors, every panel's\n"
+    "state), --max-rss-growth-kb K, --rss-baseline-frame N, --max-frame-time-growth R,\n"
+    "--report-frame-time. With --frames or --script, GL errors (glGetError and KHR_debug)\n"
+    "make the exit status 1.\n"
+    "SIGTERM, SIGINT and SIGHUP save the session and quit, as Ctrl+Q does.\n"
+    "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"
+    "F12 or Ctrl+S a PNG of the window, Shift+F12 of the plot, Ctrl+E a CSV of the plot,\n"
+    "Ctrl+1..9 switch panels, Ctrl+Q quits.\n",
+    run_gui);
+
+}  // namespace gelu::app

@@ -1,0 +1,230 @@
+// gelulab shot: renders one panel headless (EGL surfaceless on Mesa, the EGL device on NVIDIA) into a
+// framebuffer object with ImGui's OpenGL3 backend and writes a PNG — the same frame the window shows.
+#include <backends/imgui_impl_opengl3.h>
+#include <epoxy/gl.h>
+#include <imgui.h>
+
+#include <cfloat>
+#include <cstdio>
+#include <fstream>
+
+#include "command/command.hpp"
+#include "gui/hosts/gl_capture.hpp"
+#include "gui/kit/ui.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/export.hpp"
+#include "gui/shell/session.hpp"
+#include "gui/shell/state_file.hpp"
+#ifdef GELU_HAVE_GPU
+#include "gui/hosts/gpu_compare.hpp"
+#include "gui/hosts/offscreen.hpp"
+#endif
+
+namespace gelu::app {
+namespace {
+
+using command::Args;
+using command::UsageError;
+
+int run_shot(Args& args) {
+  const auto panel = args.option("panel");
+  const auto size = parse_window_size(args.option("size"));
+  const auto state = args.option("state");
+  const auto out = args.option("out");
+  const auto meta_path = args.option("meta");
+  const auto scale_opt = args.option("scale");
+  const auto session_opt = args.option("session");
+  const auto session_out = args.option("session-out");
+  const auto presentation_opt = args.option("presentation");
+  const auto lesson_opt = args.option("lesson");
+  const auto step_opt = args.option("step");
+  const auto csv_opt = args.option("csv");
+  const auto csv_plot = args.option("csv-plot");
+  const auto plot_out = args.option("plot-out");
+  args.finish();
+  if (!panel && !session_opt && !lesson_opt)
+    throw UsageError("--panel is required (" + App::panel_ids() + ") unless --session or --lesson gives one");
+  if (!out) throw UsageError("--out FILE.png is required");
+  const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
+  if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
+
+  App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the files and options
+            // below
+  if (session_opt) {
+    try {
+      load_session(app, *session_opt);
+    } catch (const SessionError& e) {
+      throw UsageError(std::string("--session: ") + e.what());
+    }
+  }
+  apply_view_options(app, ViewOptions{lesson_opt, step_opt, panel, state, presentation_opt});
+  if (const std::string e = app.active().shot_limit_error(); !e.empty()) {
+    // The panel's state came from the last of these that was given (--state applies last).
+    const std::string source = state         ? "--state " + printable(*state, 200)
+                               : lesson_opt  ? "--lesson " + printable(*lesson_opt, 200)
+                               : session_opt ? "--session " + printable(*session_opt, 200)
+                                             : std::string("--panel");
+    throw UsageError(source + ": " + e);
+  }
+  if (command::dry_run()) return 0;
+  if (session_out) {
+    try {
+      save_session(app, *session_out);
+    } catch (const SessionError& e) {
+      std::fprintf(stderr, "gelulab shot: --session-out: %s\n", e.what());
+      return 2;
+    }
+  }
+  if (csv_opt) app.request_csv(csv_plot.value_or(""), *csv_opt);
+
+#ifndef GELU_HAVE_GPU
+  (void)size;  // checked above, so a bad --size is still reported first
+  std::fprintf(
+      stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
+  return 2;
+#else
+  std::string error;
+  const auto screen = Offscreen::create(size, &error);
+  if (!screen) {
+    std::fprintf(stderr, "gelulab shot: %s\n", error.c_str());
+    return 2;
+  }
+  const auto [w, h] = size;
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(static_cast<float>(w), static_cast<float>(h));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  app.setup_fonts_and_style(static_cast<float>(scale));
+  if (!ImGui_ImplOpenGL3_Init("#version 430 core")) {
+    std::fprintf(stderr, "gelulab shot: the ImGui OpenGL3 renderer failed to initialize\n");
+    return 2;
+  }
+  app.active().settle_for_shot();
+  // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout.
+  constexpr int kFrames = 4;
+  for (int i = 0; i < kFrames; ++i) {
+    if (plot_out && i == kFrames - 1) app.request_plot_png();
+    io.DeltaTime = 1.0f / 60.0f;
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in a still picture
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+    screen->bind();
+    glViewport(0, 0, w, h);
+    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  }
+  glFinish();
+  int status = 0;
+  ImVec2 plot_min, plot_max;
+  std::string plot_name;
+  if (plot_out) {
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    if (!app.take_plot_png_request(&plot_min, &plot_max, &plot_name) ||
+        !write_framebuffer_region_png(*plot_out, h, plot_min, plot_max, &error)) {
+      std::fprintf(stderr, "gelulab shot: --plot-out: %s\n",
+                   error.empty() ? "no plot on this panel" : error.c_str());
+      status = 2;
+    }
+  }
+  if (csv_opt && app.last_csv().empty()) {
+    std::fprintf(stderr, "gelulab shot: --csv: no CSV written (is there a plot '%s' on this panel?)\n",
+                 csv_plot.value_or("").c_str());
+    status = 2;
+  }
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  if (!write_framebuffer_png(*out, w, h, &error)) {
+    std::fprintf(stderr, "gelulab shot: %s\n", error.c_str());
+    status = 2;
+  }
+  GLenum gl_error = glGetError();
+  if (gl_error != GL_NO_ERROR) {
+    std::fprintf(stderr, "gelulab shot: GL error 0x%04x while rendering\n", gl_error);
+    status = 2;
+  }
+  if (meta_path && status == 0) {
+    json::Object m = app.active().meta();
+    m["panel"] = app.active().id();
+    m["width"] = w;
+    m["height"] = h;
+    m["renderer"] = screen->info().renderer;
+    m["formula_font"] = app.font_has_formula_glyphs();
+    m["font_px"] = static_cast<double>(ImGui::GetFontSize());
+    json::Object pres;
+    pres["on"] = app.presentation().on;
+    pres["scale"] = static_cast<double>(app.presentation().scale);
+    m["presentation"] = pres;
+    if (const Lesson* l = app.lesson()) {
+      json::Object les;
+      les["title"] = l->title;
+      les["step"] = app.lesson_step() + 1;
+      les["steps"] = static_cast<int>(l->steps.size());
+      les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
+      m["lesson"] = les;
+    }
+    auto rect = [](const char* name) {
+      const auto it = ui::marks().find(name);
+      if (it == ui::marks().end()) return json::Value();
+      return json::Value(
+          json::Array{static_cast<double>(it->second.min.x), static_cast<double>(it->second.min.y),
+                      static_cast<double>(it->second.max.x), static_cast<double>(it->second.max.y)});
+    };
+    m["lesson_bar"] = rect("lesson_bar");
+    m["message"] = app.message();
+    if (plot_out) {
+      m["plot_png_rect"] = json::Array{static_cast<double>(plot_min.x), static_cast<double>(plot_min.y),
+                                       static_cast<double>(plot_max.x), static_cast<double>(plot_max.y)};
+    }
+    try {
+      write_file_atomic(*meta_path, json::write(json::Value(std::move(m)), 2) + "\n");
+    } catch (const FileError& e) {
+      std::fprintf(stderr, "gelulab shot: --meta: %s\n", e.what());
+      status = 2;
+    }
+  }
+  gpu_release();
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui::DestroyContext();
+  return status;
+#endif
+}
+
+}  // namespace
+
+GELU_COMMAND(
+    shot, "shot", "render a panel headless (no display) into a PNG",
+    "usage: gelulab shot --panel curves|approx|dropout|ffn|bench --out FILE.png [--size WxH] [--state "
+    "FILE]\n\n"
+    "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
+    "  --size WxH     picture size in pixels (default 1280x800)\n"
+    "  --state FILE   JSON panel state, for example\n"
+    "                 curves:  {\"x\": [-4, 4], \"y\": [-1, 4], \"functions\": [\"gelu\", \"relu\"],\n"
+    "                           \"params\": {\"gelu_sigmoid.k\": 1.702}, \"probe\": 1.0,\n"
+    "                           \"derivatives\": [1], \"shade_dip\": true, \"shade_dead\": true}\n"
+    "                 approx:  {\"x\": [-6, 6], \"metric\": \"abs|rel|ulp\", \"log\": true,\n"
+    "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
+    "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
+    "                 ffn:     {\"dataset\": \"spiral\", \"widths\": [32, 32], \"a\": {\"activations\": "
+    "[\"relu\"]},\n"
+    "                           \"b\": {\"activations\": [\"gelu\"], \"stochastic\": true}, \"lr\": 0.01,\n"
+    "                           \"shot_steps\": 1500}   (trains that many steps, deterministically, first)\n"
+    "                 bench:   {\"functions\": [\"gelu\", \"relu\"], \"sizes\": [4096, 65536], \"reps\": 3,\n"
+    "                           \"backends\": [\"cpu_scalar\", \"cpu_vector\", \"gpu_kernel\", "
+    "\"gpu_end_to_end\"]}\n"
+    "                           (measured synchronously before the frame)\n"
+    "  --scale S      UI scale (font size multiplier, default 1)\n"
+    "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
+    "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
+    "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
+    "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
+    "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
+    "  --plot-out FILE  also write a PNG of the first plot alone\n"
+    "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
+    run_shot);
+
+}  // namespace gelu::app

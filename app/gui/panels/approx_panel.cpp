@@ -1,0 +1,392 @@
+// Approximations panel (see approx_panel.hpp).
+#include "gui/panels/approx_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gui/kit/ui.hpp"
+#ifdef GELU_HAVE_GPU
+#include "gelu/analysis.hpp"
+#include "gui/hosts/gpu_compare.hpp"
+#endif
+
+namespace gelu::app {
+
+namespace {
+
+constexpr const char* kMetricName[3] = {"absolute  |f − GELU|", "relative  |f − GELU| / |GELU|",
+                                        "ULP (units in the last place)"};
+constexpr const char* kMetricKey[3] = {"abs", "rel", "ulp"};
+constexpr std::size_t kFitSamples = 2001;
+
+plot::BatchFn batch(const Activation* a, Params p) {
+  return [a, p](std::span<const double> x, std::span<double> y) { a->eval(x, y, 0, &p); };
+}
+
+int color_index(const Activation* a) {
+  return static_cast<int>(a - registry().data());
+}
+
+std::string fmt_g(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+std::string fmt_f(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3f", v);
+  return b;
+}
+
+std::vector<double> grid(plot::Range r, std::size_t n) {
+  std::vector<double> xs(n);
+  for (std::size_t i = 0; i < n; ++i)
+    xs[i] = r.min + (r.max - r.min) * static_cast<double>(i) / static_cast<double>(n - 1);
+  return xs;
+}
+
+}  // namespace
+
+ApproxPanel::ApproxPanel()
+    : exact_(find_activation("gelu")),
+      tanh_(find_activation("gelu_tanh")),
+      sigmoid_(find_activation("gelu_sigmoid")) {
+  shared_x_.range = {-6, 6};
+  fplot_.linked_x = eplot_.linked_x = &shared_x_;
+  fplot_.home_x = eplot_.home_x = {-6, 6};
+  fplot_.y.range = fplot_.home_y = {-0.5, 3};
+  eplot_.y.scale = plot::Scale::Log10;
+  eplot_.y.range = eplot_.home_y = {1e-8, 0.3};
+  eplot_.legend_anchor = ImVec2(0.5f, 1.0f);
+}
+
+std::vector<ApproxPanel::Series> ApproxPanel::series() const {
+  std::vector<Series> s;
+  char label[96];
+  std::snprintf(label, sizeof label, "tanh form (c = %.6g)", tanh_->defaults()[0]);
+  s.push_back({label, tanh_, tanh_->defaults(), plot::palette(color_index(tanh_)), {}});
+  std::snprintf(label, sizeof label, "sigmoid form (k = %.6g)", sigmoid_->defaults()[0]);
+  s.push_back({label, sigmoid_, sigmoid_->defaults(), plot::palette(color_index(sigmoid_)), {}});
+  const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
+  Params p;
+  p[0] = tuned_;
+  std::snprintf(label, sizeof label, "tuned %s (%s = %.6g)", tuned_sigmoid_ ? "sigmoid" : "tanh",
+                tuned_sigmoid_ ? "k" : "c", tuned_);
+  s.push_back({label, form, p, plot::palette(4), {}});
+  return s;
+}
+
+void ApproxPanel::fit() {
+  // Golden-section search for the coefficient minimizing the max |error| against exact GELU on the
+  // visible x range (the max error is unimodal in the coefficient around the textbook values).
+  const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
+  const ParamSpec& ps = form->params[0];
+  const Params exact_p = exact_->defaults();
+  const plot::Range r = shared_x_.range;
+  auto objective = [&](double v) {
+    Params p;
+    p[0] = v;
+    return max_error(ErrorMetric::Abs, false, *form, p, *exact_, exact_p, r.min, r.max, kFitSamples).value;
+  };
+  double a = std::max(ps.min, ps.default_value * 0.5), b = std::min(ps.max, ps.default_value * 1.5);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double c = b - g * (b - a), d = a + g * (b - a), fc = objective(c), fd = objective(d);
+  for (int i = 0; i < 90 && b - a > 1e-12 * std::fabs(b); ++i) {
+    if (fc < fd) {
+      b = d;
+      d = c;
+      fd = fc;
+      c = b - g * (b - a);
+      fc = objective(c);
+    } else {
+      a = c;
+      c = d;
+      fc = fd;
+      d = a + g * (b - a);
+      fd = objective(d);
+    }
+  }
+  tuned_ = (a + b) / 2;
+  const double best = objective(tuned_), textbook = objective(ps.default_value);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "best %s on [%.3g, %.3g]: %.6f\n%+.6f from the textbook %g\nmax |error| %.3g (textbook %.3g)",
+                ps.name, shared_x_.range.min, shared_x_.range.max, tuned_, tuned_ - ps.default_value,
+                ps.default_value, best, textbook);
+  fit_text_ = buf;
+}
+
+void ApproxPanel::controls() {
+  const float em = ui::em();
+  ui::heading("Error metric");
+  for (int m = 0; m < 3; ++m) {
+    if (ImGui::RadioButton(kMetricName[m], metric_ == static_cast<ErrorMetric>(m))) {
+      metric_ = static_cast<ErrorMetric>(m);
+      eplot_.fit_y_request = true;
+    }
+    ui::mark(std::string("radio:") + kMetricKey[m]);
+  }
+  if (ImGui::Checkbox("log y axis", &log_y_)) {
+    eplot_.y.scale = log_y_ ? plot::Scale::Log10 : plot::Scale::Linear;
+    eplot_.fit_y_request = true;
+  }
+  ui::mark("check:log");
+  ui::heading("Precision");
+  if (ImGui::RadioButton("float64", !f32_)) f32_ = false, eplot_.fit_y_request = true;
+  ImGui::SameLine();
+  if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
+  ui::mark("radio:f32");
+  ui::help_marker(
+      "float32: the approximations run in single precision on float32 inputs; the error is "
+      "measured against exact GELU in double (ULPs are float32 ULPs). The blue curve then shows "
+      "exact GELU's own float32 rounding, the floor no float formula can beat.");
+
+  ui::heading("Tuned coefficient");
+  if (ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid_) && !tuned_sigmoid_) {
+    tuned_sigmoid_ = true;
+    tuned_ = 1.6;
+    fit_text_.clear();
+  }
+  ImGui::SameLine();
+  if (ImGui::RadioButton("tanh form, c", !tuned_sigmoid_) && tuned_sigmoid_) {
+    tuned_sigmoid_ = false;
+    tuned_ = 0.03;
+    fit_text_.clear();
+  }
+  const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
+  ImGui::SetNextItemWidth(-1.5f * em);
+  if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &tuned_, &ps.min, &ps.max, "%.6f"))
+    fit_text_.clear();
+  ui::mark("slider:tuned");
+  if (ImGui::Button(tuned_sigmoid_ ? "Fit k on the visible range" : "Fit c on the visible range")) fit();
+  ui::mark("button:fit");
+  ui::help_marker(
+      "Finds the coefficient that minimizes the largest |error| against exact GELU over the x "
+      "range currently visible. Zoom or pan first to fit another range.");
+  if (!fit_text_.empty()) ImGui::TextWrapped("%s", fit_text_.c_str());
+
+  ui::heading("Largest error on view");
+  if (ImGui::BeginTable("maxerr", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
+    ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableSetupColumn("at x", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    for (const Series& s : last_) {
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, s.color);
+      ImGui::Text("%.3g", s.max.value);
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", s.max.x);
+    }
+    ImGui::EndTable();
+  }
+#ifdef GELU_HAVE_GPU
+  ui::heading("CPU vs GPU");
+  ImGui::Checkbox("GPU results (float32)", &gpu_);
+  ui::mark("check:gpu");
+  ui::help_marker(
+      "Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
+      "grid of the visible range, plots their error against exact GELU in the chosen metric, "
+      "and reports how many float32 ULPs the GPU results are from the CPU's.");
+  if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
+#endif
+}
+
+#ifdef GELU_HAVE_GPU
+void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
+  // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
+  const bool stale = gpu_range_ != xr || gpu_metric_ != metric_ || gpu_x_.empty();
+  if (stale) {
+    gpu_range_ = xr;
+    gpu_metric_ = metric_;
+    gpu_status_.clear();
+    const std::vector<double> xs = grid(xr, kFitSamples);
+    gpu_x_.clear();
+    for (double x : xs) gpu_x_.push_back(static_cast<double>(static_cast<float>(x)));
+    std::vector<float> xf(gpu_x_.begin(), gpu_x_.end()), gpu(xf.size()), cpu(xf.size());
+    std::vector<double> ref(xf.size());
+    const Activation* fns[2] = {exact_, tanh_};
+    for (int k = 0; k < 2; ++k) {
+      const Params pa = fns[k]->defaults();
+      std::string err;
+      if (!gpu_eval(*fns[k], pa, xf, gpu, &err)) {
+        gpu_status_ = "GPU unavailable: " + err;
+        gpu_err_[k].clear();
+        continue;
+      }
+      fns[k]->eval(std::span<const float>(xf), std::span<float>(cpu), 0, &pa);
+      exact_->eval(std::span<const double>(gpu_x_), std::span<double>(ref));
+      gpu_err_[k].resize(xf.size());
+      std::uint64_t worst = 0;
+      double worst_x = 0;
+      for (std::size_t i = 0; i < xf.size(); ++i) {
+        gpu_err_[k][i] = error_of_f32(metric_, gpu[i], ref[i]);
+        const std::uint64_t d = analysis::ulp_distance(gpu[i], cpu[i]);
+        if (d > worst) worst = d, worst_x = gpu_x_[i];
+      }
+      gpu_max_ulp_[k] = static_cast<double>(worst);
+      char line[160];
+      std::snprintf(line, sizeof line, "%s%s: GPU vs CPU float32 at most %llu ULP apart (x = %.4g)",
+                    gpu_status_.empty() ? "" : "\n", k == 0 ? "exact GELU" : "tanh form",
+                    static_cast<unsigned long long>(worst), worst_x);
+      gpu_status_ += line;
+    }
+  }
+  if (!gpu_err_[0].empty())
+    p.line("exact GELU on the GPU (float32)", IM_COL32(23, 190, 207, 255), gpu_x_, gpu_err_[0], 0.1f);
+  if (!gpu_err_[1].empty())
+    p.line("tanh form on the GPU (float32)", IM_COL32(120, 60, 10, 255), gpu_x_, gpu_err_[1], 0.1f);
+}
+#endif
+
+void ApproxPanel::drawContent() {
+  ui::begin_panel(19.5f, [this] { controls(); });
+  const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
+  std::vector<Series> ss = series();
+  const Params exact_p = exact_->defaults();
+  {
+    plot::Plot p("functions", fplot_, ImVec2(-1, avail * 0.42f), nullptr, "f(x)");
+    // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
+    for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
+    p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr,
+               0.14f);
+    p.legend_first("exact GELU  x·Φ(x)");
+    p.end();
+    ui::mark_plot("functions", fplot_);
+  }
+  char ylabel[64];
+  std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)",
+                metric_ == ErrorMetric::Abs   ? "absolute"
+                : metric_ == ErrorMetric::Rel ? "relative"
+                                              : "ULP",
+                f32_ ? "float32" : "float64");
+  {
+    plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
+    const plot::Range xr = shared_x_.range;
+    if (f32_) {
+      // Exact GELU's own float32 rounding: the floor for every float32 formula.
+      const ErrorMetric m = metric_;
+      p.function("exact GELU in float32", plot::palette(color_index(exact_), 0.8f),
+                 [this, m, exact_p](std::span<const double> x, std::span<double> y) {
+                   error_curve(m, true, *exact_, exact_p, *exact_, exact_p, x, y);
+                 });
+    }
+    for (Series& s : ss) {
+      const ErrorMetric m = metric_;
+      const bool f32 = f32_;
+      const Activation* a = s.a;
+      const Params pa = s.p;
+      // On a grid of the visible range finer than the pixels, so the marker sits on the true max.
+      // Cached per (series, range, metric, dtype, parameters): 2001 evaluations need not run every frame.
+      const std::size_t si = static_cast<std::size_t>(&s - ss.data());
+      MaxKey key{xr, metric_, f32_, s.a, s.p};
+      if (si >= max_cache_.size()) max_cache_.resize(si + 1);
+      if (!(max_cache_[si].first == key)) {
+        max_cache_[si] = {key,
+                          max_error(metric_, f32_, *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
+      }
+      s.max = max_cache_[si].second;
+      char label[160];
+      std::snprintf(label, sizeof label, "%s: max %s at x = %s##%s", s.label.c_str(),
+                    plot::unicode_minus(fmt_g(s.max.value)).c_str(),
+                    plot::unicode_minus(fmt_f(s.max.x)).c_str(), s.label.c_str());
+      p.function(label, s.color,
+                 [this, m, f32, a, pa, exact_p](std::span<const double> x, std::span<double> y) {
+                   error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
+                 });
+    }
+#ifdef GELU_HAVE_GPU
+    if (gpu_) gpu_series(p, xr);
+#endif
+    for (const Series& s : ss) {
+      if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
+      p.marker(s.max.x, s.max.value, s.color);  // the value and x are in the legend
+    }
+    p.end();
+    ui::mark_plot("errors", eplot_);
+  }
+  last_ = ss;
+  ImGui::EndChild();
+}
+
+void ApproxPanel::load_state(const json::Value& s) {
+  check_keys(s, {"x", "y", "error_y", "metric", "log", "dtype", "tuned_form", "tuned", "gpu"});
+  read_range(s, "x", shared_x_.range);
+  fplot_.x = eplot_.x = shared_x_;
+  read_range(s, "y", fplot_.y.range);
+  std::string metric;
+  read_string(s, "metric", metric);
+  if (!metric.empty()) {
+    int m = 0;
+    while (m < 3 && metric != kMetricKey[m]) ++m;
+    if (m == 3) throw json::JsonError("'metric' must be \"abs\", \"rel\" or \"ulp\"");
+    metric_ = static_cast<ErrorMetric>(m);
+  }
+  read_bool(s, "log", log_y_);
+  eplot_.y.scale = log_y_ ? plot::Scale::Log10 : plot::Scale::Linear;
+  eplot_.fit_y_request = true;
+  read_range(s, "error_y", eplot_.y.range);
+  if (s.find("error_y")) eplot_.fit_y_request = false;
+  std::string dtype;
+  read_string(s, "dtype", dtype);
+  if (!dtype.empty() && dtype != "f32" && dtype != "f64")
+    throw json::JsonError("'dtype' must be \"f32\" or \"f64\"");
+  if (!dtype.empty()) f32_ = dtype == "f32";
+  std::string form;
+  read_string(s, "tuned_form", form);
+  if (!form.empty() && form != "sigmoid" && form != "tanh")
+    throw json::JsonError("'tuned_form' must be \"sigmoid\" or \"tanh\"");
+  if (!form.empty()) {
+    tuned_sigmoid_ = form == "sigmoid";
+    tuned_ = tuned_sigmoid_ ? 1.6 : 0.03;
+  }
+  const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
+  read_number(s, "tuned", tuned_, ps.min, ps.max);
+  read_bool(s, "gpu", gpu_);
+}
+
+json::Value ApproxPanel::state() const {
+  json::Object o;
+  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
+  o["y"] = json::Array{fplot_.y.range.min, fplot_.y.range.max};
+  o["error_y"] = json::Array{eplot_.y.range.min, eplot_.y.range.max};
+  o["metric"] = kMetricKey[static_cast<int>(metric_)];
+  o["log"] = log_y_;
+  o["dtype"] = f32_ ? "f32" : "f64";
+  o["tuned_form"] = tuned_sigmoid_ ? "sigmoid" : "tanh";
+  o["tuned"] = tuned_;
+  o["gpu"] = gpu_;
+  return o;
+}
+
+json::Object ApproxPanel::meta() const {
+  json::Object o, plots;
+  plots["functions"] = plot_meta(fplot_);
+  plots["errors"] = plot_meta(eplot_);
+  o["plots"] = plots;
+  json::Array ss;
+  for (const Series& s : last_) {
+    json::Object e;
+    e["label"] = s.label;
+    e["color"] = color_hex(s.color);
+    e["max_error"] = s.max.value;
+    e["max_error_x"] = s.max.x;
+    ss.push_back(e);
+  }
+  o["series"] = ss;
+  o["exact_color"] = color_hex(plot::palette(color_index(exact_)));
+  o["metric"] = kMetricKey[static_cast<int>(metric_)];
+  o["dtype"] = f32_ ? "f32" : "f64";
+  o["tuned"] = tuned_;
+#ifdef GELU_HAVE_GPU
+  if (gpu_) {
+    o["gpu_status"] = gpu_status_;
+    o["gpu_max_ulp_vs_cpu"] = json::Array{gpu_max_ulp_[0], gpu_max_ulp_[1]};
+  }
+#endif
+  return o;
+}
+
+}  // namespace gelu::app

@@ -1,0 +1,68 @@
+// Approximations: exact GELU vs the tanh form vs the sigmoid form vs a user-tuned coefficient, with their
+// error curves (abs, rel, ULP; log y) in a linked plot below, max-error markers, float32 vs float64, a
+// "fit" button minimizing the max error on the visible range, and CPU vs GPU when gelu::gpu is linked.
+#pragma once
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gui/panels/panel.hpp"
+#include "model/core_facts.hpp"
+
+namespace gelu::app {
+
+class ApproxPanel : public Panel {
+ public:
+  ApproxPanel();
+  const char* id() const override { return "approx"; }
+  const char* title() const override { return "Approximations"; }
+  void drawContent() override;
+  void load_state(const json::Value& state) override;
+  json::Value state() const override;
+  json::Object meta() const override;
+
+ private:
+  struct Series {
+    std::string label;
+    const Activation* a;
+    Params p;
+    unsigned int color;
+    MaxError max;  // on the visible range, this frame
+  };
+  void controls();
+  void fit();
+  std::vector<Series> series() const;
+  const Activation* exact_;
+  const Activation* tanh_;
+  const Activation* sigmoid_;
+  ErrorMetric metric_ = ErrorMetric::Abs;
+  bool log_y_ = true, f32_ = false, gpu_ = false;
+  bool tuned_sigmoid_ = true;  // which form the tuned curve uses (k of x·σ(kx), or c of the tanh form)
+  double tuned_ = 1.6;
+  std::string fit_text_;
+  std::string gpu_status_;
+  plot::Axis shared_x_;
+  plot::PlotState fplot_, eplot_;
+  std::vector<Series> last_;  // what the last frame drew (for meta)
+  struct MaxKey {
+    plot::Range range;
+    ErrorMetric metric;
+    bool f32;
+    const Activation* a;
+    Params p;
+    bool operator==(const MaxKey&) const = default;
+  };
+  std::vector<std::pair<MaxKey, MaxError>> max_cache_;
+#ifdef GELU_HAVE_GPU
+  void gpu_series(plot::Plot& p, plot::Range xr);
+  plot::Range gpu_range_{0, 0};
+  ErrorMetric gpu_metric_ = ErrorMetric::Abs;
+  std::vector<double> gpu_x_, gpu_err_[2];
+  double gpu_max_ulp_[2] = {NAN, NAN};
+#endif
+};
+
+}  // namespace gelu::app

@@ -1,0 +1,438 @@
+// Benchmarks panel (see bench_panel.hpp).
+#include "gui/panels/bench_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "gelu/activation.hpp"
+#include "gelu/fileio.hpp"
+#include "gui/kit/ui.hpp"
+
+namespace gelu::app {
+
+namespace {
+// One opaque colour per backend (opaque so that a bar's pixels are exactly its colour).
+const ImU32 kBackendColor[kBenchBackends] = {IM_COL32(127, 127, 127, 255), IM_COL32(31, 119, 180, 255),
+                                             IM_COL32(44, 160, 44, 255), IM_COL32(255, 127, 14, 255)};
+const ImU32 kLimitColor = IM_COL32(200, 30, 30, 255);
+constexpr std::size_t kSizeChoices[] = {1024,    4096,    16384,    65536,   262144,
+                                        1048576, 4194304, 16777216, 67108864};
+
+std::string size_text(std::size_t n) {
+  char b[32];
+  if (n >= (1u << 20) && n % (1u << 20) == 0) {
+    std::snprintf(b, sizeof b, "%zuM", n >> 20);
+  } else if (n >= 1024 && n % 1024 == 0) {
+    std::snprintf(b, sizeof b, "%zuK", n >> 10);
+  } else {
+    std::snprintf(b, sizeof b, "%zu", n);
+  }
+  return b;
+}
+
+/// A log-axis range showing [lo, hi] with some room (a decade when there is nothing yet).
+plot::Range log_range(double lo, double hi) {
+  if (!(lo > 0) || !(hi >= lo)) return {0.01, 10};
+  return {lo / 1.6, hi * 1.8};
+}
+}  // namespace
+
+BenchPanel::BenchPanel() {
+  cfg_.functions = {"gelu", "gelu_tanh", "relu", "silu"};
+  for (const std::string& id : std::vector<std::string>(cfg_.functions))
+    if (!find_activation(id)) std::erase(cfg_.functions, id);
+#ifndef GELU_HAVE_GPU
+  cfg_.backends[2] = cfg_.backends[3] = false;
+#endif
+  for (plot::PlotState* s : {&bars_, &sizes_, &history_}) {
+    s->y.scale = plot::Scale::Log10;
+    s->y.range = s->home_y = {0.01, 10};
+  }
+  sizes_.x.scale = plot::Scale::Log10;
+  sizes_.x.range = sizes_.home_x = {512, 1.3e8};
+  bars_.legend_anchor = ImVec2(0, 0);
+  sizes_.legend_anchor = ImVec2(0, 1);
+  history_.x.range = history_.home_x = {0, 50};
+}
+
+std::string BenchPanel::shot_limit_error() const {
+  // A shot measures synchronously. functions x sizes x (reps + 1 warm-up) x backends element evaluations:
+  // the scalar path and the GPU on llvmpipe take ~30 ns each, so the limit is about a minute; the default
+  // configuration is 1.4e9.
+  constexpr double kMaxShotEvaluations = 2e9;
+  double elements = 0;
+  for (std::size_t n : cfg_.sizes) elements += static_cast<double>(n);
+  int backends = 0;
+  for (bool on : cfg_.backends) backends += on;
+  const double fns = static_cast<double>(cfg_.functions.empty() ? registry().size() : cfg_.functions.size());
+  const double total = fns * elements * (cfg_.reps + 1.0) * backends;
+  if (total <= kMaxShotEvaluations) return {};
+  char buf[256];
+  std::snprintf(
+      buf, sizeof buf,
+      "the bench state asks for %.2g evaluations (functions x sizes x (reps + 1) x backends), more than "
+      "the limit of %.0e for a headless shot (lower reps or sizes)",
+      total, kMaxShotEvaluations);
+  return buf;
+}
+
+void BenchPanel::settle_for_shot() {
+  runner_.start(cfg_);
+  runner_.join();
+}
+
+void BenchPanel::export_files() {
+  namespace fs = std::filesystem;
+  const fs::path csv = fs::absolute(export_base_ + ".csv"), js = fs::absolute(export_base_ + ".json");
+  try {
+    write_file_atomic(csv.string(), bench_csv(snap_));
+    write_file_atomic(js.string(), json::write(bench_json(snap_), 2) + "\n");
+    export_note_ = "wrote " + csv.string() + " and " + js.filename().string();
+  } catch (const FileError& e) {
+    export_note_ = e.what();
+  }
+}
+
+// [SECTION] Controls
+
+void BenchPanel::controls() {
+  const float em = ui::em();
+  const bool running = snap_.running;
+  ImGui::BeginDisabled(running);
+  ui::heading("Functions");
+  if (ImGui::SmallButton("all")) {
+    cfg_.functions.clear();
+    for (const Activation& a : registry()) cfg_.functions.push_back(a.id);
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("GELU family")) cfg_.functions = {"gelu", "gelu_tanh", "gelu_sigmoid"};
+  ImGui::BeginChild("fns", ImVec2(0, 5.6f * em), true);
+  for (const Activation& a : registry()) {
+    bool on = std::find(cfg_.functions.begin(), cfg_.functions.end(), a.id) != cfg_.functions.end();
+    if (ImGui::Checkbox(a.name, &on)) {
+      std::erase(cfg_.functions, std::string(a.id));
+      if (on) {  // keep registry order
+        std::vector<std::string> ordered;
+        for (const Activation& b : registry())
+          if (&b == &a ||
+              std::find(cfg_.functions.begin(), cfg_.functions.end(), b.id) != cfg_.functions.end())
+            ordered.push_back(b.id);
+        cfg_.functions = ordered;
+      }
+    }
+  }
+  ImGui::EndChild();
+  ui::heading("Backends");
+  for (int b = 0; b < kBenchBackends; ++b) {
+#ifndef GELU_HAVE_GPU
+    ImGui::BeginDisabled(b >= 2);
+#endif
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, kBackendColor[b]);
+    ImGui::Checkbox(display_name(static_cast<BenchBackend>(b)), &cfg_.backends[b]);
+    ImGui::PopStyleColor();
+#ifndef GELU_HAVE_GPU
+    ImGui::EndDisabled();
+#endif
+    if (b % 2 == 0) ImGui::SameLine(9.5f * em);
+  }
+  ui::heading("Sizes (elements)");
+  for (std::size_t i = 0; i < std::size(kSizeChoices); ++i) {
+    const std::size_t n = kSizeChoices[i];
+    bool on = std::find(cfg_.sizes.begin(), cfg_.sizes.end(), n) != cfg_.sizes.end();
+    if (ImGui::Checkbox(size_text(n).c_str(), &on)) {
+      std::erase(cfg_.sizes, n);
+      if (on) cfg_.sizes.push_back(n);
+      std::sort(cfg_.sizes.begin(), cfg_.sizes.end());
+    }
+    if (i % 3 != 2) ImGui::SameLine(static_cast<float>(i % 3 + 1) * 6.3f * em);
+  }
+  ImGui::SetNextItemWidth(-5 * em);
+  ImGui::SliderInt("repetitions", &cfg_.reps, 3, 30);
+  ImGui::EndDisabled();
+
+  if (!running) {
+    ImGui::BeginDisabled(cfg_.sizes.empty() || cfg_.functions.empty());
+    if (ImGui::Button("Run", ImVec2(5 * em, 0))) {
+      size_picked_ = false;
+      runner_.start(cfg_);
+    }
+    ImGui::EndDisabled();
+  } else if (ImGui::Button("Stop", ImVec2(5 * em, 0))) {
+    runner_.stop();
+  }
+  ui::mark("button:run");
+  ImGui::SameLine();
+  const float frac =
+      snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 0.0f;
+  char over[48];
+  std::snprintf(over, sizeof over, "%d / %d repetitions", snap_.done, snap_.total);
+  ImGui::ProgressBar(frac, ImVec2(-1, 0), over);
+  if (running) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", snap_.current.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  if (snap_.cancelled) ImGui::TextDisabled("stopped: partial results");
+  if (!snap_.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kLimitColor);
+    ImGui::TextWrapped("%s", snap_.error.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::TextWrapped("host copy bandwidth: %.1f GB/s", snap_.copy_gb_per_s);
+  ImGui::TextWrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
+
+  ui::heading("Show");
+  std::vector<std::size_t> measured;
+  for (const BenchRow& r : snap_.rows)
+    if (std::find(measured.begin(), measured.end(), r.size) == measured.end()) measured.push_back(r.size);
+  ImGui::SetNextItemWidth(-7 * em);
+  if (ImGui::BeginCombo("bars at size", size_text(shown_size_).c_str())) {
+    for (std::size_t n : measured)
+      if (ImGui::Selectable(size_text(n).c_str(), n == shown_size_)) {
+        shown_size_ = n;
+        size_picked_ = true;
+      }
+    ImGui::EndCombo();
+  }
+  const Activation* shown = find_activation(shown_fn_);
+  ImGui::SetNextItemWidth(-7 * em);
+  if (ImGui::BeginCombo("size sweep of", shown ? shown->name : shown_fn_.c_str())) {
+    for (const Activation& a : registry())
+      if (ImGui::Selectable(a.name, shown == &a)) shown_fn_ = a.id;
+    ImGui::EndCombo();
+  }
+
+  ui::heading("Export");
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s", export_base_.c_str());
+  ImGui::SetNextItemWidth(-4 * em);
+  if (ImGui::InputText("name", buf, sizeof buf)) export_base_ = buf;
+  ImGui::BeginDisabled(snap_.rows.empty());
+  if (ImGui::Button("Save CSV + JSON")) export_files();
+  ImGui::EndDisabled();
+  if (!export_note_.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", export_note_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+}
+
+// [SECTION] Plots
+
+void BenchPanel::bars_plot(ImVec2 size) {
+  // Groups: functions in measured order; bars: backends. Throughput = elements / time, so the whisker's
+  // top is the fastest repetition and its bottom the slowest.
+  std::vector<std::string> fns;
+  for (const BenchRow& r : snap_.rows)
+    if (r.size == shown_size_ && std::find(fns.begin(), fns.end(), r.fn) == fns.end()) fns.push_back(r.fn);
+  bars_.x_categories.clear();
+  for (const std::string& id : fns) {
+    const Activation* a = find_activation(id);
+    bars_.x_categories.push_back(a ? a->id : id);
+  }
+  const double group = 0.8;
+  bars_.x.range = bars_.home_x = {-0.6, std::max(0.6, static_cast<double>(fns.size()) - 0.4)};
+  double lo = 1e300, hi = 0;
+  for (const BenchRow& r : snap_.rows)
+    if (r.size == shown_size_) {
+      lo = std::min(lo, r.gelem_worst());
+      hi = std::max(hi, r.gelem_best());
+    }
+  const double limit = snap_.copy_gb_per_s / kBenchBytesPerElement;
+  if (limit > 0) hi = std::max(hi, limit);
+  // Headroom above the tallest whisker for the legend and the limit's label.
+  bars_.y.range = log_range(lo, hi);
+  bars_.y.range.max *= 6;
+  char yl[96];
+  std::snprintf(yl, sizeof yl, "throughput at %s elements, Gelem/s (median, whiskers: min..max)",
+                size_text(shown_size_).c_str());
+  plot::Plot p("bars", bars_, size, nullptr, yl);
+  bar_x_.clear();
+  bar_med_.clear();
+  bar_lo_.clear();
+  bar_hi_.clear();
+  bar_backend_.clear();
+  for (int b = 0; b < kBenchBackends; ++b) {
+    std::vector<double> xs, lo_v, mid, hi_v;
+    for (std::size_t g = 0; g < fns.size(); ++g)
+      for (const BenchRow& r : snap_.rows)
+        if (r.size == shown_size_ && r.fn == fns[g] && static_cast<int>(r.backend) == b) {
+          xs.push_back(static_cast<double>(g) + plot::bar_offset(b, kBenchBackends, group));
+          lo_v.push_back(r.gelem_worst());
+          mid.push_back(r.gelem_median());
+          hi_v.push_back(r.gelem_best());
+        }
+    if (xs.empty()) continue;
+    p.whisker_bars(display_name(static_cast<BenchBackend>(b)), kBackendColor[b], xs, lo_v, mid, hi_v,
+                   group / kBenchBackends * 0.92);
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      bar_x_.push_back(xs[k]);
+      bar_med_.push_back(mid[k]);
+      bar_lo_.push_back(lo_v[k]);
+      bar_hi_.push_back(hi_v[k]);
+      bar_backend_.push_back(b);
+    }
+  }
+  bar_width_ = group / kBenchBackends * 0.92;
+  if (limit > 0) {
+    p.hline(limit, kLimitColor, 0.12f, true);
+    char t[128];
+    std::snprintf(t, sizeof t,
+                  "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
+                  "(arrays that fit in a cache can beat it)",
+                  snap_.copy_gb_per_s, limit);
+    p.note(t, 1, kLimitColor);
+  }
+  if (fns.empty())
+    p.note(snap_.running ? "measuring…" : "press Run to measure", 0, IM_COL32(90, 90, 90, 255));
+  p.end();
+  ui::mark_plot("bars", bars_);
+}
+
+void BenchPanel::size_plot(ImVec2 size) {
+  double lo = 1e300, hi = 0;
+  const double limit = snap_.copy_gb_per_s / kBenchBytesPerElement;
+  std::vector<double> xs[kBenchBackends], ys[kBenchBackends];
+  for (const BenchRow& r : snap_.rows)
+    if (r.fn == shown_fn_) {
+      xs[static_cast<int>(r.backend)].push_back(static_cast<double>(r.size));
+      ys[static_cast<int>(r.backend)].push_back(r.gelem_median());
+      lo = std::min(lo, r.gelem_median());
+      hi = std::max(hi, r.gelem_median());
+    }
+  if (limit > 0) hi = std::max(hi, limit);
+  sizes_.y.range = log_range(lo, hi);
+  const Activation* a = find_activation(shown_fn_);
+  char yl[96];
+  std::snprintf(yl, sizeof yl, "%s: Gelem/s (median) by size", a ? a->name : shown_fn_.c_str());
+  plot::Plot p("sizes", sizes_, size, "elements", yl);
+  if (limit > 0) p.hline(limit, kLimitColor, 0.12f, true);
+  for (int b = 0; b < kBenchBackends; ++b) {
+    if (xs[b].empty()) continue;
+    char label[64];
+    std::snprintf(label, sizeof label, "##size%d", b);
+    p.line(label, kBackendColor[b], xs[b], ys[b], 0.14f);
+    std::snprintf(label, sizeof label, "##sizedot%d", b);  // colours as in the bar plot's legend
+    p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.26f);
+  }
+  p.end();
+  ui::mark_plot("sizes", sizes_);
+}
+
+void BenchPanel::history_plot(ImVec2 size) {
+  // Every measurement in the order it finished: a run's drift (thermal throttling, another load) shows.
+  std::vector<double> xs[kBenchBackends], ys[kBenchBackends];
+  double lo = 1e300, hi = 0;
+  const double first = static_cast<double>(snap_.history_first);
+  for (std::size_t i = 0; i < snap_.history.size(); ++i) {
+    const BenchRow& r = snap_.history[i];
+    xs[static_cast<int>(r.backend)].push_back(first + static_cast<double>(i));
+    ys[static_cast<int>(r.backend)].push_back(r.gelem_median());
+    lo = std::min(lo, r.gelem_median());
+    hi = std::max(hi, r.gelem_median());
+  }
+  history_.y.range = log_range(lo, hi);
+  const double n = static_cast<double>(snap_.history.size());
+  history_.x.range = {first - 1, first + std::max(20.0, n + 1)};
+  char title[96];
+  if (snap_.history_first > 0)
+    std::snprintf(title, sizeof title, "history: the last %zu measurements, Gelem/s", snap_.history.size());
+  else
+    std::snprintf(title, sizeof title, "history: each measurement, Gelem/s");
+  plot::Plot p("history", history_, size, "measurement number", title);
+  for (int b = 0; b < kBenchBackends; ++b) {
+    char label[32];
+    std::snprintf(label, sizeof label, "##hist%d", b);
+    p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.2f);
+  }
+  p.end();
+  ui::mark_plot("history", history_);
+}
+
+void BenchPanel::drawContent() {
+  if (runner_.take(snap_)) {
+    // The bars follow the largest size measured so far, unless the user picked one that exists.
+    bool have = false;
+    std::size_t largest = 0;
+    for (const BenchRow& r : snap_.rows) {
+      have = have || r.size == shown_size_;
+      largest = std::max(largest, r.size);
+    }
+    if ((!have || !size_picked_) && largest) shown_size_ = largest;
+  }
+  ui::begin_panel(20.5f, [this] { controls(); });
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.6f);
+  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  bars_plot(ImVec2(-1, top_h));
+  size_plot(ImVec2(half_w, -1));
+  ImGui::SameLine();
+  history_plot(ImVec2(-1, -1));
+  ImGui::EndChild();
+}
+
+// [SECTION] State and meta
+
+json::Value BenchPanel::state() const {
+  json::Value v = cfg_.to_json();
+  v.as_object()["shown_size"] = static_cast<double>(shown_size_);
+  v.as_object()["shown_function"] = shown_fn_;
+  v.as_object()["export"] = export_base_;
+  return v;
+}
+
+void BenchPanel::set_state(const json::Value& s) {
+  check_keys(s, {"functions", "sizes", "backends", "reps", "shown_size", "shown_function", "export"});
+  BenchConfig c = cfg_;
+  c.from_json(s);
+  double shown = static_cast<double>(shown_size_);
+  read_number(s, "shown_size", shown, 1, 67108864.0);
+  std::string fn = shown_fn_, base = export_base_;
+  read_string(s, "shown_function", fn);
+  if (!find_activation(fn)) throw json::JsonError("'shown_function' must be a registry id");
+  read_string(s, "export", base);
+  if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
+  cfg_ = c;
+  shown_size_ = static_cast<std::size_t>(shown);
+  shown_fn_ = fn;
+  export_base_ = base;
+}
+
+json::Object BenchPanel::meta() const {
+  json::Object o, plots;
+  plots["bars"] = plot_meta(bars_);
+  plots["sizes"] = plot_meta(sizes_);
+  plots["history"] = plot_meta(history_);
+  o["plots"] = plots;
+  o["history_rows"] = static_cast<double>(snap_.history.size());
+  o["history_first"] = static_cast<double>(snap_.history_first);
+  json::Array bars;
+  for (std::size_t i = 0; i < bar_x_.size(); ++i) {
+    json::Object b;
+    b["x"] = bar_x_[i];
+    b["median_gelem_per_s"] = bar_med_[i];
+    b["worst_gelem_per_s"] = bar_lo_[i];
+    b["best_gelem_per_s"] = bar_hi_[i];
+    b["backend"] = to_string(static_cast<BenchBackend>(bar_backend_[i]));
+    b["color"] = color_hex(kBackendColor[bar_backend_[i]]);
+    b["function"] = bars_.x_categories.empty() ? std::string()
+                                               : bars_.x_categories[static_cast<std::size_t>(std::clamp(
+                                                     static_cast<int>(std::lround(bar_x_[i])), 0,
+                                                     static_cast<int>(bars_.x_categories.size()) - 1))];
+    bars.emplace_back(std::move(b));
+  }
+  o["bars"] = std::move(bars);
+  o["bar_width"] = bar_width_;
+  o["shown_size"] = static_cast<double>(shown_size_);
+  o["legend"] = json::Array{bars_.legend_min.x, bars_.legend_min.y, bars_.legend_max.x, bars_.legend_max.y};
+  o["export"] = bench_json(snap_);
+  o["csv"] = bench_csv(snap_);
+  o["state"] = state();
+  return o;
+}
+
+}  // namespace gelu::app

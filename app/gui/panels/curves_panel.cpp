@@ -1,0 +1,355 @@
+// Curves panel (see curves_panel.hpp).
+#include "gui/panels/curves_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "gelu/numio.hpp"
+#include "gui/kit/ui.hpp"
+#include "model/core_facts.hpp"
+
+namespace gelu::app {
+
+namespace {
+
+constexpr const char* kOrderName[3] = {"f(x)", "f′(x)", "f″(x)"};
+
+int color_index(const Activation* a) {
+  const auto r = registry();
+  return static_cast<int>(a - r.data());
+}
+
+plot::BatchFn batch(const Activation* a, int order, Params p) {
+  return [a, order, p](std::span<const double> x, std::span<double> y) { a->eval(x, y, order, &p); };
+}
+
+}  // namespace
+
+CurvesPanel::CurvesPanel() {
+  for (const Activation& a : registry()) {
+    const std::string id = a.id;
+    fns_.push_back({&a, id == "gelu" || id == "relu" || id == "silu" || id == "gelu_tanh", a.defaults()});
+  }
+  shared_x_.range = {-4, 3};
+  for (auto& p : plot_) {
+    p.linked_x = &shared_x_;
+    p.home_x = {-4, 3};
+  }
+  plot_[0].y.range = plot_[0].home_y = {-0.6, 3};
+  plot_[1].y.range = plot_[1].home_y = {-0.3, 1.3};
+  plot_[2].y.range = plot_[2].home_y = {-0.3, 0.6};
+  const GeluMinimum m = gelu_minimum();
+  minimum_x_ = m.x;
+  minimum_y_ = m.y;
+}
+
+void CurvesPanel::controls() {
+  const float em = ui::em();
+  ui::heading("Functions");
+  for (Fn& f : fns_) {
+    const ImU32 col = plot::palette(color_index(f.a));
+    ImGui::PushID(f.a->id);
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, col);
+    ImGui::Checkbox("##shown", &f.shown);
+    ui::mark(std::string("check:") + f.a->id);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, col);
+    ImGui::TextUnformatted(f.a->name);
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", f.a->formula, f.a->description);
+    if (f.shown) {
+      for (std::size_t i = 0; i < f.a->params.size(); ++i) {
+        const ParamSpec& ps = f.a->params[i];
+        double& v = f.params[static_cast<int>(i)];
+        ImGui::Indent(1.9f * em);
+        ImGui::SetNextItemWidth(-3.2f * em);
+        ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &v, &ps.min, &ps.max, "%.6g");
+        ui::mark(std::string("slider:") + f.a->id + "." + ps.name);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (default %g)", ps.description, ps.default_value);
+        if (ImGui::IsItemClicked(1)) v = ps.default_value;  // right-click resets
+        ImGui::Unindent(1.9f * em);
+      }
+    }
+    ImGui::PopID();
+  }
+  ui::heading("Plots");
+  ImGui::Checkbox("f′(x)", &show_order_[1]);
+  ui::mark("check:d1");
+  ImGui::SameLine(7 * em);
+  ImGui::Checkbox("f″(x)", &show_order_[2]);
+  ui::mark("check:d2");
+  ImGui::Checkbox("GELU's negative dip", &shade_dip_);
+  ImGui::Checkbox("ReLU's dead zone", &shade_dead_);
+  bool symlog = plot_[0].y.scale == plot::Scale::SymLog;
+  if (ImGui::Checkbox("symlog y axis", &symlog)) {
+    plot_[0].y.scale = symlog ? plot::Scale::SymLog : plot::Scale::Linear;
+    plot_[0].y.symlog_c = 0.1;
+    plot_[0].y.range = symlog ? plot::Range{-1, 1000} : plot_[0].home_y;
+    plot_[0].home_y = plot_[0].y.range;
+  }
+  ui::heading("Probe");
+  ImGui::Checkbox("##probe", &probe_on_);
+  ui::mark("check:probe");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("probe line with tangents (drag it in the plot)");
+  if (probe_on_) {
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(-1.5f * em);
+    const double lo = -8, hi = 8;
+    ImGui::SliderScalar("x₀", ImGuiDataType_Double, &probe_x_, &lo, &hi, "%.4f");
+    ui::mark("slider:probe");
+  }
+  ImGui::Dummy(ImVec2(0, 0.4f * em));
+  if (ImGui::Button("Reset view")) {
+    for (auto& p : plot_) {
+      p.fit_x_request = true;
+      p.y.range = p.home_y;
+    }
+  }
+}
+
+void CurvesPanel::plots(float height) {
+  const int n_plots = 1 + show_order_[1] + show_order_[2];
+  const float gap = 0.3f * ui::em();
+  const float h = (height - gap * static_cast<float>(n_plots - 1)) / static_cast<float>(n_plots);
+  const Activation* gelu = find_activation("gelu");
+  const Fn* gelu_fn = nullptr;
+  const Fn* relu_fn = nullptr;
+  for (const Fn& f : fns_) {
+    if (f.a == gelu && f.shown) gelu_fn = &f;
+    if (std::string_view(f.a->id) == "relu" && f.shown) relu_fn = &f;
+  }
+  std::vector<double> dip_x, dip_y, zeros;
+  int drawn = 0;
+  for (int order = 0; order < 3; ++order) {
+    if (!show_order_[order]) continue;
+    ++drawn;
+    const bool last = drawn == n_plots;
+    char id[16];
+    std::snprintf(id, sizeof id, "plot%d", order);
+    plot::Plot p(id, plot_[order], ImVec2(-1, h), last ? "x" : nullptr, kOrderName[order]);
+    if (relu_fn && shade_dead_)
+      p.shade_x(order == 0 ? "ReLU dead zone: f = f′ = 0" : "ReLU dead zone", IM_COL32(214, 39, 40, 26),
+                -std::numeric_limits<double>::infinity(), 0.0);
+    if (order == 0 && gelu_fn && shade_dip_) {
+      // The dip: the region between GELU and 0 where GELU < 0 (all of x < 0), re-sampled like the curve.
+      const plot::Range xr = plot_[0].x.range;
+      if (xr.min < 0) {
+        plot::Axis ax = plot_[0].x;
+        ax.range = {xr.min, std::min(xr.max, 0.0)};
+        plot::sample_function(ax, 400, batch(gelu, 0, gelu_fn->params), dip_x, dip_y);
+        zeros.assign(dip_x.size(), 0.0);
+        p.shade_between("GELU < 0: the dip", plot::palette(color_index(gelu), 0.22f), dip_x, dip_y, zeros);
+      }
+    }
+    // Exact GELU is drawn last, on top of the curves that approximate it, and listed first.
+    std::vector<const Fn*> order_of_drawing;
+    for (const Fn& f : fns_)
+      if (f.shown && f.a != gelu) order_of_drawing.push_back(&f);
+    if (gelu_fn) order_of_drawing.push_back(gelu_fn);
+    p.legend_first(gelu->name);
+    for (const Fn* fp : order_of_drawing) {
+      const Fn& f = *fp;
+      const plot::BatchFn fn = batch(f.a, order, f.params);
+      const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
+      p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);
+    }
+    if (order == 0 && gelu_fn) {
+      // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.
+      infl_x_ = gelu_inflections();
+      infl_y_.resize(infl_x_.size());
+      gelu->eval(std::span<const double>(infl_x_), std::span<double>(infl_y_), 0, &gelu_fn->params);
+      p.scatter("GELU inflection points (f″ = 0)", IM_COL32(60, 60, 60, 255), infl_x_, infl_y_, 0.28f);
+    }
+    if (order == 0 && gelu_fn && shade_dip_) {
+      char text[96];
+      std::snprintf(text, sizeof text, "min %.5f at x = %.5f", minimum_y_, minimum_x_);
+      p.marker(minimum_x_, minimum_y_, IM_COL32(20, 20, 20, 255), text);
+    }
+    if (probe_on_) {
+      for (const Fn& f : fns_) {
+        if (!f.shown || plot_[order].hidden.count(f.a->name)) continue;
+        const double y = f.a->eval(probe_x_, order, &f.params);
+        const double slope = order < 2 ? f.a->eval(probe_x_, order + 1, &f.params) : NAN;
+        const ImU32 col = plot::palette(color_index(f.a), 0.75f);
+        if (order < 2) p.tangent(probe_x_, y, slope, col);
+        p.marker(probe_x_, y, plot::palette(color_index(f.a)));
+      }
+      p.probe(&probe_x_, IM_COL32(40, 40, 40, 200));
+    }
+    p.end();
+    ui::mark_plot(id, plot_[order]);
+    if (!last) ImGui::Dummy(ImVec2(0, gap - ImGui::GetStyle().ItemSpacing.y));
+  }
+}
+
+void CurvesPanel::readout_table() {
+  int shown = 0;
+  for (const Fn& f : fns_) shown += f.shown;
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("readout", 5, flags)) return;
+  char head[3][32];
+  std::snprintf(head[0], sizeof head[0], "f(%.4g)", probe_x_);
+  std::snprintf(head[1], sizeof head[1], "f′(%.4g)", probe_x_);
+  std::snprintf(head[2], sizeof head[2], "f″(%.4g)", probe_x_);
+  ImGui::TableSetupColumn("function", ImGuiTableColumnFlags_WidthStretch, 1.25f);
+  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.75f);
+  for (auto& h : head) ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 0.62f);
+  ImGui::TableHeadersRow();
+  for (const Fn& f : fns_) {
+    if (!f.shown) continue;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushStyleColor(ImGuiCol_Text, plot::palette(color_index(f.a)));
+    ImGui::TextUnformatted(f.a->name);
+    ImGui::PopStyleColor();
+    ImGui::TableNextColumn();
+    std::string formula = f.a->formula;
+    for (std::size_t i = 0; i < f.a->params.size(); ++i) {
+      char b[48];
+      std::snprintf(b, sizeof b, "%s%s = %.6g", i ? ", " : "   ", f.a->params[i].name,
+                    f.params[static_cast<int>(i)]);
+      formula += b;
+    }
+    ImGui::TextUnformatted(formula.c_str());
+    for (int order = 0; order < 3; ++order) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%.6g", f.a->eval(probe_x_, order, &f.params));
+    }
+  }
+  ImGui::EndTable();
+  (void)shown;
+}
+
+void CurvesPanel::drawContent() {
+  const float em = ui::em();
+  ui::begin_panel(19.5f, [this] { controls(); });
+  int shown = 0;
+  for (const Fn& f : fns_) shown += f.shown;
+  const float row = ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().CellPadding.y;
+  const float table_h = row * static_cast<float>(shown + 1) + 0.6f * em;
+  const float plots_h = ImGui::GetContentRegionAvail().y - table_h - ImGui::GetStyle().ItemSpacing.y;
+  plots(plots_h);
+  readout_table();
+  ImGui::EndChild();
+}
+
+void CurvesPanel::load_state(const json::Value& s) {
+  check_keys(s,
+             {"x", "y", "functions", "params", "probe", "derivatives", "shade_dip", "shade_dead", "symlog"});
+  read_range(s, "x", shared_x_.range);
+  for (auto& p : plot_) p.x = shared_x_;
+  read_range(s, "y", plot_[0].y.range);
+  if (const json::Value* v = s.find("functions")) {
+    if (!v->is_array()) throw json::JsonError("'functions' must be an array of registry ids");
+    for (Fn& f : fns_) f.shown = false;
+    for (const json::Value& id : v->as_array()) {
+      if (!id.is_string()) throw json::JsonError("'functions' must be an array of registry ids");
+      auto it =
+          std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id.as_string() == f.a->id; });
+      if (it == fns_.end())
+        throw json::JsonError("unknown function " + gelu::quote(id.as_string()) +
+                              " (known: " + activation_ids() + ")");
+      it->shown = true;
+    }
+  }
+  if (const json::Value* v = s.find("params")) {
+    if (!v->is_object()) throw json::JsonError("'params' must be an object like {\"gelu_sigmoid.k\": 1.702}");
+    for (const auto& [key, val] : v->as_object()) {
+      const auto dot = key.find('.');
+      const std::string id = key.substr(0, dot);  // named: clang 14 cannot capture a structured binding
+      auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id == f.a->id; });
+      const int pi =
+          (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
+      if (pi < 0)
+        throw json::JsonError("unknown parameter " + gelu::quote(key) + " (write function_id.param)");
+      const ParamSpec& ps = it->a->params[static_cast<std::size_t>(pi)];
+      double x = 0;
+      read_number(*v, key, x, ps.min, ps.max);
+      it->params[pi] = x;
+    }
+  }
+  if (s.find("probe")) {
+    if (s.at("probe").is_null()) {
+      probe_on_ = false;
+    } else {
+      read_number(s, "probe", probe_x_, -1e6, 1e6);
+      probe_on_ = true;
+    }
+  }
+  if (const json::Value* v = s.find("derivatives")) {
+    if (!v->is_array()) throw json::JsonError("'derivatives' must be an array like [1, 2]");
+    show_order_[1] = show_order_[2] = false;
+    for (const json::Value& o : v->as_array()) {
+      if (!o.is_number() || (o.as_number() != 1 && o.as_number() != 2))
+        throw json::JsonError("'derivatives' may only hold 1 and 2");
+      show_order_[static_cast<int>(o.as_number())] = true;
+    }
+  }
+  read_bool(s, "shade_dip", shade_dip_);
+  read_bool(s, "shade_dead", shade_dead_);
+  bool symlog = false;
+  read_bool(s, "symlog", symlog);
+  if (symlog) {
+    plot_[0].y.scale = plot::Scale::SymLog;
+    plot_[0].y.symlog_c = 0.1;
+  }
+}
+
+json::Value CurvesPanel::state() const {
+  // Everything load_state() reads; parameters only where they differ from the registry default.
+  json::Object o;
+  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
+  o["y"] = json::Array{plot_[0].y.range.min, plot_[0].y.range.max};
+  json::Array fns;
+  json::Object params;
+  for (const Fn& f : fns_) {
+    if (f.shown) fns.push_back(f.a->id);
+    const Params d = f.a->defaults();
+    for (std::size_t i = 0; i < f.a->params.size(); ++i)
+      if (f.params[static_cast<int>(i)] != d[static_cast<int>(i)])
+        params[std::string(f.a->id) + "." + f.a->params[i].name] = f.params[static_cast<int>(i)];
+  }
+  o["functions"] = fns;
+  o["params"] = params;
+  o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
+  json::Array der;
+  for (int k = 1; k < 3; ++k)
+    if (show_order_[k]) der.push_back(k);
+  o["derivatives"] = der;
+  o["shade_dip"] = shade_dip_;
+  o["shade_dead"] = shade_dead_;
+  o["symlog"] = plot_[0].y.scale == plot::Scale::SymLog;
+  return o;
+}
+
+json::Object CurvesPanel::meta() const {
+  json::Object o;
+  json::Object plots;
+  for (int i = 0; i < 3; ++i)
+    if (show_order_[i]) plots[kOrderName[i]] = plot_meta(plot_[i]);
+  o["plots"] = plots;
+  json::Object fns;
+  for (const Fn& f : fns_) {
+    if (!f.shown) continue;
+    json::Object e;
+    e["color"] = color_hex(plot::palette(color_index(f.a)));
+    json::Array params;
+    for (std::size_t i = 0; i < f.a->params.size(); ++i) params.push_back(f.params[static_cast<int>(i)]);
+    e["params"] = params;
+    fns[f.a->id] = e;
+  }
+  o["functions"] = fns;
+  o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
+  o["gelu_minimum"] = json::Array{minimum_x_, minimum_y_};
+  json::Array infl;
+  for (double x : gelu_inflections()) infl.push_back(x);
+  o["gelu_inflections"] = infl;
+  o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
+  return o;
+}
+
+}  // namespace gelu::app

@@ -1,0 +1,41 @@
+// Curves: any set of registry functions overlaid, with f′ and f″ in linked stacked plots, parameter
+// sliders, a probe with tangents and a readout table, GELU's negative dip and ReLU's dead zone shaded.
+#pragma once
+
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gui/panels/panel.hpp"
+
+namespace gelu::app {
+
+class CurvesPanel : public Panel {
+ public:
+  CurvesPanel();
+  const char* id() const override { return "curves"; }
+  const char* title() const override { return "Curves"; }
+  void drawContent() override;
+  void load_state(const json::Value& state) override;
+  json::Value state() const override;
+  json::Object meta() const override;
+
+ private:
+  struct Fn {
+    const Activation* a;
+    bool shown;
+    Params params;
+  };
+  void controls();
+  void plots(float height);
+  void readout_table();
+  double minimum_x_ = 0, minimum_y_ = 0;  // GELU's global minimum, from core
+  std::vector<Fn> fns_;
+  bool show_order_[3] = {true, false, false};
+  bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true;
+  double probe_x_ = 1.0;
+  std::vector<double> infl_x_, infl_y_;  // GELU's inflection points, drawn as a scatter
+  plot::Axis shared_x_;
+  plot::PlotState plot_[3];
+};
+
+}  // namespace gelu::app

@@ -1,0 +1,309 @@
+// Dropout view panel (see dropout_panel.hpp).
+#include "gui/panels/dropout_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gelu/activation.hpp"
+#include "gui/kit/ui.hpp"
+
+namespace gelu::app {
+
+namespace {
+constexpr std::size_t kRecent = 60;          // masks shown in the grid
+constexpr std::size_t kHistSamples = 40000;  // z ~ N(μ, σ) draws for the histograms
+constexpr int kBins = 64;
+constexpr double kZ95 = 1.959963984540054;  // two-sided 95% normal quantile
+const ImU32 kKeepColor = IM_COL32(31, 119, 180, 255);
+const ImU32 kDropColor = IM_COL32(214, 39, 40, 255);
+const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
+const ImU32 kReluColor = IM_COL32(214, 39, 40, 255);
+}  // namespace
+
+DropoutPanel::DropoutPanel() : stream_(x0_, seed_) {
+  prob_.x.range = prob_.home_x = {-4, 4};
+  prob_.y.range = prob_.home_y = {-0.04, 1.04};
+  prob_.y_fixed = true;
+  conv_.x.scale = plot::Scale::Log10;
+  conv_.x.range = conv_.home_x = {1, 10};
+  hist_.x.range = hist_.home_x = {-0.5, 3.5};
+  hist_.legend_anchor = ImVec2(1, 0);
+  prob_.legend_anchor = ImVec2(1, 0.45f);
+  conv_.legend_anchor = ImVec2(1, 1);
+  restart();
+}
+
+void DropoutPanel::restart() {
+  stream_ = MaskStream(x0_, seed_);
+  ns_.clear();
+  means_.clear();
+  lo_.clear();
+  hi_.clear();
+  const double m = std::max(std::fabs(x0_), 1e-3);
+  conv_.y.range = conv_.home_y = {std::min(0.0, x0_) - 0.15 * m, std::max(0.0, x0_) + 0.15 * m};
+  conv_.x.range = {1, 10};
+}
+
+void DropoutPanel::draw(std::uint64_t n) {
+  const std::size_t target = std::min<std::size_t>(stream_.count() + n, max_samples_);
+  if (target == stream_.count()) return;
+  stream_.grow_to(target);
+  // The band: GELU(x) ± 1.96·s/√n at each recorded n, with s the sample standard deviation of x·m that
+  // the estimator reports (its standard error at the final n times √n).
+  const stochastic::MonteCarloResult& r = stream_.result();
+  const double s = r.std_error * std::sqrt(static_cast<double>(r.samples));
+  ns_.resize(r.running_n.size());
+  lo_.resize(ns_.size());
+  hi_.resize(ns_.size());
+  for (std::size_t i = 0; i < ns_.size(); ++i) {
+    ns_[i] = static_cast<double>(r.running_n[i]);
+    const double half = kZ95 * s / std::sqrt(ns_[i]);
+    lo_[i] = r.exact - half;
+    hi_[i] = r.exact + half;
+  }
+  means_ = r.running_mean;
+}
+
+void DropoutPanel::settle_for_shot() {
+  playing_ = false;
+  restart();
+  draw(shot_samples_);
+  conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
+}
+
+void DropoutPanel::update_histograms() {
+  if (hist_mu_ == mu_ && hist_sigma_ == sigma_) return;
+  hist_mu_ = mu_;
+  hist_sigma_ = sigma_;
+  // One sample of X ~ N(μ, σ) (same seed) through both functions, binned on one grid.
+  const stochastic::Pushforward g =
+      stochastic::pushforward(*find_activation("gelu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
+  const stochastic::Pushforward r =
+      stochastic::pushforward(*find_activation("relu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
+  const double lo = -0.4, hi = std::max(1.0, mu_ + 3.5 * sigma_);
+  const stochastic::Histogram gh = stochastic::histogram(g.output, kBins, lo, hi);
+  // ReLU's point mass at 0 is reported, not drawn as an infinitely tall density.
+  std::vector<double> positive;
+  positive.reserve(r.output.size());
+  for (double v : r.output)
+    if (v != 0) positive.push_back(v);
+  const stochastic::Histogram rh = stochastic::histogram(positive, kBins, lo, hi);
+  relu_zero_mass_ =
+      static_cast<double>(r.output.size() - positive.size()) / static_cast<double>(r.output.size());
+  bin_w_ = gh.bin_width();
+  const double norm = 1.0 / (static_cast<double>(kHistSamples) * bin_w_);  // densities of the whole sample
+  bin_x_.resize(kBins);
+  gelu_h_.resize(kBins);
+  bin_edges_.clear();
+  relu_h_.clear();
+  for (int b = 0; b < kBins; ++b) {
+    const auto i = static_cast<std::size_t>(b);
+    bin_x_[i] = lo + (b + 0.5) * bin_w_;
+    gelu_h_[i] = static_cast<double>(gh.counts[i]) * norm;
+    const double h = static_cast<double>(rh.counts[i]) * norm;  // a step outline: two points per bin
+    bin_edges_.push_back(lo + b * bin_w_);
+    relu_h_.push_back(h);
+    bin_edges_.push_back(lo + (b + 1) * bin_w_);
+    relu_h_.push_back(h);
+  }
+  mean_gelu_ = stochastic::expected_gelu(mu_, sigma_);
+  mean_relu_ = stochastic::expected_relu(mu_, sigma_);
+  hist_.x.range = hist_.home_x = {lo, hi};
+  const double top = std::max(*std::max_element(gelu_h_.begin(), gelu_h_.end()),
+                              *std::max_element(relu_h_.begin(), relu_h_.end()));
+  hist_.y.range = hist_.home_y = {0, top * 1.12};
+}
+
+void DropoutPanel::controls() {
+  const float em = ui::em();
+  ui::heading("Stochastic view at x");
+  ImGui::SetNextItemWidth(-1.5f * em);
+  const double xlo = -3, xhi = 3;
+  if (ImGui::SliderScalar("x", ImGuiDataType_Double, &x0_, &xlo, &xhi, "%.3f")) restart();
+  ui::mark("slider:x");
+  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(x0_));
+  if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
+  ui::mark("button:play");
+  ImGui::SameLine();
+  if (ImGui::Button("+1000")) draw(1000);
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) restart();
+  ui::mark("button:restart");
+  ImGui::SetNextItemWidth(-6.0f * em);
+  ImGui::SliderInt("masks/frame", &per_frame_, 1, 500, "%d", ImGuiSliderFlags_Logarithmic);
+  ui::mark("slider:rate");
+
+  // The last masks, oldest first: filled = kept (m = 1, x passes), hollow = dropped (m = 0).
+  ImGui::TextUnformatted("last masks m ~ Bernoulli(Φ(x)):");
+  const int cols = 12;
+  const float gap = 0.22f * em;
+  const float cell = std::min(1.45f * em, (ImGui::GetContentRegionAvail().x - gap * (cols - 1)) / cols);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const int rows = static_cast<int>((kRecent + cols - 1) / cols);
+  ImGui::Dummy(ImVec2(cols * (cell + gap), static_cast<float>(rows) * (cell + gap)));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const std::vector<bool>& recent = stream_.recent();
+  for (std::size_t i = 0; i < recent.size(); ++i) {
+    const float cx = origin.x + static_cast<float>(i % cols) * (cell + gap);
+    const float cy = origin.y + static_cast<float>(i / cols) * (cell + gap);
+    if (recent[i]) {
+      dl->AddRectFilled(ImVec2(cx, cy), ImVec2(cx + cell, cy + cell), kKeepColor, 0.2f * em);
+    } else {
+      dl->AddRect(ImVec2(cx, cy), ImVec2(cx + cell, cy + cell), kDropColor, 0.2f * em, 0, 0.12f * em);
+    }
+  }
+  const double g = find_activation("gelu")->eval(x0_);
+  ImGui::Text("n = %llu masks", static_cast<unsigned long long>(stream_.count()));
+  ImGui::Text("mean of x·m = %.4f", stream_.result().mean);
+  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * stream_.result().std_error);
+  ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
+
+  ui::heading("Gaussian input z ~ N(μ, σ)");
+  const double mlo = -3, mhi = 3, slo = 0.05, shi = 3;
+  ImGui::SetNextItemWidth(-1.5f * em);
+  ImGui::SliderScalar("μ", ImGuiDataType_Double, &mu_, &mlo, &mhi, "%.3f");
+  ui::mark("slider:mu");
+  ImGui::SetNextItemWidth(-1.5f * em);
+  ImGui::SliderScalar("σ", ImGuiDataType_Double, &sigma_, &slo, &shi, "%.3f");
+  ui::mark("slider:sigma");
+  ImGui::PushStyleColor(ImGuiCol_Text, kGeluColor);
+  ImGui::Text("E[GELU(z)] = %.4f", mean_gelu_);
+  ImGui::PopStyleColor();
+  ImGui::PushStyleColor(ImGuiCol_Text, kReluColor);
+  ImGui::Text("E[ReLU(z)] = %.4f", mean_relu_);
+  ImGui::Text("P(ReLU(z) = 0) = %.3f", relu_zero_mass_);
+  ImGui::PopStyleColor();
+}
+
+void DropoutPanel::probability_plot(ImVec2 size) {
+  plot::Plot p("keep", prob_, size, "x", "probability");
+  p.function("keep  Φ(x)", kKeepColor, [](std::span<const double> x, std::span<double> y) {
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::keep_probability(x[i]);
+  });
+  p.function("drop  1 − Φ(x)", kDropColor, [](std::span<const double> x, std::span<double> y) {
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::drop_probability(x[i]);
+  });
+  char t[64];
+  std::snprintf(t, sizeof t, "Φ = %.3f", stream_.keep());
+  p.marker(x0_, stream_.keep(), kKeepColor, t);
+  const double drop = stochastic::drop_probability(x0_);
+  std::snprintf(t, sizeof t, "1 − Φ = %.3f", drop);
+  p.marker(x0_, drop, kDropColor, t);
+  const double before = x0_;
+  p.probe(&x0_, IM_COL32(40, 40, 40, 200));
+  if (x0_ != before) {
+    x0_ = std::clamp(x0_, -3.0, 3.0);
+    restart();
+  }
+  p.end();
+  ui::mark_plot("keep", prob_);
+}
+
+void DropoutPanel::convergence_plot(ImVec2 size) {
+  if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
+  plot::Plot p("convergence", conv_, size, "number of masks n", "running mean of x·m");
+  p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
+  const double g = stream_.result().exact;
+  const double gx[2] = {1, std::max(10.0, static_cast<double>(stream_.count()))}, gy[2] = {g, g};
+  char t[64];
+  std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f##gelu", x0_, g);
+  p.line(t, IM_COL32(44, 120, 44, 255), gx, gy, 0.1f);
+  p.line("mean of x·m", IM_COL32(20, 20, 20, 255), ns_, means_, 0.14f);
+  p.end();
+  ui::mark_plot("convergence", conv_);
+}
+
+void DropoutPanel::histogram_plot(ImVec2 size) {
+  char xl[96];
+  std::snprintf(xl, sizeof xl, "output value for z ~ N(%.2f, %.2f)", mu_, sigma_);
+  plot::Plot p("histograms", hist_, size, xl, "density");
+  p.bars("GELU(z)", IM_COL32(31, 119, 180, 110), bin_x_, gelu_h_, bin_w_ * 0.96);
+  char label[96];
+  std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.3f at 0)", relu_zero_mass_);
+  p.line(label, kReluColor, bin_edges_, relu_h_, 0.16f);
+  p.vline(mean_gelu_, kGeluColor, 0.12f, true);
+  p.vline(mean_relu_, kReluColor, 0.12f, true);
+  const double top = hist_.y.range.max;
+  char t[64];
+  std::snprintf(t, sizeof t, "E[GELU(z)] = %.3f", mean_gelu_);
+  p.marker(mean_gelu_, top * 0.62, kGeluColor, t, 0.25f);
+  std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f", mean_relu_);
+  p.marker(mean_relu_, top * 0.48, kReluColor, t, 0.25f);
+  p.end();
+  ui::mark_plot("histograms", hist_);
+}
+
+void DropoutPanel::drawContent() {
+  if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
+  update_histograms();
+  ui::begin_panel(19.5f, [this] { controls(); });
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float top_h = (avail.y - st.ItemSpacing.y) * 0.52f;
+  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  probability_plot(ImVec2(half_w, top_h));
+  ImGui::SameLine();
+  convergence_plot(ImVec2(half_w, top_h));
+  histogram_plot(ImVec2(-1, -1));
+  ImGui::EndChild();
+}
+
+void DropoutPanel::load_state(const json::Value& s) {
+  check_keys(s, {"x0", "samples", "seed", "mu", "sigma", "rate", "playing"});
+  read_number(s, "x0", x0_, -3, 3);
+  double v = static_cast<double>(shot_samples_);
+  read_number(s, "samples", v, 1, static_cast<double>(max_samples_));
+  shot_samples_ = static_cast<std::uint64_t>(v);
+  v = static_cast<double>(seed_);
+  read_number(s, "seed", v, 0, 9007199254740992.0);
+  seed_ = static_cast<std::uint64_t>(v);
+  read_number(s, "mu", mu_, -3, 3);
+  read_number(s, "sigma", sigma_, 0.05, 3);
+  v = per_frame_;
+  read_number(s, "rate", v, 1, 500);
+  per_frame_ = static_cast<int>(v);
+  read_bool(s, "playing", playing_);
+  restart();
+}
+
+json::Value DropoutPanel::state() const {
+  json::Object o;
+  o["x0"] = x0_;
+  o["samples"] = static_cast<double>(shot_samples_);
+  o["seed"] = static_cast<double>(seed_);
+  o["mu"] = mu_;
+  o["sigma"] = sigma_;
+  o["rate"] = per_frame_;
+  o["playing"] = playing_;
+  return o;
+}
+
+json::Object DropoutPanel::meta() const {
+  json::Object o, plots;
+  plots["keep"] = plot_meta(prob_);
+  plots["convergence"] = plot_meta(conv_);
+  plots["histograms"] = plot_meta(hist_);
+  o["plots"] = plots;
+  o["x0"] = x0_;
+  const stochastic::MonteCarloResult& r = stream_.result();
+  o["keep_probability"] = stream_.keep();
+  o["samples"] = static_cast<double>(r.samples);
+  o["mean"] = r.mean;
+  o["standard_error"] = r.std_error;
+  o["replayed_mean"] =
+      r.samples ? x0_ * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
+  o["gelu"] = r.exact;
+  o["band_lo"] = lo_.empty() ? json::Value() : json::Value(lo_.back());
+  o["band_hi"] = hi_.empty() ? json::Value() : json::Value(hi_.back());
+  o["mean_color"] = color_hex(IM_COL32(20, 20, 20, 255));
+  o["band_color"] = color_hex(IM_COL32(44, 160, 44, 60));
+  o["mu"] = mu_;
+  o["sigma"] = sigma_;
+  o["mean_gelu"] = mean_gelu_;
+  o["mean_relu"] = mean_relu_;
+  o["relu_zero_mass"] = relu_zero_mass_;
+  return o;
+}
+
+}  // namespace gelu::app

@@ -1,0 +1,51 @@
+// Dropout view: GELU as the expected value of a random mask. Φ(x) and 1 − Φ(x); masks m ~ Bernoulli(Φ(x))
+// sampled live with the running mean of x·m converging to GELU(x) inside its confidence band; and a
+// Gaussian pre-activation N(μ, σ) pushed through GELU and ReLU, with both output histograms and means.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "gui/panels/panel.hpp"
+#include "model/core_facts.hpp"
+
+namespace gelu::app {
+
+class DropoutPanel : public Panel {
+ public:
+  DropoutPanel();
+  const char* id() const override { return "dropout"; }
+  const char* title() const override { return "Dropout view"; }
+  void drawContent() override;
+  void load_state(const json::Value& state) override;
+  json::Value state() const override;
+  json::Object meta() const override;
+  bool animating() const override { return playing_ && stream_.count() < max_samples_; }
+  void settle_for_shot() override;
+
+ private:
+  void controls();
+  void restart();
+  void draw(std::uint64_t n);
+  void probability_plot(ImVec2 size);
+  void convergence_plot(ImVec2 size);
+  void histogram_plot(ImVec2 size);
+  void update_histograms();
+
+  double x0_ = 1.0;
+  std::uint64_t seed_ = 1;
+  int per_frame_ = 10;
+  std::uint64_t max_samples_ = 100000, shot_samples_ = 3000;
+  bool playing_ = true;
+  MaskStream stream_;
+  std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band, from the core estimator
+
+  double mu_ = 0.5, sigma_ = 1.0, hist_mu_ = NAN, hist_sigma_ = NAN;
+  std::vector<double> bin_x_, gelu_h_, bin_edges_, relu_h_;
+  double relu_zero_mass_ = 0, bin_w_ = 0, mean_gelu_ = 0, mean_relu_ = 0;
+
+  plot::PlotState prob_, conv_, hist_;
+};
+
+}  // namespace gelu::app

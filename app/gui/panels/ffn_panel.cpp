@@ -1,0 +1,558 @@
+// FFN lab panel (see ffn_panel.hpp).
+#include "gui/panels/ffn_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gelu/activation.hpp"
+#include "gelu/ffn/network.hpp"
+#include "gui/kit/ui.hpp"
+
+namespace gelu::app {
+
+namespace {
+const ImU32 kNetColor[2] = {IM_COL32(148, 103, 189, 255), IM_COL32(44, 160, 44, 255)};  // A purple, B green
+const char* const kNetName[2] = {"A", "B"};
+
+std::string net_label(const LabConfig& c, int i) {
+  const NetChoice& n = c.nets[static_cast<std::size_t>(i)];
+  std::string s;
+  if (c.glu) {
+    s = ffn::to_string(n.glu_kind);
+    for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    if (s == "GEGLU") s = "GeGLU";
+    if (s == "SWIGLU") s = "SwiGLU";
+    if (s == "REGLU") s = "ReGLU";
+  } else {
+    std::vector<std::string> names;
+    for (std::size_t l = 0; l < c.widths.size() && !n.activations.empty(); ++l) {
+      const Activation* a = find_activation(n.activations[std::min(l, n.activations.size() - 1)]);
+      const std::string name = a ? a->name : "?";
+      if (names.empty() || names.back() != name) names.push_back(name);
+    }
+    for (const std::string& x : names) s += (s.empty() ? "" : " / ") + x;
+  }
+  if (n.stochastic) s += " (stochastic)";
+  return s;
+}
+
+double last_or_nan(const std::vector<double>& v) {
+  return v.empty() ? NAN : v.back();
+}
+}  // namespace
+
+FfnPanel::FfnPanel() {
+#ifdef GELU_HAVE_GPU
+  gpu_available_ = true;
+#else
+  gpu_note_ = "this build has no GPU backend";
+#endif
+  loss_.y.scale = plot::Scale::Log10;
+  loss_.x.range = loss_.home_x = {0, 100};
+  loss_.y.range = loss_.home_y = {0.01, 1};
+  loss_.legend_anchor = ImVec2(1, 0);
+  layers_.legend_anchor = ImVec2(1, 0);
+  for (auto& h : heat_plot_) {
+    h.y_fixed = true;
+    h.legend_anchor = ImVec2(1, 1);
+  }
+  lab_.reset(cfg_);
+}
+
+void FfnPanel::changed(bool reset) {
+  if (reset) {
+    lab_.reset(cfg_);
+  } else {
+    lab_.reconfigure(cfg_);
+  }
+}
+
+std::string FfnPanel::shot_limit_error() const {
+  // shot_steps x batch x parameters of both nets: ~0.2 ns each on this 2-core machine, so the limit is a
+  // few tens of seconds; the largest state (4 GLU layers of 128, batch 4096, 100000 steps) would take a day.
+  constexpr double kMaxShotWork = 1e11;
+  ffn::Dataset d;
+  d.classes = cfg_.data.classes;
+  double work = 0;
+  for (int i = 0; i < (cfg_.ab ? 2 : 1); ++i) {
+    try {
+      work += static_cast<double>(cfg_.batch) *
+              static_cast<double>(ffn::Network<float>(cfg_.spec(i, d)).parameter_count()) * shot_steps_;
+    } catch (const ffn::SpecError&) {
+      // An invalid net trains nothing; the panel reports it.
+    }
+  }
+  if (work <= kMaxShotWork) return {};
+  char buf[256];
+  std::snprintf(
+      buf, sizeof buf,
+      "the ffn state's shot_steps %d x batch %d x the nets' parameters = %.2g multiply-adds, more than the "
+      "limit of %.0e for a headless shot (lower shot_steps, batch or widths)",
+      shot_steps_, cfg_.batch, work, kMaxShotWork);
+  return buf;
+}
+
+void FfnPanel::settle_for_shot() {
+  lab_.set_running(false);
+  lab_.reset(cfg_);
+  lab_.step(shot_steps_);
+  lab_.wait_idle();
+  // drawContent takes the published results (and uploads the heatmaps) in the first frame.
+}
+
+// [SECTION] Controls
+
+void FfnPanel::net_choice(int i) {
+  NetChoice& n = cfg_.nets[static_cast<std::size_t>(i)];
+  ImGui::PushID(i);
+  ImGui::PushStyleColor(ImGuiCol_Text, kNetColor[i]);
+  ui::heading(i == 0 ? "Net A" : "Net B");
+  ImGui::PopStyleColor();
+  bool any_gelu = false;
+  if (cfg_.glu) {
+    const ffn::GluKind kinds[] = {ffn::GluKind::GeGlu, ffn::GluKind::SwiGlu, ffn::GluKind::ReGlu};
+    const char* names[] = {"GeGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
+    int cur = n.glu_kind == ffn::GluKind::SwiGlu ? 1 : n.glu_kind == ffn::GluKind::ReGlu ? 2 : 0;
+    ImGui::SetNextItemWidth(-0.5f * ui::em());
+    if (ImGui::Combo("##glu", &cur, names, 3)) {
+      n.glu_kind = kinds[cur];
+      changed(false);
+    }
+    any_gelu = n.glu_kind == ffn::GluKind::GeGlu;
+  } else {
+    n.activations.resize(cfg_.widths.size(), n.activations.empty() ? "gelu" : n.activations.back());
+    for (std::size_t l = 0; l < cfg_.widths.size(); ++l) {
+      ImGui::PushID(static_cast<int>(l));
+      const Activation* cur = find_activation(n.activations[l]);
+      ImGui::SetNextItemWidth(-4.0f * ui::em());
+      char label[32];
+      std::snprintf(label, sizeof label, "layer %zu", l + 1);
+      if (ImGui::BeginCombo(label, cur ? cur->name : n.activations[l].c_str())) {
+        for (const Activation& a : registry())
+          if (ImGui::Selectable(a.name, cur == &a)) {
+            n.activations[l] = a.id;
+            changed(false);
+          }
+        ImGui::EndCombo();
+      }
+      ui::mark(std::string("combo:act") + kNetName[i] + std::to_string(l));
+      any_gelu = any_gelu || n.activations[l] == "gelu";
+      ImGui::PopID();
+    }
+  }
+  ImGui::BeginDisabled(!any_gelu);
+  if (ImGui::Checkbox("stochastic GELU", &n.stochastic)) changed(false);
+  ImGui::EndDisabled();
+  ui::help_marker(
+      "In training a GELU unit outputs x·m with m ~ Bernoulli(Φ(x)); evaluated, it outputs the "
+      "mean x·Φ(x). Needs a GELU layer (or GeGLU).");
+  ImGui::PopID();
+}
+
+void FfnPanel::controls() {
+  const float em = ui::em();
+  const bool playing = lab_.running();
+  if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) lab_.set_running(!playing);
+  ui::mark("button:play");
+  ImGui::SameLine();
+  char step_label[32];
+  std::snprintf(step_label, sizeof step_label, "Step +%d", steps_per_click_);
+  if (ImGui::Button(step_label)) lab_.step(steps_per_click_);
+  ui::mark("button:step");
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) changed(true);
+  ui::mark("button:reset");
+  bool full = cfg_.speed == 0;
+  int speed = full ? 20000 : cfg_.speed;
+  ImGui::BeginDisabled(full);
+  ImGui::SetNextItemWidth(-9.0f * em);
+  if (ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic)) {
+    cfg_.speed = speed;
+    lab_.set_speed(speed);
+  }
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Checkbox("max", &full)) {
+    cfg_.speed = full ? 0 : 200;
+    lab_.set_speed(cfg_.speed);
+  }
+  ImGui::Text("step %d · %s", snap_.nets[0].steps, snap_.backend.c_str());
+  // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
+  if (!snap_.notice.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
+    ImGui::TextWrapped("%s", snap_.notice.c_str());
+    ImGui::PopStyleColor();
+  }
+  ui::heading("Data");
+  const ffn::DatasetInfo* info = ffn::find_dataset(cfg_.data.id);
+  ImGui::SetNextItemWidth(-0.5f * em);
+  if (ImGui::BeginCombo("##dataset", info ? info->id : cfg_.data.id.c_str())) {
+    for (const ffn::DatasetInfo& d : ffn::datasets()) {
+      if (d.task != ffn::Task::Classification || d.inputs != 2) continue;
+      if (ImGui::Selectable(d.id, cfg_.data.id == d.id)) {
+        cfg_.data.id = d.id;
+        cfg_.data.classes = 2;
+        cfg_.edits.clear();
+        changed(true);
+      }
+      if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", d.description);
+    }
+    ImGui::EndCombo();
+  }
+  ui::mark("combo:dataset");
+  if (info && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->description);
+  ImGui::TextWrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
+  ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
+  if (!cfg_.edits.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("undo my points")) {
+      cfg_.edits.clear();
+      changed(false);
+    }
+  }
+
+  ui::heading("Network");
+  int layers = static_cast<int>(cfg_.widths.size());
+  ImGui::SetNextItemWidth(-6.0f * em);
+  if (ImGui::SliderInt("hidden layers", &layers, 1, 4)) {
+    cfg_.widths.resize(static_cast<std::size_t>(layers), cfg_.widths.back());
+    changed(true);
+  }
+  for (std::size_t l = 0; l < cfg_.widths.size(); ++l) {
+    ImGui::PushID(static_cast<int>(l));
+    char label[32];
+    std::snprintf(label, sizeof label, "width %zu", l + 1);
+    ImGui::SetNextItemWidth(-6.0f * em);
+    if (ImGui::SliderInt(label, &cfg_.widths[l], 1, 64)) changed(true);
+    ImGui::PopID();
+  }
+  if (ImGui::Checkbox("GLU blocks", &cfg_.glu)) changed(true);
+  ui::help_marker(
+      "Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
+      "multiplies a linear branch (GeGLU, SwiGLU, ReGLU).");
+  ImGui::SameLine();
+  if (ImGui::Checkbox("A/B", &cfg_.ab)) changed(true);
+  ui::help_marker("Train net B beside net A from identical initial weights.");
+  net_choice(0);
+  if (cfg_.ab) net_choice(1);
+
+  ui::heading("Training");
+  int opt = cfg_.optimizer == ffn::OptimizerKind::Adam ? 1 : 0;
+  ImGui::SetNextItemWidth(6 * em);
+  if (ImGui::Combo("optimizer", &opt, "SGD\0Adam\0")) {
+    cfg_.optimizer = opt ? ffn::OptimizerKind::Adam : ffn::OptimizerKind::Sgd;
+    changed(false);
+  }
+  const double lr_lo = 1e-4, lr_hi = 1.0;
+  ImGui::SetNextItemWidth(-6.0f * em);
+  if (ImGui::SliderScalar("learning rate", ImGuiDataType_Double, &cfg_.lr, &lr_lo, &lr_hi, "%.4g",
+                          ImGuiSliderFlags_Logarithmic))
+    changed(false);
+  ui::mark("slider:lr");
+  ImGui::SetNextItemWidth(-6.0f * em);
+  if (ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)) changed(false);
+  int backend = cfg_.gpu ? 1 : 0;
+  ImGui::TextUnformatted("backend");
+  ImGui::SameLine();
+  if (ImGui::RadioButton("CPU", &backend, 0)) {
+    cfg_.gpu = false;
+    changed(false);
+  }
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!gpu_available_);
+  if (ImGui::RadioButton("GPU", &backend, 1)) {
+    cfg_.gpu = true;
+    changed(false);
+  }
+  ImGui::EndDisabled();
+  if (!gpu_note_.empty()) ImGui::TextDisabled("%s", gpu_note_.c_str());
+
+  if (!snap_.error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 30, 30, 255));
+    ImGui::TextWrapped("%s", snap_.error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+// [SECTION] Views
+
+void FfnPanel::heatmap_view(int i, ImVec2 size) {
+  const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
+  plot::PlotState& st = heat_plot_[static_cast<std::size_t>(i)];
+  const ffn::Dataset& d = snap_.data;
+  st.x.range = st.home_x = {d.lo[0], d.hi[0]};
+  st.y.range = st.home_y = {d.lo[1], d.hi[1]};
+  if (!st.x.range.valid() || !st.y.range.valid()) st.x.range = st.y.range = {-1, 1};
+  char title[192];
+  const double acc = last_or_nan(n.train_acc), tacc = last_or_nan(n.test_acc);
+  if (std::isnan(acc)) {
+    std::snprintf(title, sizeof title, "%s: %s", kNetName[i], net_label(cfg_, i).c_str());
+  } else {
+    std::snprintf(title, sizeof title, "%s: %s   train %.1f%% · test %.1f%% right", kNetName[i],
+                  net_label(cfg_, i).c_str(), 100 * acc, 100 * tacc);
+  }
+  ImGui::PushID(i);
+  plot::Plot p("heat", st, size, nullptr, title);
+  heat_[static_cast<std::size_t>(i)].draw(p);
+  for (std::size_t c = 0; c < train_x_.size(); ++c) {
+    p.rings("##test", class_color(static_cast<int>(c)), test_x_[c], test_y_[c], 0.24f, 0.08f);
+    p.scatter("##rim", IM_COL32_WHITE, train_x_[c], train_y_[c], 0.3f);
+    p.scatter("##dot", class_color(static_cast<int>(c)), train_x_[c], train_y_[c], 0.22f);
+  }
+  if (!n.error.empty()) p.note(n.error.c_str(), 0, IM_COL32(200, 30, 30, 255));
+  const plot::Transform tf = p.transform();
+  const bool hovered = p.hovered();
+  p.end();
+  ImGui::PopID();
+  hover_prediction(n.grid, tf, hovered);
+  heat_min_[static_cast<std::size_t>(i)] = ImVec2(static_cast<float>(tf.left), static_cast<float>(tf.top));
+  heat_max_[static_cast<std::size_t>(i)] =
+      ImVec2(static_cast<float>(tf.right), static_cast<float>(tf.bottom));
+  ui::mark_plot(std::string("heat") + kNetName[i], st);
+
+  // Point edits: a click (no drag) inside the map.
+  const ImGuiIO& io = ImGui::GetIO();
+  const ImVec2 m = io.MousePos;
+  const bool inside = m.x >= tf.left && m.x <= tf.right && m.y >= tf.top && m.y <= tf.bottom;
+  if (!hovered || !inside || !ImGui::IsMouseReleased(0) || io.MouseDragMaxDistanceSqr[0] > 16) return;
+  const double x = tf.data_x(m.x), y = tf.data_y(m.y);
+  if (io.KeyCtrl) {
+    // The nearest training point within 0.8 em on screen.
+    double best = 0.8 * ui::em() * 0.8 * ui::em();
+    Eigen::Index arg = -1;
+    for (Eigen::Index k = 0; k < d.x_train.cols(); ++k) {
+      const double dx = tf.px_x(d.x_train(0, k)) - m.x, dy = tf.px_y(d.x_train(1, k)) - m.y;
+      if (dx * dx + dy * dy < best) {
+        best = dx * dx + dy * dy;
+        arg = k;
+      }
+    }
+    if (arg < 0) return;
+    cfg_.edits.push_back(PointEdit{false, d.x_train(0, arg), d.x_train(1, arg), 0});
+  } else {
+    cfg_.edits.push_back(PointEdit{true, x, y, io.KeyShift ? 1 : 0});
+  }
+  changed(false);
+}
+
+void FfnPanel::hover_prediction(const ffn::GridOutput& g, const plot::Transform& tf, bool hovered) const {
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!hovered || g.nx < 2 || g.ny < 2 || m.x < tf.left || m.x > tf.right || m.y < tf.top || m.y > tf.bottom)
+    return;
+  // The nearest grid point's prediction (appended to the plot's hover tooltip).
+  const double fx = (tf.data_x(m.x) - g.lo[0]) / (g.hi[0] - g.lo[0]) * (g.nx - 1);
+  const double fy = (tf.data_y(m.y) - g.lo[1]) / (g.hi[1] - g.lo[1]) * (g.ny - 1);
+  const int i = std::clamp(static_cast<int>(std::lround(fx)), 0, g.nx - 1);
+  const int j = std::clamp(static_cast<int>(std::lround(fy)), 0, g.ny - 1);
+  const std::size_t k =
+      static_cast<std::size_t>(j) * static_cast<std::size_t>(g.nx) + static_cast<std::size_t>(i);
+  if (k >= g.values.size()) return;
+  ImGui::BeginTooltip();
+  if (g.confidence.empty()) {
+    ImGui::Text("P(orange) = %.3f", g.values[k]);
+  } else {
+    ImGui::Text("class %d, p = %.3f", static_cast<int>(g.values[k]), g.confidence[k]);
+  }
+  ImGui::TextDisabled("click: add blue · shift: orange · ctrl: remove");
+  ImGui::EndTooltip();
+}
+
+void FfnPanel::loss_plot(ImVec2 size) {
+  plot::Plot p("loss", loss_, size, "training step", "loss (thin: minibatch, thick: test set)");
+  const int nets = snap_.ab ? 2 : 1;
+  for (int i = 0; i < nets; ++i) {
+    const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
+    char label[64];
+    std::snprintf(label, sizeof label, "##batch%d", i);
+    p.line(label, (kNetColor[i] & ~IM_COL32_A_MASK) | (90u << IM_COL32_A_SHIFT), n.loss_steps, n.batch_loss,
+           0.08f);
+  }
+  for (int i = 0; i < nets; ++i) {
+    const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
+    char label[160];
+    std::snprintf(label, sizeof label, "%s: %s  test %.3g##test%d", kNetName[i], net_label(cfg_, i).c_str(),
+                  last_or_nan(n.test_loss), i);
+    p.line(label, kNetColor[i], n.eval_steps, n.test_loss, 0.17f);
+  }
+  if (snap_.nets[0].steps == 0) p.note("press Play or Step to train", 3, IM_COL32(90, 90, 90, 255));
+  p.end();
+  ui::mark_plot("loss", loss_);
+}
+
+void FfnPanel::layer_plot(ImVec2 size) {
+  const int nets = snap_.ab ? 2 : 1;
+  const int count = static_cast<int>(snap_.nets[0].layers.size());
+  layer_ = std::clamp(layer_, 0, std::max(0, count - 1));
+  char xl[96];
+  std::snprintf(xl, sizeof xl, "activation value in hidden layer %d (latest minibatch)", layer_ + 1);
+  // Both nets' histograms as densities on one axis: step outlines (two points per bin).
+  double lo = 1e300, hi = -1e300, top = 0;
+  for (int i = 0; i < nets; ++i) {
+    auto& xs = hist_x_[static_cast<std::size_t>(i)];
+    auto& ys = hist_y_[static_cast<std::size_t>(i)];
+    xs.clear();
+    ys.clear();
+    const auto& layers = snap_.nets[static_cast<std::size_t>(i)].layers;
+    if (layer_ >= static_cast<int>(layers.size())) continue;
+    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer_)];
+    const int bins = static_cast<int>(s.histogram.size());
+    double total = 0;
+    for (int c : s.histogram) total += c;
+    const double w = s.hi > s.lo ? (s.hi - s.lo) / bins : 1.0;
+    for (int b = 0; b < bins; ++b) {
+      const double dens = total > 0 ? s.histogram[static_cast<std::size_t>(b)] / (total * w) : 0.0;
+      xs.push_back(s.lo + b * w);
+      ys.push_back(dens);
+      xs.push_back(s.lo + (b + 1) * w);
+      ys.push_back(dens);
+      top = std::max(top, dens);
+    }
+    lo = std::min(lo, s.lo);
+    hi = std::max(hi, s.lo + bins * w);
+  }
+  if (lo < hi && top > 0 && snap_.version != layers_version_) {
+    layers_.x.range = layers_.home_x = plot::padded(layers_.x, {lo, hi}, 0.03);
+    // Densities spike at 0 for ReLU (dead and negative inputs): cap the view at a readable height.
+    layers_.y.range = layers_.home_y = {0, std::min(top, 6.0) * 1.1};
+    layers_version_ = snap_.version;
+  }
+  plot::Plot p("layers", layers_, size, xl, "density");
+  for (int i = 0; i < nets; ++i) {
+    const auto& layers = snap_.nets[static_cast<std::size_t>(i)].layers;
+    if (layer_ >= static_cast<int>(layers.size())) continue;
+    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer_)];
+    char label[96];
+    std::snprintf(label, sizeof label, "%s: %d of %d units dead##h%d", kNetName[i],
+                  static_cast<int>(std::lround(s.dead_fraction * s.units)), s.units, i);
+    p.line(label, kNetColor[i], hist_x_[static_cast<std::size_t>(i)], hist_y_[static_cast<std::size_t>(i)],
+           0.15f);
+  }
+  if (count == 0) p.note("per-layer statistics appear after the first step", 0, IM_COL32(90, 90, 90, 255));
+  p.end();
+  ui::mark_plot("layers", layers_);
+}
+
+void FfnPanel::drawContent() {
+  if (lab_.take(snap_)) {
+    const int classes = std::max(2, snap_.data.classes);
+    for (std::size_t i = 0; i < 2; ++i) heat_[i].upload(snap_.nets[i].grid, classes);
+    // Points per class (train filled, test hollow), drawn on both maps.
+    train_x_.assign(static_cast<std::size_t>(classes), {});
+    train_y_ = test_x_ = test_y_ = train_x_;
+    const ffn::Dataset& d = snap_.data;
+    for (Eigen::Index k = 0; k < d.x_train.cols(); ++k) {
+      const auto c = static_cast<std::size_t>(std::clamp(static_cast<int>(d.y_train(k)), 0, classes - 1));
+      train_x_[c].push_back(d.x_train(0, k));
+      train_y_[c].push_back(d.x_train(1, k));
+    }
+    for (Eigen::Index k = 0; k < d.x_test.cols(); ++k) {
+      const auto c = static_cast<std::size_t>(std::clamp(static_cast<int>(d.y_test(k)), 0, classes - 1));
+      test_x_[c].push_back(d.x_test(0, k));
+      test_y_[c].push_back(d.x_test(1, k));
+    }
+    // The loss axes follow the data (log y).
+    double steps = 10;
+    std::vector<double> all;
+    for (const NetSnapshot& n : snap_.nets) {
+      steps = std::max(steps, static_cast<double>(n.steps));
+      all.insert(all.end(), n.batch_loss.begin(), n.batch_loss.end());
+      all.insert(all.end(), n.test_loss.begin(), n.test_loss.end());
+    }
+    loss_.x.range = loss_.home_x = {0, steps * 1.02};
+    const plot::Range b = plot::data_bounds(all, loss_.y);
+    if (b.min <= b.max) loss_.y.range = loss_.home_y = plot::padded(loss_.y, b, 0.05);
+  }
+
+  const float em = ui::em();
+  ui::begin_panel(20.5f, [this] { controls(); });
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  // Square maps: the plot frame adds about 5 em of margins across and 2.3 em down.
+  const float top_h = std::min(avail.y * 0.58f, half_w - 2.7f * em);
+  heatmap_view(0, ImVec2(half_w, top_h));
+  ImGui::SameLine();
+  if (snap_.ab) {
+    heatmap_view(1, ImVec2(half_w, top_h));
+  } else {
+    ImGui::Dummy(ImVec2(half_w, top_h));
+  }
+  loss_plot(ImVec2(half_w, -1));
+  ImGui::SameLine();
+  ImGui::BeginGroup();
+  const int count = static_cast<int>(snap_.nets[0].layers.size());
+  if (count > 1) {
+    ImGui::SetNextItemWidth(8 * em);
+    int shown = layer_ + 1;
+    if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
+    ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
+  }
+  layer_plot(ImVec2(half_w, -1));
+  ImGui::EndGroup();
+  ImGui::EndChild();
+}
+
+// [SECTION] State and meta
+
+json::Value FfnPanel::state() const {
+  json::Value v = cfg_.to_json();
+  v.as_object()["shot_steps"] = shot_steps_;
+  v.as_object()["playing"] = lab_.running();
+  return v;
+}
+
+void FfnPanel::set_state(const json::Value& s) {
+  cfg_.from_json(s);
+  double steps = shot_steps_;
+  read_number(s, "shot_steps", steps, 0, 100000);
+  shot_steps_ = static_cast<int>(steps);
+  bool playing = false;
+  read_bool(s, "playing", playing);
+  lab_.reset(cfg_);
+  lab_.set_running(playing);
+}
+
+json::Object FfnPanel::meta() const {
+  json::Object o, plots;
+  plots["heatA"] = plot_meta(heat_plot_[0]);
+  plots["heatB"] = plot_meta(heat_plot_[1]);
+  plots["loss"] = plot_meta(loss_);
+  plots["layers"] = plot_meta(layers_);
+  o["plots"] = plots;
+  o["state"] = state();
+  o["backend"] = snap_.backend;
+  o["error"] = snap_.error;
+  o["notice"] = snap_.notice;
+  o["ab"] = snap_.ab;
+  json::Array nets;
+  for (std::size_t i = 0; i < 2; ++i) {
+    const NetSnapshot& n = snap_.nets[i];
+    json::Object m;
+    m["steps"] = n.steps;
+    m["train_accuracy"] = n.train_acc.empty() ? json::Value() : json::Value(n.train_acc.back());
+    m["test_accuracy"] = n.test_acc.empty() ? json::Value() : json::Value(n.test_acc.back());
+    m["test_loss"] = n.test_loss.empty() ? json::Value() : json::Value(n.test_loss.back());
+    json::Array dead, units;
+    for (const ffn::LayerStats& s : n.layers) {
+      dead.emplace_back(static_cast<int>(std::lround(s.dead_fraction * s.units)));
+      units.emplace_back(s.units);
+    }
+    m["dead_units"] = std::move(dead);
+    m["units"] = std::move(units);
+    m["error"] = n.error;
+    nets.emplace_back(std::move(m));
+  }
+  o["nets"] = std::move(nets);
+  json::Array colors, tints;
+  for (int c = 0; c < 2; ++c) {
+    colors.emplace_back(color_hex(class_color(c)));
+    tints.emplace_back(color_hex(heat_color(c, 1.0)));
+  }
+  o["class_colors"] = std::move(colors);
+  o["heat_colors"] = std::move(tints);
+  o["train_points"] = static_cast<int>(snap_.data.x_train.cols());
+  return o;
+}
+
+}  // namespace gelu::app

@@ -1,0 +1,729 @@
+// The desktop app's frame: fonts, theme, menu bar and panel tabs (see app.hpp).
+#include "gui/shell/app.hpp"
+
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "gelu/activation.hpp"
+#include "gelu/numio.hpp"
+#include "gui/kit/ui.hpp"
+#include "gui/panels/approx_panel.hpp"
+#include "gui/panels/bench_panel.hpp"
+#include "gui/panels/curves_panel.hpp"
+#include "gui/panels/dropout_panel.hpp"
+#include "gui/panels/ffn_panel.hpp"
+#include "gui/shell/export.hpp"
+#include "gui/shell/session.hpp"
+
+namespace gelu::app {
+
+namespace {
+constexpr const char* kFontRegular = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+constexpr const char* kFontBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+// Symbols the UI writes itself (the registry's texts are added on top of these).
+constexpr const char* kUiSymbols = "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩";
+
+void apply_theme(float scale, bool projector) {
+  ImGuiStyle style;
+  ImGui::StyleColorsLight(&style);
+  ImVec4* c = style.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0.965f, 0.965f, 0.97f, 1.0f);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_Text] = ImVec4(0.08f, 0.08f, 0.10f, 1.0f);
+  c[ImGuiCol_MenuBarBg] = ImVec4(0.90f, 0.91f, 0.93f, 1.0f);
+  c[ImGuiCol_FrameBg] = ImVec4(1, 1, 1, 1);
+  c[ImGuiCol_Border] = ImVec4(0, 0, 0, 0.18f);
+  c[ImGuiCol_Tab] = ImVec4(0.84f, 0.86f, 0.90f, 1.0f);
+  c[ImGuiCol_TabActive] = ImVec4(0.26f, 0.47f, 0.78f, 1.0f);
+  c[ImGuiCol_TabHovered] = ImVec4(0.40f, 0.60f, 0.88f, 1.0f);
+  style.WindowRounding = 0;
+  style.ChildRounding = 4;
+  style.FrameRounding = 4;
+  style.GrabRounding = 4;
+  style.TabRounding = 5;
+  style.FramePadding = ImVec2(7, 4);
+  style.ItemSpacing = ImVec2(9, 7);
+  style.WindowPadding = ImVec2(10, 8);
+  style.GrabMinSize = 12;
+  style.AntiAliasedLines = true;
+  style.AntiAliasedLinesUseTex = true;
+  style.AntiAliasedFill = true;
+  if (projector) apply_projector_colors(style);
+  style.ScaleAllSizes(scale);
+  ImGui::GetStyle() = style;
+}
+}  // namespace
+
+std::vector<std::unique_ptr<Panel>> App::make_panels() {
+  std::vector<std::unique_ptr<Panel>> panels;
+  panels.push_back(std::make_unique<CurvesPanel>());
+  panels.push_back(std::make_unique<ApproxPanel>());
+  panels.push_back(std::make_unique<DropoutPanel>());
+  panels.push_back(std::make_unique<FfnPanel>());
+  panels.push_back(std::make_unique<BenchPanel>());
+  return panels;
+}
+
+std::unique_ptr<Panel> App::make_panel(std::string_view id) {
+  for (auto& p : make_panels())
+    if (id == p->id()) return std::move(p);
+  return nullptr;
+}
+
+App::App() : panels_(make_panels()) {}
+App::~App() = default;
+
+void App::replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string_view active) {
+  panels_ = std::move(panels);
+  active_ = 0;
+  if (!select(active)) pending_select_ = 0;
+}
+
+std::string App::panel_ids() {
+  return "curves|approx|dropout|ffn|bench";
+}
+
+void App::setup_fonts_and_style(float content_scale) {
+  scale_ = content_scale > 0 ? content_scale : 1.0f;
+  ImGuiIO& io = ImGui::GetIO();
+  io.Fonts->Clear();
+  ImFontGlyphRangesBuilder b;
+  b.AddRanges(io.Fonts->GetGlyphRangesDefault());
+  b.AddText(kUiSymbols);
+  for (const Activation& a : registry()) {
+    b.AddText(a.name);
+    b.AddText(a.formula);
+    b.AddText(a.description);
+    for (const ParamSpec& p : a.params) b.AddText(p.description);
+  }
+  glyph_ranges_.clear();
+  b.BuildRanges(&glyph_ranges_);
+  // Presentation mode rasterizes the glyphs at the larger size (crisp), rather than scaling a bitmap.
+  const float total = scale_ * presentation_.font_scale();
+  const float px = kBaseFontPx * total;
+  ImFontConfig cfg;
+  cfg.OversampleH = 2;
+  cfg.OversampleV = 2;
+  cfg.PixelSnapH = false;
+  formula_glyphs_ok_ = std::filesystem::exists(kFontRegular);
+  ImFont* regular = nullptr;
+  ImFont* bold = nullptr;
+  if (formula_glyphs_ok_) {
+    regular = io.Fonts->AddFontFromFileTTF(kFontRegular, px, &cfg, glyph_ranges_.Data);
+    if (std::filesystem::exists(kFontBold))
+      bold = io.Fonts->AddFontFromFileTTF(kFontBold, px * 1.12f, &cfg, glyph_ranges_.Data);
+  }
+  if (!regular) {
+    // Without DejaVu the UI still works in ImGui's built-in font (formula symbols show as '?').
+    ImFontConfig d;
+    d.SizePixels = 13.0f * total;
+    regular = io.Fonts->AddFontDefault(&d);
+    formula_glyphs_ok_ = false;
+  }
+  io.FontDefault = regular;
+  ui::fonts().regular = regular;
+  ui::fonts().bold = bold ? bold : regular;
+  io.Fonts->Build();
+  apply_theme(total, presentation_.on);
+  plot::set_line_scale(presentation_.on ? kProjectorLineScale : 1.0f);
+}
+
+bool App::take_fonts_dirty() {
+  const bool r = fonts_dirty_;
+  fonts_dirty_ = false;
+  return r;
+}
+
+void App::set_presentation(const Presentation& p) {
+  Presentation q = p;
+  q.scale = std::clamp(q.scale, Presentation::kMinScale, Presentation::kMaxScale);
+  if (q.on != presentation_.on || q.scale != presentation_.scale) fonts_dirty_ = true;
+  if (q.on != presentation_.on) ui::set_show_controls(!q.on);  // presenting: plots first, controls on F6
+  presentation_ = q;
+}
+
+bool App::take_fullscreen_request() {
+  const bool r = fullscreen_request_;
+  fullscreen_request_ = false;
+  return r;
+}
+
+bool App::select(std::string_view id) {
+  for (std::size_t i = 0; i < panels_.size(); ++i)
+    if (id == panels_[i]->id()) {
+      active_ = i;
+      pending_select_ = static_cast<int>(i);
+      return true;
+    }
+  return false;
+}
+
+Panel* App::find(std::string_view id) {
+  for (auto& p : panels_)
+    if (id == p->id()) return p.get();
+  return nullptr;
+}
+
+bool App::animating() const {
+  return panels_[active_]->animating();
+}
+
+bool App::take_png_request() {
+  const bool r = png_request_;
+  png_request_ = false;
+  return r;
+}
+
+std::string App::png_path() const {
+  return "gelulab-" + std::string(panels_[active_]->id()) + "-" + std::to_string(png_counter_) + ".png";
+}
+
+void App::menu_bar() {
+  if (!ImGui::BeginMenuBar()) return;
+  if (ImGui::BeginMenu("File")) {
+    if (ImGui::MenuItem("Save PNG of the window", "F12")) png_request_ = true;
+    if (ImGui::MenuItem("Save PNG of the plot", "Shift+F12")) plot_png_wanted_ = true;
+    if (ImGui::MenuItem("Save CSV of the plot's visible series", "Ctrl+E")) request_csv();
+    ImGui::Separator();
+    if (ImGui::MenuItem("Save session as…", "Ctrl+Shift+S")) open_save_dialog_ = true;
+    if (ImGui::MenuItem("Restore session…", "Ctrl+O")) open_restore_dialog_ = true;
+    ImGui::Separator();
+    if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+    ImGui::EndMenu();
+  }
+  if (ImGui::BeginMenu("View")) {
+    for (std::size_t i = 0; i < panels_.size(); ++i) {
+      const std::string shortcut = "Ctrl+" + std::to_string(i + 1);
+      if (ImGui::MenuItem(panels_[i]->title(), shortcut.c_str(), active_ == i)) select(panels_[i]->id());
+    }
+    ImGui::Separator();
+    Presentation p = presentation_;
+    if (ImGui::MenuItem("Presentation mode", "F5", p.on)) p.on = !p.on;
+    if (ImGui::BeginMenu("Presentation text size")) {
+      for (float sc : {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f}) {
+        char label[16];
+        std::snprintf(label, sizeof label, "%g×", static_cast<double>(sc));
+        if (ImGui::MenuItem(label, nullptr, p.scale == sc)) {
+          p.scale = sc;
+          p.on = true;
+        }
+      }
+      ImGui::EndMenu();
+    }
+    set_presentation(p);
+    if (ImGui::MenuItem("Panel controls", "F6", ui::show_controls()))
+      ui::set_show_controls(!ui::show_controls());
+    if (ImGui::MenuItem("Fullscreen", "F11", geometry_.fullscreen)) fullscreen_request_ = true;
+    ImGui::EndMenu();
+  }
+  lessons_menu();
+  if (ImGui::BeginMenu("Help")) {
+    if (ImGui::MenuItem("Keyboard shortcuts", "F1")) shortcuts_open_ = true;
+    ImGui::Separator();
+    ImGui::TextUnformatted("Plots: drag to pan (over an axis: that axis only)");
+    ImGui::TextUnformatted("Wheel: zoom about the cursor (over an axis: that axis only)");
+    ImGui::TextUnformatted("Double-click: fit · Click a legend entry: show/hide it");
+    ImGui::TextUnformatted("Drag the triangle-topped probe line to move the probe");
+    ImGui::Separator();
+    ImGui::TextUnformatted("The same pictures without a window: gelulab shot --help");
+    ImGui::EndMenu();
+  }
+  if (!status_.empty()) {
+    ImGui::SameLine(ImGui::GetWindowWidth() - ImGui::CalcTextSize(status_.c_str()).x -
+                    2 * ImGui::GetFontSize());
+    ImGui::TextDisabled("%s", status_.c_str());
+  }
+  ImGui::EndMenuBar();
+}
+
+void App::lessons_menu() {
+  if (!ImGui::BeginMenu("Lessons")) {
+    lesson_files_.clear();  // re-scanned each time the menu opens
+    return;
+  }
+  if (lesson_files_.empty()) lesson_files_ = find_lessons();
+  if (lesson_files_.empty()) ImGui::TextDisabled("no lessons in %s", lessons_dir().c_str());
+  for (const std::string& f : lesson_files_) {
+    const std::string name = std::filesystem::path(f).stem().string();
+    const bool current = lesson_ && lesson_->path == f;
+    if (ImGui::MenuItem(name.c_str(), nullptr, current)) {
+      try {
+        open_lesson(load_lesson(f), 0);
+      } catch (const LessonError& e) {
+        show_message(e.what(), true);
+      }
+    }
+  }
+  if (lesson_) {
+    ImGui::Separator();
+    if (ImGui::MenuItem("Leave the lesson", "Esc")) close_lesson();
+  }
+  ImGui::EndMenu();
+}
+
+// [SECTION] Lessons
+
+void App::open_lesson(Lesson lesson, int step, bool apply_state) {
+  lesson_ = std::move(lesson);
+  step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
+  step_pending_ = apply_state;
+}
+
+void App::close_lesson() {
+  lesson_.reset();
+  step_pending_ = false;
+}
+
+void App::go_to_step(int step) {
+  if (!lesson_) return;
+  const int s = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
+  if (s == step_) return;
+  step_ = s;
+  step_pending_ = true;
+}
+
+void App::apply_pending() {
+  if (!lesson_ || !step_pending_) return;
+  step_pending_ = false;
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  std::unique_ptr<Panel> fresh = make_panel(s.panel);
+  if (!fresh) {
+    show_message(lesson_->path + ": step " + std::to_string(step_ + 1) + ": no panel '" + s.panel + "'",
+                 true);
+    return;
+  }
+  try {
+    fresh->set_state(s.state);
+  } catch (const json::JsonError& e) {
+    show_message(lesson_->path + ": steps[" + std::to_string(step_) + "].state: " + e.what(), true);
+    return;
+  }
+  csv_stage_ = 0;  // a pending CSV request would point into the replaced panel
+  for (auto& p : panels_)
+    if (s.panel == p->id()) p = std::move(fresh);
+  select(s.panel);
+}
+
+namespace {
+constexpr const char* kLessonButtons[3] = {"◀ Back", "Next ▶", "Leave"};
+
+float lesson_buttons_width() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  float w = 2 * st.ItemSpacing.x;
+  for (const char* l : kLessonButtons) w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x;
+  return w;
+}
+
+// The bold first line of the lesson bar: "step k/n · step title", followed by the lesson title when it fits
+// beside the buttons; wrapped (never hidden under the buttons) when even the step title is too long.
+struct LessonHeader {
+  std::string text;
+  float wrap = 0, height = 0;
+};
+LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
+  if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+  LessonHeader h;
+  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width() - ui::em());
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "Step %d/%zu  ·  ", step + 1, l.steps.size());
+  h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
+  const std::string with_title = h.text + "   —   " + l.title;
+  if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
+  h.height = std::max(ImGui::CalcTextSize(h.text.c_str(), nullptr, false, h.wrap).y, ImGui::GetFrameHeight());
+  if (ui::fonts().bold) ImGui::PopFont();
+  return h;
+}
+}  // namespace
+
+float App::lesson_bar_height() const {
+  if (!lesson_) return 0;
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float em = ui::em();
+  const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
+  const float text_h = ImGui::CalcTextSize(s.text.c_str(), nullptr, false, content_w).y;
+  return 1.2f * em + lesson_header(*lesson_, step_, content_w).height + st.ItemSpacing.y + text_h + 2.0f;
+}
+
+void App::lesson_bar(float height) {
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const int n = static_cast<int>(lesson_->steps.size());
+  const float em = ui::em();
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 247, 214, 255));
+  ImGui::PushStyleColor(ImGuiCol_Border, IM_COL32(150, 120, 20, 200));
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
+  ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
+  ui::mark("lesson_bar", ImGui::GetWindowPos(),
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                  ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+  const float content_w = ImGui::GetContentRegionAvail().x;
+  const LessonHeader h = lesson_header(*lesson_, step_, content_w);
+  const float y0 = ImGui::GetCursorPosY();
+  if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + h.wrap);
+  ImGui::SetCursorPosY(y0 + std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2));
+  ImGui::TextUnformatted(h.text.c_str());
+  ImGui::PopTextWrapPos();
+  if (ui::fonts().bold) ImGui::PopFont();
+  const float y1 = ImGui::GetCursorPosY();
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(), y0));
+  ImGui::BeginDisabled(step_ == 0);
+  if (ImGui::Button(kLessonButtons[0])) go_to_step(step_ - 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(step_ + 1 == n);
+  if (ImGui::Button(kLessonButtons[1])) go_to_step(step_ + 1);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  const bool leave = ImGui::Button(kLessonButtons[2]);
+  ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(s.text.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::PopStyleVar(2);
+  ImGui::PopStyleColor(2);
+  if (leave) close_lesson();
+}
+
+// [SECTION] Messages, sessions, export
+
+void App::show_message(std::string text, bool error) {
+  message_ = std::move(text);
+  message_error_ = error;
+}
+
+void App::message_banner() {
+  if (message_.empty()) return;
+  const float em = ui::em();
+  ImGui::PushStyleColor(ImGuiCol_ChildBg,
+                        message_error_ ? IM_COL32(253, 226, 226, 255) : IM_COL32(224, 242, 226, 255));
+  ImGui::PushStyleColor(ImGuiCol_Text, message_error_ ? IM_COL32(120, 0, 0, 255) : IM_COL32(0, 80, 20, 255));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.6f * em, 0.4f * em));
+  const float wrap = ImGui::GetContentRegionAvail().x - 6 * em;
+  const float h = ImGui::CalcTextSize(message_.c_str(), nullptr, false, wrap).y + 0.9f * em;
+  ImGui::BeginChild("##message", ImVec2(0, std::max(h, ImGui::GetFrameHeight() + 0.9f * em)), true,
+                    ImGuiWindowFlags_NoScrollbar);
+  ui::mark("message", ImGui::GetWindowPos(),
+           ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                  ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
+  ImGui::TextUnformatted(message_.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 4 * em);
+  ImGui::PopStyleColor();  // the button in the normal text colour
+  const bool ok = ImGui::Button("OK", ImVec2(4 * em, 0));
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor();
+  if (ok) message_.clear();
+}
+
+void App::session_dialogs() {
+  const std::string fallback = autosave_path_.empty() ? default_session_path() : autosave_path_;
+  if (open_save_dialog_ || open_restore_dialog_) {
+    std::snprintf(dialog_path_, sizeof dialog_path_, "%s", fallback.c_str());
+    ImGui::OpenPopup(open_save_dialog_ ? "Save session" : "Restore session");
+    open_save_dialog_ = open_restore_dialog_ = false;
+  }
+  const float em = ui::em();
+  for (int save = 1; save >= 0; --save) {
+    const char* name = save ? "Save session" : "Restore session";
+    ImGui::SetNextWindowSize(ImVec2(36 * em, 0));
+    if (!ImGui::BeginPopupModal(name, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) continue;
+    ImGui::TextUnformatted(save ? "Save the whole session (panels, lesson step, presentation) as JSON to:"
+                                : "Restore a session saved by GELU Lab from:");
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter =
+        ImGui::InputText("##path", dialog_path_, sizeof dialog_path_, ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button(save ? "Save" : "Restore", ImVec2(8 * em, 0)) || enter) {
+      try {
+        if (save) {
+          save_session(*this, dialog_path_);
+          set_status(std::string("saved ") + dialog_path_);
+        } else {
+          pending_restore_ =
+              dialog_path_;  // at the start of the next frame: this frame still draws the old panels
+        }
+      } catch (const SessionError& e) {
+        show_message(std::string(save ? "Could not save the session: " : "Could not restore the session: ") +
+                         e.what() + (save ? "" : ". Nothing was changed."),
+                     true);
+      }
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+      ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
+void App::request_csv(std::string plot_id, std::string path) {
+  csv_stage_ = 1;
+  csv_plot_ = std::move(plot_id);
+  csv_path_ = std::move(path);
+}
+
+bool App::take_plot_png_request(ImVec2* min, ImVec2* max, std::string* path) {
+  if (!plot_png_request_) return false;
+  plot_png_request_ = false;
+  *min = plot_png_min_;
+  *max = plot_png_max_;
+  *path = plot_png_path_;
+  return true;
+}
+
+namespace {
+// The plot named `id`, else the one under the mouse, else the first drawn this frame.
+const ui::PlotRef* pick_plot(const std::string& id) {
+  const auto& plots = ui::frame_plots();
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  for (const ui::PlotRef& r : plots)
+    if (!id.empty() && r.id == id) return &r;
+  if (!id.empty()) return nullptr;
+  for (const ui::PlotRef& r : plots) {
+    const plot::Transform& t = r.state->last;
+    if (m.x >= t.left && m.x <= t.right && m.y >= t.top && m.y <= t.bottom) return &r;
+  }
+  return plots.empty() ? nullptr : &plots.front();
+}
+}  // namespace
+
+void App::export_requests() {
+  if (plot_png_wanted_) {
+    plot_png_wanted_ = false;
+    if (const ui::PlotRef* r = pick_plot({})) {
+      plot_frame_rect(*r->state, ui::em(), ImGui::GetIO().DisplaySize, &plot_png_min_, &plot_png_max_);
+      plot_png_path_ =
+          "gelulab-" + std::string(active_id()) + "-" + r->id + "-" + std::to_string(png_counter_) + ".png";
+      plot_png_request_ = true;
+    } else {
+      set_status("no plot on this panel");
+    }
+  }
+  if (csv_stage_ == 2) {
+    csv_stage_ = 0;
+    const auto& plots = ui::frame_plots();
+    const bool drawn =
+        std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
+    if (!drawn || csv_state_->capture) {
+      set_status("CSV: the plot was not drawn");
+    } else {
+      const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ +
+                                                       "-" + std::to_string(png_counter_) + ".csv"
+                                                 : csv_path_;
+      try {
+        write_file_atomic(path, series_csv(csv_plot_, *csv_state_));
+        last_csv_ = path;
+        set_status("saved " + path);
+        if (csv_path_.empty()) ++png_counter_;
+      } catch (const FileError& e) {
+        set_status(e.what());
+      }
+    }
+  }
+  if (csv_stage_ == 1) {
+    if (const ui::PlotRef* r = pick_plot(csv_plot_)) {
+      csv_plot_ = r->id;
+      csv_state_ = r->state;
+      csv_state_->capture = true;  // the next frame's Plot::end fills captured
+      csv_stage_ = 2;
+    } else {
+      set_status(csv_plot_.empty() ? "CSV: no plot on this panel"
+                                   : "CSV: no plot '" + csv_plot_ + "' on this panel");
+      csv_stage_ = 0;
+    }
+  }
+}
+
+// [SECTION] Frame
+
+void App::shortcuts() {
+  const ImGuiIO& io = ImGui::GetIO();
+  // Keys are GLFW key codes in ImGui 1.86's io.KeysDown (the GLFW backend's mapping).
+  const bool ctrl = io.KeyCtrl, shift = io.KeyShift;
+  const auto pressed = [](int key) { return ImGui::IsKeyPressed(key, false); };
+  if (pressed(GLFW_KEY_F12) || (ctrl && !shift && pressed(GLFW_KEY_S))) {
+    if (shift) {
+      plot_png_wanted_ = true;
+    } else {
+      png_request_ = true;
+    }
+  }
+  if (ctrl && shift && pressed(GLFW_KEY_S)) open_save_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_O)) open_restore_dialog_ = true;
+  if (ctrl && pressed(GLFW_KEY_E)) request_csv();
+  if (ctrl && pressed(GLFW_KEY_Q)) quit_ = true;
+  for (std::size_t i = 0; i < panels_.size() && i < 9; ++i)
+    if (ctrl && pressed(GLFW_KEY_1 + static_cast<int>(i))) select(panels_[i]->id());
+  Presentation p = presentation_;
+  if (pressed(GLFW_KEY_F5)) p.on = !p.on;
+  if (ctrl && (pressed(GLFW_KEY_EQUAL) || pressed(GLFW_KEY_KP_ADD))) {
+    p.on = true;
+    p.step(+1);
+  }
+  if (ctrl && (pressed(GLFW_KEY_MINUS) || pressed(GLFW_KEY_KP_SUBTRACT))) p.step(-1);
+  set_presentation(p);
+  if (pressed(GLFW_KEY_F11)) fullscreen_request_ = true;
+  if (pressed(GLFW_KEY_F6)) ui::set_show_controls(!ui::show_controls());
+  if (pressed(GLFW_KEY_F1)) shortcuts_open_ = !shortcuts_open_;
+  // Arrows step through a lesson unless a text field or a popup has the keyboard.
+  if (lesson_ && !io.WantTextInput &&
+      !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
+    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) go_to_step(step_ + 1);
+    if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) go_to_step(step_ - 1);
+    if (pressed(GLFW_KEY_ESCAPE) && !shortcuts_open_) close_lesson();
+  }
+}
+
+void App::frame() {
+  ImGuiIO& io = ImGui::GetIO();
+  ui::begin_frame();
+  if (!pending_restore_.empty()) {
+    const std::string path = std::move(pending_restore_);
+    pending_restore_.clear();
+    csv_stage_ = 0;  // a CSV request would point into the replaced panels
+    message_.clear();
+    try {
+      load_session(*this, path);
+      if (message_.empty()) show_message("Restored the session from " + path, false);
+    } catch (const SessionError& e) {
+      show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.",
+                   true);
+    }
+  }
+  apply_pending();
+  shortcuts();
+
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
+                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  ImGui::Begin("GELU Lab", nullptr, flags);
+  menu_bar();
+  message_banner();
+  const float bar_h = lesson_bar_height();
+  if (ImGui::BeginTabBar("panels")) {
+    for (std::size_t i = 0; i < panels_.size(); ++i) {
+      const ImGuiTabItemFlags tf = pending_select_ == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
+      if (ImGui::BeginTabItem(panels_[i]->title(), nullptr, tf)) {
+        if (pending_select_ < 0 || pending_select_ == static_cast<int>(i)) active_ = i;
+        const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+        ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
+        panels_[i]->drawContent();
+        ImGui::EndChild();
+        ImGui::EndTabItem();
+      }
+    }
+    pending_select_ = -1;
+    ImGui::EndTabBar();
+  }
+  if (lesson_) lesson_bar(bar_h);
+  session_dialogs();
+  export_requests();
+  ImGui::End();
+  shortcuts_overlay(&shortcuts_open_);
+}
+
+// [SECTION] Meta helpers (panel.hpp)
+
+std::string color_hex(unsigned int c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c & 0xff, (c >> 8) & 0xff, (c >> 16) & 0xff);
+  return buf;
+}
+
+json::Value plot_meta(const plot::PlotState& s) {
+  const plot::Transform& t = s.last;
+  auto scale = [](plot::Scale sc) {
+    return sc == plot::Scale::Linear ? "linear" : sc == plot::Scale::Log10 ? "log" : "symlog";
+  };
+  json::Object o;
+  o["left"] = t.left;
+  o["top"] = t.top;
+  o["right"] = t.right;
+  o["bottom"] = t.bottom;
+  o["x_min"] = t.x.range.min;
+  o["x_max"] = t.x.range.max;
+  o["y_min"] = t.y.range.min;
+  o["y_max"] = t.y.range.max;
+  o["x_scale"] = scale(t.x.scale);
+  o["y_scale"] = scale(t.y.scale);
+  o["symlog_c"] = t.y.symlog_c;
+  return o;
+}
+
+namespace {
+// Built with += (GCC 12's -Wrestrict misfires on "'" + std::string(...)).
+std::string quoted(std::string_view key) {
+  std::string s = "'";
+  s += key;
+  s += "'";
+  return s;
+}
+}  // namespace
+
+void read_range(const json::Value& state, std::string_view key, plot::Range& out) {
+  const json::Value* v = state.find(key);
+  if (!v) return;
+  const std::string msg = quoted(key) + " must be [min, max] with finite min < max";
+  if (!v->is_array() || v->as_array().size() != 2 || !v->as_array()[0].is_number() ||
+      !v->as_array()[1].is_number())
+    throw json::JsonError(msg);
+  const plot::Range r{v->as_array()[0].as_number(), v->as_array()[1].as_number()};
+  if (!r.valid()) throw json::JsonError(msg);
+  out = r;
+}
+
+void read_number(const json::Value& state, std::string_view key, double& out, double min, double max) {
+  const json::Value* v = state.find(key);
+  if (!v) return;
+  if (!v->is_number() || !(v->as_number() >= min && v->as_number() <= max)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "'%.*s' must be a number in [%g, %g]", static_cast<int>(key.size()),
+                  key.data(), min, max);
+    throw json::JsonError(buf);
+  }
+  out = v->as_number();
+}
+
+void read_bool(const json::Value& state, std::string_view key, bool& out) {
+  const json::Value* v = state.find(key);
+  if (!v) return;
+  if (!v->is_bool()) throw json::JsonError(quoted(key) + " must be true or false");
+  out = v->as_bool();
+}
+
+void read_string(const json::Value& state, std::string_view key, std::string& out) {
+  const json::Value* v = state.find(key);
+  if (!v) return;
+  if (!v->is_string()) throw json::JsonError(quoted(key) + " must be a string");
+  out = v->as_string();
+}
+
+void check_keys(const json::Value& state, std::initializer_list<std::string_view> known) {
+  if (!state.is_object()) throw json::JsonError("the panel state must be a JSON object");
+  for (const auto& [k, v] : state.as_object()) {
+    bool ok = false;
+    for (std::string_view n : known) ok = ok || k == n;
+    if (!ok) {
+      std::string list;
+      for (std::string_view n : known) {
+        if (!list.empty()) list += ", ";
+        list += n;
+      }
+      throw json::JsonError("unknown key " + gelu::quote(k) + " (known: " + list + ")");
+    }
+  }
+}
+
+}  // namespace gelu::app

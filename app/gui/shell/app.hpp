@@ -1,0 +1,136 @@
+// The desktop app's frame: fonts, theme, menu bar and the panel tabs. Shared by the window (cmd_gui.cpp)
+// and the headless shot (cmd_shot.cpp), so a shot is exactly what the window shows.
+#pragma once
+
+#include <imgui.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gui/panels/panel.hpp"
+#include "gui/shell/classroom.hpp"
+#include "model/lessons.hpp"
+
+namespace gelu::app {
+
+/// Base font size in pixels at content scale 1; every size in the UI is a multiple of the font size (em).
+inline constexpr float kBaseFontPx = 17.0f;
+
+class App {
+ public:
+  App();
+  ~App();
+
+  /// (Re)builds the font atlas for a content scale times the presentation scale (DejaVu Sans rasterized at
+  /// that pixel size, with the glyphs of every registry formula) and scales the style. Call before the
+  /// renderer backend creates its font texture (and between Destroy/CreateFontsTexture afterwards).
+  void setup_fonts_and_style(float content_scale);
+  /// True once after presentation settings changed: the window rebuilds the atlas and its texture.
+  bool take_fonts_dirty();
+  /// The whole UI for one frame; call between ImGui::NewFrame() and ImGui::Render().
+  void frame();
+
+  bool select(std::string_view panel_id);  // false when unknown
+  Panel* find(std::string_view panel_id);
+  Panel& active() { return *panels_[active_]; }
+  const char* active_id() const { return panels_[active_]->id(); }
+  const std::vector<std::unique_ptr<Panel>>& panels() const { return panels_; }
+  static std::string panel_ids();  // "curves|approx|dropout|…"
+  /// Every panel, freshly constructed with its defaults, in tab order.
+  static std::vector<std::unique_ptr<Panel>> make_panels();
+  static std::unique_ptr<Panel> make_panel(std::string_view panel_id);  // null when unknown
+  /// Swaps in a new set of panels (a restored session) and selects `active`.
+  void replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string_view active);
+
+  // [SECTION] Classroom mode
+  const Presentation& presentation() const { return presentation_; }
+  void set_presentation(const Presentation& p);
+  WindowGeometry& window_geometry() { return geometry_; }
+  const WindowGeometry& window_geometry() const { return geometry_; }
+  bool take_fullscreen_request();
+
+  // [SECTION] Lessons
+  const Lesson* lesson() const { return lesson_ ? &*lesson_ : nullptr; }
+  int lesson_step() const { return step_; }  // 0-based
+  /// Starts `lesson` at `step` (0-based, clamped); with apply_state the step's panel state is applied at the
+  /// start of the next frame (or by apply_pending()).
+  void open_lesson(Lesson lesson, int step, bool apply_state = true);
+  void close_lesson();
+  void go_to_step(int step);
+  /// Applies a pending lesson step now: a fresh panel of the step's kind with the step's state, selected.
+  void apply_pending();
+
+  // [SECTION] Sessions and export
+  /// Where the session is restored from on start and saved on exit; empty: no autosave.
+  void set_autosave_path(std::string path) { autosave_path_ = std::move(path); }
+  const std::string& autosave_path() const { return autosave_path_; }
+  /// After a failed restore the file is kept as it was: autosave is turned off and the message says so.
+  void block_autosave() { autosave_blocked_ = true; }
+  bool autosave_allowed() const { return !autosave_path_.empty() && !autosave_blocked_; }
+  /// A message in a banner under the menu bar until dismissed (errors in red).
+  void show_message(std::string text, bool error);
+  const std::string& message() const { return message_; }
+  /// A plot PNG request (Shift+F12): the rectangle to read back after rendering and the file name.
+  bool take_plot_png_request(ImVec2* min, ImVec2* max, std::string* path);
+  /// Asks for a CSV of the visible series of the plot `plot_id` ("" = under the mouse, else the first);
+  /// written to `path` ("" = gelulab-<panel>-<plot>-N.csv) two frames later.
+  void request_csv(std::string plot_id = {}, std::string path = {});
+  /// Asks for a PNG of the plot under the mouse (else the first) at the end of this frame.
+  void request_plot_png() { plot_png_wanted_ = true; }
+  /// Non-empty once a requested CSV was written (its path) — for the headless shot.
+  const std::string& last_csv() const { return last_csv_; }
+
+  bool animating() const;
+  /// Handles keys and requests between frames; part of frame().
+  void shortcuts();
+  /// Set by the menu item or the key (F12 / Ctrl+S); the window saves the PNG after rendering.
+  bool take_png_request();
+  bool quit_requested() const { return quit_; }
+  std::string png_path() const;  // where the live view's PNG goes: gelulab-<panel>-N.png in the cwd
+  void png_saved() { ++png_counter_; }
+  void set_status(std::string s) { status_ = std::move(s); }
+  bool font_has_formula_glyphs() const { return formula_glyphs_ok_; }
+
+ private:
+  void menu_bar();
+  void lesson_bar(float height);
+  float lesson_bar_height() const;
+  void message_banner();
+  void session_dialogs();
+  void lessons_menu();
+  void export_requests();
+  std::vector<std::unique_ptr<Panel>> panels_;
+  std::size_t active_ = 0;
+  int pending_select_ = -1;
+  bool png_request_ = false, quit_ = false;
+  int png_counter_ = 0;
+  std::string status_;
+  bool formula_glyphs_ok_ = false;
+  float scale_ = 1.0f;  // content scale of the display
+  ImVector<ImWchar> glyph_ranges_;
+  Presentation presentation_;
+  bool fonts_dirty_ = false, fullscreen_request_ = false, shortcuts_open_ = false;
+  WindowGeometry geometry_;
+  std::optional<Lesson> lesson_;
+  int step_ = 0;
+  bool step_pending_ = false;
+  std::vector<std::string> lesson_files_;
+  std::string autosave_path_;
+  bool autosave_blocked_ = false;
+  std::string message_;
+  bool message_error_ = false;
+  bool open_save_dialog_ = false, open_restore_dialog_ = false;
+  char dialog_path_[1024] = {};
+  std::string pending_restore_;  // a session file to restore at the start of the next frame
+  bool plot_png_request_ = false, plot_png_wanted_ = false;
+  ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};
+  std::string plot_png_path_;
+  int csv_stage_ = 0;  // 1: pick a plot at the end of this frame, 2: write what it captured
+  std::string csv_plot_, csv_path_, last_csv_;
+  plot::PlotState* csv_state_ = nullptr;
+};
+
+}  // namespace gelu::app

@@ -1,0 +1,153 @@
+// Lessons (see lessons.hpp).
+#include "model/lessons.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "gelu/fileio.hpp"
+#include "gelu/numio.hpp"
+#include "gui/shell/app.hpp"
+
+namespace gelu::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& name, const std::string& field, const std::string& what) {
+  throw LessonError(name + ": " + (field.empty() ? "" : field + ": ") + what);
+}
+
+void only_keys(const json::Value& v, const std::string& name, const std::string& field,
+               std::initializer_list<std::string_view> known) {
+  for (const auto& [k, x] : v.as_object()) {
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    std::string list;
+    for (std::string_view n : known) list += (list.empty() ? "" : ", ") + std::string(n);
+    fail(name, field.empty() ? printable(k) : field + "." + printable(k),
+         "unknown key (known: " + list + ")");
+  }
+}
+
+const std::string& text_field(const json::Value& obj, const std::string& name, const std::string& field,
+                              const char* key, std::size_t max_bytes) {
+  const json::Value* v = obj.find(key);
+  const std::string where = field.empty() ? key : field + "." + key;
+  if (!v) fail(name, where, "missing (a string is required)");
+  if (!v->is_string()) fail(name, where, std::string("must be a string, not ") + v->type_name());
+  const std::string& s = v->as_string();
+  if (s.find_first_not_of(" \t\n") == std::string::npos) fail(name, where, "must not be empty");
+  if (s.size() > max_bytes)
+    fail(name, where,
+         "is " + std::to_string(s.size()) + " bytes; keep it under " + std::to_string(max_bytes) +
+             " so it fits the lesson bar");
+  return s;
+}
+
+}  // namespace
+
+Lesson parse_lesson(std::string_view text, const std::string& name,
+                    const std::vector<std::string>& panel_ids) {
+  json::Value doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::JsonError& e) {
+    fail(name, "",
+         "not valid JSON (line " + std::to_string(e.line()) + ", column " + std::to_string(e.column()) +
+             "): " + e.what());
+  }
+  if (!doc.is_object()) fail(name, "", "the lesson must be a JSON object {\"title\": …, \"steps\": […]}");
+  only_keys(doc, name, "", {"title", "version", "steps"});
+  if (const json::Value* v = doc.find("version")) {
+    if (!v->is_number() || v->as_number() != std::floor(v->as_number()) || v->as_number() < 1)
+      fail(name, "version", "must be a positive integer");
+    if (v->as_number() > kLessonVersion)
+      fail(name, "version",
+           "is " + format_f64(v->as_number()) + ": written for a newer GELU Lab (this one reads version " +
+               std::to_string(kLessonVersion) + ")");
+  }
+  Lesson lesson;
+  lesson.path = name;
+  lesson.title = text_field(doc, name, "", "title", kLessonTitleMax);
+  const json::Value* steps = doc.find("steps");
+  if (!steps) fail(name, "steps", "missing (an array of steps is required)");
+  if (!steps->is_array() || steps->as_array().empty()) fail(name, "steps", "must be a non-empty array");
+  std::string ids;
+  for (const std::string& id : panel_ids) ids += (ids.empty() ? "" : "|") + id;
+  for (std::size_t i = 0; i < steps->as_array().size(); ++i) {
+    const json::Value& s = steps->as_array()[i];
+    const std::string field = "steps[" + std::to_string(i) + "]";
+    if (!s.is_object()) fail(name, field, "must be an object {title, text, panel, state}");
+    only_keys(s, name, field, {"title", "text", "panel", "state"});
+    LessonStep step;
+    step.title = text_field(s, name, field, "title", kLessonTitleMax);
+    step.text = text_field(s, name, field, "text", kLessonTextMax);
+    step.panel = text_field(s, name, field, "panel", 32);
+    if (std::find(panel_ids.begin(), panel_ids.end(), step.panel) == panel_ids.end())
+      fail(name, field + ".panel", "unknown panel " + quote(step.panel) + " (" + ids + ")");
+    const json::Value* st = s.find("state");
+    if (st && !st->is_object()) fail(name, field + ".state", "must be an object (a panel state)");
+    step.state = st ? *st : json::Value(json::Object{});
+    lesson.steps.push_back(std::move(step));
+  }
+  return lesson;
+}
+
+Lesson check_lesson(std::string_view text, const std::string& name) {
+  std::vector<std::string> ids;
+  for (const auto& p : App::make_panels()) ids.push_back(p->id());
+  Lesson lesson = parse_lesson(text, name, ids);
+  // Every step's state must apply to a fresh panel of its kind (the same path the lesson bar takes).
+  for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+    const LessonStep& s = lesson.steps[i];
+    auto panel = App::make_panel(s.panel);
+    try {
+      panel->set_state(s.state);
+    } catch (const json::JsonError& e) {
+      fail(name, "steps[" + std::to_string(i) + "].state", e.what());
+    }
+  }
+  return lesson;
+}
+
+Lesson load_lesson(const std::string& path) {
+  std::string text;
+  try {
+    text = read_file(path, kMaxJsonFileBytes);
+  } catch (const FileError& e) {
+    throw LessonError(e.what());
+  }
+  return check_lesson(text, path);
+}
+
+std::string lessons_dir() {
+  if (const char* env = std::getenv("GELULAB_LESSONS"); env && *env) return env;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "gelulab" / "lessons";
+    if (fs::is_directory(installed, ec)) return installed.string();
+  }
+#ifdef GELU_ASSETS_SOURCE_DIR
+  return std::string(GELU_ASSETS_SOURCE_DIR) + "/lessons";
+#else
+  return "assets/lessons";
+#endif
+}
+
+std::vector<std::string> find_lessons() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(lessons_dir(), ec))
+    if (e.path().extension() == ".json") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace gelu::app

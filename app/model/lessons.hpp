@@ -1,0 +1,53 @@
+// Lessons: assets/lessons/*.json, each a sequence of steps {title, text, panel, state} that a teacher walks
+// through with the arrow keys. A step's state is a panel state (the same JSON as `gelulab shot --state`),
+// applied to a fresh panel so every step looks the same however the class got there.
+//
+// File format (version 1; unknown keys are errors, so typos do not pass silently):
+//   {"title": "What GELU is", "version": 1, "steps": [
+//     {"title": "…", "text": "two or three sentences", "panel": "curves", "state": {"functions": ["gelu"]}}]}
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gelu/json.hpp"
+
+namespace gelu::app {
+
+inline constexpr int kLessonVersion = 1;
+inline constexpr std::size_t kLessonTitleMax = 80;  // bytes of UTF-8: one line on the lesson bar at 3×
+inline constexpr std::size_t kLessonTextMax = 420;  // bytes: two lines at 1280 px wide and 2×
+
+struct LessonStep {
+  std::string title, text, panel;
+  json::Value state;
+};
+
+struct Lesson {
+  std::string path, title;
+  std::vector<LessonStep> steps;
+};
+
+/// A lesson that cannot be used; what() names the file and the field: "what_is_gelu.json: steps[2].panel: …".
+class LessonError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Parses and checks a lesson's structure (keys, types, lengths, known panel ids). `name` prefixes errors.
+Lesson parse_lesson(std::string_view text, const std::string& name,
+                    const std::vector<std::string>& panel_ids);
+/// parse_lesson with the app's panels, then checks that every step's state applies to a fresh panel.
+Lesson check_lesson(std::string_view text, const std::string& name);
+/// Reads a lesson file and check_lesson()s it.
+Lesson load_lesson(const std::string& path);
+
+/// Where the lessons are: $GELULAB_LESSONS if set, else <prefix>/share/gelulab/lessons next to the
+/// installed binary, else the source tree's assets/lessons (running from a build directory).
+std::string lessons_dir();
+/// The *.json files in lessons_dir(), sorted by name.
+std::vector<std::string> find_lessons();
+
+}  // namespace gelu::app

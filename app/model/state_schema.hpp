@@ -1,0 +1,144 @@
+// A panel's state as one field table: each field's JSON key, the values it takes, a sentence of help, and
+// how it is read from and written to JSON. Reading (`gelulab shot --state`, lessons, sessions), writing
+// (sessions, `shot --session-out`, "save view as lesson step"), key checking (typos are errors) and the help
+// text of `gelulab shot --help` all come from the table, so a field is declared once. No ImGui: lesson and
+// session files are validated headless through the same tables.
+//
+// Messages name the key in quotes, as users see them after "--state FILE: ":
+//   'x' must be [min, max] with finite min < max        'samples' must be a number in [1, 100000]
+//   'log' must be true or false                          'metric' must be "abs", "rel" or "ulp"
+//   unknown key 'funtions' (known: x, y, functions, …)   the panel state must be a JSON object
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "gelu/json.hpp"
+#include "gelu/numio.hpp"
+#include "plot/plot_core.hpp"
+
+namespace gelu::app::model {
+
+// [SECTION] Readers shared by the builders and the custom fields (throw json::JsonError).
+std::string quoted_key(std::string_view key);  // 'key', escaped like every user text in messages
+plot::Range read_range_value(const json::Value& v, std::string_view key);
+double read_number_value(const json::Value& v, std::string_view key, double min, double max);
+bool read_bool_value(const json::Value& v, std::string_view key);
+const std::string& read_string_value(const json::Value& v, std::string_view key);
+/// One of `choices`; the message lists them: 'metric' must be "abs", "rel" or "ulp".
+const std::string& read_choice_value(const json::Value& v, std::string_view key,
+                                     const std::vector<std::string>& choices);
+std::string choices_text(const std::vector<std::string>& choices);  // "abs", "rel" or "ulp"
+json::Value range_json(const plot::Range& r);
+
+// [SECTION] Fields and schemas
+template <class S>
+struct Field {
+  std::string key;
+  std::string type;  // what values it takes, for help texts: "[min, max]", "number in [1, 100000]", …
+  std::string help;  // one sentence
+  std::function<void(const json::Value&, S&)> read;
+  std::function<json::Value(const S&)> write;
+};
+
+template <class S>
+class Schema {
+ public:
+  Schema(std::string what, std::vector<Field<S>> fields) : what_(std::move(what)), fields_(std::move(fields)) {}
+
+  /// Applies the keys present in `state` to `s`, in the table's order (absent keys leave `s` alone); throws
+  /// json::JsonError for a non-object, an unknown key or a bad value. All or nothing: `s` is changed only when
+  /// every key is good.
+  void read(const json::Value& state, S& s) const {
+    if (!state.is_object()) throw json::JsonError("the " + what_ + " must be a JSON object");
+    for (const auto& [k, v] : state.as_object()) {
+      bool known = false;
+      for (const Field<S>& f : fields_) known = known || k == f.key;
+      if (!known) throw json::JsonError("unknown key " + quote(k) + " (known: " + keys_text() + ")");
+    }
+    S next = s;
+    for (const Field<S>& f : fields_)
+      if (const json::Value* v = state.find(f.key)) f.read(*v, next);
+    s = std::move(next);
+  }
+  /// Every field of `s`.
+  json::Value write(const S& s) const {
+    json::Object o;
+    for (const Field<S>& f : fields_) o[f.key] = f.write(s);
+    return o;
+  }
+  /// The keys, their values and help, and the default of each (from a default-constructed S).
+  std::string help(const S& defaults = S{}) const {
+    std::size_t w = 0;
+    for (const Field<S>& f : fields_) w = std::max(w, f.key.size());
+    std::string out;
+    for (const Field<S>& f : fields_) {
+      out += "    " + f.key + std::string(w + 2 - f.key.size(), ' ') + f.type + ": " + f.help;
+      const std::string d = json::write(f.write(defaults));
+      out += d.size() <= 40 ? " (default " + d + ")\n" : "\n";
+    }
+    return out;
+  }
+  std::string keys_text() const {
+    std::string list;
+    for (const Field<S>& f : fields_) list += (list.empty() ? "" : ", ") + f.key;
+    return list;
+  }
+  const std::vector<Field<S>>& fields() const { return fields_; }
+
+ private:
+  std::string what_;
+  std::vector<Field<S>> fields_;
+};
+
+// [SECTION] Builders for the common kinds of field, on a member of S.
+template <class S>
+Field<S> range_field(std::string key, plot::Range S::*m, std::string help) {
+  return {key, "[min, max]", std::move(help),
+          [key, m](const json::Value& v, S& s) { s.*m = read_range_value(v, key); },
+          [m](const S& s) { return range_json(s.*m); }};
+}
+
+template <class S>
+Field<S> number_field(std::string key, double S::*m, double min, double max, std::string help) {
+  char type[96];
+  std::snprintf(type, sizeof type, "number in [%g, %g]", min, max);
+  return {key, type, std::move(help),
+          [key, m, min, max](const json::Value& v, S& s) { s.*m = read_number_value(v, key, min, max); },
+          [m](const S& s) { return json::Value(s.*m); }};
+}
+
+/// An integer stored in any integer member (int, std::uint64_t, …); JSON numbers are doubles, so the range
+/// stays within 2^53.
+template <class S, class I>
+Field<S> integer_field(std::string key, I S::*m, double min, double max, std::string help) {
+  char type[96];
+  std::snprintf(type, sizeof type, "integer in [%g, %g]", min, max);
+  return {key, type, std::move(help),
+          [key, m, min, max](const json::Value& v, S& s) {
+            s.*m = static_cast<I>(read_number_value(v, key, min, max));
+          },
+          [m](const S& s) { return json::Value(static_cast<double>(s.*m)); }};
+}
+
+template <class S>
+Field<S> bool_field(std::string key, bool S::*m, std::string help) {
+  return {key, "true|false", std::move(help), [key, m](const json::Value& v, S& s) { s.*m = read_bool_value(v, key); },
+          [m](const S& s) { return json::Value(s.*m); }};
+}
+
+template <class S>
+Field<S> choice_field(std::string key, std::string S::*m, std::vector<std::string> choices, std::string help) {
+  std::string type;
+  for (const std::string& c : choices) type += (type.empty() ? "" : "|") + c;
+  return {key, type, std::move(help),
+          [key, m, choices](const json::Value& v, S& s) { s.*m = read_choice_value(v, key, choices); },
+          [m](const S& s) { return json::Value(s.*m); }};
+}
+
+}  // namespace gelu::app::model

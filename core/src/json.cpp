@@ -1,0 +1,449 @@
+#include "gelu/json.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "gelu/numio.hpp"
+
+namespace gelu::json {
+
+JsonError::JsonError(const std::string& message, std::size_t offset, int line, int column)
+    : std::runtime_error(message + " at line " + std::to_string(line) + ", column " + std::to_string(column)),
+      offset_(offset),
+      line_(line),
+      column_(column) {}
+
+// [SECTION] Value accessors
+
+const char* Value::type_name() const {
+  static constexpr const char* names[] = {"null", "boolean", "number", "string", "array", "object"};
+  return names[v_.index()];
+}
+
+namespace {
+[[noreturn]] void type_error(const char* want, const Value& v) {
+  throw JsonError(std::string("expected ") + want + ", got " +
+                  (v.is_null()
+                       ? "null"
+                       : std::string("a") + (v.is_array() || v.is_object() ? "n " : " ") + v.type_name()));
+}
+}  // namespace
+
+bool Value::as_bool() const {
+  if (!is_bool()) type_error("a boolean", *this);
+  return std::get<bool>(v_);
+}
+double Value::as_number() const {
+  if (!is_number()) type_error("a number", *this);
+  return std::get<double>(v_);
+}
+const std::string& Value::as_string() const {
+  if (!is_string()) type_error("a string", *this);
+  return std::get<std::string>(v_);
+}
+const Array& Value::as_array() const {
+  if (!is_array()) type_error("an array", *this);
+  return std::get<Array>(v_);
+}
+const Object& Value::as_object() const {
+  if (!is_object()) type_error("an object", *this);
+  return std::get<Object>(v_);
+}
+Array& Value::as_array() {
+  if (!is_array()) type_error("an array", *this);
+  return std::get<Array>(v_);
+}
+Object& Value::as_object() {
+  if (!is_object()) type_error("an object", *this);
+  return std::get<Object>(v_);
+}
+const Value* Value::find(std::string_view key) const {
+  if (!is_object()) return nullptr;
+  const Object& o = std::get<Object>(v_);
+  auto it = o.find(key);
+  return it == o.end() ? nullptr : &it->second;
+}
+const Value& Value::at(std::string_view key) const {
+  const Value* v = find(key);
+  if (!v) {
+    if (!is_object()) type_error("an object", *this);
+    throw JsonError("missing key '" + std::string(key) + "'");
+  }
+  return *v;
+}
+
+// [SECTION] Parser
+
+namespace {
+
+class Parser {
+ public:
+  explicit Parser(std::string_view s) : s_(s) {}
+
+  Value document() {
+    if (s_.substr(0, 3) == "\xEF\xBB\xBF")
+      fail("a UTF-8 byte order mark (BOM) starts the text; save it without one");
+    skip_ws();
+    Value v = value(0);
+    skip_ws();
+    if (pos_ != s_.size()) fail("unexpected text after the JSON value");
+    return v;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t pos_ = 0;
+
+  [[noreturn]] void fail(const std::string& what) const { fail_at(what, pos_); }
+  [[noreturn]] void fail_at(const std::string& what, std::size_t at) const {
+    int line = 1, col = 1;
+    for (std::size_t i = 0; i < at && i < s_.size(); ++i) {
+      if (s_[i] == '\n') {
+        ++line;
+        col = 1;
+      } else if ((static_cast<unsigned char>(s_[i]) & 0xC0) != 0x80) {
+        ++col;  // count characters, not UTF-8 continuation bytes
+      }
+    }
+    throw JsonError(what, at, line, col);
+  }
+  bool eof() const { return pos_ >= s_.size(); }
+  char peek() const { return eof() ? '\0' : s_[pos_]; }
+  void skip_ws() {
+    while (!eof() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\n' || s_[pos_] == '\r')) ++pos_;
+  }
+  void expect(char c) {
+    if (eof()) fail(std::string("unexpected end of input, expected '") + c + "'");
+    if (s_[pos_] != c) fail(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+
+  Value value(int depth) {
+    if (depth > kMaxDepth) fail("nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+    if (eof()) fail("unexpected end of input, expected a value");
+    switch (peek()) {
+      case '{':
+        return object(depth);
+      case '[':
+        return array(depth);
+      case '"':
+        return Value(string());
+      case 't':
+        return literal("true", Value(true));
+      case 'f':
+        return literal("false", Value(false));
+      case 'n':
+        return literal("null", Value());
+      default:
+        if (peek() == '-' || (peek() >= '0' && peek() <= '9')) return Value(number());
+        fail("unexpected character '" + printable(peek()) + "', expected a value");
+    }
+  }
+
+  static std::string printable(char c) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7F) return std::string(1, c);
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02X", u);
+    return buf;
+  }
+
+  Value literal(std::string_view word, Value v) {
+    if (s_.substr(pos_, word.size()) != word) fail("invalid literal, expected '" + std::string(word) + "'");
+    pos_ += word.size();
+    return v;
+  }
+
+  Value object(int depth) {
+    expect('{');
+    Object o;
+    skip_ws();
+    if (peek() == '}') {
+      ++pos_;
+      return Value(std::move(o));
+    }
+    for (;;) {
+      skip_ws();
+      if (eof()) fail("unexpected end of input inside an object");
+      if (peek() != '"') fail("expected a string key");
+      const std::size_t key_pos = pos_;
+      std::string k = string();
+      skip_ws();
+      expect(':');
+      skip_ws();
+      Value v = value(depth + 1);
+      if (!o.emplace(std::move(k), std::move(v)).second) fail_at("duplicate key", key_pos);
+      skip_ws();
+      if (eof()) fail("unexpected end of input inside an object");
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == '}') {
+        ++pos_;
+        return Value(std::move(o));
+      }
+      fail("expected ',' or '}'");
+    }
+  }
+
+  Value array(int depth) {
+    expect('[');
+    Array a;
+    skip_ws();
+    if (peek() == ']') {
+      ++pos_;
+      return Value(std::move(a));
+    }
+    for (;;) {
+      skip_ws();
+      a.push_back(value(depth + 1));
+      skip_ws();
+      if (eof()) fail("unexpected end of input inside an array");
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      if (peek() == ']') {
+        ++pos_;
+        return Value(std::move(a));
+      }
+      fail("expected ',' or ']'");
+    }
+  }
+
+  unsigned hex4() {
+    if (s_.size() - pos_ < 4) fail("truncated \\u escape");
+    unsigned v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = s_[pos_++];
+      v <<= 4;
+      if (c >= '0' && c <= '9')
+        v |= static_cast<unsigned>(c - '0');
+      else if (c >= 'a' && c <= 'f')
+        v |= static_cast<unsigned>(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F')
+        v |= static_cast<unsigned>(c - 'A' + 10);
+      else
+        fail("invalid hex digit in \\u escape");
+    }
+    return v;
+  }
+
+  static void put_utf8(std::string& out, std::uint32_t cp) {
+    if (cp < 0x80) {
+      out += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+      out += static_cast<char>(0xC0 | (cp >> 6));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+      out += static_cast<char>(0xE0 | (cp >> 12));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (cp >> 18));
+      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+  }
+
+  std::string string() {
+    const std::size_t start = pos_;
+    expect('"');
+    std::string out;
+    for (;;) {
+      if (eof()) fail_at("unterminated string", start);
+      const char c = s_[pos_];
+      if (c == '"') {
+        ++pos_;
+        return out;
+      }
+      if (static_cast<unsigned char>(c) < 0x20) fail("control character in string");
+      if (c != '\\') {
+        out += c;
+        ++pos_;
+        continue;
+      }
+      ++pos_;
+      if (eof()) fail_at("unterminated string", start);
+      const char e = s_[pos_++];
+      switch (e) {
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '/':
+          out += '/';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'n':
+          out += '\n';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'u': {
+          std::uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp < 0xDC00) {
+            if (s_.substr(pos_, 2) != "\\u") fail("unpaired surrogate in \\u escape");
+            pos_ += 2;
+            const std::uint32_t lo = hex4();
+            if (lo < 0xDC00 || lo >= 0xE000) fail("invalid low surrogate in \\u escape");
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+          } else if (cp >= 0xDC00 && cp < 0xE000) {
+            fail("unpaired surrogate in \\u escape");
+          }
+          put_utf8(out, cp);
+          break;
+        }
+        default:
+          fail_at("invalid escape '\\" + printable(e) + "'", pos_ - 2);
+      }
+    }
+  }
+
+  double number() {
+    const std::size_t start = pos_;
+    auto digits = [&] {
+      const std::size_t d0 = pos_;
+      while (!eof() && s_[pos_] >= '0' && s_[pos_] <= '9') ++pos_;
+      return pos_ - d0;
+    };
+    if (peek() == '-') ++pos_;
+    if (peek() == '0') {
+      ++pos_;
+    } else if (digits() == 0) {
+      fail("invalid number");
+    }
+    if (peek() == '.') {
+      ++pos_;
+      if (digits() == 0) fail("invalid number: digits expected after '.'");
+    }
+    if (peek() == 'e' || peek() == 'E') {
+      ++pos_;
+      if (peek() == '+' || peek() == '-') ++pos_;
+      if (digits() == 0) fail("invalid number: digits expected in the exponent");
+    }
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, v);
+    if (ec == std::errc::result_out_of_range) {
+      // Overflow is an error (no JSON infinity); underflow rounds to zero like every JSON reader.
+      const auto tiny = parse_f64(s_.substr(start, pos_ - start));
+      if (!tiny || !std::isfinite(*tiny)) fail_at("number out of range", start);
+      return *tiny;
+    }
+    if (ec != std::errc() || ptr != s_.data() + pos_) fail_at("invalid number", start);
+    return v;
+  }
+};
+
+// [SECTION] Writer
+
+void write_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+bool is_flat(const Array& a) {
+  for (const Value& v : a)
+    if (v.is_array() || v.is_object()) return false;
+  return true;
+}
+
+void write_value(std::string& out, const Value& v, int indent, int level) {
+  auto newline = [&](int lvl) {
+    if (indent <= 0) return;
+    out += '\n';
+    out.append(static_cast<std::size_t>(indent * lvl), ' ');
+  };
+  if (v.is_null()) {
+    out += "null";
+  } else if (v.is_bool()) {
+    out += v.as_bool() ? "true" : "false";
+  } else if (v.is_number()) {
+    const double d = v.as_number();
+    if (!std::isfinite(d)) throw JsonError("cannot write a non-finite number to JSON");
+    append_f64(out, d);
+  } else if (v.is_string()) {
+    write_string(out, v.as_string());
+  } else if (v.is_array()) {
+    const Array& a = v.as_array();
+    const bool flat = is_flat(a);
+    out += '[';
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (i) out += indent > 0 && flat ? ", " : ",";
+      if (!flat) newline(level + 1);
+      write_value(out, a[i], indent, level + 1);
+    }
+    if (!flat && !a.empty()) newline(level);
+    out += ']';
+  } else {
+    const Object& o = v.as_object();
+    out += '{';
+    bool first = true;
+    for (const auto& [k, m] : o) {
+      if (!first) out += ',';
+      first = false;
+      newline(level + 1);
+      write_string(out, k);
+      out += indent > 0 ? ": " : ":";
+      write_value(out, m, indent, level + 1);
+    }
+    if (!o.empty()) newline(level);
+    out += '}';
+  }
+}
+
+}  // namespace
+
+Value parse(std::string_view text) {
+  return Parser(text).document();
+}
+
+std::string write(const Value& v, int indent) {
+  std::string out;
+  write_value(out, v, indent, 0);
+  return out;
+}
+
+}  // namespace gelu::json
