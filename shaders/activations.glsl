@@ -14,6 +14,16 @@
 //    recomputed in double (core since GL 4.0), which costs nothing elsewhere.
 //  - Exact GELU's tails use x*Phi(x) = -exp(-t^2/2) H(t) (t = -x) with H fitted piecewise by
 //    core/gpu/tools/fit_polys.cpp, and t^2 split exactly: exp(-t^2/2) stays accurate down to underflow.
+//
+// Index of this file:
+//   [SECTION] Error-free transforms and float-pair arithmetic
+//   [SECTION] exp, expm1, log1p in float
+//   [SECTION] Double-precision rescue near the roots of derivatives
+//   [SECTION] Exact GELU
+//   [SECTION] The sigmoid family
+//   [SECTION] The ReLU family
+//   [SECTION] Softplus
+//   [SECTION] Mish
 #ifndef GELU_ACTIVATIONS_GLSL
 #define GELU_ACTIVATIONS_GLSL
 

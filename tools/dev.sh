@@ -22,7 +22,7 @@ RUN_PACKAGES=(
   libegl-mesa0 libgl1-mesa-dri libgl1 libglx-mesa0 fonts-dejavu-core
 )
 TEST_PACKAGES=(
-  xvfb xauth python3-mpmath python3-numpy python3-torch libdnnl-dev
+  xvfb xauth python3 python3-mpmath python3-numpy python3-torch libdnnl-dev
   clang libclang-rt-14-dev clang-format
 )
 

@@ -1,5 +1,4 @@
-// The CLI's view of the compute backends. The GPU half is implemented in backend_gpu.cpp when the build
-// has gelu::gpu (GELU_HAVE_GPU); otherwise gpu_available() is false and gpu calls return an error text.
+// The CLI's --backend option. The GPU itself is reached through the app's one GPU door (model/backends.hpp).
 #pragma once
 
 #include <optional>
@@ -7,6 +6,7 @@
 #include <string>
 
 #include "gelu/activation.hpp"
+#include "model/backends.hpp"
 
 namespace gelu::cli {
 
@@ -14,10 +14,6 @@ namespace gelu::cli {
 enum class Backend { Cpu, Gpu, All };
 Backend parse_backend(const std::optional<std::string>& value, bool allow_all);
 
-bool gpu_available();
-/// Evaluates order `order` of `a` on the GPU (float32). Returns an error message on failure
-/// (no GL 4.3, no EGL, shader compile error, too large for the device), std::nullopt on success.
-std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
-                                    std::span<float> y);
+using app::gpu_eval;
 
 }  // namespace gelu::cli

@@ -11,13 +11,12 @@
 #include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
-#ifdef GELU_HAVE_GPU
-#include "gelu/gpu/context.hpp"
-#include "gelu/gpu/evaluator.hpp"
-#endif
+#include "model/backends.hpp"
 
 namespace gelu::cli {
 namespace {
+
+using bench::kBytesPerElement;
 
 struct Row {
   std::string backend;
@@ -26,9 +25,6 @@ struct Row {
   std::size_t size;
   bench::Result result;
 };
-
-/// Bytes per element moved through memory: one float read, one float written.
-constexpr std::size_t kBytesPerElement = 2 * sizeof(float);
 
 // What one run may ask for, checked before anything is allocated: 2^28 elements are 2 GiB of buffers
 // (input and output), and 10^11 evaluations take a few minutes at ~1 ns each (the scalar-reference
@@ -102,76 +98,55 @@ int run_bench(Args& args) {
   const bool want_cpu = backend != Backend::Gpu;
   const bool want_gpu = backend != Backend::Cpu;
   std::string device = "none";
-#ifdef GELU_HAVE_GPU
-  gpu::ContextEvaluator ce;
+  std::vector<std::unique_ptr<bench::Target>> owned;
+  std::vector<std::string> names;
+  if (want_cpu) {
+    owned.push_back(bench::cpu_vector_target());
+    names.emplace_back("cpu");
+  }
   if (want_gpu) {
-    ce = gpu::ContextEvaluator::headless();
-    if (!ce.eval) throw UsageError("GPU backend unavailable: " + ce.error);
-    const gpu::GlInfo& info = ce.ctx->info();
-    device = info.renderer + " / " + info.version + " via " + info.platform;
+    std::unique_ptr<bench::Target> gpu = app::gpu_bench_target(&device);
+    if (!gpu) throw UsageError("GPU backend unavailable: " + device);
     for (const Activation* a : fns)
       for (int order : orders)
-        if (auto e = ce.eval->prepare(*a, order)) throw UsageError(*e);
+        if (auto e = gpu->prepare(*a, order)) throw UsageError(*e);
+    owned.push_back(std::move(gpu));
+    names.emplace_back("gpu");
   }
-#else
-  if (want_gpu) throw UsageError(*gpu_eval(*fns.front(), 0, Params{}, {}, {}));
-#endif
+  std::vector<bench::Target*> targets;
+  for (auto& t : owned) targets.push_back(t.get());
 
+  bench::SweepPlan plan;
+  plan.fns = fns;
+  plan.orders = orders;
+  plan.sizes = sizes;
+  plan.reps = reps;
   const bool progress_shown = is_terminal(2);
-  const int total_runs =
-      static_cast<int>(fns.size() * orders.size() * sizes.size()) * ((want_cpu ? 1 : 0) + (want_gpu ? 1 : 0));
+  const int total_runs = static_cast<int>(fns.size() * orders.size() * sizes.size() * targets.size());
   int run_index = 0;
+  bench::Measurement current;
   std::vector<Row> rows;
-  for (std::size_t n : sizes) {
-    std::vector<float> x, y;
-    try {
-      x.resize(n);
-      y.resize(n);
-    } catch (const std::bad_alloc&) {
-      throw UsageError("--size " + std::to_string(n) + ": not enough host memory");
-    }
-    for (std::size_t i = 0; i < n; ++i) x[i] = -8.0f + 16.0f * static_cast<float>(i) / static_cast<float>(n);
-    for (const Activation* a : fns)
-      for (int order : orders)
-        for (int b = 0; b < 2; ++b) {
-          if ((b == 0 && !want_cpu) || (b == 1 && !want_gpu)) continue;
-          ++run_index;
-          const Params p = a->defaults();
-          const std::string name = b == 0 ? "cpu" : "gpu";
-          bench::Progress progress;
-          if (progress_shown)
-            progress = [&](int done, int total) {
-              std::fprintf(stderr, "\r\033[K[%d/%d] %s %s order %d n=%zu  rep %d/%d", run_index, total_runs,
-                           name.c_str(), a->id, order, n, done, total);
-              return true;
-            };
-          bench::Result r;
-          if (b == 0) {
-            r = bench::run(
-                reps, 1,
-                [&](bench::Sample&) -> std::optional<std::string> {
-                  a->eval(std::span<const float>(x), std::span<float>(y), order, &p);
-                  return std::nullopt;
-                },
-                progress);
-          } else {
-#ifdef GELU_HAVE_GPU
-            r = bench::run(
-                reps, 1,
-                [&](bench::Sample& s) -> std::optional<std::string> {
-                  gpu::Timing t;
-                  if (auto e = ce.eval->eval(*a, order, p, x, y, &t)) return e;
-                  s.seconds = t.end_to_end_s;
-                  if (t.kernel_timed) s.kernel_seconds = t.kernel_s;
-                  return std::nullopt;
-                },
-                progress);
-#endif
-          }
-          if (r.error) throw UsageError(*r.error);
-          rows.push_back({name, a, order, n, std::move(r)});
-        }
-  }
+  bench::SweepCallbacks cb;
+  cb.starting = [&](const bench::Measurement& m) {
+    ++run_index;
+    current = m;
+  };
+  int cell_start = 0;
+  cb.measured = [&](const bench::Measurement& m) {
+    rows.push_back({names[m.target], m.fn, m.order, m.size, m.result});
+    cell_start += reps + 1;
+  };
+  if (progress_shown)
+    cb.progress = [&](int done) {
+      std::fprintf(stderr, "\r\033[K[%d/%d] %s %s order %d n=%zu  rep %d/%d", run_index, total_runs,
+                   names[current.target].c_str(), current.fn->id, current.order, current.size,
+                   std::max(0, done - cell_start), reps + 1);
+      return true;
+    };
+  const bench::SweepOutcome out = bench::sweep(plan, targets, cb);
+  if (out.out_of_memory_size)
+    throw UsageError("--size " + std::to_string(out.out_of_memory_size) + ": not enough host memory");
+  if (out.error) throw UsageError(*out.error);
   if (progress_shown) std::fprintf(stderr, "\r\033[K");
 
   if (json) {

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "cli/cli.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 
 namespace gelu::cli {
@@ -15,29 +15,35 @@ int run_list(Args& args) {
   args.finish();
   if (dry_run()) return 0;
   if (json) {
-    JsonWriter w;
-    w.begin_array();
+    // Everything a generator needs (tools/gen_from_registry.py: the README's function table, the fuzz
+    // dictionaries): the registry is the only list of functions.
+    json::Array out;
     for (const Activation& a : registry()) {
-      w.begin_object();
-      w.key("id").value(a.id);
-      w.key("name").value(a.name);
-      w.key("formula").value(a.formula);
-      w.key("description").value(a.description);
-      w.key("params").begin_array();
-      for (const ParamSpec& p : a.params) {
-        w.begin_object();
-        w.key("name").value(p.name);
-        w.key("default").value(p.default_value);
-        w.key("min").value(p.min);
-        w.key("max").value(p.max);
-        w.key("description").value(p.description);
-        w.end_object();
-      }
-      w.end_array();
-      w.end_object();
+      json::Object o;
+      o["id"] = a.id;
+      o["name"] = a.name;
+      o["formula"] = a.formula;
+      o["description"] = a.description;
+      o["glsl"] = a.glsl_name;
+      o["featured"] = a.featured;
+      json::Array params;
+      for (const ParamSpec& p : a.params)
+        params.emplace_back(json::Object{{"name", p.name},
+                                         {"default", p.default_value},
+                                         {"min", p.min},
+                                         {"max", p.max},
+                                         {"description", p.description}});
+      o["params"] = std::move(params);
+      json::Array acc;
+      for (const Accuracy& b : a.accuracy)
+        acc.emplace_back(json::Object{{"f64_ulp", static_cast<double>(b.f64_ulp)},
+                                      {"f32_ulp", static_cast<double>(b.f32_ulp)},
+                                      {"near_root_abs", b.near_root_abs},
+                                      {"subnormal_steps", b.subnormal_steps}});
+      o["accuracy"] = std::move(acc);
+      out.emplace_back(std::move(o));
     }
-    w.end_array();
-    std::printf("%s\n", w.str().c_str());
+    std::printf("%s\n", json::write(json::Value(std::move(out))).c_str());
     return 0;
   }
   for (const Activation& a : registry()) {
@@ -57,7 +63,8 @@ int run_list(Args& args) {
 GELU_COMMAND(list, "list", "list the activation functions in the registry",
              "usage: gelulab list [--json]\n\n"
              "Lists every registered activation: id, display name, formula and parameters.\n"
-             "  --json   one JSON array with ids, names, formulas and parameter ranges\n",
+             "  --json   one JSON array: ids, names, formulas, parameter ranges, the GLSL twin, whether it\n"
+             "           is featured, and its accuracy bounds for f, f', f'' (as the tests assert them)\n",
              run_list);
 
 }  // namespace gelu::cli

@@ -14,14 +14,7 @@
 #include "gelu/ffn/model_file.hpp"
 #include "gelu/ffn/network.hpp"
 #include "gelu/ffn/train.hpp"
-
-#ifdef GELU_HAVE_GPU
-#if __has_include("gelu/gpu/ffn.hpp")
-#include "gelu/gpu/context.hpp"
-#include "gelu/gpu/ffn.hpp"
-#define GELU_HAVE_GPU_FFN 1
-#endif
-#endif
+#include "model/backends.hpp"
 
 namespace gelu::cli {
 namespace {
@@ -250,35 +243,27 @@ int run_train(Args& args) {
     if (!json) std::printf("step %7d  loss %.6f\n", step, batch_loss);
   };
 
-  // The same timed loop for the CPU Trainer and the GPU FfnTrainer.
-  auto run_steps = [&](auto& trainer) {
-    for (int s = 1; s <= cfg.steps; ++s) {
-      const auto t0 = std::chrono::steady_clock::now();
-      const double l = trainer.step();
-      step_us.push_back(
-          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-      progress.update(s, l);
-      if (s % every == 0 || s == cfg.steps) report(s, l);
-    }
-  };
+  // One timed loop for whichever trainer runs (model/backends.hpp picks the GPU's).
+  app::TrainerHost host;
+  std::unique_ptr<StepTrainer> trainer;
   if (backend == Backend::Gpu) {
-#ifdef GELU_HAVE_GPU_FFN
-    std::string error;
-    auto ctx = gpu::Context::create_headless(&error);
-    if (!ctx) throw UsageError("--backend gpu: " + error);
-    gpu::FfnTrainer trainer(*ctx, *net, data, cfg);
-    if (!trainer.ok()) throw UsageError("--backend gpu: " + trainer.error());
-    run_steps(trainer);
-    trainer.download(*net);
-#else
-    throw UsageError(
-        "--backend gpu: this gelulab was built without the GPU backend (GELU_BUILD_GPU=OFF or EGL/libepoxy "
-        "missing)");
-#endif
+    std::string why;
+    trainer = host.gpu_trainer(*net, data, cfg, &why);
+    if (!trainer) throw UsageError("--backend gpu: " + why);
   } else {
-    Trainer<float> trainer(*net, data, cfg);
-    run_steps(trainer);
+    trainer = cpu_trainer(*net, data, cfg);
   }
+  for (int s = 1; s <= cfg.steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const double l = trainer->step();
+    step_us.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    if (!trainer->failure().empty()) throw UsageError("--backend gpu: " + trainer->failure());
+    progress.update(s, l);
+    if (s % every == 0 || s == cfg.steps) report(s, l);
+  }
+  trainer->download(*net);
+  trainer.reset();
   progress.finish();
   {
     Trainer<float> eval(*net, data, cfg);  // evaluation on the CPU for both backends (same float network)

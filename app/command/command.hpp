@@ -55,6 +55,7 @@ struct Command {
   const char* summary;  // one line for `gelulab --help`
   const char* usage;    // full help text for `gelulab CMD --help`
   int (*run)(Args& args);
+  std::string (*usage_tail)() = nullptr;  // generated text appended to usage (e.g. from a field table)
 };
 
 std::vector<Command>& commands();

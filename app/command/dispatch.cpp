@@ -81,6 +81,7 @@ int run_main(int argc, char** argv) {
   for (const std::string& a : rest) {
     if (a == "--help" || a == "-h") {
       std::fputs(cmd->usage, stdout);
+      if (cmd->usage_tail) std::fputs(cmd->usage_tail().c_str(), stdout);
       return 0;
     }
   }

@@ -21,16 +21,11 @@ inline constexpr int kBenchBackends = 4;
 const char* to_string(BenchBackend b);     // "cpu_scalar", "cpu_vector", "gpu_kernel", "gpu_end_to_end"
 const char* display_name(BenchBackend b);  // "CPU scalar", ...
 
-/// Bytes moved per element by y = f(x) on float32: one read and one write.
-inline constexpr std::size_t kBenchBytesPerElement = 8;
-
 struct BenchConfig {
   std::vector<std::string> functions;  // registry ids; empty = every registered function
   std::vector<std::size_t> sizes{1024, 16384, 262144, 4194304};
   bool backends[kBenchBackends] = {true, true, true, true};
   int reps = 7;
-  json::Value to_json() const;
-  void from_json(const json::Value& v);  // throws json::JsonError
 };
 
 /// One measured cell: function × backend × size.
@@ -98,8 +93,5 @@ class BenchRunner {
   mutable std::mutex mu_;
   BenchSnapshot shared_;  // guarded by mu_
 };
-
-/// Host copy bandwidth in GB/s (bytes read + written per second), best of a few memcpy of `bytes`.
-double measure_copy_bandwidth(std::size_t bytes = std::size_t{64} << 20);
 
 }  // namespace gelu::app

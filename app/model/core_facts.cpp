@@ -13,7 +13,6 @@ analysis::ErrorMetric to_core(ErrorMetric m) {
          : m == ErrorMetric::Rel ? analysis::ErrorMetric::Rel
                                  : analysis::ErrorMetric::Ulp;
 }
-constexpr std::size_t kRecentMasks = 60;
 }  // namespace
 
 namespace {
@@ -85,24 +84,6 @@ MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const
                         f32 ? analysis::Dtype::F32 : analysis::Dtype::F64);
   const analysis::ErrorStats& s = rep.stats(to_core(metric));
   return MaxError{s.x_at_max, s.max};
-}
-
-MaskStream::MaskStream(double x, std::uint64_t seed)
-    : x_(x), keep_(stochastic::keep_probability(x)), seed_(seed), rng_(seed) {
-  result_.x = x;
-}
-
-void MaskStream::grow_to(std::size_t n) {
-  if (n <= result_.samples) return;
-  // The estimator draws m = [u < Φ(x)] from Rng(seed) (stochastic.hpp); replaying the same stream shows
-  // the very masks it averaged (tests/app checks that they agree).
-  for (; drawn_ < n; ++drawn_) {
-    const bool kept = rng_.uniform() < keep_;
-    kept_ += kept;
-    recent_.push_back(kept);
-    if (recent_.size() > kRecentMasks) recent_.erase(recent_.begin());
-  }
-  result_ = stochastic::monte_carlo_gate(x_, n, seed_, std::min<std::size_t>(n, 4096));
 }
 
 }  // namespace gelu::app

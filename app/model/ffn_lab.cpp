@@ -1,7 +1,13 @@
 // The FFN lab's model and worker thread (see ffn_lab.hpp).
+//
+// Index of this file:
+//   [SECTION] Dataset edits
+//   [SECTION] Configuration
+//   [SECTION] Worker
 #include "model/ffn_lab.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,10 +15,7 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
-#ifdef GELU_HAVE_GPU
-#include "gelu/gpu/context.hpp"
-#include "gelu/gpu/ffn.hpp"
-#endif
+#include "model/backends.hpp"
 
 namespace gelu::app {
 
@@ -72,171 +75,6 @@ ffn::NetworkSpec LabConfig::spec(int i, const ffn::Dataset& d) const {
   return s;
 }
 
-namespace {
-
-json::Value net_json(const NetChoice& n) {
-  json::Object o;
-  json::Array acts;
-  for (const std::string& a : n.activations) acts.emplace_back(a);
-  o["activations"] = std::move(acts);
-  o["glu"] = ffn::to_string(n.glu_kind);
-  o["stochastic"] = n.stochastic;
-  return o;
-}
-
-const json::Value* member(const json::Value& v, std::string_view key) {
-  if (!v.is_object()) throw json::JsonError("'a' and 'b' must be objects like {\"activations\": [\"gelu\"]}");
-  return v.find(key);
-}
-
-double number(const json::Value& v, std::string_view key, double lo, double hi) {
-  if (!v.is_number() || !(v.as_number() >= lo && v.as_number() <= hi))
-    throw json::JsonError("'" + std::string(key) + "' must be a number in [" + format_f64(lo) + ", " +
-                          format_f64(hi) + "]");
-  return v.as_number();
-}
-
-void read_net(const json::Value& v, NetChoice& n) {
-  if (const json::Value* a = member(v, "activations")) {
-    if (!a->is_array() || a->as_array().empty())
-      throw json::JsonError("'activations' must be a non-empty array");
-    n.activations.clear();
-    for (const json::Value& s : a->as_array()) {
-      if (!s.is_string() || !find_activation(s.as_string()))
-        throw json::JsonError("'activations' must hold registry ids (" + activation_ids() + ")");
-      n.activations.push_back(s.as_string());
-    }
-  }
-  if (const json::Value* g = member(v, "glu")) {
-    const auto k = g->is_string() ? ffn::parse_glu(g->as_string()) : std::nullopt;
-    if (!k || *k == ffn::GluKind::None) throw json::JsonError("'glu' must be geglu, swiglu or reglu");
-    n.glu_kind = *k;
-  }
-  if (const json::Value* s = member(v, "stochastic")) {
-    if (!s->is_bool()) throw json::JsonError("'stochastic' must be true or false");
-    n.stochastic = s->as_bool();
-  }
-}
-
-}  // namespace
-
-json::Value LabConfig::to_json() const {
-  json::Object o;
-  o["dataset"] = data.id;
-  o["samples"] = data.samples;
-  o["noise"] = data.noise;
-  o["classes"] = data.classes;
-  o["data_seed"] = static_cast<double>(data.seed);
-  json::Array e;
-  for (const PointEdit& p : edits) {
-    json::Object q;
-    q["op"] = p.add ? "add" : "remove";
-    q["x"] = p.x;
-    q["y"] = p.y;
-    if (p.add) q["label"] = p.label;
-    e.emplace_back(std::move(q));
-  }
-  o["edits"] = std::move(e);
-  json::Array w;
-  for (int x : widths) w.emplace_back(x);
-  o["widths"] = std::move(w);
-  o["glu"] = glu;
-  o["a"] = net_json(nets[0]);
-  o["b"] = net_json(nets[1]);
-  o["ab"] = ab;
-  o["optimizer"] = ffn::to_string(optimizer);
-  o["lr"] = lr;
-  o["batch"] = batch;
-  o["init_seed"] = static_cast<double>(init_seed);
-  o["backend"] = gpu ? "gpu" : "cpu";
-  o["grid"] = grid;
-  o["speed"] = speed;
-  return o;
-}
-
-void LabConfig::from_json(const json::Value& v) {
-  static constexpr std::string_view kKeys[] = {"dataset", "samples",   "noise", "classes",    "data_seed",
-                                               "edits",   "widths",    "glu",   "a",          "b",
-                                               "ab",      "optimizer", "lr",    "batch",      "init_seed",
-                                               "backend", "grid",      "speed", "shot_steps", "playing"};
-  if (!v.is_object()) throw json::JsonError("the FFN lab state must be a JSON object");
-  for (const auto& [k, x] : v.as_object())
-    if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
-      throw json::JsonError("unknown key " + gelu::quote(k) + " in the FFN lab state");
-  LabConfig c = *this;  // all or nothing
-  if (const json::Value* x = v.find("dataset")) {
-    const ffn::DatasetInfo* info = x->is_string() ? ffn::find_dataset(x->as_string()) : nullptr;
-    if (!info || info->task != ffn::Task::Classification || info->inputs != 2)
-      throw json::JsonError("'dataset' must be a 2-D classification dataset");
-    c.data.id = info->id;
-  }
-  if (const json::Value* x = v.find("samples"))
-    c.data.samples = static_cast<int>(number(*x, "samples", 8, 20000));
-  if (const json::Value* x = v.find("noise"))
-    c.data.noise = x->is_number() && x->as_number() < 0 ? -1.0 : number(*x, "noise", 0, 2);
-  if (const json::Value* x = v.find("classes"))
-    c.data.classes = static_cast<int>(number(*x, "classes", 2, 8));
-  if (const json::Value* x = v.find("data_seed"))
-    c.data.seed = static_cast<std::uint64_t>(number(*x, "data_seed", 0, 1e15));
-  if (const json::Value* x = v.find("edits")) {
-    // Each edit is replayed on every reset (a removal searches the points): bounded like the samples.
-    constexpr std::size_t kMaxEdits = 20000;
-    if (!x->is_array() || x->as_array().size() > kMaxEdits)
-      throw json::JsonError("'edits' must be an array of at most " + std::to_string(kMaxEdits) + " edits");
-    c.edits.clear();
-    for (std::size_t i = 0; i < x->as_array().size(); ++i) {
-      const json::Value& q = x->as_array()[i];
-      try {
-        PointEdit p;
-        const std::string& op = q.at("op").as_string();
-        if (op != "add" && op != "remove") throw json::JsonError("'op' is add or remove");
-        p.add = op == "add";
-        p.x = number(q.at("x"), "x", -1e6, 1e6);
-        p.y = number(q.at("y"), "y", -1e6, 1e6);
-        if (p.add) p.label = static_cast<int>(number(q.at("label"), "label", 0, 7));
-        c.edits.push_back(p);
-      } catch (const json::JsonError& e) {
-        throw json::JsonError("'edits[" + std::to_string(i) + "]': " + e.what() +
-                              " (an edit is {\"op\": \"add\"|\"remove\", \"x\", \"y\", \"label\"})");
-      }
-    }
-  }
-  if (const json::Value* x = v.find("widths")) {
-    if (!x->is_array() || x->as_array().empty() || x->as_array().size() > 4)
-      throw json::JsonError("'widths' must be an array of 1 to 4 layer widths");
-    c.widths.clear();
-    for (const json::Value& w : x->as_array())
-      c.widths.push_back(static_cast<int>(number(w, "widths", 1, 128)));
-  }
-  if (const json::Value* x = v.find("glu")) {
-    if (!x->is_bool()) throw json::JsonError("'glu' must be true or false");
-    c.glu = x->as_bool();
-  }
-  if (const json::Value* x = v.find("a")) read_net(*x, c.nets[0]);
-  if (const json::Value* x = v.find("b")) read_net(*x, c.nets[1]);
-  if (const json::Value* x = v.find("ab")) {
-    if (!x->is_bool()) throw json::JsonError("'ab' must be true or false");
-    c.ab = x->as_bool();
-  }
-  if (const json::Value* x = v.find("optimizer")) {
-    const auto o = x->is_string() ? ffn::parse_optimizer(x->as_string()) : std::nullopt;
-    if (!o) throw json::JsonError("'optimizer' must be sgd or adam");
-    c.optimizer = *o;
-  }
-  if (const json::Value* x = v.find("lr")) c.lr = number(*x, "lr", 1e-5, 1);
-  if (const json::Value* x = v.find("batch")) c.batch = static_cast<int>(number(*x, "batch", 1, 4096));
-  if (const json::Value* x = v.find("init_seed"))
-    c.init_seed = static_cast<std::uint64_t>(number(*x, "init_seed", 0, 1e15));
-  if (const json::Value* x = v.find("backend")) {
-    if (!x->is_string() || (x->as_string() != "cpu" && x->as_string() != "gpu"))
-      throw json::JsonError("'backend' must be cpu or gpu");
-    c.gpu = x->as_string() == "gpu";
-  }
-  if (const json::Value* x = v.find("grid")) c.grid = static_cast<int>(number(*x, "grid", 8, 256));
-  if (const json::Value* x = v.find("speed")) c.speed = static_cast<int>(number(*x, "speed", 0, 1000000));
-  *this = std::move(c);
-}
-
 // [SECTION] Worker
 
 namespace {
@@ -252,29 +90,15 @@ struct FfnLab::Nets {
   ffn::Dataset data;
   struct One {
     std::unique_ptr<ffn::Network<float>> net;
-    std::unique_ptr<ffn::Trainer<float>> cpu;
-#ifdef GELU_HAVE_GPU
-    std::unique_ptr<gpu::FfnTrainer> gpu;
-#endif
+    std::unique_ptr<ffn::StepTrainer> trainer;  // the CPU's, or the GPU's (remote())
     NetSnapshot snap;
     int stride = 1;  // loss curve: one point every `stride` steps
-    bool active() const {
-      return net != nullptr;
-    }
-    double step() {
-#ifdef GELU_HAVE_GPU
-      if (gpu) return gpu->step();
-#endif
-      return cpu->step();
-    }
+    bool active() const { return net != nullptr; }
+    double step() { return trainer->step(); }
     /// Loss and accuracy on the full train and test sets at the current step (once per step).
     void record_metrics() {
       if (!net || (!snap.eval_steps.empty() && snap.eval_steps.back() == snap.steps)) return;
-      ffn::Metrics m;
-#ifdef GELU_HAVE_GPU
-      if (gpu) m = gpu->evaluate();
-#endif
-      if (cpu) m = cpu->evaluate();
+      const ffn::Metrics m = trainer->evaluate();
       snap.eval_steps.push_back(snap.steps);
       snap.train_loss.push_back(m.train_loss);
       snap.test_loss.push_back(m.test_loss);
@@ -293,18 +117,15 @@ struct FfnLab::Nets {
     int eval_every = kEvalEvery;
     int pulled_step = 0;  // the step whose weights net holds (GPU training keeps them on the device)
     void pull_weights() {
-#ifdef GELU_HAVE_GPU
-      if (gpu && gpu->ok()) {
-        gpu->download(*net);
-        if (gpu->ok()) pulled_step = snap.steps;
+      if (trainer && trainer->remote() && trainer->failure().empty()) {
+        trainer->download(*net);
+        if (trainer->failure().empty()) pulled_step = snap.steps;
       }
-#endif
     }
+    bool on_gpu() const { return trainer && trainer->remote(); }
   };
   std::array<One, 2> n;
-#ifdef GELU_HAVE_GPU
-  std::unique_ptr<gpu::Context> ctx;
-#endif
+  TrainerHost host;  // the GPU's context while a net trains there
   std::string backend = "CPU", error, notice;
   double steps_per_s = 0;
 };
@@ -395,10 +216,7 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
       o.pull_weights();
       old[i] = o.net->parameters();
     }
-    o.cpu.reset();
-#ifdef GELU_HAVE_GPU
-    o.gpu.reset();
-#endif
+    o.trainer.reset();
     o.net.reset();
     if (!keep_weights) {
       o.snap = NetSnapshot{};
@@ -420,23 +238,7 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
   // No usable GPU (no EGL, no GL 4.3, a shader that does not compile, a lost context): the nets train on the
   // CPU and the notice says why — the lab keeps working.
   bool use_gpu = c.gpu;
-#ifdef GELU_HAVE_GPU
-  if (use_gpu && !s.ctx) {
-    std::string err;
-    s.ctx = gpu::Context::create_headless(&err);
-    if (!s.ctx) {
-      s.notice = "The GPU backend is unavailable (" + err + "); training runs on the CPU.";
-      use_gpu = false;
-    }
-  }
-  if (!use_gpu) s.ctx.reset();
-  s.backend = use_gpu ? "GPU (" + s.ctx->info().renderer + ")" : "CPU";
-#else
-  if (use_gpu) {
-    s.notice = "This build has no GPU backend; training runs on the CPU.";
-    use_gpu = false;
-  }
-#endif
+  if (!use_gpu) s.host.release();
   for (int i = 0; i < 2; ++i) {
     Nets::One& o = s.n[static_cast<std::size_t>(i)];
     if (i == 1 && !c.ab) {
@@ -458,44 +260,35 @@ bool FfnLab::rebuild(Nets& s, const LabConfig& c, bool keep_weights) {
         }
       }
       const ffn::TrainConfig tc = lab_train_config(c, s.data, spec);
-#ifdef GELU_HAVE_GPU
       if (use_gpu) {
-        o.gpu = std::make_unique<gpu::FfnTrainer>(*s.ctx, *o.net, s.data, tc);
-        if (!o.gpu->ok()) {
-          s.notice = "The GPU trainer could not start (" + o.gpu->error() + "); training runs on the CPU.";
-          o.gpu.reset();
+        std::string why;
+        o.trainer = s.host.gpu_trainer(*o.net, s.data, tc, &why);
+        if (!o.trainer) {
+          // "The GPU backend is unavailable (…)", "The GPU trainer could not start (…)", "This gelulab was
+          // built without the GPU backend (…)".
+          why[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(why[0])));
+          s.notice = why + "; training runs on the CPU.";
+          use_gpu = false;
         }
       }
-#endif
-#ifdef GELU_HAVE_GPU
-      if (!o.gpu)
-#endif
-        o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data, tc);
+      if (!o.trainer) o.trainer = ffn::cpu_trainer(*o.net, s.data, tc);
     } catch (const std::exception& e) {
-      o.cpu.reset();
-#ifdef GELU_HAVE_GPU
-      o.gpu.reset();
-#endif
+      o.trainer.reset();
       o.net.reset();
       o.snap.error = e.what();
       s.error = std::string(i == 0 ? "net A: " : "net B: ") + e.what();
     }
   }
   if (!s.notice.empty()) std::fprintf(stderr, "gelulab: FFN lab: %s\n", s.notice.c_str());
-#ifdef GELU_HAVE_GPU
-  bool fell_back = false;
-  for (const Nets::One& o : s.n) fell_back = fell_back || (o.net && !o.gpu);
-  if (use_gpu && fell_back) {  // a trainer fell back: both nets on the same backend
+  // One backend for both nets: when B could not start on the GPU, A moves to the CPU too.
+  bool any_cpu = false;
+  for (const Nets::One& o : s.n) any_cpu = any_cpu || (o.net && !o.on_gpu());
+  if (any_cpu)
     for (Nets::One& o : s.n)
-      if (o.gpu) {
-        o.gpu.reset();
-        o.cpu =
-            std::make_unique<ffn::Trainer<float>>(*o.net, s.data, lab_train_config(c, s.data, o.net->spec()));
-      }
-    s.ctx.reset();
-    s.backend = "CPU";
-  }
-#endif
+      if (o.on_gpu())
+        o.trainer = ffn::cpu_trainer(*o.net, s.data, lab_train_config(c, s.data, o.net->spec()));
+  if (any_cpu || !use_gpu) s.host.release();
+  s.backend = s.host.device().empty() ? "CPU" : "GPU (" + s.host.device() + ")";
   return s.error.empty();
 }
 
@@ -505,18 +298,10 @@ void FfnLab::publish(Nets& s, bool eval) {
     Nets::One& o = s.n[i];
     if (eval && o.active()) {
       o.record_metrics();
-#ifdef GELU_HAVE_GPU
-      if (o.gpu) {
-        o.pull_weights();  // the CPU copy a lost GPU falls back to
-        o.snap.layers = o.gpu->layer_stats(32);
-        o.snap.grid = o.gpu->grid(s.cfg.grid, s.cfg.grid);
-        if (!o.gpu->ok()) o.snap.error = o.gpu->error();
-      }
-#endif
-      if (o.cpu) {
-        o.snap.layers = o.cpu->layer_stats(32);
-        o.snap.grid = o.cpu->grid(s.cfg.grid, s.cfg.grid);
-      }
+      o.pull_weights();  // the CPU copy a lost GPU falls back to
+      o.snap.layers = o.trainer->layer_stats(32);
+      o.snap.grid = o.trainer->grid(s.cfg.grid, s.cfg.grid);
+      if (!o.trainer->failure().empty()) o.snap.error = o.trainer->failure();
     }
     out.nets[i] = o.snap;
   }
@@ -533,30 +318,24 @@ void FfnLab::publish(Nets& s, bool eval) {
 }
 
 void FfnLab::fall_back_to_cpu(Nets& s, std::string why) {
-#ifdef GELU_HAVE_GPU
   int from = 0;
   for (Nets::One& o : s.n) {
-    if (!o.gpu) continue;
-    o.gpu.reset();  // its objects die with the context; deleting them on a lost context is harmless
+    if (!o.on_gpu()) continue;
+    o.trainer.reset();  // its objects die with the context; deleting them on a lost context is harmless
     o.snap.steps = o.pulled_step;
     from = o.pulled_step;
     try {
-      o.cpu = std::make_unique<ffn::Trainer<float>>(*o.net, s.data,
-                                                    lab_train_config(s.cfg, s.data, o.net->spec()));
+      o.trainer = ffn::cpu_trainer(*o.net, s.data, lab_train_config(s.cfg, s.data, o.net->spec()));
     } catch (const std::exception& e) {
       o.net.reset();
       s.error = std::string("the GPU failed and the CPU could not take over: ") + e.what();
     }
   }
-  s.ctx.reset();
+  s.host.release();
   s.backend = "CPU";
   s.notice = "The GPU stopped: " + why + ". Training goes on on the CPU from step " + std::to_string(from) +
              " (the last weights copied back; the optimizer's moments start afresh).";
   std::fprintf(stderr, "gelulab: FFN lab: %s\n", s.notice.c_str());
-#else
-  (void)s;
-  (void)why;
-#endif
 }
 
 void FfnLab::worker() {
@@ -616,12 +395,10 @@ void FfnLab::worker() {
       for (Nets::One& o : s.n) {
         if (!o.active()) continue;
         const double loss = o.step();
-#ifdef GELU_HAVE_GPU
-        if (o.gpu && !o.gpu->ok()) {
-          fall_back_to_cpu(s, o.gpu->error());
+        if (o.on_gpu() && !o.trainer->failure().empty()) {
+          fall_back_to_cpu(s, o.trainer->failure());
           break;  // this step did not happen; the CPU takes over from the last weights copied back
         }
-#endif
         ++o.snap.steps;
         if (o.snap.steps % o.stride == 0) {
           o.snap.loss_steps.push_back(o.snap.steps);
@@ -662,12 +439,8 @@ void FfnLab::worker() {
   }
   idle_cv_.notify_all();
   // GPU trainers go before their context, on the thread the context is current on.
-  for (Nets::One& o : s.n) {
-    o.cpu.reset();
-#ifdef GELU_HAVE_GPU
-    o.gpu.reset();
-#endif
-  }
+  for (Nets::One& o : s.n) o.trainer.reset();
+  s.host.release();
 }
 
 }  // namespace gelu::app

@@ -62,9 +62,6 @@ struct LabConfig {
 
   /// The network spec of net i (0 = A, 1 = B); throws ffn::SpecError when invalid.
   ffn::NetworkSpec spec(int i, const ffn::Dataset& d) const;
-  json::Value to_json() const;
-  /// Reads a state written by to_json (absent keys keep their values); throws json::JsonError.
-  void from_json(const json::Value& v);
 };
 
 /// Everything the UI shows about one network, as of one moment of training.

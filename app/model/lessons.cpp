@@ -12,7 +12,8 @@
 
 #include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
-#include "gui/shell/app.hpp"
+#include "model/limits.hpp"
+#include "model/panels.hpp"
 
 namespace gelu::app {
 
@@ -101,14 +102,13 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
 
 Lesson check_lesson(std::string_view text, const std::string& name) {
   std::vector<std::string> ids;
-  for (const auto& p : App::make_panels()) ids.push_back(p->id());
+  for (const model::PanelKind& k : model::panel_kinds()) ids.push_back(k.id);
   Lesson lesson = parse_lesson(text, name, ids);
-  // Every step's state must apply to a fresh panel of its kind (the same path the lesson bar takes).
+  // Every step's state must be one its panel reads (the same field table the lesson bar applies); no ImGui.
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
     const LessonStep& s = lesson.steps[i];
-    auto panel = App::make_panel(s.panel);
     try {
-      panel->set_state(s.state);
+      model::find_panel_kind(s.panel)->validate(s.state);
     } catch (const json::JsonError& e) {
       fail(name, "steps[" + std::to_string(i) + "].state", e.what());
     }

@@ -15,6 +15,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -49,11 +50,12 @@ struct Field {
 template <class S>
 class Schema {
  public:
-  Schema(std::string what, std::vector<Field<S>> fields) : what_(std::move(what)), fields_(std::move(fields)) {}
+  Schema(std::string what, std::vector<Field<S>> fields)
+      : what_(std::move(what)), fields_(std::move(fields)) {}
 
   /// Applies the keys present in `state` to `s`, in the table's order (absent keys leave `s` alone); throws
-  /// json::JsonError for a non-object, an unknown key or a bad value. All or nothing: `s` is changed only when
-  /// every key is good.
+  /// json::JsonError for a non-object, an unknown key or a bad value. All or nothing: `s` is changed only
+  /// when every key is good.
   void read(const json::Value& state, S& s) const {
     if (!state.is_object()) throw json::JsonError("the " + what_ + " must be a JSON object");
     for (const auto& [k, v] : state.as_object()) {
@@ -96,49 +98,61 @@ class Schema {
   std::vector<Field<S>> fields_;
 };
 
-// [SECTION] Builders for the common kinds of field, on a member of S.
-template <class S>
-Field<S> range_field(std::string key, plot::Range S::*m, std::string help) {
+// [SECTION] Builders for the common kinds of field. `ref` names the value in S: a data member pointer
+// (&S::lr) or a generic lambda returning a reference into S ([](auto& s) -> auto& { return s.cfg.lr; }).
+template <class Ref, class S>
+decltype(auto) access(const Ref& ref, S& s) {
+  if constexpr (std::is_member_object_pointer_v<Ref>)
+    return (s.*ref);
+  else
+    return ref(s);
+}
+
+template <class S, class Ref>
+Field<S> range_field(std::string key, Ref ref, std::string help) {
   return {key, "[min, max]", std::move(help),
-          [key, m](const json::Value& v, S& s) { s.*m = read_range_value(v, key); },
-          [m](const S& s) { return range_json(s.*m); }};
+          [key, ref](const json::Value& v, S& s) { access(ref, s) = read_range_value(v, key); },
+          [ref](const S& s) { return range_json(access(ref, s)); }};
 }
 
-template <class S>
-Field<S> number_field(std::string key, double S::*m, double min, double max, std::string help) {
-  char type[96];
-  std::snprintf(type, sizeof type, "number in [%g, %g]", min, max);
+template <class S, class Ref>
+Field<S> number_field(std::string key, Ref ref, double min, double max, std::string help) {
+  const std::string type = "number in [" + format_f64(min) + ", " + format_f64(max) + "]";
   return {key, type, std::move(help),
-          [key, m, min, max](const json::Value& v, S& s) { s.*m = read_number_value(v, key, min, max); },
-          [m](const S& s) { return json::Value(s.*m); }};
-}
-
-/// An integer stored in any integer member (int, std::uint64_t, …); JSON numbers are doubles, so the range
-/// stays within 2^53.
-template <class S, class I>
-Field<S> integer_field(std::string key, I S::*m, double min, double max, std::string help) {
-  char type[96];
-  std::snprintf(type, sizeof type, "integer in [%g, %g]", min, max);
-  return {key, type, std::move(help),
-          [key, m, min, max](const json::Value& v, S& s) {
-            s.*m = static_cast<I>(read_number_value(v, key, min, max));
+          [key, ref, min, max](const json::Value& v, S& s) {
+            access(ref, s) = read_number_value(v, key, min, max);
           },
-          [m](const S& s) { return json::Value(static_cast<double>(s.*m)); }};
+          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); }};
 }
 
-template <class S>
-Field<S> bool_field(std::string key, bool S::*m, std::string help) {
-  return {key, "true|false", std::move(help), [key, m](const json::Value& v, S& s) { s.*m = read_bool_value(v, key); },
-          [m](const S& s) { return json::Value(s.*m); }};
+/// An integer member of any integer type; JSON numbers are doubles, so the range stays within 2^53.
+template <class S, class Ref>
+Field<S> integer_field(std::string key, Ref ref, double min, double max, std::string help) {
+  const std::string type = "integer in [" + format_f64(min) + ", " + format_f64(max) + "]";
+  return {key, type, std::move(help),
+          [key, ref, min, max](const json::Value& v, S& s) {
+            auto& m = access(ref, s);
+            m = static_cast<std::remove_reference_t<decltype(m)>>(read_number_value(v, key, min, max));
+          },
+          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); }};
 }
 
-template <class S>
-Field<S> choice_field(std::string key, std::string S::*m, std::vector<std::string> choices, std::string help) {
+template <class S, class Ref>
+Field<S> bool_field(std::string key, Ref ref, std::string help) {
+  return {key, "true|false", std::move(help),
+          [key, ref](const json::Value& v, S& s) { access(ref, s) = read_bool_value(v, key); },
+          [ref](const S& s) { return json::Value(static_cast<bool>(access(ref, s))); }};
+}
+
+template <class S, class Ref>
+Field<S> choice_field(std::string key, Ref ref, std::vector<std::string> choices, std::string help) {
   std::string type;
   for (const std::string& c : choices) type += (type.empty() ? "" : "|") + c;
   return {key, type, std::move(help),
-          [key, m, choices](const json::Value& v, S& s) { s.*m = read_choice_value(v, key, choices); },
-          [m](const S& s) { return json::Value(s.*m); }};
+          [key, ref, choices](const json::Value& v, S& s) {
+            access(ref, s) = read_choice_value(v, key, choices);
+          },
+          [ref](const S& s) { return json::Value(access(ref, s)); }};
 }
 
 }  // namespace gelu::app::model

@@ -1,4 +1,9 @@
 // GELU Lab plot layer: ImDrawList renderer and interaction (see plot.hpp for the contract).
+//
+// Index of this file:
+//   [SECTION] Begin
+//   [SECTION] Series
+//   [SECTION] End
 #include "plot/plot.hpp"
 
 #include <imgui_internal.h>

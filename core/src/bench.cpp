@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <new>
 
 namespace gelu::bench {
 
@@ -51,6 +53,119 @@ Result run(int reps, int warmup, const std::function<std::optional<std::string>(
   r.wall = summarize(wall);
   if (all_kernel && !kernel.empty()) r.kernel = summarize(std::move(kernel));
   return r;
+}
+
+// [SECTION] The sweep
+
+void fill_inputs(std::span<float> x) {
+  const std::size_t n = x.size();
+  for (std::size_t i = 0; i < n; ++i) x[i] = -8.0f + 16.0f * static_cast<float>(i) / static_cast<float>(n);
+}
+
+double copy_bandwidth(std::size_t bytes) {
+  std::unique_ptr<char[]> a, b;
+  try {
+    a.reset(new char[bytes]);
+    b.reset(new char[bytes]);
+  } catch (const std::bad_alloc&) {
+    return 0;
+  }
+  std::memset(a.get(), 1, bytes);  // touch every page before timing
+  std::memset(b.get(), 2, bytes);
+  double best = 1e300;
+  for (int i = 0; i < 4; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(b.get(), a.get(), bytes);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::min(best, s);
+    a[static_cast<std::size_t>(i)] = b[bytes - 1];  // a data dependency the compiler keeps
+  }
+  return gb_per_s(2 * bytes, best);
+}
+
+namespace {
+
+class CpuScalar final : public Target {
+ public:
+  const char* id() const override { return "cpu_scalar"; }
+  std::optional<std::string> run(const Activation& fn, int order, const Params& p, std::span<const float> x,
+                                 std::span<float> y, Sample&) override {
+    const ScalarF32 f = fn.f32[static_cast<std::size_t>(order)];
+    for (std::size_t i = 0; i < x.size(); ++i) y[i] = f(x[i], p);
+    return std::nullopt;
+  }
+};
+
+class CpuVector final : public Target {
+ public:
+  const char* id() const override { return "cpu_vector"; }
+  std::optional<std::string> run(const Activation& fn, int order, const Params& p, std::span<const float> x,
+                                 std::span<float> y, Sample&) override {
+    fn.eval(x, y, order, &p);
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Target> cpu_scalar_target() {
+  return std::make_unique<CpuScalar>();
+}
+std::unique_ptr<Target> cpu_vector_target() {
+  return std::make_unique<CpuVector>();
+}
+
+int SweepPlan::total_reps(std::size_t targets) const {
+  int total = 0;
+  for (std::size_t n : sizes)
+    total += static_cast<int>(fns.size() * orders.size() * targets) * (reps_for(n) + 1);
+  return total;
+}
+
+SweepOutcome sweep(const SweepPlan& plan, std::span<Target* const> targets, const SweepCallbacks& cb) {
+  SweepOutcome out;
+  std::vector<bool> on(targets.size(), true);
+  int done_before = 0;
+  for (std::size_t n : plan.sizes) {
+    // Both arrays are allocated before either is touched, so a size that does not fit fails at once.
+    std::unique_ptr<float[]> xb, yb;
+    try {
+      xb.reset(new float[n]);
+      yb.reset(new float[n]);
+    } catch (const std::bad_alloc&) {
+      out.out_of_memory_size = n;
+      return out;
+    }
+    const std::span<float> x(xb.get(), n), y(yb.get(), n);
+    fill_inputs(x);
+    const int reps = plan.reps_for(n);
+    for (const Activation* fn : plan.fns)
+      for (int order : plan.orders)
+        for (std::size_t t = 0; t < targets.size(); ++t) {
+          if (!on[t]) continue;
+          Measurement m{fn, order, n, t, {}};
+          if (cb.starting) cb.starting(m);
+          const Params p = fn->defaults();
+          const Progress progress = [&](int d, int) { return !cb.progress || cb.progress(done_before + d); };
+          m.result = run(
+              reps, 1, [&](Sample& s) { return targets[t]->run(*fn, order, p, x, y, s); }, progress);
+          done_before += reps + 1;
+          if (m.result.error) {
+            if (cb.failed && cb.failed(t, *m.result.error)) {
+              on[t] = false;
+              continue;
+            }
+            out.error = m.result.error;
+            return out;
+          }
+          if (m.result.cancelled) {
+            out.cancelled = true;
+            return out;
+          }
+          if (cb.measured) cb.measured(m);
+        }
+  }
+  return out;
 }
 
 }  // namespace gelu::bench

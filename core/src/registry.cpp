@@ -50,12 +50,23 @@ Activation make(const char* id, const char* name, const char* formula, const cha
                     {batch_f32_of<D0>, batch_f32_of<D1>, batch_f32_of<D2>}};
 }
 
+/// The entry's accuracy bounds for f, f', f'' ({f64 ULP, f32 ULP, |err| near a root, subnormal steps},
+/// measured on the mpmath tables; GELU_ACCURACY_REPORT=1 core_tests prints them) and whether it is featured.
+void contract(Activation& a, bool featured, std::array<Accuracy, 3> accuracy) {
+  a.featured = featured;
+  a.accuracy = accuracy;
+}
+
 std::vector<Activation> build_registry() {
   std::vector<Activation> r;
   r.push_back(make<p0<F::gelu>, p0<F::gelu_d1>, p0<F::gelu_d2>>(
       "gelu", "GELU (exact)", "x·Φ(x) = ½·x·erfc(−x/√2)",
       "Gaussian Error Linear Unit: the input weighted by the probability that a standard normal is below it.",
       "act_gelu", {}));
+  contract(r.back(), true,
+           {{{1, 0, 5.2939559203393771e-23, 1},
+             {1, 0, 3.4694469519536142e-18, 0},
+             {1, 0, 1.5908337540619828e-20, 0}}});
   // The vectorized kernels replace the float batched path of exact GELU (f and f').
   r.back().batch_f32[0] = simd::gelu_f32;
   r.back().batch_f32[1] = simd::gelu_d1_f32;
@@ -64,37 +75,58 @@ std::vector<Activation> build_registry() {
       "gelu_tanh", "GELU (tanh approximation)", "½·x·(1 + tanh(√(2/π)·(x + c·x³)))",
       "The tanh approximation of GELU used by BERT and GPT-2; c = 0.044715.", "act_gelu_tanh",
       {{"c", 0.044715, 0.0, 0.1, "cubic coefficient inside tanh"}}));
+  contract(r.back(), true,
+           {{{2, 0, 2.7755575615628914e-17, 0},
+             {21, 0, 1.1102230246251565e-16, 1017},
+             {16639, 0, 3.3306690738754696e-16, 102622}}});
   r.back().batch_f32[0] = simd::gelu_tanh_f32;
   r.back().batch_f32[1] = simd::gelu_tanh_d1_f32;
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "gelu_sigmoid", "GELU (sigmoid / QuickGELU)", "x·σ(k·x)",
       "The sigmoid approximation of GELU (QuickGELU, used by CLIP); k = 1.702.", "act_x_sigmoid",
       {{"k", 1.702, 0.1, 10.0, "slope inside the sigmoid"}}));
+  contract(r.back(), false,
+           {{{2, 0, 2.7755575615628914e-17, 0},
+             {12, 0, 6.9388939039072284e-17, 0},
+             {49, 0, 2.2204460492503131e-16, 685}}});
   r.back().batch_f32[0] = simd::x_sigmoid_f32;
   r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
   r.push_back(make<p0<F::relu>, p0<F::relu_d1>, p0<F::zero_d2>>(
       "relu", "ReLU", "max(x, 0)", "Rectified linear unit; f'(0) is taken as 0.", "act_relu", {}));
+  contract(r.back(), true, {{}});
   r.push_back(make<p1<F::leaky_relu>, p1<F::leaky_relu_d1>, p0<F::zero_d2>>(
       "leaky_relu", "Leaky ReLU", "x if x > 0, else α·x", "ReLU with a small slope α for negative inputs.",
       "act_leaky_relu", {{"alpha", 0.01, 0.0, 1.0, "slope for x < 0"}}));
+  contract(r.back(), false, {{}});
   r.push_back(make<p1<F::elu>, p1<F::elu_d1>, p1<F::elu_d2>>(
       "elu", "ELU", "x if x > 0, else α·(eˣ − 1)", "Exponential linear unit.", "act_elu",
       {{"alpha", 1.0, 0.0, 10.0, "saturation value -α for x -> -inf"}}));
+  contract(r.back(), false, {{{1, 0, 1.1102230246251565e-16, 0}, {}, {}}});
   r.back().batch_f32[0] = simd::elu_f32;
   r.back().batch_f32[1] = simd::elu_d1_f32;
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
       "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));
+  contract(r.back(), true,
+           {{{1, 0, 5.5511151231257827e-17, 0},
+             {14, 0, 5.5511151231257827e-17, 0},
+             {64, 0, 1.1102230246251565e-16, 0}}});
   r.back().batch_f32[0] = simd::x_sigmoid_f32;
   r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
   r.push_back(make<p1<F::softplus>, p1<F::softplus_d1>, p1<F::softplus_d2>>(
       "softplus", "Softplus", "log(1 + e^(β·x)) / β", "A smooth ReLU; sharper as β grows.", "act_softplus",
       {{"beta", 1.0, 0.1, 10.0, "sharpness"}}));
+  contract(r.back(), false, {{{1, 0, 0, 0}, {2, 0, 0, 0}, {3, 0, 0, 0}}});
   r.push_back(make<p0<F::mish>, p0<F::mish_d1>, p0<F::mish_d2>>(
       "mish", "Mish", "x·tanh(softplus(x))", "Self-regularized non-monotonic activation (Misra 2019).",
       "act_mish", {}));
+  contract(r.back(), false,
+           {{{3, 0, 5.5511151231257827e-17, 0},
+             {26, 0, 8.8904578143811364e-17, 0},
+             {12, 0, 2.2204460492503131e-16, 491}}});
   r.back().batch_f32[0] = simd::mish_f32;
   r.back().batch_f32[1] = simd::mish_d1_f32;
+
   return r;
 }
 

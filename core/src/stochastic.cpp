@@ -43,24 +43,40 @@ MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed, s
   r.samples = n;
   r.exact = formulas::gelu(x);
   if (n == 0) return r;
-  const double p = keep_probability(x);
-  Rng rng(seed);
+  GateStream stream(x, seed, 0);
   const std::size_t stride = running_points ? std::max<std::size_t>(1, n / running_points) : n;
   // x·m takes only the values 0 and x, so counting keeps is exact and the moments follow from the count.
-  std::size_t kept = 0;
-  for (std::size_t i = 1; i <= n; ++i) {
-    if (rng.uniform() < p) ++kept;
-    if (running_points && (i % stride == 0 || i == n)) {
-      r.running_n.push_back(i);
-      r.running_mean.push_back(x * (static_cast<double>(kept) / static_cast<double>(i)));
+  for (std::size_t i = stride; i <= n || stream.count() < n; i += stride) {
+    stream.draw_to(std::min(i, n));
+    if (running_points) {
+      r.running_n.push_back(stream.count());
+      r.running_mean.push_back(x *
+                               (static_cast<double>(stream.kept()) / static_cast<double>(stream.count())));
     }
   }
   const double nd = static_cast<double>(n);
-  const double phat = static_cast<double>(kept) / nd;
+  const double phat = static_cast<double>(stream.kept()) / nd;
   r.mean = x * phat;
   // Unbiased sample variance of x·m: x² p̂ (1 − p̂) n / (n − 1).
   r.std_error = n < 2 ? 0.0 : std::fabs(x) * std::sqrt(phat * (1.0 - phat) / (nd - 1.0));
   return r;
+}
+
+GateStream::GateStream(double x, std::uint64_t seed, std::size_t recent_capacity)
+    : x_(x), keep_(keep_probability(x)), seed_(seed), rng_(seed), capacity_(recent_capacity) {}
+
+void GateStream::draw_to(std::size_t n) {
+  for (; drawn_ < n; ++drawn_) {
+    const bool kept = rng_.uniform() < keep_;
+    kept_ += kept;
+    if (capacity_ == 0) continue;
+    if (recent_.size() == capacity_) recent_.erase(recent_.begin());
+    recent_.push_back(kept);
+  }
+}
+
+MonteCarloResult GateStream::result(std::size_t running_points) const {
+  return monte_carlo_gate(x_, drawn_, seed_, running_points);
 }
 
 // [SECTION] Gaussian pre-activations.

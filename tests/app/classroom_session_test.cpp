@@ -1,6 +1,13 @@
 // Classroom mode, lessons, sessions and export, through the built gelulab: headless shots (EGL) with pixel
 // checks, `gelulab lessons`, session files round-tripped and rejected, and the window's autosave under
 // xvfb-run. Without a GL context (or xvfb) the commands fail and so do these tests: they never skip.
+//
+// Index of this file:
+//   [SECTION] Helpers
+//   [SECTION] Presentation mode
+//   [SECTION] Lessons
+//   [SECTION] Sessions
+//   [SECTION] Export
 #include <gtest/gtest.h>
 #include <unistd.h>
 

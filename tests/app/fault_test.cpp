@@ -3,6 +3,14 @@
 // files missing or corrupt, no EGL and no GL 4.3. Each must end with a clear message, the previous file
 // intact and, for the app, training and plotting going on on the CPU. The app runs headless (EGL), so no X is
 // needed.
+//
+// Index of this file:
+//   [SECTION] Processes
+//   [SECTION] Private mounts
+//   [SECTION] Disk full
+//   [SECTION] Read-only config directory
+//   [SECTION] Signals while saving
+//   [SECTION] GPU faults
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>

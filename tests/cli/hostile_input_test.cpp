@@ -9,6 +9,11 @@
 // stream is read: stdin and --input files of `gelulab eval`, and each JSON file. Nor can one argv string be
 // longer than 128 KiB on Linux (MAX_ARG_STRLEN), so the longest tokens on the command line are 131071
 // bytes; megabyte tokens go through stdin and the files.
+//
+// Index of this file:
+//   [SECTION] Rows
+//   [SECTION] The table
+//   [SECTION] The check
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (lesson.steps.empty() || lesson.title.empty() || lesson.title.size() > kLessonTitleMax) __builtin_trap();
   for (const LessonStep& s : lesson.steps) {
     if (s.title.size() > kLessonTitleMax || s.text.size() > kLessonTextMax) __builtin_trap();
-    if (!App::make_panel(s.panel) || !s.state.is_object()) __builtin_trap();
+    if (!gelu::app::model::find_panel_kind(s.panel) || !s.state.is_object()) __builtin_trap();
   }
   return 0;
 }

@@ -10,15 +10,13 @@
 
 #include "command/command.hpp"
 #include "gui/hosts/gl_capture.hpp"
+#include "gui/hosts/gpu_compare.hpp"
+#include "gui/hosts/offscreen.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
-#ifdef GELU_HAVE_GPU
-#include "gui/hosts/gpu_compare.hpp"
-#include "gui/hosts/offscreen.hpp"
-#endif
 
 namespace gelu::app {
 namespace {
@@ -43,7 +41,8 @@ int run_shot(Args& args) {
   const auto plot_out = args.option("plot-out");
   args.finish();
   if (!panel && !session_opt && !lesson_opt)
-    throw UsageError("--panel is required (" + App::panel_ids() + ") unless --session or --lesson gives one");
+    throw UsageError("--panel is required (" + model::panel_ids() +
+                     ") unless --session or --lesson gives one");
   if (!out) throw UsageError("--out FILE.png is required");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
@@ -77,12 +76,6 @@ int run_shot(Args& args) {
   }
   if (csv_opt) app.request_csv(csv_plot.value_or(""), *csv_opt);
 
-#ifndef GELU_HAVE_GPU
-  (void)size;  // checked above, so a bad --size is still reported first
-  std::fprintf(
-      stderr, "gelulab shot: this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless\n");
-  return 2;
-#else
   std::string error;
   const auto screen = Offscreen::create(size, &error);
   if (!screen) {
@@ -152,7 +145,7 @@ int run_shot(Args& args) {
     m["panel"] = app.active().id();
     m["width"] = w;
     m["height"] = h;
-    m["renderer"] = screen->info().renderer;
+    m["renderer"] = screen->renderer();
     m["formula_font"] = app.font_has_formula_glyphs();
     m["font_px"] = static_cast<double>(ImGui::GetFontSize());
     json::Object pres;
@@ -191,40 +184,33 @@ int run_shot(Args& args) {
   ImGui_ImplOpenGL3_Shutdown();
   ImGui::DestroyContext();
   return status;
-#endif
 }
 
 }  // namespace
 
-GELU_COMMAND(
-    shot, "shot", "render a panel headless (no display) into a PNG",
-    "usage: gelulab shot --panel curves|approx|dropout|ffn|bench --out FILE.png [--size WxH] [--state "
-    "FILE]\n\n"
-    "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
-    "  --size WxH     picture size in pixels (default 1280x800)\n"
-    "  --state FILE   JSON panel state, for example\n"
-    "                 curves:  {\"x\": [-4, 4], \"y\": [-1, 4], \"functions\": [\"gelu\", \"relu\"],\n"
-    "                           \"params\": {\"gelu_sigmoid.k\": 1.702}, \"probe\": 1.0,\n"
-    "                           \"derivatives\": [1], \"shade_dip\": true, \"shade_dead\": true}\n"
-    "                 approx:  {\"x\": [-6, 6], \"metric\": \"abs|rel|ulp\", \"log\": true,\n"
-    "                           \"dtype\": \"f64|f32\", \"tuned_form\": \"sigmoid|tanh\", \"tuned\": 1.8}\n"
-    "                 dropout: {\"x0\": 1.0, \"samples\": 2000, \"seed\": 1, \"mu\": 0.5, \"sigma\": 1}\n"
-    "                 ffn:     {\"dataset\": \"spiral\", \"widths\": [32, 32], \"a\": {\"activations\": "
-    "[\"relu\"]},\n"
-    "                           \"b\": {\"activations\": [\"gelu\"], \"stochastic\": true}, \"lr\": 0.01,\n"
-    "                           \"shot_steps\": 1500}   (trains that many steps, deterministically, first)\n"
-    "                 bench:   {\"functions\": [\"gelu\", \"relu\"], \"sizes\": [4096, 65536], \"reps\": 3,\n"
-    "                           \"backends\": [\"cpu_scalar\", \"cpu_vector\", \"gpu_kernel\", "
-    "\"gpu_end_to_end\"]}\n"
-    "                           (measured synchronously before the frame)\n"
-    "  --scale S      UI scale (font size multiplier, default 1)\n"
-    "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
-    "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
-    "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
-    "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
-    "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
-    "  --plot-out FILE  also write a PNG of the first plot alone\n"
-    "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
-    run_shot);
+/// Every panel's state keys, from the field tables (model/panel_states.hpp).
+std::string panel_states_help() {
+  std::string out =
+      "\nPanel states (--state FILE, lesson steps, sessions): a JSON object with any of these keys\n";
+  for (const model::PanelKind& k : model::panel_kinds())
+    out += "  " + std::string(k.id) + " (" + k.title + "):\n" + k.help();
+  return out;
+}
+
+GELU_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
+             "usage: gelulab shot --panel ID --out FILE.png [--size WxH] [--state "
+             "FILE]\n\n"
+             "Renders the panel exactly as the window shows it, through EGL (no X), and writes a PNG.\n"
+             "  --size WxH     picture size in pixels (default 1280x800)\n"
+             "  --state FILE   JSON panel state: the keys of each panel are listed below\n"
+             "  --scale S      UI scale (font size multiplier, default 1)\n"
+             "  --presentation SCALE  presentation mode: projector theme, text SCALE (1 to 3) times larger\n"
+             "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
+             "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
+             "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
+             "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
+             "  --plot-out FILE  also write a PNG of the first plot alone\n"
+             "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
+             run_shot, panel_states_help);
 
 }  // namespace gelu::app

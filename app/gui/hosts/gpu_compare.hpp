@@ -1,4 +1,4 @@
-// The app's handle on gelu::gpu (only built with GELU_HAVE_GPU): one Evaluator on the context that is
+// The app's handle on gelu::gpu for the window's own context: one Evaluator on the context that is
 // current when first used — the window's GLFW context, or the headless EGL context of `gelulab shot`.
 #pragma once
 

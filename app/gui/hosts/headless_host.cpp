@@ -1,8 +1,5 @@
 // The headless host: the whole app on a headless EGL context, drawing into an offscreen framebuffer (no
 // display needed): `gelulab gui --headless` for soak and fault tests.
-#include "gui/hosts/host.hpp"
-
-#ifdef GELU_HAVE_GPU
 #include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 
@@ -11,6 +8,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "gui/hosts/host.hpp"
 #include "gui/hosts/offscreen.hpp"
 
 namespace gelu::app {
@@ -65,15 +63,3 @@ std::unique_ptr<Host> make_headless_host(std::pair<int, int> size) {
 }
 
 }  // namespace gelu::app
-#else
-#include <cstdio>
-
-namespace gelu::app {
-
-std::unique_ptr<Host> make_headless_host(std::pair<int, int>) {
-  std::fprintf(stderr, "gelulab gui: --headless needs the GPU backend (EGL), which this build does not have\n");
-  return nullptr;
-}
-
-}  // namespace gelu::app
-#endif

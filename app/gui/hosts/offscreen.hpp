@@ -1,13 +1,11 @@
 // A headless OpenGL 4.3 context (EGL surfaceless on Mesa, the EGL device on NVIDIA) with an RGBA8
-// framebuffer object to draw into: what `gelulab shot` and `gelulab gui --headless` render on.
+// framebuffer object to draw into: what `gelulab shot` and `gelulab gui --headless` render on. In a build
+// without the GPU backend (no EGL), create() says so.
 #pragma once
 
-#ifdef GELU_HAVE_GPU
 #include <memory>
 #include <string>
 #include <utility>
-
-#include "gelu/gpu/context.hpp"
 
 namespace gelu::app {
 
@@ -22,15 +20,14 @@ class Offscreen {
   /// Binds the framebuffer for drawing and reading.
   void bind() const;
   std::pair<int, int> size() const { return size_; }
-  const gpu::GlInfo& info() const { return ctx_->info(); }
+  /// The GL renderer string.
+  std::string renderer() const;
 
  private:
-  Offscreen(std::unique_ptr<gpu::Context> ctx, std::pair<int, int> size)
-      : ctx_(std::move(ctx)), size_(size) {}
-  std::unique_ptr<gpu::Context> ctx_;
+  struct Impl;
+  Offscreen(std::unique_ptr<Impl> impl, std::pair<int, int> size);
+  std::unique_ptr<Impl> impl_;
   std::pair<int, int> size_;
-  unsigned fbo_ = 0, rb_ = 0;
 };
 
 }  // namespace gelu::app
-#endif

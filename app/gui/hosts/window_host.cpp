@@ -149,7 +149,8 @@ class WindowHost : public Host {
 
 }  // namespace
 
-std::unique_ptr<Host> make_window_host(App& app, std::pair<int, int> size, bool restore_geometry, bool vsync) {
+std::unique_ptr<Host> make_window_host(App& app, std::pair<int, int> size, bool restore_geometry,
+                                       bool vsync) {
   return WindowHost::create(app, size, restore_geometry, vsync);
 }
 

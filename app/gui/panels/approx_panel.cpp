@@ -5,11 +5,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "gui/kit/ui.hpp"
-#ifdef GELU_HAVE_GPU
 #include "gelu/analysis.hpp"
 #include "gui/hosts/gpu_compare.hpp"
-#endif
+#include "gui/kit/ui.hpp"
+#include "model/backends.hpp"
 
 namespace gelu::app {
 
@@ -49,7 +48,8 @@ std::vector<double> grid(plot::Range r, std::size_t n) {
 }  // namespace
 
 ApproxPanel::ApproxPanel()
-    : exact_(find_activation("gelu")),
+    : Panel(kId),
+      exact_(find_activation("gelu")),
       tanh_(find_activation("gelu_tanh")),
       sigmoid_(find_activation("gelu_sigmoid")) {
   shared_x_.range = {-6, 6};
@@ -182,7 +182,7 @@ void ApproxPanel::controls() {
     }
     ImGui::EndTable();
   }
-#ifdef GELU_HAVE_GPU
+  if (!gpu_built()) return;  // a build without the GPU backend has nothing to compare
   ui::heading("CPU vs GPU");
   ImGui::Checkbox("GPU results (float32)", &gpu_);
   ui::mark("check:gpu");
@@ -191,10 +191,8 @@ void ApproxPanel::controls() {
       "grid of the visible range, plots their error against exact GELU in the chosen metric, "
       "and reports how many float32 ULPs the GPU results are from the CPU's.");
   if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
-#endif
 }
 
-#ifdef GELU_HAVE_GPU
 void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
   // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
   const bool stale = gpu_range_ != xr || gpu_metric_ != metric_ || gpu_x_.empty();
@@ -239,7 +237,6 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
   if (!gpu_err_[1].empty())
     p.line("tanh form on the GPU (float32)", IM_COL32(120, 60, 10, 255), gpu_x_, gpu_err_[1], 0.1f);
 }
-#endif
 
 void ApproxPanel::drawContent() {
   ui::begin_panel(19.5f, [this] { controls(); });
@@ -297,9 +294,7 @@ void ApproxPanel::drawContent() {
                    error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
                  });
     }
-#ifdef GELU_HAVE_GPU
     if (gpu_) gpu_series(p, xr);
-#endif
     for (const Series& s : ss) {
       if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
       p.marker(s.max.x, s.max.value, s.color);  // the value and x are in the legend
@@ -311,54 +306,40 @@ void ApproxPanel::drawContent() {
   ImGui::EndChild();
 }
 
-void ApproxPanel::load_state(const json::Value& s) {
-  check_keys(s, {"x", "y", "error_y", "metric", "log", "dtype", "tuned_form", "tuned", "gpu"});
-  read_range(s, "x", shared_x_.range);
+model::ApproxState ApproxPanel::current() const {
+  model::ApproxState s;
+  s.x = shared_x_.range;
+  s.y = fplot_.y.range;
+  s.error_y = eplot_.y.range;
+  s.metric = kMetricKey[static_cast<int>(metric_)];
+  s.log = log_y_;
+  s.dtype = f32_ ? "f32" : "f64";
+  s.tuned_form = tuned_sigmoid_ ? "sigmoid" : "tanh";
+  s.tuned = tuned_;
+  s.gpu = gpu_;
+  return s;
+}
+
+void ApproxPanel::load_state(const json::Value& state) {
+  model::ApproxState s = current();
+  model::approx_schema().read(state, s);
+  shared_x_.range = s.x;
   fplot_.x = eplot_.x = shared_x_;
-  read_range(s, "y", fplot_.y.range);
-  std::string metric;
-  read_string(s, "metric", metric);
-  if (!metric.empty()) {
-    int m = 0;
-    while (m < 3 && metric != kMetricKey[m]) ++m;
-    if (m == 3) throw json::JsonError("'metric' must be \"abs\", \"rel\" or \"ulp\"");
-    metric_ = static_cast<ErrorMetric>(m);
-  }
-  read_bool(s, "log", log_y_);
+  fplot_.y.range = s.y;
+  for (int m = 0; m < 3; ++m)
+    if (s.metric == kMetricKey[m]) metric_ = static_cast<ErrorMetric>(m);
+  log_y_ = s.log;
   eplot_.y.scale = log_y_ ? plot::Scale::Log10 : plot::Scale::Linear;
-  eplot_.fit_y_request = true;
-  read_range(s, "error_y", eplot_.y.range);
-  if (s.find("error_y")) eplot_.fit_y_request = false;
-  std::string dtype;
-  read_string(s, "dtype", dtype);
-  if (!dtype.empty() && dtype != "f32" && dtype != "f64")
-    throw json::JsonError("'dtype' must be \"f32\" or \"f64\"");
-  if (!dtype.empty()) f32_ = dtype == "f32";
-  std::string form;
-  read_string(s, "tuned_form", form);
-  if (!form.empty() && form != "sigmoid" && form != "tanh")
-    throw json::JsonError("'tuned_form' must be \"sigmoid\" or \"tanh\"");
-  if (!form.empty()) {
-    tuned_sigmoid_ = form == "sigmoid";
-    tuned_ = tuned_sigmoid_ ? 1.6 : 0.03;
-  }
-  const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
-  read_number(s, "tuned", tuned_, ps.min, ps.max);
-  read_bool(s, "gpu", gpu_);
+  eplot_.y.range = s.error_y;
+  eplot_.fit_y_request = state.find("error_y") == nullptr;  // no error range given: fit it to the errors
+  f32_ = s.dtype == "f32";
+  tuned_sigmoid_ = s.tuned_form == "sigmoid";
+  tuned_ = s.tuned;
+  gpu_ = s.gpu;
 }
 
 json::Value ApproxPanel::state() const {
-  json::Object o;
-  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
-  o["y"] = json::Array{fplot_.y.range.min, fplot_.y.range.max};
-  o["error_y"] = json::Array{eplot_.y.range.min, eplot_.y.range.max};
-  o["metric"] = kMetricKey[static_cast<int>(metric_)];
-  o["log"] = log_y_;
-  o["dtype"] = f32_ ? "f32" : "f64";
-  o["tuned_form"] = tuned_sigmoid_ ? "sigmoid" : "tanh";
-  o["tuned"] = tuned_;
-  o["gpu"] = gpu_;
-  return o;
+  return model::approx_schema().write(current());
 }
 
 json::Object ApproxPanel::meta() const {
@@ -380,13 +361,13 @@ json::Object ApproxPanel::meta() const {
   o["metric"] = kMetricKey[static_cast<int>(metric_)];
   o["dtype"] = f32_ ? "f32" : "f64";
   o["tuned"] = tuned_;
-#ifdef GELU_HAVE_GPU
   if (gpu_) {
     o["gpu_status"] = gpu_status_;
     o["gpu_max_ulp_vs_cpu"] = json::Array{gpu_max_ulp_[0], gpu_max_ulp_[1]};
   }
-#endif
   return o;
 }
+
+GELU_PANEL(ApproxPanel);
 
 }  // namespace gelu::app

@@ -11,14 +11,14 @@
 #include "gelu/activation.hpp"
 #include "gui/panels/panel.hpp"
 #include "model/core_facts.hpp"
+#include "model/panel_states.hpp"
 
 namespace gelu::app {
 
 class ApproxPanel : public Panel {
  public:
   ApproxPanel();
-  const char* id() const override { return "approx"; }
-  const char* title() const override { return "Approximations"; }
+  static constexpr const char* kId = "approx";
   void drawContent() override;
   void load_state(const json::Value& state) override;
   json::Value state() const override;
@@ -32,6 +32,7 @@ class ApproxPanel : public Panel {
     unsigned int color;
     MaxError max;  // on the visible range, this frame
   };
+  model::ApproxState current() const;
   void controls();
   void fit();
   std::vector<Series> series() const;
@@ -56,13 +57,11 @@ class ApproxPanel : public Panel {
     bool operator==(const MaxKey&) const = default;
   };
   std::vector<std::pair<MaxKey, MaxError>> max_cache_;
-#ifdef GELU_HAVE_GPU
   void gpu_series(plot::Plot& p, plot::Range xr);
   plot::Range gpu_range_{0, 0};
   ErrorMetric gpu_metric_ = ErrorMetric::Abs;
   std::vector<double> gpu_x_, gpu_err_[2];
   double gpu_max_ulp_[2] = {NAN, NAN};
-#endif
 };
 
 }  // namespace gelu::app

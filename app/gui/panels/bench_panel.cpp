@@ -1,4 +1,9 @@
 // Benchmarks panel (see bench_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Controls
+//   [SECTION] Plots
+//   [SECTION] State and meta
 #include "gui/panels/bench_panel.hpp"
 
 #include <algorithm>
@@ -10,6 +15,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/fileio.hpp"
 #include "gui/kit/ui.hpp"
+#include "model/backends.hpp"
 
 namespace gelu::app {
 
@@ -40,13 +46,9 @@ plot::Range log_range(double lo, double hi) {
 }
 }  // namespace
 
-BenchPanel::BenchPanel() {
-  cfg_.functions = {"gelu", "gelu_tanh", "relu", "silu"};
-  for (const std::string& id : std::vector<std::string>(cfg_.functions))
-    if (!find_activation(id)) std::erase(cfg_.functions, id);
-#ifndef GELU_HAVE_GPU
-  cfg_.backends[2] = cfg_.backends[3] = false;
-#endif
+BenchPanel::BenchPanel() : Panel(kId) {
+  cfg_ = model::BenchState{}.cfg;
+  if (!gpu_built()) cfg_.backends[2] = cfg_.backends[3] = false;
   for (plot::PlotState* s : {&bars_, &sizes_, &history_}) {
     s->y.scale = plot::Scale::Log10;
     s->y.range = s->home_y = {0.01, 10};
@@ -108,7 +110,11 @@ void BenchPanel::controls() {
     for (const Activation& a : registry()) cfg_.functions.push_back(a.id);
   }
   ImGui::SameLine();
-  if (ImGui::SmallButton("GELU family")) cfg_.functions = {"gelu", "gelu_tanh", "gelu_sigmoid"};
+  if (ImGui::SmallButton("GELU family")) {  // the registry's gelu* entries
+    cfg_.functions.clear();
+    for (const Activation& a : registry())
+      if (std::string_view(a.id).starts_with("gelu")) cfg_.functions.emplace_back(a.id);
+  }
   ImGui::BeginChild("fns", ImVec2(0, 5.6f * em), true);
   for (const Activation& a : registry()) {
     bool on = std::find(cfg_.functions.begin(), cfg_.functions.end(), a.id) != cfg_.functions.end();
@@ -127,15 +133,11 @@ void BenchPanel::controls() {
   ImGui::EndChild();
   ui::heading("Backends");
   for (int b = 0; b < kBenchBackends; ++b) {
-#ifndef GELU_HAVE_GPU
-    ImGui::BeginDisabled(b >= 2);
-#endif
+    ImGui::BeginDisabled(b >= 2 && !gpu_built());
     ImGui::PushStyleColor(ImGuiCol_CheckMark, kBackendColor[b]);
     ImGui::Checkbox(display_name(static_cast<BenchBackend>(b)), &cfg_.backends[b]);
     ImGui::PopStyleColor();
-#ifndef GELU_HAVE_GPU
     ImGui::EndDisabled();
-#endif
     if (b % 2 == 0) ImGui::SameLine(9.5f * em);
   }
   ui::heading("Sizes (elements)");
@@ -241,7 +243,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
       lo = std::min(lo, r.gelem_worst());
       hi = std::max(hi, r.gelem_best());
     }
-  const double limit = snap_.copy_gb_per_s / kBenchBytesPerElement;
+  const double limit = snap_.copy_gb_per_s / bench::kBytesPerElement;
   if (limit > 0) hi = std::max(hi, limit);
   // Headroom above the tallest whisker for the legend and the limit's label.
   bars_.y.range = log_range(lo, hi);
@@ -294,7 +296,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
 
 void BenchPanel::size_plot(ImVec2 size) {
   double lo = 1e300, hi = 0;
-  const double limit = snap_.copy_gb_per_s / kBenchBytesPerElement;
+  const double limit = snap_.copy_gb_per_s / bench::kBytesPerElement;
   std::vector<double> xs[kBenchBackends], ys[kBenchBackends];
   for (const BenchRow& r : snap_.rows)
     if (r.fn == shown_fn_) {
@@ -378,28 +380,16 @@ void BenchPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value BenchPanel::state() const {
-  json::Value v = cfg_.to_json();
-  v.as_object()["shown_size"] = static_cast<double>(shown_size_);
-  v.as_object()["shown_function"] = shown_fn_;
-  v.as_object()["export"] = export_base_;
-  return v;
+  return model::bench_schema().write(model::BenchState{cfg_, shown_size_, shown_fn_, export_base_});
 }
 
-void BenchPanel::set_state(const json::Value& s) {
-  check_keys(s, {"functions", "sizes", "backends", "reps", "shown_size", "shown_function", "export"});
-  BenchConfig c = cfg_;
-  c.from_json(s);
-  double shown = static_cast<double>(shown_size_);
-  read_number(s, "shown_size", shown, 1, 67108864.0);
-  std::string fn = shown_fn_, base = export_base_;
-  read_string(s, "shown_function", fn);
-  if (!find_activation(fn)) throw json::JsonError("'shown_function' must be a registry id");
-  read_string(s, "export", base);
-  if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
-  cfg_ = c;
-  shown_size_ = static_cast<std::size_t>(shown);
-  shown_fn_ = fn;
-  export_base_ = base;
+void BenchPanel::set_state(const json::Value& state) {
+  model::BenchState s{cfg_, shown_size_, shown_fn_, export_base_};
+  model::bench_schema().read(state, s);
+  cfg_ = s.cfg;
+  shown_size_ = s.shown_size;
+  shown_fn_ = s.shown_function;
+  export_base_ = s.export_base;
 }
 
 json::Object BenchPanel::meta() const {
@@ -434,5 +424,7 @@ json::Object BenchPanel::meta() const {
   o["state"] = state();
   return o;
 }
+
+GELU_PANEL(BenchPanel);
 
 }  // namespace gelu::app

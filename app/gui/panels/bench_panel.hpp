@@ -11,14 +11,14 @@
 
 #include "gui/panels/panel.hpp"
 #include "model/bench_runner.hpp"
+#include "model/panel_states.hpp"
 
 namespace gelu::app {
 
 class BenchPanel : public Panel {
  public:
   BenchPanel();
-  const char* id() const override { return "bench"; }
-  const char* title() const override { return "Benchmarks"; }
+  static constexpr const char* kId = "bench";
   void drawContent() override;
   void load_state(const json::Value& state) override { set_state(state); }
   json::Object meta() const override;

@@ -27,11 +27,8 @@ plot::BatchFn batch(const Activation* a, int order, Params p) {
 
 }  // namespace
 
-CurvesPanel::CurvesPanel() {
-  for (const Activation& a : registry()) {
-    const std::string id = a.id;
-    fns_.push_back({&a, id == "gelu" || id == "relu" || id == "silu" || id == "gelu_tanh", a.defaults()});
-  }
+CurvesPanel::CurvesPanel() : Panel(kId) {
+  for (const Activation& a : registry()) fns_.push_back({&a, a.featured, a.defaults()});
   shared_x_.range = {-4, 3};
   for (auto& p : plot_) {
     p.linked_x = &shared_x_;
@@ -237,93 +234,60 @@ void CurvesPanel::drawContent() {
   ImGui::EndChild();
 }
 
-void CurvesPanel::load_state(const json::Value& s) {
-  check_keys(s,
-             {"x", "y", "functions", "params", "probe", "derivatives", "shade_dip", "shade_dead", "symlog"});
-  read_range(s, "x", shared_x_.range);
+model::CurvesState CurvesPanel::current() const {
+  model::CurvesState s;
+  s.x = shared_x_.range;
+  s.y = plot_[0].y.range;
+  s.functions.clear();
+  for (const Fn& f : fns_) {
+    if (f.shown) s.functions.emplace_back(f.a->id);
+    for (std::size_t i = 0; i < f.a->params.size(); ++i)
+      if (f.params[static_cast<int>(i)] != f.a->params[i].default_value)
+        s.params[std::string(f.a->id) + "." + f.a->params[i].name] = f.params[static_cast<int>(i)];
+  }
+  s.probe = probe_on_ ? std::optional<double>(probe_x_) : std::nullopt;
+  s.d1 = show_order_[1];
+  s.d2 = show_order_[2];
+  s.shade_dip = shade_dip_;
+  s.shade_dead = shade_dead_;
+  s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
+  return s;
+}
+
+void CurvesPanel::apply(const model::CurvesState& s) {
+  shared_x_.range = s.x;
   for (auto& p : plot_) p.x = shared_x_;
-  read_range(s, "y", plot_[0].y.range);
-  if (const json::Value* v = s.find("functions")) {
-    if (!v->is_array()) throw json::JsonError("'functions' must be an array of registry ids");
-    for (Fn& f : fns_) f.shown = false;
-    for (const json::Value& id : v->as_array()) {
-      if (!id.is_string()) throw json::JsonError("'functions' must be an array of registry ids");
-      auto it =
-          std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id.as_string() == f.a->id; });
-      if (it == fns_.end())
-        throw json::JsonError("unknown function " + gelu::quote(id.as_string()) +
-                              " (known: " + activation_ids() + ")");
-      it->shown = true;
-    }
+  plot_[0].y.range = s.y;
+  for (Fn& f : fns_) {
+    f.shown = std::find(s.functions.begin(), s.functions.end(), f.a->id) != s.functions.end();
+    f.params = f.a->defaults();
+    for (std::size_t i = 0; i < f.a->params.size(); ++i)
+      if (const auto it = s.params.find(std::string(f.a->id) + "." + f.a->params[i].name);
+          it != s.params.end())
+        f.params[static_cast<int>(i)] = it->second;
   }
-  if (const json::Value* v = s.find("params")) {
-    if (!v->is_object()) throw json::JsonError("'params' must be an object like {\"gelu_sigmoid.k\": 1.702}");
-    for (const auto& [key, val] : v->as_object()) {
-      const auto dot = key.find('.');
-      const std::string id = key.substr(0, dot);  // named: clang 14 cannot capture a structured binding
-      auto it = std::find_if(fns_.begin(), fns_.end(), [&](const Fn& f) { return id == f.a->id; });
-      const int pi =
-          (it == fns_.end() || dot == std::string::npos) ? -1 : it->a->param_index(key.substr(dot + 1));
-      if (pi < 0)
-        throw json::JsonError("unknown parameter " + gelu::quote(key) + " (write function_id.param)");
-      const ParamSpec& ps = it->a->params[static_cast<std::size_t>(pi)];
-      double x = 0;
-      read_number(*v, key, x, ps.min, ps.max);
-      it->params[pi] = x;
-    }
-  }
-  if (s.find("probe")) {
-    if (s.at("probe").is_null()) {
-      probe_on_ = false;
-    } else {
-      read_number(s, "probe", probe_x_, -1e6, 1e6);
-      probe_on_ = true;
-    }
-  }
-  if (const json::Value* v = s.find("derivatives")) {
-    if (!v->is_array()) throw json::JsonError("'derivatives' must be an array like [1, 2]");
-    show_order_[1] = show_order_[2] = false;
-    for (const json::Value& o : v->as_array()) {
-      if (!o.is_number() || (o.as_number() != 1 && o.as_number() != 2))
-        throw json::JsonError("'derivatives' may only hold 1 and 2");
-      show_order_[static_cast<int>(o.as_number())] = true;
-    }
-  }
-  read_bool(s, "shade_dip", shade_dip_);
-  read_bool(s, "shade_dead", shade_dead_);
-  bool symlog = false;
-  read_bool(s, "symlog", symlog);
-  if (symlog) {
+  probe_on_ = s.probe.has_value();
+  if (s.probe) probe_x_ = *s.probe;
+  show_order_[1] = s.d1;
+  show_order_[2] = s.d2;
+  shade_dip_ = s.shade_dip;
+  shade_dead_ = s.shade_dead;
+  if (s.symlog) {
     plot_[0].y.scale = plot::Scale::SymLog;
     plot_[0].y.symlog_c = 0.1;
+  } else if (plot_[0].y.scale == plot::Scale::SymLog) {
+    plot_[0].y.scale = plot::Scale::Linear;
   }
 }
 
+void CurvesPanel::load_state(const json::Value& state) {
+  model::CurvesState s = current();
+  model::curves_schema().read(state, s);
+  apply(s);
+}
+
 json::Value CurvesPanel::state() const {
-  // Everything load_state() reads; parameters only where they differ from the registry default.
-  json::Object o;
-  o["x"] = json::Array{shared_x_.range.min, shared_x_.range.max};
-  o["y"] = json::Array{plot_[0].y.range.min, plot_[0].y.range.max};
-  json::Array fns;
-  json::Object params;
-  for (const Fn& f : fns_) {
-    if (f.shown) fns.push_back(f.a->id);
-    const Params d = f.a->defaults();
-    for (std::size_t i = 0; i < f.a->params.size(); ++i)
-      if (f.params[static_cast<int>(i)] != d[static_cast<int>(i)])
-        params[std::string(f.a->id) + "." + f.a->params[i].name] = f.params[static_cast<int>(i)];
-  }
-  o["functions"] = fns;
-  o["params"] = params;
-  o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
-  json::Array der;
-  for (int k = 1; k < 3; ++k)
-    if (show_order_[k]) der.push_back(k);
-  o["derivatives"] = der;
-  o["shade_dip"] = shade_dip_;
-  o["shade_dead"] = shade_dead_;
-  o["symlog"] = plot_[0].y.scale == plot::Scale::SymLog;
-  return o;
+  return model::curves_schema().write(current());
 }
 
 json::Object CurvesPanel::meta() const {
@@ -351,5 +315,7 @@ json::Object CurvesPanel::meta() const {
   o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
   return o;
 }
+
+GELU_PANEL(CurvesPanel);
 
 }  // namespace gelu::app

@@ -6,14 +6,14 @@
 
 #include "gelu/activation.hpp"
 #include "gui/panels/panel.hpp"
+#include "model/panel_states.hpp"
 
 namespace gelu::app {
 
 class CurvesPanel : public Panel {
  public:
   CurvesPanel();
-  const char* id() const override { return "curves"; }
-  const char* title() const override { return "Curves"; }
+  static constexpr const char* kId = "curves";
   void drawContent() override;
   void load_state(const json::Value& state) override;
   json::Value state() const override;
@@ -25,6 +25,8 @@ class CurvesPanel : public Panel {
     bool shown;
     Params params;
   };
+  model::CurvesState current() const;
+  void apply(const model::CurvesState& s);
   void controls();
   void plots(float height);
   void readout_table();

@@ -21,7 +21,7 @@ const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
 const ImU32 kReluColor = IM_COL32(214, 39, 40, 255);
 }  // namespace
 
-DropoutPanel::DropoutPanel() : stream_(x0_, seed_) {
+DropoutPanel::DropoutPanel() : Panel(kId), stream_(x0_, seed_, kRecentMasks) {
   prob_.x.range = prob_.home_x = {-4, 4};
   prob_.y.range = prob_.home_y = {-0.04, 1.04};
   prob_.y_fixed = true;
@@ -35,7 +35,8 @@ DropoutPanel::DropoutPanel() : stream_(x0_, seed_) {
 }
 
 void DropoutPanel::restart() {
-  stream_ = MaskStream(x0_, seed_);
+  stream_ = stochastic::GateStream(x0_, seed_, kRecentMasks);
+  mc_ = mc_;
   ns_.clear();
   means_.clear();
   lo_.clear();
@@ -48,10 +49,11 @@ void DropoutPanel::restart() {
 void DropoutPanel::draw(std::uint64_t n) {
   const std::size_t target = std::min<std::size_t>(stream_.count() + n, max_samples_);
   if (target == stream_.count()) return;
-  stream_.grow_to(target);
+  stream_.draw_to(target);
+  mc_ = stream_.result(std::min<std::size_t>(target, 4096));
   // The band: GELU(x) ± 1.96·s/√n at each recorded n, with s the sample standard deviation of x·m that
   // the estimator reports (its standard error at the final n times √n).
-  const stochastic::MonteCarloResult& r = stream_.result();
+  const stochastic::MonteCarloResult& r = mc_;
   const double s = r.std_error * std::sqrt(static_cast<double>(r.samples));
   ns_.resize(r.running_n.size());
   lo_.resize(ns_.size());
@@ -155,8 +157,8 @@ void DropoutPanel::controls() {
   }
   const double g = find_activation("gelu")->eval(x0_);
   ImGui::Text("n = %llu masks", static_cast<unsigned long long>(stream_.count()));
-  ImGui::Text("mean of x·m = %.4f", stream_.result().mean);
-  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * stream_.result().std_error);
+  ImGui::Text("mean of x·m = %.4f", mc_.mean);
+  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * mc_.std_error);
   ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
 
   ui::heading("Gaussian input z ~ N(μ, σ)");
@@ -204,7 +206,7 @@ void DropoutPanel::convergence_plot(ImVec2 size) {
   if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
   plot::Plot p("convergence", conv_, size, "number of masks n", "running mean of x·m");
   p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
-  const double g = stream_.result().exact;
+  const double g = mc_.exact;
   const double gx[2] = {1, std::max(10.0, static_cast<double>(stream_.count()))}, gy[2] = {g, g};
   char t[64];
   std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f##gelu", x0_, g);
@@ -249,34 +251,33 @@ void DropoutPanel::drawContent() {
   ImGui::EndChild();
 }
 
-void DropoutPanel::load_state(const json::Value& s) {
-  check_keys(s, {"x0", "samples", "seed", "mu", "sigma", "rate", "playing"});
-  read_number(s, "x0", x0_, -3, 3);
-  double v = static_cast<double>(shot_samples_);
-  read_number(s, "samples", v, 1, static_cast<double>(max_samples_));
-  shot_samples_ = static_cast<std::uint64_t>(v);
-  v = static_cast<double>(seed_);
-  read_number(s, "seed", v, 0, 9007199254740992.0);
-  seed_ = static_cast<std::uint64_t>(v);
-  read_number(s, "mu", mu_, -3, 3);
-  read_number(s, "sigma", sigma_, 0.05, 3);
-  v = per_frame_;
-  read_number(s, "rate", v, 1, 500);
-  per_frame_ = static_cast<int>(v);
-  read_bool(s, "playing", playing_);
+model::DropoutState DropoutPanel::current() const {
+  model::DropoutState s;
+  s.x0 = x0_;
+  s.samples = shot_samples_;
+  s.seed = seed_;
+  s.mu = mu_;
+  s.sigma = sigma_;
+  s.rate = per_frame_;
+  s.playing = playing_;
+  return s;
+}
+
+void DropoutPanel::load_state(const json::Value& state) {
+  model::DropoutState s = current();
+  model::dropout_schema().read(state, s);
+  x0_ = s.x0;
+  shot_samples_ = s.samples;
+  seed_ = s.seed;
+  mu_ = s.mu;
+  sigma_ = s.sigma;
+  per_frame_ = s.rate;
+  playing_ = s.playing;
   restart();
 }
 
 json::Value DropoutPanel::state() const {
-  json::Object o;
-  o["x0"] = x0_;
-  o["samples"] = static_cast<double>(shot_samples_);
-  o["seed"] = static_cast<double>(seed_);
-  o["mu"] = mu_;
-  o["sigma"] = sigma_;
-  o["rate"] = per_frame_;
-  o["playing"] = playing_;
-  return o;
+  return model::dropout_schema().write(current());
 }
 
 json::Object DropoutPanel::meta() const {
@@ -286,7 +287,7 @@ json::Object DropoutPanel::meta() const {
   plots["histograms"] = plot_meta(hist_);
   o["plots"] = plots;
   o["x0"] = x0_;
-  const stochastic::MonteCarloResult& r = stream_.result();
+  const stochastic::MonteCarloResult& r = mc_;
   o["keep_probability"] = stream_.keep();
   o["samples"] = static_cast<double>(r.samples);
   o["mean"] = r.mean;
@@ -305,5 +306,7 @@ json::Object DropoutPanel::meta() const {
   o["relu_zero_mass"] = relu_zero_mass_;
   return o;
 }
+
+GELU_PANEL(DropoutPanel);
 
 }  // namespace gelu::app

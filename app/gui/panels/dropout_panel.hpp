@@ -7,16 +7,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "gelu/stochastic.hpp"
 #include "gui/panels/panel.hpp"
-#include "model/core_facts.hpp"
+#include "model/panel_states.hpp"
 
 namespace gelu::app {
 
 class DropoutPanel : public Panel {
  public:
   DropoutPanel();
-  const char* id() const override { return "dropout"; }
-  const char* title() const override { return "Dropout view"; }
+  static constexpr const char* kId = "dropout";
   void drawContent() override;
   void load_state(const json::Value& state) override;
   json::Value state() const override;
@@ -25,6 +25,7 @@ class DropoutPanel : public Panel {
   void settle_for_shot() override;
 
  private:
+  model::DropoutState current() const;
   void controls();
   void restart();
   void draw(std::uint64_t n);
@@ -36,9 +37,11 @@ class DropoutPanel : public Panel {
   double x0_ = 1.0;
   std::uint64_t seed_ = 1;
   int per_frame_ = 10;
-  std::uint64_t max_samples_ = 100000, shot_samples_ = 3000;
+  std::uint64_t max_samples_ = model::DropoutState::kMaxSamples, shot_samples_ = 3000;
   bool playing_ = true;
-  MaskStream stream_;
+  static constexpr std::size_t kRecentMasks = 60;  // masks shown in the grid
+  stochastic::GateStream stream_;
+  stochastic::MonteCarloResult mc_;           // the estimator over the stream's draws so far (core's)
   std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band, from the core estimator
 
   double mu_ = 0.5, sigma_ = 1.0, hist_mu_ = NAN, hist_sigma_ = NAN;

@@ -1,4 +1,9 @@
 // FFN lab panel (see ffn_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Controls
+//   [SECTION] Views
+//   [SECTION] State and meta
 #include "gui/panels/ffn_panel.hpp"
 
 #include <algorithm>
@@ -8,6 +13,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/ffn/network.hpp"
 #include "gui/kit/ui.hpp"
+#include "model/backends.hpp"
 
 namespace gelu::app {
 
@@ -42,12 +48,9 @@ double last_or_nan(const std::vector<double>& v) {
 }
 }  // namespace
 
-FfnPanel::FfnPanel() {
-#ifdef GELU_HAVE_GPU
-  gpu_available_ = true;
-#else
-  gpu_note_ = "this build has no GPU backend";
-#endif
+FfnPanel::FfnPanel() : Panel(kId) {
+  gpu_available_ = gpu_built();
+  if (!gpu_available_) gpu_note_ = "this build has no GPU backend";
   loss_.y.scale = plot::Scale::Log10;
   loss_.x.range = loss_.home_x = {0, 100};
   loss_.y.range = loss_.home_y = {0.01, 1};
@@ -496,21 +499,17 @@ void FfnPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value FfnPanel::state() const {
-  json::Value v = cfg_.to_json();
-  v.as_object()["shot_steps"] = shot_steps_;
-  v.as_object()["playing"] = lab_.running();
-  return v;
+  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, lab_.running()});
 }
 
-void FfnPanel::set_state(const json::Value& s) {
-  cfg_.from_json(s);
-  double steps = shot_steps_;
-  read_number(s, "shot_steps", steps, 0, 100000);
-  shot_steps_ = static_cast<int>(steps);
-  bool playing = false;
-  read_bool(s, "playing", playing);
+void FfnPanel::set_state(const json::Value& state) {
+  // Absent "playing" means paused: a state is a still picture unless it says otherwise.
+  model::FfnState s{cfg_, shot_steps_, false};
+  model::ffn_schema().read(state, s);
+  cfg_ = s.cfg;
+  shot_steps_ = s.shot_steps;
   lab_.reset(cfg_);
-  lab_.set_running(playing);
+  lab_.set_running(s.playing);
 }
 
 json::Object FfnPanel::meta() const {
@@ -554,5 +553,7 @@ json::Object FfnPanel::meta() const {
   o["train_points"] = static_cast<int>(snap_.data.x_train.cols());
   return o;
 }
+
+GELU_PANEL(FfnPanel);
 
 }  // namespace gelu::app

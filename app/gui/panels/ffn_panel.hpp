@@ -13,14 +13,14 @@
 #include "gui/kit/ffn_heatmap.hpp"
 #include "gui/panels/panel.hpp"
 #include "model/ffn_lab.hpp"
+#include "model/panel_states.hpp"
 
 namespace gelu::app {
 
 class FfnPanel : public Panel {
  public:
   FfnPanel();
-  const char* id() const override { return "ffn"; }
-  const char* title() const override { return "FFN lab"; }
+  static constexpr const char* kId = "ffn";
   void drawContent() override;
   void load_state(const json::Value& state) override { set_state(state); }
   json::Object meta() const override;

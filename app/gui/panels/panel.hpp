@@ -1,30 +1,33 @@
 // A panel of the desktop app: one class per file, one drawContent() (the ImHex pattern). Panels hold view
-// state only; every number they show comes from gelu::core (or gelu::gpu).
+// state only; every number they show comes from gelu::core (or gelu::gpu) or the model layer. What a panel's
+// state file holds is its field table in model/panel_states.hpp; its id and title are its entry in the one
+// panel list (model/panels.hpp); docs/adding-a-panel.md walks through a new one.
 #pragma once
 
-#include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "gelu/json.hpp"
+#include "model/limits.hpp"
+#include "model/panels.hpp"
 #include "plot/plot.hpp"
 
 namespace gelu::app {
 
-/// The largest JSON file the app reads as a panel state, lesson or session (gelu::read_file's limit): real
-/// ones are kilobytes; a bigger file is refused with its size before it is parsed.
-inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{16} << 20;
-
 class Panel {
  public:
+  /// `kind_id` names the panel's entry in model::panel_kinds() (std::logic_error when there is none).
+  explicit Panel(std::string_view kind_id);
   virtual ~Panel() = default;
-  virtual const char* id() const = 0;     // "curves": --panel value and state-file key
-  virtual const char* title() const = 0;  // tab title
+  const char* id() const { return kind_->id; }        // "curves": --panel value and state-file key
+  const char* title() const { return kind_->title; }  // tab title
   /// Draws the panel into the current ImGui window (content region = the panel's area).
   virtual void drawContent() = 0;
-  /// Applies a JSON panel state (see app/gui/state.md); throws json::JsonError on a malformed state.
+  /// Applies a JSON panel state (keys absent from it keep their values); throws json::JsonError on a
+  /// malformed state, naming the key.
   virtual void load_state(const json::Value& state) = 0;
   /// The panel's view as a state that set_state() on a fresh panel reproduces (sessions, lessons);
   /// null when the panel has nothing to save.
@@ -41,6 +44,9 @@ class Panel {
   /// Why settle_for_shot() would take too long for a headless shot (what the state asks for and the
   /// limit), or empty. `gelulab shot` refuses such a state before it starts.
   virtual std::string shot_limit_error() const { return {}; }
+
+ private:
+  const model::PanelKind* kind_;
 };
 
 /// The JSON description of a plot's last frame (ranges, scales, pixel rectangle), for meta().
@@ -48,13 +54,21 @@ json::Value plot_meta(const plot::PlotState& s);
 /// "#rrggbb" of an ImU32 colour.
 std::string color_hex(unsigned int color);
 
-// Panel-state readers: an absent key leaves `out` alone; a present key of the wrong shape throws
-// json::JsonError naming the key ("'x' must be [min, max] with min < max").
-void read_range(const json::Value& state, std::string_view key, plot::Range& out);
-void read_number(const json::Value& state, std::string_view key, double& out, double min, double max);
-void read_bool(const json::Value& state, std::string_view key, bool& out);
-void read_string(const json::Value& state, std::string_view key, std::string& out);
-/// Throws unless `state` is an object whose keys are all in `known` (typos are errors, not silence).
-void check_keys(const json::Value& state, std::initializer_list<std::string_view> known);
+// [SECTION] The panel list: each panel class registers its factory under its id (GELU_PANEL in its .cpp);
+// the order and the ids are model::panel_kinds()'.
+using PanelFactory = std::unique_ptr<Panel> (*)();
+struct PanelRegistrar {
+  PanelRegistrar(const char* id, PanelFactory make);
+};
+#define GELU_PANEL(Class)                                                \
+  static const ::gelu::app::PanelRegistrar gelu_panel_registrar_##Class( \
+      Class::kId, []() -> std::unique_ptr<::gelu::app::Panel> { return std::make_unique<Class>(); })
+
+/// A fresh panel of that kind with its defaults; nullptr when unknown.
+std::unique_ptr<Panel> make_panel(std::string_view id);
+/// Every panel, freshly constructed with its defaults, in tab order.
+std::vector<std::unique_ptr<Panel>> make_panels();
+/// The ids with a registered factory (for the test that every panel kind has one).
+std::vector<std::string> registered_panel_ids();
 
 }  // namespace gelu::app

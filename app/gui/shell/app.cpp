@@ -1,4 +1,9 @@
 // The desktop app's frame: fonts, theme, menu bar and panel tabs (see app.hpp).
+//
+// Index of this file:
+//   [SECTION] Lessons
+//   [SECTION] Messages, sessions, export
+//   [SECTION] Frame
 #include "gui/shell/app.hpp"
 
 #define GLFW_INCLUDE_NONE
@@ -59,22 +64,6 @@ void apply_theme(float scale, bool projector) {
 }
 }  // namespace
 
-std::vector<std::unique_ptr<Panel>> App::make_panels() {
-  std::vector<std::unique_ptr<Panel>> panels;
-  panels.push_back(std::make_unique<CurvesPanel>());
-  panels.push_back(std::make_unique<ApproxPanel>());
-  panels.push_back(std::make_unique<DropoutPanel>());
-  panels.push_back(std::make_unique<FfnPanel>());
-  panels.push_back(std::make_unique<BenchPanel>());
-  return panels;
-}
-
-std::unique_ptr<Panel> App::make_panel(std::string_view id) {
-  for (auto& p : make_panels())
-    if (id == p->id()) return std::move(p);
-  return nullptr;
-}
-
 App::App() : panels_(make_panels()) {}
 App::~App() = default;
 
@@ -82,10 +71,6 @@ void App::replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string
   panels_ = std::move(panels);
   active_ = 0;
   if (!select(active)) pending_select_ = 0;
-}
-
-std::string App::panel_ids() {
-  return "curves|approx|dropout|ffn|bench";
 }
 
 void App::setup_fonts_and_style(float content_scale) {
@@ -632,98 +617,6 @@ void App::frame() {
   export_requests();
   ImGui::End();
   shortcuts_overlay(&shortcuts_open_);
-}
-
-// [SECTION] Meta helpers (panel.hpp)
-
-std::string color_hex(unsigned int c) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c & 0xff, (c >> 8) & 0xff, (c >> 16) & 0xff);
-  return buf;
-}
-
-json::Value plot_meta(const plot::PlotState& s) {
-  const plot::Transform& t = s.last;
-  auto scale = [](plot::Scale sc) {
-    return sc == plot::Scale::Linear ? "linear" : sc == plot::Scale::Log10 ? "log" : "symlog";
-  };
-  json::Object o;
-  o["left"] = t.left;
-  o["top"] = t.top;
-  o["right"] = t.right;
-  o["bottom"] = t.bottom;
-  o["x_min"] = t.x.range.min;
-  o["x_max"] = t.x.range.max;
-  o["y_min"] = t.y.range.min;
-  o["y_max"] = t.y.range.max;
-  o["x_scale"] = scale(t.x.scale);
-  o["y_scale"] = scale(t.y.scale);
-  o["symlog_c"] = t.y.symlog_c;
-  return o;
-}
-
-namespace {
-// Built with += (GCC 12's -Wrestrict misfires on "'" + std::string(...)).
-std::string quoted(std::string_view key) {
-  std::string s = "'";
-  s += key;
-  s += "'";
-  return s;
-}
-}  // namespace
-
-void read_range(const json::Value& state, std::string_view key, plot::Range& out) {
-  const json::Value* v = state.find(key);
-  if (!v) return;
-  const std::string msg = quoted(key) + " must be [min, max] with finite min < max";
-  if (!v->is_array() || v->as_array().size() != 2 || !v->as_array()[0].is_number() ||
-      !v->as_array()[1].is_number())
-    throw json::JsonError(msg);
-  const plot::Range r{v->as_array()[0].as_number(), v->as_array()[1].as_number()};
-  if (!r.valid()) throw json::JsonError(msg);
-  out = r;
-}
-
-void read_number(const json::Value& state, std::string_view key, double& out, double min, double max) {
-  const json::Value* v = state.find(key);
-  if (!v) return;
-  if (!v->is_number() || !(v->as_number() >= min && v->as_number() <= max)) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "'%.*s' must be a number in [%g, %g]", static_cast<int>(key.size()),
-                  key.data(), min, max);
-    throw json::JsonError(buf);
-  }
-  out = v->as_number();
-}
-
-void read_bool(const json::Value& state, std::string_view key, bool& out) {
-  const json::Value* v = state.find(key);
-  if (!v) return;
-  if (!v->is_bool()) throw json::JsonError(quoted(key) + " must be true or false");
-  out = v->as_bool();
-}
-
-void read_string(const json::Value& state, std::string_view key, std::string& out) {
-  const json::Value* v = state.find(key);
-  if (!v) return;
-  if (!v->is_string()) throw json::JsonError(quoted(key) + " must be a string");
-  out = v->as_string();
-}
-
-void check_keys(const json::Value& state, std::initializer_list<std::string_view> known) {
-  if (!state.is_object()) throw json::JsonError("the panel state must be a JSON object");
-  for (const auto& [k, v] : state.as_object()) {
-    bool ok = false;
-    for (std::string_view n : known) ok = ok || k == n;
-    if (!ok) {
-      std::string list;
-      for (std::string_view n : known) {
-        if (!list.empty()) list += ", ";
-        list += n;
-      }
-      throw json::JsonError("unknown key " + gelu::quote(k) + " (known: " + list + ")");
-    }
-  }
 }
 
 }  // namespace gelu::app

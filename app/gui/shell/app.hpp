@@ -38,10 +38,6 @@ class App {
   Panel& active() { return *panels_[active_]; }
   const char* active_id() const { return panels_[active_]->id(); }
   const std::vector<std::unique_ptr<Panel>>& panels() const { return panels_; }
-  static std::string panel_ids();  // "curves|approx|dropout|…"
-  /// Every panel, freshly constructed with its defaults, in tab order.
-  static std::vector<std::unique_ptr<Panel>> make_panels();
-  static std::unique_ptr<Panel> make_panel(std::string_view panel_id);  // null when unknown
   /// Swaps in a new set of panels (a restored session) and selects `active`.
   void replace_panels(std::vector<std::unique_ptr<Panel>> panels, std::string_view active);
 

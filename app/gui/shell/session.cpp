@@ -104,14 +104,14 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
 
   // Everything is checked and built aside; the app changes only when all of it is good.
-  std::vector<std::unique_ptr<Panel>> panels = App::make_panels();
+  std::vector<std::unique_ptr<Panel>> panels = make_panels();
   if (const json::Value* ps = s.find("panels")) {
     if (!ps->is_object()) fail(name, "panels", "must be an object {panel id: state}");
     for (const auto& [id, state] : ps->as_object()) {
       Panel* target = nullptr;
       for (auto& p : panels)
         if (id == p->id()) target = p.get();
-      if (!target) fail(name, "panels." + printable(id), "no such panel (" + App::panel_ids() + ")");
+      if (!target) fail(name, "panels." + printable(id), "no such panel (" + model::panel_ids() + ")");
       try {
         target->set_state(state);
       } catch (const json::JsonError& e) {
@@ -125,7 +125,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     bool known = false;
     for (const auto& p : panels) known = known || a->as_string() == p->id();
     if (!known)
-      fail(name, "active_panel", "unknown panel " + quote(a->as_string()) + " (" + App::panel_ids() + ")");
+      fail(name, "active_panel", "unknown panel " + quote(a->as_string()) + " (" + model::panel_ids() + ")");
     active = a->as_string();
   }
   Presentation pres = app.presentation();

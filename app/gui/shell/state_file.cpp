@@ -58,7 +58,7 @@ void apply_view_options(App& app, const ViewOptions& o) {
     app.apply_pending();  // now, so that --panel and --state override the step
   }
   if (o.panel && !app.select(*o.panel))
-    throw UsageError("--panel: unknown panel " + quote(*o.panel) + " (" + App::panel_ids() + ")");
+    throw UsageError("--panel: unknown panel " + quote(*o.panel) + " (" + model::panel_ids() + ")");
   if (o.state) load_state_file(app, *o.state);
   if (o.presentation) {
     const double sc = Args::to_double("presentation", *o.presentation);

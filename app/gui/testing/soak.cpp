@@ -90,9 +90,9 @@ struct FrameWindows {
 };
 
 // RSS (and the heap in use) is sampled every kRssEvery frames. Worker threads allocate and free benchmark
-// arrays and GL contexts, so single samples swing by tens of MiB; a leak raises the floor. Growth = the lowest
-// sample of the last stretch minus the lowest of the first stretch after the baseline frame (stretches of up
-// to 1000 frames).
+// arrays and GL contexts, so single samples swing by tens of MiB; a leak raises the floor. Growth = the
+// lowest sample of the last stretch minus the lowest of the first stretch after the baseline frame (stretches
+// of up to 1000 frames).
 constexpr long kRssEvery = 10;
 constexpr long kWarmupFrames = 30;  // font atlas, first layouts
 
@@ -165,7 +165,8 @@ void SoakMonitor::frame_done(long frame, double cpu_ms, double ui_ms, double fin
     }
     if (test_run_ && frame >= limits_.rss_baseline_frame) impl_->windows.add(frame, frame_ms);
   }
-  if (test_run_ && frame % kRssEvery == 0) impl_->rss_samples.add(MemSample{frame, rss_kb(), heap_in_use_kb()});
+  if (test_run_ && frame % kRssEvery == 0)
+    impl_->rss_samples.add(MemSample{frame, rss_kb(), heap_in_use_kb()});
 }
 
 void SoakMonitor::finish(long frames) {

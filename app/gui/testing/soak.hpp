@@ -37,9 +37,9 @@ double percentile(std::vector<double> v, double q);
 
 // [SECTION] The monitor of one run
 struct SoakLimits {
-  long max_frames = -1;           // -1: until the window closes
-  long rss_baseline_frame = 60;   // growth is measured after this frame (first uses of code paths allocate)
-  long max_rss_growth_kb = -1;    // -1: not checked
+  long max_frames = -1;          // -1: until the window closes
+  long rss_baseline_frame = 60;  // growth is measured after this frame (first uses of code paths allocate)
+  long max_rss_growth_kb = -1;   // -1: not checked
   double max_frame_time_growth = -1;  // -1: not checked
   bool frame_time_summary = false;    // --report-frame-time
 };

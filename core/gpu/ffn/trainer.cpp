@@ -4,6 +4,10 @@
 // (parameters, gradient, optimizer moments, decay mask, the training set, the batch, per-block activations
 // and their gradients, the batch loss); a second buffer holds the batch indices. One buffer keeps the host
 // side to a table of offsets and lets any kernel read any operand without rebinding.
+//
+// Index of this file:
+//   [SECTION] Dispatches
+//   [SECTION] Evaluation and read-back
 #include <epoxy/gl.h>
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,20 @@ using ScalarF32 = float (*)(float x, const Params& p);
 using BatchF64 = void (*)(const double* x, double* y, std::size_t n, const Params& p);
 using BatchF32 = void (*)(const float* x, float* y, std::size_t n, const Params& p);
 
+/// The accuracy of one order of a function in the scalar paths, as measured against the mpmath reference
+/// tables (tests/ref) and asserted by tests/core/accuracy_test.cpp — the registry carries each function's
+/// bound the way SLEEF's function table does. ULP figures are the distance to the correctly rounded value
+/// over the table's normal-range references at least 0.05 from a sign change of the reference; within 0.05 of
+/// a sign change the absolute error bound applies (there is no ULP scale at a zero); where the reference is
+/// subnormal, the error in units of the smallest subnormal. `GELU_ACCURACY_REPORT=1 core_tests` prints the
+/// measured figures in this form.
+struct Accuracy {
+  std::uint64_t f64_ulp = 0;   // double scalar
+  std::uint64_t f32_ulp = 0;   // float scalar (the double value rounded once)
+  double near_root_abs = 0;    // double, |error| within 0.05 of a sign change
+  double subnormal_steps = 0;  // double, |error| / smallest subnormal where the reference is subnormal
+};
+
 /// One registry entry. Orders index the arrays: 0 = f, 1 = f', 2 = f''.
 struct Activation {
   const char* id;           // stable identifier, e.g. "gelu_tanh"
@@ -57,6 +72,8 @@ struct Activation {
   std::array<ScalarF32, 3> f32;
   std::array<BatchF64, 3> batch_f64;
   std::array<BatchF32, 3> batch_f32;
+  std::array<Accuracy, 3> accuracy{};  // per order; see Accuracy
+  bool featured = false;  // shown by default wherever a few functions are picked (Curves, Benchmarks, lists)
 
   Params defaults() const;
   int param_index(std::string_view param_name) const;  // -1 when unknown

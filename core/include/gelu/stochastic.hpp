@@ -53,6 +53,31 @@ struct MonteCarloResult {
 MonteCarloResult monte_carlo_gate(double x, std::size_t n, std::uint64_t seed,
                                   std::size_t running_points = 512);
 
+/// The same gate drawn a few masks at a time, for a live view: after draw_to(n) the masks are exactly the
+/// first n of monte_carlo_gate(x, n, seed) (one rule, m = [u < Φ(x)] from Rng(seed)), `recent()` holds the
+/// last of them for display, and `result()` is that estimator.
+class GateStream {
+ public:
+  GateStream(double x, std::uint64_t seed, std::size_t recent_capacity = 64);
+  /// Extends the stream to n draws in total (n below count() does nothing).
+  void draw_to(std::size_t n);
+  std::size_t count() const { return drawn_; }
+  std::size_t kept() const { return kept_; }
+  double x() const { return x_; }
+  double keep() const { return keep_; }
+  /// The last masks drawn, oldest first (true = kept), at most recent_capacity of them.
+  const std::vector<bool>& recent() const { return recent_; }
+  /// monte_carlo_gate(x, count(), seed, running_points): the estimate, its standard error and running means.
+  MonteCarloResult result(std::size_t running_points = 512) const;
+
+ private:
+  double x_, keep_;
+  std::uint64_t seed_;
+  Rng rng_;
+  std::size_t drawn_ = 0, kept_ = 0, capacity_;
+  std::vector<bool> recent_;
+};
+
 // [SECTION] Gaussian pre-activations X ~ N(mu, sigma^2), sigma >= 0.
 
 /// E[ReLU(X)] = μΦ(μ/σ) + σφ(μ/σ); σ = 0 gives ReLU(μ).

@@ -1,3 +1,8 @@
+// Index of this file:
+//   [SECTION] Names
+//   [SECTION] Spec
+//   [SECTION] Network
+//   [SECTION] Losses
 #include "gelu/ffn/network.hpp"
 
 #include <cmath>

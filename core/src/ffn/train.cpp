@@ -316,6 +316,30 @@ GridOutput Trainer<T>::grid(int nx, int ny) {
   return g;
 }
 
+namespace {
+
+class CpuStepTrainer final : public StepTrainer {
+ public:
+  CpuStepTrainer(Network<float>& net, const Dataset& data, TrainConfig config) : t_(net, data, config) {}
+  double step() override { return t_.step(); }
+  int steps_done() const override { return t_.steps_done(); }
+  Metrics evaluate() override { return t_.evaluate(); }
+  std::vector<LayerStats> layer_stats(int bins) override { return t_.layer_stats(bins); }
+  GridOutput grid(int nx, int ny) override { return t_.grid(nx, ny); }
+  void download(Network<float>& net) override {
+    if (&net != &t_.network()) net.parameters() = t_.network().parameters();
+  }
+
+ private:
+  Trainer<float> t_;
+};
+
+}  // namespace
+
+std::unique_ptr<StepTrainer> cpu_trainer(Network<float>& net, const Dataset& data, TrainConfig config) {
+  return std::make_unique<CpuStepTrainer>(net, data, config);
+}
+
 template class Optimizer<float>;
 template class Optimizer<double>;
 template class Trainer<float>;

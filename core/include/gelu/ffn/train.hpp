@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -149,5 +150,33 @@ extern template class Optimizer<float>;
 extern template class Optimizer<double>;
 extern template class Trainer<float>;
 extern template class Trainer<double>;
+
+// [SECTION] The trainer interface
+
+/// A float trainer as the FFN lab and `gelulab train` drive it, whatever runs it: the CPU Trainer<float>
+/// (cpu_trainer below) or the GPU trainer (gelu::gpu::FfnTrainer). Callers never ask which; the app picks one
+/// in a single place (app/model/backends.hpp).
+class StepTrainer {
+ public:
+  virtual ~StepTrainer() = default;
+  /// One minibatch step; the batch loss before the update (NaN once failure() is set).
+  virtual double step() = 0;
+  virtual int steps_done() const = 0;
+  /// Loss and accuracy over the full training and test sets (evaluation mode).
+  virtual Metrics evaluate() = 0;
+  /// Per hidden block: activation histogram, dead units and gradient norm of the latest step.
+  virtual std::vector<LayerStats> layer_stats(int bins = 32) = 0;
+  virtual GridOutput grid(int nx, int ny) = 0;
+  /// Writes the trained parameters into net (same spec). The CPU trainer trains its network in place, so for
+  /// that network this copies nothing.
+  virtual void download(Network<float>& net) = 0;
+  /// Empty while the trainer works; why it stopped once it failed (a lost GPU context, a kernel error).
+  virtual std::string failure() const { return {}; }
+  /// True when the parameters live off the host (a download is a transfer).
+  virtual bool remote() const { return false; }
+};
+
+/// The CPU trainer behind the interface: Trainer<float> on `net` (which it trains in place).
+std::unique_ptr<StepTrainer> cpu_trainer(Network<float>& net, const Dataset& data, TrainConfig config);
 
 }  // namespace gelu::ffn

@@ -40,7 +40,7 @@
 
 namespace gelu::gpu {
 
-class FfnTrainer {
+class FfnTrainer final : public ffn::StepTrainer {
  public:
   using Mat = ffn::Network<float>::Mat;
 
@@ -49,28 +49,30 @@ class FfnTrainer {
   /// std::invalid_argument for an invalid config (ffn::validate).
   FfnTrainer(Context& ctx, const ffn::Network<float>& net, const ffn::Dataset& data, ffn::TrainConfig config,
              ShaderLibrary shaders = ShaderLibrary::from_environment());
-  ~FfnTrainer();
+  ~FfnTrainer() override;
   FfnTrainer(const FfnTrainer&) = delete;
   FfnTrainer& operator=(const FfnTrainer&) = delete;
 
   /// False when the device could not be set up (or a step failed); error() says why.
   bool ok() const { return error_.empty(); }
   const std::string& error() const { return error_; }
+  std::string failure() const override { return error_; }
+  bool remote() const override { return true; }
 
   /// One minibatch step (forward, loss, backward, weight decay, update); returns the batch loss before the
   /// update (one float read back), NaN when !ok().
-  double step();
-  int steps_done() const { return step_; }
+  double step() override;
+  int steps_done() const override { return step_; }
 
   /// Logits (outputs x n) of the network in evaluation mode for inputs X (inputs x n), computed on the
   /// device in chunks of the batch size. Empty matrix when !ok().
   Mat forward(const Mat& X);
   /// Loss and accuracy over the full training and test sets, computed from device logits with the CPU's
   /// loss and accuracy functions.
-  ffn::Metrics evaluate();
+  ffn::Metrics evaluate() override;
 
   /// Copies the device parameters into net (whose spec must equal the trainer's).
-  void download(ffn::Network<float>& net);
+  void download(ffn::Network<float>& net) override;
   /// The latest step's gradient (weight decay included), in the flat parameter layout.
   std::vector<float> download_gradient();
   /// Gradient norm of each block (hidden blocks then the output layer) of the latest step, as
@@ -79,9 +81,9 @@ class FfnTrainer {
 
   /// Per hidden block: activation histogram, dead units and gradient norm of the latest step, as
   /// Trainer::layer_stats (reads the block's activations and dL/dz back). Empty before the first step.
-  std::vector<ffn::LayerStats> layer_stats(int bins = 32);
+  std::vector<ffn::LayerStats> layer_stats(int bins = 32) override;
   /// The model's output on a grid over the dataset's input box, as Trainer::grid (device forward pass).
-  ffn::GridOutput grid(int nx, int ny);
+  ffn::GridOutput grid(int nx, int ny) override;
 
   const ffn::TrainConfig& config() const { return config_; }
   int batch() const { return batch_; }

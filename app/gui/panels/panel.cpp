@@ -1,0 +1,70 @@
+// The panel base, the panel factories and the helpers panels share for meta() (see panel.hpp).
+#include "gui/panels/panel.hpp"
+
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+
+namespace gelu::app {
+namespace {
+
+std::map<std::string, PanelFactory, std::less<>>& factories() {
+  static std::map<std::string, PanelFactory, std::less<>> f;
+  return f;
+}
+
+}  // namespace
+
+Panel::Panel(std::string_view kind_id) : kind_(model::find_panel_kind(kind_id)) {
+  if (!kind_) throw std::logic_error("panel '" + std::string(kind_id) + "' is not in model::panel_kinds()");
+}
+
+PanelRegistrar::PanelRegistrar(const char* id, PanelFactory make) {
+  factories()[id] = make;
+}
+
+std::unique_ptr<Panel> make_panel(std::string_view id) {
+  const auto it = factories().find(id);
+  return it == factories().end() ? nullptr : it->second();
+}
+
+std::vector<std::unique_ptr<Panel>> make_panels() {
+  std::vector<std::unique_ptr<Panel>> panels;
+  for (const model::PanelKind& k : model::panel_kinds())
+    if (auto p = make_panel(k.id)) panels.push_back(std::move(p));
+  return panels;
+}
+
+std::vector<std::string> registered_panel_ids() {
+  std::vector<std::string> ids;
+  for (const auto& [id, make] : factories()) ids.push_back(id);
+  return ids;
+}
+
+std::string color_hex(unsigned int c) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "#%02x%02x%02x", c & 0xff, (c >> 8) & 0xff, (c >> 16) & 0xff);
+  return buf;
+}
+
+json::Value plot_meta(const plot::PlotState& s) {
+  const plot::Transform& t = s.last;
+  auto scale = [](plot::Scale sc) {
+    return sc == plot::Scale::Linear ? "linear" : sc == plot::Scale::Log10 ? "log" : "symlog";
+  };
+  json::Object o;
+  o["left"] = t.left;
+  o["top"] = t.top;
+  o["right"] = t.right;
+  o["bottom"] = t.bottom;
+  o["x_min"] = t.x.range.min;
+  o["x_max"] = t.x.range.max;
+  o["y_min"] = t.y.range.min;
+  o["y_max"] = t.y.range.max;
+  o["x_scale"] = scale(t.x.scale);
+  o["y_scale"] = scale(t.y.scale);
+  o["symlog_c"] = t.y.symlog_c;
+  return o;
+}
+
+}  // namespace gelu::app

@@ -1,0 +1,53 @@
+// The app's one door to the GPU backend (gelu::gpu), whether or not this build has it: the CLI's evaluator,
+// the benchmark target and the FFN trainers all come from here, so the rest of app/ never asks
+// `#ifdef GELU_HAVE_GPU`. Without the backend every call says so in words and the CPU paths carry on.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "gelu/activation.hpp"
+#include "gelu/bench.hpp"
+#include "gelu/ffn/train.hpp"
+
+namespace gelu::app {
+
+/// Whether this build has the GPU backend (EGL and libepoxy were found at configure time).
+bool gpu_built();
+
+/// y = f^(order)(x) in float32 on a headless GPU context made on first use and kept for the process (the
+/// CLI's `eval --backend gpu`). An error text when there is no usable GPU.
+std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
+                                    std::span<float> y);
+
+/// A headless GPU as a target of the benchmark sweep, owning its context (delete it on the thread that made
+/// it). nullptr and *why when there is none; otherwise *device is "renderer / version via platform".
+std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why);
+
+/// Where nets train. The GPU trainers of one host share one headless GL context, made on the first request
+/// and kept until release() or the host goes (on the thread that uses the trainers).
+class TrainerHost {
+ public:
+  TrainerHost();
+  ~TrainerHost();
+  TrainerHost(const TrainerHost&) = delete;
+  TrainerHost& operator=(const TrainerHost&) = delete;
+
+  /// A GPU trainer for `net` (initialized; its parameters are uploaded), or nullptr and *why: no GPU backend in
+  /// this build, no headless context, or the trainer could not start (a shader, the device's limits). Throws
+  /// std::invalid_argument for an invalid config, as the CPU trainer does.
+  std::unique_ptr<ffn::StepTrainer> gpu_trainer(ffn::Network<float>& net, const ffn::Dataset& data,
+                                                const ffn::TrainConfig& config, std::string* why);
+  /// The GPU's renderer while a context is held, else empty.
+  std::string device() const;
+  /// Drops the context (its trainers must be gone).
+  void release();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace gelu::app

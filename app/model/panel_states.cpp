@@ -1,0 +1,390 @@
+// The panels' field tables (see panel_states.hpp and state_schema.hpp).
+//
+// [SECTION] Curves
+// [SECTION] Approximations
+// [SECTION] Dropout view
+// [SECTION] FFN lab
+// [SECTION] Benchmarks
+#include "model/panel_states.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gelu/activation.hpp"
+#include "gelu/ffn/dataset.hpp"
+#include "gelu/numio.hpp"
+
+namespace gelu::app::model {
+namespace {
+
+/// Registry ids in registry order, each once; throws with `bad` for a non-string and names an unknown id.
+std::vector<std::string> read_registry_ids(const json::Value& v, const std::string& key, const std::string& bad) {
+  if (!v.is_array()) throw json::JsonError(bad);
+  std::vector<bool> on(registry().size(), false);
+  for (const json::Value& id : v.as_array()) {
+    if (!id.is_string()) throw json::JsonError(bad);
+    const Activation* a = find_activation(id.as_string());
+    if (!a)
+      throw json::JsonError(quoted_key(key) + ": unknown function " + quote(id.as_string()) +
+                            " (known: " + activation_ids() + ")");
+    on[static_cast<std::size_t>(a - registry().data())] = true;
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < on.size(); ++i)
+    if (on[i]) out.emplace_back(registry()[i].id);
+  return out;
+}
+
+json::Value string_array(const std::vector<std::string>& v) {
+  json::Array a;
+  for (const std::string& s : v) a.emplace_back(s);
+  return a;
+}
+
+}  // namespace
+
+// [SECTION] Curves
+std::vector<std::string> featured_functions() {
+  std::vector<std::string> out;
+  for (const Activation& a : registry())
+    if (a.featured) out.emplace_back(a.id);
+  return out;
+}
+
+const Schema<CurvesState>& curves_schema() {
+  using S = CurvesState;
+  static const Schema<S> schema(
+      "panel state",
+      {
+          range_field<S>("x", &S::x, "the x range, shared by the f, f′ and f″ plots"),
+          range_field<S>("y", &S::y, "the y range of the f plot"),
+          {"functions", "[id, …]", "the registry functions shown (gelulab list)",
+           [](const json::Value& v, S& s) {
+             s.functions = read_registry_ids(v, "functions", "'functions' must be an array of registry ids");
+           },
+           [](const S& s) { return string_array(s.functions); }},
+          {"params", "{\"id.param\": value, …}", "parameters that differ from their defaults",
+           [](const json::Value& v, S& s) {
+             if (!v.is_object())
+               throw json::JsonError("'params' must be an object like {\"gelu_sigmoid.k\": 1.702}");
+             std::map<std::string, double> params = s.params;  // the keys given replace their values
+             for (const auto& [key, val] : v.as_object()) {
+               const auto dot = key.find('.');
+               const Activation* a = dot == std::string::npos ? nullptr : find_activation(key.substr(0, dot));
+               const int pi = a ? a->param_index(key.substr(dot + 1)) : -1;
+               if (pi < 0) throw json::JsonError("unknown parameter " + quote(key) + " (write function_id.param)");
+               const ParamSpec& ps = a->params[static_cast<std::size_t>(pi)];
+               params[key] = read_number_value(val, key, ps.min, ps.max);
+             }
+             s.params = std::move(params);
+           },
+           [](const S& s) {
+             json::Object o;
+             for (const auto& [key, value] : s.params) {
+               const auto dot = key.find('.');
+               const Activation* a = find_activation(key.substr(0, dot));
+               const int pi = a ? a->param_index(key.substr(dot + 1)) : -1;
+               if (pi >= 0 && value != a->params[static_cast<std::size_t>(pi)].default_value) o[key] = value;
+             }
+             return json::Value(std::move(o));
+           }},
+          {"probe", "number in [-1e6, 1e6] or null", "the x of the probe line and readout (null: none)",
+           [](const json::Value& v, S& s) {
+             s.probe = v.is_null() ? std::nullopt : std::optional<double>(read_number_value(v, "probe", -1e6, 1e6));
+           },
+           [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); }},
+          {"derivatives", "[1, 2]", "the derivative plots shown below f",
+           [](const json::Value& v, S& s) {
+             if (!v.is_array()) throw json::JsonError("'derivatives' must be an array like [1, 2]");
+             bool d1 = false, d2 = false;
+             for (const json::Value& o : v.as_array()) {
+               if (!o.is_number() || (o.as_number() != 1 && o.as_number() != 2))
+                 throw json::JsonError("'derivatives' may only hold 1 and 2");
+               (o.as_number() == 1 ? d1 : d2) = true;
+             }
+             s.d1 = d1;
+             s.d2 = d2;
+           },
+           [](const S& s) {
+             json::Array a;
+             if (s.d1) a.emplace_back(1);
+             if (s.d2) a.emplace_back(2);
+             return json::Value(std::move(a));
+           }},
+          bool_field<S>("shade_dip", &S::shade_dip, "shade GELU's negative dip and mark its minimum"),
+          bool_field<S>("shade_dead", &S::shade_dead, "shade ReLU's dead zone"),
+          bool_field<S>("symlog", &S::symlog, "a symmetric-log y axis for f"),
+      });
+  return schema;
+}
+
+// [SECTION] Approximations
+const Schema<ApproxState>& approx_schema() {
+  using S = ApproxState;
+  static const Schema<S> schema(
+      "panel state",
+      {
+          range_field<S>("x", &S::x, "the x range of both plots"),
+          range_field<S>("y", &S::y, "the y range of the function plot"),
+          range_field<S>("error_y", &S::error_y, "the y range of the error plot (absent: fitted to the errors)"),
+          choice_field<S>("metric", &S::metric, {"abs", "rel", "ulp"}, "the error shown"),
+          bool_field<S>("log", &S::log, "a log error axis"),
+          choice_field<S>("dtype", &S::dtype, {"f32", "f64"}, "the precision the approximations are evaluated in"),
+          {"tuned_form", "sigmoid|tanh", "the form whose coefficient the tuned curve varies (resets 'tuned')",
+           [](const json::Value& v, S& s) {
+             s.tuned_form = read_choice_value(v, "tuned_form", {"sigmoid", "tanh"});
+             s.tuned = find_activation(s.tuned_form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")
+                           ->params[0]
+                           .default_value;
+           },
+           [](const S& s) { return json::Value(s.tuned_form); }},
+          {"tuned", "number in the form's parameter range", "k of the sigmoid form or c of the tanh form",
+           [](const json::Value& v, S& s) {
+             const ParamSpec& ps =
+                 find_activation(s.tuned_form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
+             s.tuned = read_number_value(v, "tuned", ps.min, ps.max);
+           },
+           [](const S& s) { return json::Value(s.tuned); }},
+          bool_field<S>("gpu", &S::gpu, "also evaluate on the GPU and compare"),
+      });
+  return schema;
+}
+
+// [SECTION] Dropout view
+const Schema<DropoutState>& dropout_schema() {
+  using S = DropoutState;
+  static const Schema<S> schema(
+      "panel state",
+      {
+          number_field<S>("x0", &S::x0, -3, 3, "the input whose masks are sampled"),
+          integer_field<S>("samples", &S::samples, 1, static_cast<double>(S::kMaxSamples),
+                           "masks drawn for a still shot"),
+          integer_field<S>("seed", &S::seed, 0, 9007199254740992.0, "the random stream's seed"),
+          number_field<S>("mu", &S::mu, -3, 3, "mean of the Gaussian pushed through GELU and ReLU"),
+          number_field<S>("sigma", &S::sigma, 0.05, 3, "its standard deviation"),
+          integer_field<S>("rate", &S::rate, 1, 500, "masks per frame while playing"),
+          bool_field<S>("playing", &S::playing, "sampling runs"),
+      });
+  return schema;
+}
+
+// [SECTION] FFN lab
+namespace {
+
+void read_net(const json::Value& v, NetChoice& n) {
+  if (!v.is_object()) throw json::JsonError("'a' and 'b' must be objects like {\"activations\": [\"gelu\"]}");
+  for (const auto& [k, x] : v.as_object())
+    if (k != "activations" && k != "glu" && k != "stochastic")
+      throw json::JsonError("'a'/'b': unknown key " + quote(k) + " (known: activations, glu, stochastic)");
+  if (const json::Value* a = v.find("activations")) {
+    if (!a->is_array() || a->as_array().empty()) throw json::JsonError("'activations' must be a non-empty array");
+    n.activations.clear();
+    for (const json::Value& s : a->as_array()) {
+      if (!s.is_string() || !find_activation(s.as_string()))
+        throw json::JsonError("'activations' must hold registry ids (" + activation_ids() + ")");
+      n.activations.push_back(s.as_string());
+    }
+  }
+  if (const json::Value* g = v.find("glu")) {
+    const auto k = g->is_string() ? ffn::parse_glu(g->as_string()) : std::nullopt;
+    if (!k || *k == ffn::GluKind::None) throw json::JsonError("'glu' must be geglu, swiglu or reglu");
+    n.glu_kind = *k;
+  }
+  if (const json::Value* s = v.find("stochastic")) n.stochastic = read_bool_value(*s, "stochastic");
+}
+
+json::Value net_json(const NetChoice& n) {
+  json::Object o;
+  o["activations"] = string_array(n.activations);
+  o["glu"] = ffn::to_string(n.glu_kind);
+  o["stochastic"] = n.stochastic;
+  return o;
+}
+
+Field<FfnState> net_field(const char* key, int i) {
+  return {key, "{activations, glu, stochastic}",
+          i == 0 ? "network A: its activations per layer, GLU kind and stochastic GELU"
+                 : "network B, trained beside A from the same weights",
+          [i](const json::Value& v, FfnState& s) { read_net(v, s.cfg.nets[static_cast<std::size_t>(i)]); },
+          [i](const FfnState& s) { return net_json(s.cfg.nets[static_cast<std::size_t>(i)]); }};
+}
+
+}  // namespace
+
+const Schema<FfnState>& ffn_schema() {
+  using S = FfnState;
+  // clang-format off
+  static const Schema<S> schema(
+      "panel state",
+      {
+          {"dataset", "2-D classification dataset id", "the data the nets learn",
+           [](const json::Value& v, S& s) {
+             const ffn::DatasetInfo* info = v.is_string() ? ffn::find_dataset(v.as_string()) : nullptr;
+             if (!info || info->task != ffn::Task::Classification || info->inputs != 2)
+               throw json::JsonError("'dataset' must be a 2-D classification dataset");
+             s.cfg.data.id = info->id;
+           },
+           [](const S& s) { return json::Value(s.cfg.data.id); }},
+          integer_field<S>("samples", [](auto& s) -> auto& { return s.cfg.data.samples; }, 8, 20000, "points"),
+          {"noise", "number in [0, 2] (negative: the dataset's default)", "label noise / jitter",
+           [](const json::Value& v, S& s) {
+             s.cfg.data.noise = v.is_number() && v.as_number() < 0 ? -1.0 : read_number_value(v, "noise", 0, 2);
+           },
+           [](const S& s) { return json::Value(s.cfg.data.noise); }},
+          integer_field<S>("classes", [](auto& s) -> auto& { return s.cfg.data.classes; }, 2, 8, "classes"),
+          integer_field<S>("data_seed", [](auto& s) -> auto& { return s.cfg.data.seed; }, 0, 1e15,
+                           "the dataset's seed"),
+          {"edits", "[{op, x, y, label}, …]", "points added or removed by clicks, replayed on every reset",
+           [](const json::Value& v, S& s) {
+             // Each edit is replayed on every reset (a removal searches the points): bounded like the samples.
+             constexpr std::size_t kMaxEdits = 20000;
+             if (!v.is_array() || v.as_array().size() > kMaxEdits)
+               throw json::JsonError("'edits' must be an array of at most " + std::to_string(kMaxEdits) + " edits");
+             std::vector<PointEdit> edits;
+             for (std::size_t i = 0; i < v.as_array().size(); ++i) {
+               const json::Value& q = v.as_array()[i];
+               try {
+                 PointEdit p;
+                 const std::string& op = q.at("op").as_string();
+                 if (op != "add" && op != "remove") throw json::JsonError("'op' is add or remove");
+                 p.add = op == "add";
+                 p.x = read_number_value(q.at("x"), "x", -1e6, 1e6);
+                 p.y = read_number_value(q.at("y"), "y", -1e6, 1e6);
+                 if (p.add) p.label = static_cast<int>(read_number_value(q.at("label"), "label", 0, 7));
+                 edits.push_back(p);
+               } catch (const json::JsonError& e) {
+                 throw json::JsonError("'edits[" + std::to_string(i) + "]': " + e.what() +
+                                       " (an edit is {\"op\": \"add\"|\"remove\", \"x\", \"y\", \"label\"})");
+               }
+             }
+             s.cfg.edits = std::move(edits);
+           },
+           [](const S& s) {
+             json::Array e;
+             for (const PointEdit& p : s.cfg.edits) {
+               json::Object q;
+               q["op"] = p.add ? "add" : "remove";
+               q["x"] = p.x;
+               q["y"] = p.y;
+               if (p.add) q["label"] = p.label;
+               e.emplace_back(std::move(q));
+             }
+             return json::Value(std::move(e));
+           }},
+          {"widths", "[1 to 4 widths in [1, 128]]", "hidden layer widths",
+           [](const json::Value& v, S& s) {
+             if (!v.is_array() || v.as_array().empty() || v.as_array().size() > 4)
+               throw json::JsonError("'widths' must be an array of 1 to 4 layer widths");
+             std::vector<int> w;
+             for (const json::Value& x : v.as_array()) w.push_back(static_cast<int>(read_number_value(x, "widths", 1, 128)));
+             s.cfg.widths = std::move(w);
+           },
+           [](const S& s) {
+             json::Array w;
+             for (int x : s.cfg.widths) w.emplace_back(x);
+             return json::Value(std::move(w));
+           }},
+          bool_field<S>("glu", [](auto& s) -> auto& { return s.cfg.glu; }, "GLU blocks instead of plain layers"),
+          net_field("a", 0),
+          net_field("b", 1),
+          bool_field<S>("ab", [](auto& s) -> auto& { return s.cfg.ab; }, "train B beside A"),
+          {"optimizer", "sgd|adam", "the optimizer",
+           [](const json::Value& v, S& s) {
+             const auto o = v.is_string() ? ffn::parse_optimizer(v.as_string()) : std::nullopt;
+             if (!o) throw json::JsonError("'optimizer' must be sgd or adam");
+             s.cfg.optimizer = *o;
+           },
+           [](const S& s) { return json::Value(ffn::to_string(s.cfg.optimizer)); }},
+          number_field<S>("lr", [](auto& s) -> auto& { return s.cfg.lr; }, 1e-5, 1, "learning rate"),
+          integer_field<S>("batch", [](auto& s) -> auto& { return s.cfg.batch; }, 1, 4096, "batch size"),
+          integer_field<S>("init_seed", [](auto& s) -> auto& { return s.cfg.init_seed; }, 0, 1e15,
+                           "the weights' seed (A and B start identical)"),
+          {"backend", "cpu|gpu", "where the nets train",
+           [](const json::Value& v, S& s) { s.cfg.gpu = read_choice_value(v, "backend", {"cpu", "gpu"}) == "gpu"; },
+           [](const S& s) { return json::Value(s.cfg.gpu ? "gpu" : "cpu"); }},
+          integer_field<S>("grid", [](auto& s) -> auto& { return s.cfg.grid; }, 8, 256, "decision map resolution"),
+          integer_field<S>("speed", [](auto& s) -> auto& { return s.cfg.speed; }, 0, 1000000,
+                           "training steps per second while playing (0: as fast as it goes)"),
+          integer_field<S>("shot_steps", &S::shot_steps, 0, 100000, "steps a headless shot trains"),
+          bool_field<S>("playing", &S::playing, "training runs"),
+      });
+  // clang-format on
+  return schema;
+}
+
+// [SECTION] Benchmarks
+const Schema<BenchState>& bench_schema() {
+  using S = BenchState;
+  static const Schema<S> schema(
+      "panel state",
+      {
+          {"functions", "[id, …]", "the functions measured",
+           [](const json::Value& v, S& s) {
+             const std::string bad = "'functions' must hold registry ids (" + activation_ids() + ")";
+             if (!v.is_array()) throw json::JsonError("'functions' must be an array of registry ids");
+             std::vector<std::string> f;
+             for (const json::Value& id : v.as_array()) {
+               if (!id.is_string() || !find_activation(id.as_string())) throw json::JsonError(bad);
+               f.push_back(id.as_string());
+             }
+             s.cfg.functions = std::move(f);
+           },
+           [](const S& s) { return string_array(s.cfg.functions); }},
+          {"sizes", "[element counts in [1, 67108864]]", "the array sizes",
+           [](const json::Value& v, S& s) {
+             if (!v.is_array() || v.as_array().empty()) throw json::JsonError("'sizes' must be a non-empty array");
+             std::vector<std::size_t> sizes;
+             for (const json::Value& n : v.as_array()) {
+               if (!n.is_number() || !(n.as_number() >= 1 && n.as_number() <= 67108864.0))
+                 throw json::JsonError("'sizes' must hold element counts in [1, 67108864]");
+               sizes.push_back(static_cast<std::size_t>(n.as_number()));
+             }
+             std::sort(sizes.begin(), sizes.end());
+             sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+             s.cfg.sizes = std::move(sizes);
+           },
+           [](const S& s) {
+             json::Array a;
+             for (std::size_t n : s.cfg.sizes) a.emplace_back(static_cast<double>(n));
+             return json::Value(std::move(a));
+           }},
+          {"backends", "[cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end]", "what is measured",
+           [](const json::Value& v, S& s) {
+             if (!v.is_array()) throw json::JsonError("'backends' must be an array");
+             bool on[kBenchBackends] = {};
+             for (const json::Value& id : v.as_array()) {
+               bool known = false;
+               for (int i = 0; i < kBenchBackends; ++i)
+                 if (id.is_string() && id.as_string() == to_string(static_cast<BenchBackend>(i))) on[i] = known = true;
+               if (!known)
+                 throw json::JsonError("'backends' holds cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end");
+             }
+             std::copy(std::begin(on), std::end(on), s.cfg.backends);
+           },
+           [](const S& s) {
+             json::Array b;
+             for (int i = 0; i < kBenchBackends; ++i)
+               if (s.cfg.backends[i]) b.emplace_back(to_string(static_cast<BenchBackend>(i)));
+             return json::Value(std::move(b));
+           }},
+          integer_field<S>("reps", [](auto& s) -> auto& { return s.cfg.reps; }, 1, 1000, "repetitions per cell"),
+          integer_field<S>("shown_size", &S::shown_size, 1, 67108864.0, "the size the bar chart shows"),
+          {"shown_function", "registry id", "the function the size sweep shows",
+           [](const json::Value& v, S& s) {
+             const std::string& fn = read_string_value(v, "shown_function");
+             if (!find_activation(fn)) throw json::JsonError("'shown_function' must be a registry id");
+             s.shown_function = fn;
+           },
+           [](const S& s) { return json::Value(s.shown_function); }},
+          {"export", "file name base", "what the CSV and JSON exports are called",
+           [](const json::Value& v, S& s) {
+             const std::string& base = read_string_value(v, "export");
+             if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
+             s.export_base = base;
+           },
+           [](const S& s) { return json::Value(s.export_base); }},
+      });
+  return schema;
+}
+
+}  // namespace gelu::app::model

@@ -1,0 +1,32 @@
+// The one list of the app's panels, in tab order: id, title, and what each panel's state looks like (its
+// field table, model/panel_states.hpp). Lesson and session files are checked against it without ImGui, and
+// `gelulab shot --help` prints it. The GUI's panel classes register a factory under their id
+// (gui/panels/panel_list.hpp); a test checks that every kind here has one.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "gelu/json.hpp"
+
+namespace gelu::app::model {
+
+struct PanelKind {
+  const char* id;     // "curves": --panel value, state-file and session key
+  const char* title;  // tab title
+  /// Reads `state` into a fresh default state, as the panel would; throws json::JsonError naming the key.
+  std::function<void(const json::Value& state)> validate;
+  /// The state's keys, values and help, one line each (from the field table).
+  std::function<std::string()> help;
+  /// The default state.
+  std::function<json::Value()> defaults;
+};
+
+std::span<const PanelKind> panel_kinds();
+const PanelKind* find_panel_kind(std::string_view id);  // nullptr when unknown
+/// "curves|approx|dropout|ffn|bench", for messages.
+std::string panel_ids();
+
+}  // namespace gelu::app::model
