@@ -58,7 +58,8 @@ TEST(Distances, UlpErrorUsesTheSpacingAtTheReference) {
 }
 
 TEST(Compare, SameFunctionHasZeroErrorInDouble) {
-  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("gelu")), -10, 10, 1001, A::Dtype::F64);
+  const A::ErrorReport r =
+      A::compare(A::spec(fn("gelu")), A::spec(fn("gelu")), -10, 10, 1001, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(r.x.size(), 1001u);
   EXPECT_EQ(r.x.front(), -10.0);
   EXPECT_EQ(r.x.back(), 10.0);
@@ -70,7 +71,8 @@ TEST(Compare, SameFunctionHasZeroErrorInDouble) {
 
 TEST(Compare, FloatPathIsWithinOneUlpOfTheDoubleReference) {
   for (const gelu::Activation& a : gelu::registry()) {
-    const A::ErrorReport r = A::compare(A::spec(a), A::spec(a), -20, 20, 20001, A::Dtype::F32);
+    const A::ErrorReport r =
+        A::compare(A::spec(a), A::spec(a), -20, 20, 20001, gelu::Format(gelu::FormatId::F32));
     // The float paths round the double reference once (or are a <= 1 ULP kernel): < 1 ULP of float.
     EXPECT_LT(r.ulp_stats.max, 1.0) << a.id << " at x=" << r.ulp_stats.x_at_max;
     // Float rounding is visible for the transcendental ones: the metric is not trivially 0.
@@ -84,8 +86,8 @@ TEST(Compare, FloatPathIsWithinOneUlpOfTheDoubleReference) {
 }
 
 TEST(Compare, TanhApproximationErrorAgainstExactGelu) {
-  const A::ErrorReport r =
-      A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 120001, A::Dtype::F64);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 120001,
+                                      gelu::Format(gelu::FormatId::F64));
   // The well-known maximum absolute difference of the tanh approximation, ~4.7e-4 near |x| ~ 2.7.
   EXPECT_GT(r.abs_stats.max, 4.5e-4);
   EXPECT_LT(r.abs_stats.max, 5.0e-4);
@@ -97,7 +99,8 @@ TEST(Compare, TanhApproximationErrorAgainstExactGelu) {
 
 TEST(Compare, InfiniteErrorsAreCountedAndLeftOutOfTheMean) {
   // ReLU vs GELU relative to ReLU's zeros: every x < 0 gives |gelu| / 0 = inf.
-  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("relu")), -1, 1, 201, A::Dtype::F64);
+  const A::ErrorReport r =
+      A::compare(A::spec(fn("gelu")), A::spec(fn("relu")), -1, 1, 201, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(r.rel_stats.max, kInf);
   EXPECT_EQ(r.rel_stats.x_at_max, -1.0);  // the first occurrence
   EXPECT_EQ(r.rel_stats.nonfinite, 100u);
@@ -108,24 +111,24 @@ TEST(Compare, DerivativeOrdersAndParameters) {
   A::FunctionSpec a{&fn("gelu_tanh"), fn("gelu_tanh").defaults(), 1};
   A::FunctionSpec b = a;
   b.params[0] = 0.0;
-  const A::ErrorReport r = A::compare(a, b, -3, 3, 601, A::Dtype::F64);
+  const A::ErrorReport r = A::compare(a, b, -3, 3, 601, gelu::Format(gelu::FormatId::F64));
   EXPECT_GT(r.abs_stats.max, 1e-3);  // c matters
   EXPECT_EQ(r.value[300], a.fn->eval(0.0, 1, &a.params));
 }
 
 TEST(Compare, RejectsBadRanges) {
   const A::FunctionSpec g = A::spec(fn("gelu"));
-  EXPECT_THROW(A::compare(g, g, 1, 0, 10, A::Dtype::F64), std::invalid_argument);
-  EXPECT_THROW(A::compare(g, g, 0, kInf, 10, A::Dtype::F64), std::invalid_argument);
-  EXPECT_THROW(A::compare(g, g, 0, 1, 0, A::Dtype::F64), std::invalid_argument);
-  const A::ErrorReport one = A::compare(g, g, 0.5, 0.5, 1, A::Dtype::F64);
+  EXPECT_THROW(A::compare(g, g, 1, 0, 10, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  EXPECT_THROW(A::compare(g, g, 0, kInf, 10, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  EXPECT_THROW(A::compare(g, g, 0, 1, 0, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  const A::ErrorReport one = A::compare(g, g, 0.5, 0.5, 1, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(one.x.size(), 1u);
 }
 
 TEST(Compare, HundredThousandSamplesCoverTheRange) {
   // The size the GUI asks for (its speed is a benchmark's business, not a unit test's).
-  const A::ErrorReport r =
-      A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000, A::Dtype::F32);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000,
+                                      gelu::Format(gelu::FormatId::F32));
   ASSERT_EQ(r.ulp.size(), 100000u);
   ASSERT_EQ(r.x.size(), 100000u);
   EXPECT_EQ(r.x.front(), -8.0);
