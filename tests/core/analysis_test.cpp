@@ -135,6 +135,76 @@ TEST(Compare, HundredThousandSamplesCoverTheRange) {
   EXPECT_EQ(r.x.back(), 8.0);
 }
 
+TEST(Compare, StorageFormatsRoundOnceAndCountUlpsAsValues) {
+  const gelu::Format bf16(gelu::FormatId::BF16);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 1201, bf16);
+  std::size_t mismatch = 0;
+  for (std::size_t i = 0; i < r.x.size(); ++i) {
+    ASSERT_TRUE(bf16.representable(r.x[i])) << r.x[i];          // inputs are values of the format
+    ASSERT_TRUE(bf16.representable(r.value[i])) << r.value[i];  // and so are the results
+    EXPECT_EQ(r.value[i], bf16.round(fn("gelu_tanh").eval(r.x[i])));
+    EXPECT_EQ(r.ref_value[i], fn("gelu").eval(r.x[i]));  // the reference is not rounded
+    const double want = static_cast<double>(bf16.ulp_distance(r.value[i], bf16.round(r.ref_value[i])));
+    EXPECT_EQ(r.ulp[i], want) << r.x[i];
+    mismatch += want > 0;
+  }
+  EXPECT_EQ(r.ulp_stats.mismatch, mismatch);
+  EXPECT_EQ(r.abs_stats.mismatch, mismatch);
+  EXPECT_EQ(r.ulp_stats.n, 1201u);
+  EXPECT_GT(mismatch, 0u);
+  // At the given points: every value of e4m3 in [-4, 4].
+  const gelu::Format e4m3(gelu::FormatId::E4M3);
+  const A::ErrorReport all =
+      A::compare_at(A::spec(fn("gelu")), A::spec(fn("gelu")), e4m3.enumerate(-4, 4), e4m3);
+  EXPECT_EQ(all.x.size(), e4m3.enumerate(-4, 4).size());
+  EXPECT_EQ(all.ulp_stats.mismatch, 0u);
+  EXPECT_EQ(all.a, -4.0);
+  EXPECT_EQ(all.b, 4.0);
+}
+
+TEST(Distances, UlpErrorAndMismatchPerFormat) {
+  const gelu::Format f64(gelu::FormatId::F64), f32(gelu::FormatId::F32), bf16(gelu::FormatId::BF16);
+  EXPECT_EQ(A::ulp_error(f64, 1.0, 1.0 + 0x1p-53), A::ulp_error_f64(1.0, 1.0 + 0x1p-53));
+  EXPECT_DOUBLE_EQ(A::ulp_error(f32, 1.0, 1.0 + 0x1p-24), 0.5);  // real-valued in f32
+  EXPECT_EQ(A::ulp_error(bf16, 1.0, 1.0 + 0x1p-9), 0.0);         // rounds to the same bf16 value
+  EXPECT_EQ(A::ulp_error(bf16, 1.0, 1.02), 3.0);                 // 1.0234375 is 3 values up
+  EXPECT_EQ(A::ulp_error(bf16, kNan, kNan), 0.0);
+  EXPECT_EQ(A::ulp_error(bf16, kNan, 1.0), kInf);
+  EXPECT_EQ(A::ulp_error(bf16, bf16.max_finite(), kInf),
+            1.0);  // the largest finite value and inf are neighbours
+  EXPECT_FALSE(A::differs(bf16, 1.0, 1.0 + 0x1p-9));
+  EXPECT_TRUE(A::differs(bf16, 1.0, 1.01));
+  EXPECT_FALSE(A::differs(bf16, 0.0, -0.0));
+  EXPECT_FALSE(A::differs(f64, kNan, kNan));
+  EXPECT_TRUE(A::differs(f32, kNan, 1.0));
+  EXPECT_TRUE(A::differs(f32, 1.0, 1.0 + 0x1p-23));
+}
+
+TEST(MinimaxFit, FindsKnownOptima) {
+  // relu is x on [0, 1]: the best constant is 1/2 with error 1/2, the best line is x itself.
+  const A::FunctionSpec relu = A::spec(fn("relu"));
+  const A::MinimaxFit c = A::fit_minimax([](double, std::span<const double> p) { return p[0]; }, relu, {3.0},
+                                         {0.1}, 0.0, 1.0, 101);
+  EXPECT_NEAR(c.params[0], 0.5, 1e-9);
+  EXPECT_NEAR(c.max_error, 0.5, 1e-9);
+  const A::MinimaxFit line =
+      A::fit_minimax([](double x, std::span<const double> p) { return p[0] + p[1] * x; }, relu, {0.3, 0.2},
+                     {0.1, 0.1}, 0.0, 1.0, 101);
+  EXPECT_NEAR(line.params[0], 0.0, 1e-9);
+  EXPECT_NEAR(line.params[1], 1.0, 1e-9);
+  EXPECT_LT(line.max_error, 1e-8);
+  EXPECT_GT(line.evaluations, 0u);
+  // Deterministic.
+  const A::MinimaxFit again =
+      A::fit_minimax([](double x, std::span<const double> p) { return p[0] + p[1] * x; }, relu, {0.3, 0.2},
+                     {0.1, 0.1}, 0.0, 1.0, 101);
+  EXPECT_EQ(again.params, line.params);
+  EXPECT_THROW(A::fit_minimax([](double, std::span<const double>) { return 0.0; }, relu, {}, {}, 0, 1),
+               std::invalid_argument);
+  EXPECT_THROW(A::fit_minimax([](double, std::span<const double>) { return 0.0; }, relu, {1}, {1}, 1, 0),
+               std::invalid_argument);
+}
+
 // [SECTION] Properties.
 
 /// x is a zero of g to full precision: g changes sign (or vanishes) across x's neighbours.
