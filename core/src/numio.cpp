@@ -173,9 +173,12 @@ std::string format_in(double v, const Format& f) {
   if (f.id() == FormatId::F32) return format_f32(static_cast<float>(v));
   v = f.round(v);
   if (std::isnan(v) || std::isinf(v) || v == 0) return format_f64(v);
+  // Reads back to v, and from within v's own rounding interval: a decimal beyond the largest value of a
+  // saturating format (e4m3, int8) also reads back to it, but does not name it.
   const auto reads_back = [&](const std::string& s) {
     const std::optional<double> back = parse_in_format(s, f);
-    return back && *back == v;
+    const std::optional<double> d = parse_f64(s);
+    return back && *back == v && d && std::fabs(*d - v) <= f.spacing(v) / 2;
   };
   // The p-digit decimal nearest v, or failing that its neighbours at p digits (v's rounding interval is
   // lopsided at a power of two), for p = 1, 2, …: the first that reads back is the shortest.
