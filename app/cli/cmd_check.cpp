@@ -34,6 +34,14 @@ struct FileCloser {
   }
 };
 
+/// Where a number was read, for messages: "--pairs 'p.txt', line 7". Built only when a message needs it.
+struct Where {
+  const std::string& name;
+  const char* unit;  // "line" or "row"
+  std::size_t n;
+  std::string str() const { return name + ", " + unit + " " + std::to_string(n); }
+};
+
 /// Turns a number read from a file into a value of the format, or says why it is not one.
 class Values {
  public:
@@ -42,38 +50,39 @@ class Values {
   /// From text: the value the text reads to, accepted when the text pins it down — it is the value itself,
   /// within 1/16 of the format's spacing of it (an exact print, or one with the digits of a wider format),
   /// or the shortest decimal of that value in the format. `what` names the number in messages ("x", "y").
-  double from_text(std::string_view tok, const std::string& where, const char* what) const {
+  double from_text(std::string_view tok, const Where& where, const char* what) const {
     const std::optional<double> d = parse_f64(tok);
-    if (!d) throw UsageError(where + ": " + what + " = " + quote(tok) + " is not a number");
+    if (!d) throw UsageError(where.str() + ": " + what + " = " + quote(tok) + " is not a number");
     finite(*d, where, what, tok);
+    if (f_.round(*d) == *d) return *d;  // the value itself (an exact print): the usual case
     const std::optional<double> v = parse_in_format(tok, f_);
     beyond(*v, where, what, tok);
     if (*v == *d || std::fabs(*d - *v) <= f_.spacing(*v) / 16) return *v;
     if (parse_f64(format_in(*v, f_)) == *d) return *v;
-    throw UsageError(where + ": " + what + " = " + printable(tok) + " is not a value of " +
+    throw UsageError(where.str() + ": " + what + " = " + printable(tok) + " is not a value of " +
                      std::string(f_.name()) + " (the nearest is " + format_in(*v, f_) + ")");
   }
   /// From a .npy file: exact, so it must be a value of the format as it is.
-  double from_binary(double d, const std::string& where, const char* what) const {
-    finite(d, where, what, format_f64(d));
-    beyond(f_.round(d), where, what, format_f64(d));
+  double from_binary(double d, const Where& where, const char* what) const {
+    if (!std::isfinite(d)) finite(d, where, what, format_f64(d));
+    if (std::isinf(f_.round(d))) beyond(f_.round(d), where, what, format_f64(d));
     if (!f_.representable(d))
-      throw UsageError(where + ": " + what + " = " + format_f64(d) + " is not a value of " +
+      throw UsageError(where.str() + ": " + what + " = " + format_f64(d) + " is not a value of " +
                        std::string(f_.name()) + " (the nearest is " + format_in(f_.round(d), f_) + ")");
     return d;
   }
 
  private:
   Format f_;
-  void finite(double d, const std::string& where, const char* what, std::string_view tok) const {
+  void finite(double d, const Where& where, const char* what, std::string_view tok) const {
     if (!std::isfinite(d))
-      throw UsageError(where + ": " + what + " = " + printable(tok) +
+      throw UsageError(where.str() + ": " + what + " = " + printable(tok) +
                        " is not finite (pairs with NaN or infinity are not checked)");
   }
-  void beyond(double v, const std::string& where, const char* what, std::string_view tok) const {
+  void beyond(double v, const Where& where, const char* what, std::string_view tok) const {
     if (std::isinf(v))
-      throw UsageError(where + ": " + what + " = " + printable(tok) + " is beyond " + std::string(f_.name()) +
-                       "'s largest finite value");
+      throw UsageError(where.str() + ": " + what + " = " + printable(tok) + " is beyond " +
+                       std::string(f_.name()) + "'s largest finite value");
   }
 };
 
@@ -89,33 +98,34 @@ void read_text(std::FILE* file, const std::string& name, const Values& values, p
   bool eof = false, first = true;
   const auto handle = [&](std::string_view l) {
     ++line;
-    const std::string where = name + ", line " + std::to_string(line);
+    const Where where{name, "line", line};
     if (l.size() > kMaxLine)
-      throw UsageError(where + ": a line of more than " + std::to_string(kMaxLine) + " bytes (" + quote(l) +
-                       ")");
-    std::vector<std::string_view> fields;
-    std::size_t i = 0;
+      throw UsageError(where.str() + ": a line of more than " + std::to_string(kMaxLine) + " bytes (" +
+                       quote(l) + ")");
+    std::string_view fields[2];
+    std::size_t count = 0, i = 0;  // fields beyond the second are counted, not kept
     while (i < l.size()) {
       while (i < l.size() && is_space(l[i])) ++i;
       if (i == l.size()) break;
-      if (l[i] == ',' && !fields.empty()) {
+      if (l[i] == ',' && count > 0) {
         ++i;  // one comma between fields (CSV), with optional spaces around it
         while (i < l.size() && is_space(l[i])) ++i;
       }
       const std::size_t start = i;
       while (i < l.size() && !is_space(l[i]) && l[i] != ',') ++i;
-      fields.push_back(l.substr(start, i - start));
+      if (count < 2) fields[count] = l.substr(start, i - start);
+      ++count;
       if (i < l.size() && l[i] == ',' && i + 1 == l.size())
-        throw UsageError(where + ": a line ends with a comma (" + quote(l) + ")");
+        throw UsageError(where.str() + ": a line ends with a comma (" + quote(l) + ")");
     }
-    if (fields.empty() || fields[0].starts_with("#")) return;
-    const bool header = first && fields.size() == 2 && !parse_f64(fields[0]) && !parse_f64(fields[1]) &&
+    if (count == 0 || fields[0].starts_with("#")) return;
+    const bool header = first && count == 2 && !parse_f64(fields[0]) && !parse_f64(fields[1]) &&
                         !fields[0].empty() && std::isalpha(static_cast<unsigned char>(fields[0][0]));
     first = false;
     if (header) return;
-    if (fields.size() != 2)
-      throw UsageError(where + ": expected two numbers x y, got " + std::to_string(fields.size()) + " field" +
-                       (fields.size() == 1 ? "" : "s") + " (" + quote(l) + ")");
+    if (count != 2)
+      throw UsageError(where.str() + ": expected two numbers x y, got " + std::to_string(count) + " field" +
+                       (count == 1 ? "" : "s") + " (" + quote(l) + ")");
     const double x = values.from_text(fields[0], where, "x");
     const double y = values.from_text(fields[1], where, "y");
     check.add(line, x, y);
@@ -165,7 +175,7 @@ void read_npy_pairs(const std::string& path, const std::string& name, const Valu
   std::size_t row = 0;
   for (std::size_t got; (got = r.read(v.data(), v.size())) > 0;) {
     for (std::size_t i = 0; i + 1 < got; i += 2, ++row) {
-      const std::string where = name + ", row " + std::to_string(row);
+      const Where where{name, "row", row};
       check.add(row, values.from_binary(v[i], where, "x"), values.from_binary(v[i + 1], where, "y"));
     }
   }
@@ -186,8 +196,8 @@ void read_npy_columns(const std::string& xpath, const std::string& xname, const 
   for (std::size_t got; (got = rx.read(x.data(), x.size())) > 0;) {
     if (ry.read(y.data(), got) != got) throw UsageError(yname + ": cannot read: the file got shorter");
     for (std::size_t i = 0; i < got; ++i, ++row) {
-      check.add(row, values.from_binary(x[i], xname + ", row " + std::to_string(row), "x"),
-                values.from_binary(y[i], yname + ", row " + std::to_string(row), "y"));
+      check.add(row, values.from_binary(x[i], Where{xname, "row", row}, "x"),
+                values.from_binary(y[i], Where{yname, "row", row}, "y"));
     }
   }
 }
@@ -284,11 +294,10 @@ int run_check(Args& args) {
   } else {
     std::printf("%s in %s against its correctly rounded value: %zu pairs from %s\n", fn.c_str(),
                 std::string(fmt.name()).c_str(), r.n, printable(source, 200).c_str());
-    std::printf(
-        "max ULP error %llu at x = %s; mean %s ULP; %zu of %zu differ (%s%%)\n",
-        static_cast<unsigned long long>(r.max_ulp), format_in(r.x_at_max, fmt).c_str(),
-        format_f64(r.mean_ulp).c_str(), r.mismatch, r.n,
-        format_f64(r.n ? 100.0 * static_cast<double>(r.mismatch) / static_cast<double>(r.n) : 0.0).c_str());
+    std::printf("max ULP error %llu at x = %s; mean %.4g ULP; %zu of %zu differ (%.3g%%)\n",
+                static_cast<unsigned long long>(r.max_ulp), format_in(r.x_at_max, fmt).c_str(), r.mean_ulp,
+                r.mismatch, r.n,
+                r.n ? 100.0 * static_cast<double>(r.mismatch) / static_cast<double>(r.n) : 0.0);
     if (!r.histogram.empty()) std::printf("histogram (ULP: pairs):\n");
     for (const auto& b : r.histogram) {
       const std::string range =
