@@ -260,6 +260,30 @@ int run_error(Args& args) {
   const analysis::ErrorStats& s = r.ulp_stats;
   std::printf("mismatch: %zu of %zu inputs differ from the reference after rounding to %s\n", s.mismatch, s.n,
               fmt.c_str());
+  if (all) {
+    // The precision lab's verdict and where results vanish and intermediates overflow, over the whole format.
+    precision::Sweep sw;
+    sw.errors = r;
+    sw.order = order;
+    std::printf("verdict: %s\n", precision::verdict(sw).text.c_str());
+    const Subject& sub = fns[0];
+    const zoo::Entry e = sub.fn ? zoo::from_registry(*sub.fn, fn_params) : *sub.entry;
+    const Format c = compute.value_or(precision::default_compute(r.format));
+    const precision::Tails t = precision::tails(e, r.format, c, order);
+    if (t.first_zero)
+      std::printf("zero: %s is 0 from x = %s down (non-zero down to x = %s)\n", res.fn.c_str(),
+                  format_in(*t.first_zero, r.format).c_str(),
+                  t.lowest_nonzero ? format_in(*t.lowest_nonzero, r.format).c_str() : "-");
+    if (t.overflow_above || t.overflow_below) {
+      std::string where;
+      if (t.overflow_above) where += "from x = " + format_in(*t.overflow_above, r.format) + " up";
+      if (t.overflow_below)
+        where +=
+            (where.empty() ? "" : " and ") + ("from x = " + format_in(*t.overflow_below, r.format) + " down");
+      std::printf("overflow: an intermediate overflows in %s %s\n", std::string(c.name()).c_str(),
+                  where.c_str());
+    }
+  }
   return 0;
 }
 

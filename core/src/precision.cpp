@@ -151,7 +151,14 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
     const std::vector<double> x = storage.enumerate();
     std::vector<Probe> p;
     p.reserve(x.size());
-    for (double v : x) p.push_back(probe(e, v, storage, compute, order));
+    if (e.batch) {
+      // A whole-array entry (a live peer: one library call, not 65,536) tells nothing about overflows.
+      std::vector<double> y(x.size());
+      e.eval(x, y, order, compute);
+      for (double v : y) p.push_back({storage.round(v), false});
+    } else {
+      for (double v : x) p.push_back(probe(e, v, storage, compute, order));
+    }
     std::size_t i = 0;
     while (i < x.size() && x[i] < 0 && p[i].value == 0) ++i;
     if (i > 0) {
@@ -429,6 +436,17 @@ PairCheck::PairCheck(zoo::Entry reference, const Format& fmt, int order)
   if (fmt_.enumerable()) {
     cache_.assign(std::size_t{1} << fmt_.row().bits, 0.0);
     cached_.assign(cache_.size(), 0);
+    if (ref_.batch) {
+      // A whole-array reference (a live peer) is asked once for every value rather than once per pair.
+      const std::vector<double> x = fmt_.enumerate();
+      std::vector<double> y(x.size());
+      ref_.eval(x, y, order_, Format(FormatId::F64));
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto k = static_cast<std::size_t>(fmt_.encode(x[i]));
+        cache_[k] = fmt_.round(y[i]);
+        cached_[k] = 1;
+      }
+    }
   }
 }
 

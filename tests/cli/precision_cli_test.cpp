@@ -112,6 +112,30 @@ TEST(CliPrecisionError, EveryFormatAndInt8Quantization) {
   EXPECT_NE(text.out.find("mismatch: "), std::string::npos) << text.out;
 }
 
+TEST(CliPrecisionError, VerdictZeroAndOverflowLines) {
+  const Format f16(FormatId::F16), bf16(FormatId::BF16);
+  const ExecResult t =
+      run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "f16", "--compute", "f16", "--all"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  const gelu::precision::Tails tails = gelu::precision::tails(*gelu::zoo::find("tanh_form"), f16, f16);
+  EXPECT_NE(t.out.find("overflow: an intermediate overflows in f16 from x = " +
+                       gelu::format_in(*tails.overflow_above, f16) +
+                       " up and from x = " + gelu::format_in(*tails.overflow_below, f16) + " down\n"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("verdict: identical to exact in f16 for x ≥ "), std::string::npos) << t.out;
+  const ExecResult g = run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "bf16", "--all"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  const gelu::precision::Tails z = gelu::precision::tails(
+      gelu::zoo::from_registry(*gelu::find_activation("gelu")), bf16, Format(FormatId::F32));
+  EXPECT_NE(g.out.find("verdict: identical to exact in bf16 on all 65280 inputs\n"), std::string::npos)
+      << g.out;
+  EXPECT_NE(g.out.find("zero: gelu is 0 from x = " + gelu::format_in(*z.first_zero, bf16) +
+                       " down (non-zero down to x = " + gelu::format_in(*z.lowest_nonzero, bf16) + ")"),
+            std::string::npos)
+      << g.out;
+}
+
 TEST(CliPrecisionError, SeveralFunctionsAndFormatsMakeOneTable) {
   const std::vector<std::string> base = {"error",     "--fn", "tanh_form", "--fn",    "erf_naive", "--fn",
                                          "gelu_tanh", "--vs", "gelu",      "--dtype", "bf16,f16",  "--all"};
