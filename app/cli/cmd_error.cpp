@@ -106,7 +106,8 @@ void json_result(JsonWriter& w, const Result& res, const std::string& vs, int or
   }
   if (!res.compute.empty()) w.key("compute").value(res.compute);
   w.key("range").begin_array().value(r.a).value(r.b).end_array();
-  w.key(all ? "inputs" : "samples").value(r.x.size());
+  w.key("samples").value(r.x.size());  // with --all: every value of the format in the range
+  w.key("all").value(all);
   for (ErrorMetric m : metrics) {
     const analysis::ErrorStats& s = r.stats(m);
     w.key(analysis::to_string(m)).begin_object();

@@ -79,12 +79,13 @@ TEST(CliPrecisionError, AllValuesOfBf16MatchTheCore) {
   EXPECT_EQ(json_number(r.out, "x_at_max", ulp), s.errors.ulp_stats.x_at_max);
   EXPECT_NE(r.out.find("\"dtype\":\"bf16\""), std::string::npos);
   EXPECT_NE(r.out.find("\"compute\":\"f32\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"samples\":65280,\"all\":true,"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\"abs\""), std::string::npos);
   // A range restricts the inputs to the values in it.
   const ExecResult part = run(
       {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", "bf16", "--all", "--range", "1:2", "--json"});
   ASSERT_EQ(part.status, 0) << part.err;
-  EXPECT_EQ(json_number(part.out, "inputs"), 129.0);
+  EXPECT_EQ(json_number(part.out, "samples"), 129.0);
   EXPECT_EQ(json_number(part.out, "n"), 129.0);
 }
 
@@ -98,7 +99,7 @@ TEST(CliPrecisionError, EveryFormatAndInt8Quantization) {
   const ExecResult q = run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "int8", "--int8-range",
                             "-4:4", "--all", "--json"});
   ASSERT_EQ(q.status, 0) << q.err;
-  EXPECT_EQ(json_number(q.out, "inputs"), 256.0);
+  EXPECT_EQ(json_number(q.out, "samples"), 256.0);
   EXPECT_DOUBLE_EQ(json_number(q.out, "scale"), 4.0 / 127);
   EXPECT_EQ(json_number(q.out, "zero_point"), 0.0);
   EXPECT_EQ(json_number(q.out, "mismatch"), 0.0);  // the correctly rounded function
