@@ -220,8 +220,8 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
       const std::uint64_t row = row_bytes ? have / row_bytes : 0;
       throw NpyError(name_ + ": truncated: " + std::to_string(have) + " of the " +
                      std::to_string(data_bytes) + " data bytes that shape " + std::to_string(h_.rows()) +
-                     (h_.shape.size() > 1 ? "x…" : "") + " needs; row " + std::to_string(row + 1) + " of " +
-                     std::to_string(h_.rows()) + " is incomplete");
+                     (h_.shape.size() > 1 ? "x…" : "") + " needs; the data ends in row " +
+                     std::to_string(row) + " (counting from 0) of " + std::to_string(h_.rows()));
     }
     if (have > data_bytes)
       throw NpyError(name_ + ": " + std::to_string(have - data_bytes) +

@@ -142,7 +142,7 @@ TEST(Npy, RefusesMalformedFilesWithOneLine) {
       {npy("{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", data),
        "appears twice"},
       {npy("['descr']", data), "expected '{'"},
-      {npy(ok, data.substr(0, 12)), "row 2 of 2 is incomplete"},
+      {npy(ok, data.substr(0, 12)), "the data ends in row 1 (counting from 0) of 2"},
       {npy(ok, data + "xx"), "2 bytes after the data"},
   };
   for (const Case& c : cases) {
