@@ -1,4 +1,5 @@
-// gelulab eval: f, f' or f'' of a registry function for every number read from stdin or a file.
+// gelulab eval: f, f' or f'' of a registry function (or f, f' of a zoo entry) for every number read from
+// stdin or a file, in any format of the format table.
 //
 // Built for volume (10^7 numbers in a few seconds): input is read in 4 MiB chunks and tokenized in place
 // (no iostreams), parsed with from_chars, evaluated through the batched API, formatted with to_chars into
@@ -15,12 +16,13 @@
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/format.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/precision.hpp"
+#include "gelu/zoo.hpp"
 
 namespace gelu::cli {
 namespace {
-
-using analysis::Dtype;
 
 constexpr std::size_t kChunk = std::size_t{4} << 20;
 constexpr std::size_t kBatch = std::size_t{1} << 16;     // elements per CPU eval call
@@ -42,10 +44,10 @@ constexpr bool is_space(char c) {
   return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/// All whitespace-separated numbers of the stream, parsed directly into T (no double rounding for float).
+/// All whitespace-separated numbers of the stream, parsed directly into T by `parse` (no double rounding).
 /// A token longer than kMaxToken or more than kMaxNumbers numbers is a UsageError naming the stream and line.
-template <class T>
-std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
+template <class T, class Parse>
+std::vector<T> read_numbers(std::FILE* f, const std::string& name, Parse parse) {
   std::vector<T> out;
   std::vector<char> buf(kChunk);
   std::size_t have = 0;  // bytes in buf: a carried partial token followed by fresh input
@@ -77,12 +79,7 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name) {
         tail = start;  // carried over: at most kMaxToken bytes, so the buffer never grows
         break;
       }
-      std::optional<T> v;
-      if constexpr (sizeof(T) == sizeof(float)) {
-        v = parse_f32(tok);
-      } else {
-        v = parse_f64(tok);
-      }
+      const std::optional<T> v = parse(tok);
       if (!v)
         throw UsageError(name + ", line " + std::to_string(line) + ": " + quote(tok) + " is not a number");
       if (out.size() == kMaxNumbers)
@@ -102,6 +99,7 @@ class Output {
   ~Output() { flush(); }
   void add(float v) { append_f32(buf_, v), end_line(); }
   void add(double v) { append_f64(buf_, v), end_line(); }
+  void add(double v, const Format& f) { buf_ += format_in(v, f), end_line(); }
   void flush() {
     if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
     buf_.clear();
@@ -138,18 +136,55 @@ void eval_gpu(const Activation& a, int order, const Params& p, const std::vector
   for (float v : y) out.add(v);
 }
 
+/// Results of a storage format (bf16, f16, e4m3, e5m2, int8): the registry's double rounded once, or the zoo
+/// entry as computed rounded once; each printed in the shortest decimal that reads back to the same value.
+void eval_format(const Subject& s, int order, const Params& p, const Format& fmt, const Format& compute,
+                 const std::vector<double>& x) {
+  Output out;
+  std::vector<double> y(std::min(kBatch, x.size()));
+  for (std::size_t i = 0; i < x.size(); i += kBatch) {
+    const std::size_t n = std::min(kBatch, x.size() - i);
+    const std::span<const double> xs(x.data() + i, n);
+    if (s.fn)
+      s.fn->eval(xs, std::span<double>(y.data(), n), order, &p);
+    else
+      s.entry->eval(xs, std::span<double>(y.data(), n), order, compute);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (fmt.id() == FormatId::F64)
+        out.add(y[j]);
+      else if (fmt.id() == FormatId::F32)
+        out.add(static_cast<float>(y[j]));
+      else
+        out.add(y[j], fmt);
+    }
+  }
+}
+
 int run_eval(Args& args) {
-  const Activation& a = required_function(args, "fn");
+  const auto id = args.option("fn");
+  if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
+  const Subject s = subject(*id, "fn");
   const int order = parse_order(args);
-  const std::optional<Dtype> dtype_opt = parse_dtype(args);
-  const Params p = parse_params(a, args.options("param"), "param");
+  const std::optional<Format> dtype_opt = parse_dtype(args);
+  const std::optional<Format> compute_opt = parse_compute(args);
+  const std::vector<std::string> param_text = args.options("param");
   const std::optional<std::string> input = args.option("input");
   const Backend backend = parse_backend(args.option("backend"), false);
   args.finish();
 
-  const Dtype dtype = dtype_opt.value_or(backend == Backend::Gpu ? Dtype::F32 : Dtype::F64);
-  if (backend == Backend::Gpu && dtype != Dtype::F32)
-    throw UsageError("--backend gpu computes in float32 only (use --dtype f32)");
+  const Params p = s.fn ? parse_params(*s.fn, param_text, "param") : Params{};
+  if (!s.fn && !param_text.empty())
+    throw UsageError("--param: the zoo entry " + s.id() + " has no parameters");
+  if (!s.fn && order == 2) throw UsageError("--order 2: zoo entries have f and f' only (" + s.id() + ")");
+  if (!s.fn && order == 1 && !s.entry->has_d1())
+    throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
+  if (s.fn && compute_opt)
+    throw UsageError("--compute: applies to zoo entries; the registry function " + s.id() +
+                     " is evaluated as the registry does");
+  const Format dtype = dtype_opt.value_or(Format(backend == Backend::Gpu ? FormatId::F32 : FormatId::F64));
+  if (backend == Backend::Gpu && (dtype.id() != FormatId::F32 || !s.fn))
+    throw UsageError("--backend gpu computes registry functions in float32 only (use --dtype f32)");
+  const Format compute = compute_opt.value_or(precision::default_compute(dtype));
   if (dry_run()) return 0;
 
   std::unique_ptr<std::FILE, FileCloser> file(stdin);
@@ -160,14 +195,19 @@ int run_eval(Args& args) {
     if (!file) throw UsageError(name + ": cannot read: " + std::strerror(errno));
   }
 
-  if (dtype == Dtype::F32) {
-    const std::vector<float> x = read_numbers<float>(file.get(), name);
+  if (dtype.id() == FormatId::F32 && s.fn) {
+    const std::vector<float> x = read_numbers<float>(file.get(), name, parse_f32);
     if (backend == Backend::Gpu)
-      eval_gpu(a, order, p, x);
+      eval_gpu(*s.fn, order, p, x);
     else
-      eval_cpu(a, order, p, x);
+      eval_cpu(*s.fn, order, p, x);
+  } else if (dtype.id() == FormatId::F64 && s.fn) {
+    eval_cpu(*s.fn, order, p, read_numbers<double>(file.get(), name, parse_f64));
   } else {
-    eval_cpu(a, order, p, read_numbers<double>(file.get(), name));
+    // Each input rounded once, directly from its text, to the format.
+    const std::vector<double> x = read_numbers<double>(
+        file.get(), name, [&dtype](std::string_view t) { return parse_in_format(t, dtype); });
+    eval_format(s, order, p, dtype, compute, x);
   }
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     std::fprintf(stderr, "gelulab eval: error writing the output: %s\n", std::strerror(errno));
@@ -178,21 +218,29 @@ int run_eval(Args& args) {
 
 }  // namespace
 
-GELU_COMMAND(eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
-             "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype f32|f64] [--param NAME=VALUE]...\n"
-             "                    [--input FILE] [--backend cpu|gpu]\n\n"
-             "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
-             "and writes one result per input, one per line, in the shortest text that reads back to the\n"
-             "same value of the dtype; nan, inf and -inf are spelled so. Decimal input is rounded once,\n"
-             "directly to the dtype.\n\n"
-             "  --fn ID             the function (see gelulab list)\n"
-             "  --order N           0 = f (default), 1 = f', 2 = f''\n"
-             "  --dtype f32|f64     evaluation precision (default f64; f32 with --backend gpu)\n"
-             "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
-             "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
-             "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
-             "A token that is not a number is reported with its line, and nothing is written.\n"
-             "Example: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n",
-             run_eval);
+GELU_COMMAND(
+    eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
+    "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype FMT] [--compute FMT] [--param NAME=VALUE]...\n"
+    "                    [--scale S [--zero-point Z] | --int8-range A:B] [--input FILE]\n"
+    "                    [--backend cpu|gpu]\n\n"
+    "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
+    "and writes one result per input, one per line, in the shortest text that reads back to the\n"
+    "same value of the dtype; nan, inf and -inf are spelled so. Each input is first rounded once,\n"
+    "directly from its text, to the dtype (to nearest, ties to even; e4m3 and int8 saturate).\n"
+    "A registry function is evaluated in the dtype for f32 and f64 and in double rounded once to the\n"
+    "dtype otherwise (the correctly rounded value); a zoo entry as shipped, its intermediates in the\n"
+    "compute format, its result rounded to the dtype.\n\n"
+    "  --fn ID             a registry function (gelulab list) or a zoo entry (gelulab list --zoo)\n"
+    "  --order N           0 = f (default), 1 = f', 2 = f'' (registry functions)\n"
+    "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8\n"
+    "  --compute FMT       what a zoo entry computes in (default: f64 for f64, else f32)\n"
+    "  --scale S, --zero-point Z, --int8-range A:B   int8's quantization (see gelulab error --help)\n"
+    "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
+    "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
+    "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
+    "A token that is not a number is reported with its line, and nothing is written.\n"
+    "Examples: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n"
+    "          echo -3 2.7 | gelulab eval --fn tanh_form --dtype bf16\n",
+    run_eval);
 
 }  // namespace gelu::cli

@@ -1,16 +1,20 @@
-// Options shared by the subcommands that take a registry function (eval, error, props): --fn/--vs ids,
-// --param NAME=VALUE checked against the ParamSpec range, --order, --dtype, --range A:B.
-// Every bad value is a UsageError with a one-line message naming the option and the value.
+// Options shared by the subcommands that take a registry function or a zoo entry (eval, error, props, check):
+// --fn/--vs ids, --param NAME=VALUE checked against the ParamSpec range, --order, --dtype and --compute (the
+// number-format table, gelu/format.hpp) with int8's quantization (--scale, --zero-point, --int8-range),
+// --range A:B. Every bad value is a UsageError with a one-line message naming the option and the value.
 #pragma once
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/cli.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/analysis.hpp"
+#include "gelu/format.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/zoo.hpp"
 
 namespace gelu::cli {
 
@@ -57,13 +61,114 @@ inline int parse_order(Args& args) {
   return o ? static_cast<int>(Args::to_int("order", *o, 0, kMaxOrder)) : 0;
 }
 
-/// nullopt when --dtype is absent, so a caller can pick a default that depends on other options.
-inline std::optional<analysis::Dtype> parse_dtype(Args& args) {
+/// A function named by --fn: a registry function, or an entry of the approximation zoo (gelu/zoo.hpp).
+struct Subject {
+  const Activation* fn = nullptr;   // set for a registry function
+  std::optional<zoo::Entry> entry;  // set for a zoo entry
+  std::string id() const { return fn ? std::string(fn->id) : entry->id; }
+};
+
+inline std::string function_choices() {
+  return "registry: " + activation_ids() + "; zoo: " + zoo::ids();
+}
+
+/// A registry function or zoo entry by id; unknown ids are a UsageError naming the option.
+inline Subject subject(const std::string& id, const char* option) {
+  if (const Activation* a = find_activation(id)) return Subject{a, std::nullopt};
+  if (std::optional<zoo::Entry> e = zoo::find(id)) return Subject{nullptr, std::move(e)};
+  throw UsageError("--" + std::string(option) + ": unknown function " + quote(id) + " (" +
+                   function_choices() + ")");
+}
+
+/// int8's quantization: --scale S [--zero-point Z], or --int8-range A:B (symmetric when A = -B: zero point 0
+/// and ±B at codes ±127; else asymmetric over the 256 codes). nullopt when none is given.
+inline std::optional<Quantization> parse_quantization(Args& args) {
+  const auto scale = args.option("scale"), zero = args.option("zero-point"),
+             range = args.option("int8-range");
+  if (range && (scale || zero))
+    throw UsageError("--int8-range: give either --int8-range A:B or --scale S [--zero-point Z], not both");
+  if (zero && !scale) throw UsageError("--zero-point: needs --scale S");
+  if (scale) {
+    const double s = Args::to_double("scale", *scale);
+    if (!(s > 0) || !std::isfinite(s) || s > 1e30)
+      throw UsageError("--scale: " + printable(*scale) + " is not a number in (0, 1e30]");
+    const int z = zero ? static_cast<int>(Args::to_int("zero-point", *zero, -128, 127)) : 0;
+    return Quantization{s, z};
+  }
+  if (range) {
+    const std::string what = "--int8-range: " + quote(*range);
+    const auto colon = range->find(':');
+    if (colon == std::string::npos) throw UsageError(what + " is not A:B");
+    const auto a = parse_f64(range->substr(0, colon)), b = parse_f64(range->substr(colon + 1));
+    if (!a || !b) throw UsageError(what + " is not A:B with numbers A and B");
+    if (!std::isfinite(*a) || !std::isfinite(*b) || std::fabs(*a) > 1e30 || std::fabs(*b) > 1e30)
+      throw UsageError(what + " must have finite ends within ±1e30");
+    if (!(*a < *b)) throw UsageError(what + " needs A < B");
+    if (*a == -*b) return Quantization::symmetric(*b);
+    const Quantization q = Quantization::asymmetric(*a, *b);
+    if (!(q.scale > 0) || !std::isfinite(q.scale)) throw UsageError(what + " gives no usable scale");
+    return q;
+  }
+  return std::nullopt;
+}
+
+/// A format by name (one of the format table's), with int8's quantization.
+inline Format format_named(const std::string& name, const char* option, const Quantization& q) {
+  if (std::optional<Format> f = Format::parse(name, q)) return *f;
+  throw UsageError("--" + std::string(option) + ": " + quote(name) + " is not one of " +
+                   number_format_names());
+}
+
+/// --dtype FMT (one format) with int8's quantization options; nullopt when --dtype is absent, so a caller can
+/// pick a default that depends on other options. The quantization options are an error unless FMT is int8.
+inline std::optional<Format> parse_dtype(Args& args) {
   const auto d = args.option("dtype");
-  if (!d) return std::nullopt;
-  if (*d == "f32") return analysis::Dtype::F32;
-  if (*d == "f64") return analysis::Dtype::F64;
-  throw UsageError("--dtype: " + quote(*d) + " is not one of f32, f64");
+  const std::optional<Quantization> q = parse_quantization(args);
+  if (!d) {
+    if (q) throw UsageError("--scale, --zero-point and --int8-range apply to --dtype int8 only");
+    return std::nullopt;
+  }
+  const Format f = format_named(*d, "dtype", q.value_or(Quantization{}));
+  if (q && f.id() != FormatId::Int8)
+    throw UsageError("--scale, --zero-point and --int8-range apply to --dtype int8, not " + quote(*d));
+  return f;
+}
+
+/// --dtype A,B,… (error: several formats at once); empty when absent.
+inline std::vector<Format> parse_dtypes(Args& args) {
+  const auto d = args.option("dtype");
+  const std::optional<Quantization> q = parse_quantization(args);
+  std::vector<Format> out;
+  if (!d) {
+    if (q) throw UsageError("--scale, --zero-point and --int8-range apply to --dtype int8 only");
+    return out;
+  }
+  std::size_t at = 0;
+  bool int8 = false;
+  for (;;) {
+    const std::size_t comma = d->find(',', at);
+    const std::string name = d->substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const Format f = format_named(name, "dtype", q.value_or(Quantization{}));
+    for (const Format& g : out)
+      if (g.id() == f.id()) throw UsageError("--dtype: " + quote(name) + " is listed twice");
+    int8 = int8 || f.id() == FormatId::Int8;
+    out.push_back(f);
+    if (comma == std::string::npos) break;
+    at = comma + 1;
+  }
+  if (q && !int8) throw UsageError("--scale, --zero-point and --int8-range apply to --dtype int8 only");
+  return out;
+}
+
+/// --compute FMT: the format zoo entries compute their intermediates in (int8 is not one).
+inline std::optional<Format> parse_compute(Args& args) {
+  const auto c = args.option("compute");
+  if (!c) return std::nullopt;
+  const Format f = format_named(*c, "compute", Quantization{});
+  if (f.id() == FormatId::Int8)
+    throw UsageError(
+        "--compute: int8 is a storage format, not one to compute in (f64, f32, bf16, f16, e4m3, e5m2)");
+  return f;
 }
 
 struct Range {

@@ -35,9 +35,9 @@ class TrainerHost {
   TrainerHost(const TrainerHost&) = delete;
   TrainerHost& operator=(const TrainerHost&) = delete;
 
-  /// A GPU trainer for `net` (initialized; its parameters are uploaded), or nullptr and *why: no GPU backend in
-  /// this build, no headless context, or the trainer could not start (a shader, the device's limits). Throws
-  /// std::invalid_argument for an invalid config, as the CPU trainer does.
+  /// A GPU trainer for `net` (initialized; its parameters are uploaded), or nullptr and *why: no GPU backend
+  /// in this build, no headless context, or the trainer could not start (a shader, the device's limits).
+  /// Throws std::invalid_argument for an invalid config, as the CPU trainer does.
   std::unique_ptr<ffn::StepTrainer> gpu_trainer(ffn::Network<float>& net, const ffn::Dataset& data,
                                                 const ffn::TrainConfig& config, std::string* why);
   /// The GPU's renderer while a context is held, else empty.

@@ -81,7 +81,7 @@ MaxError max_error(ErrorMetric metric, bool f32, const Activation& approx, const
                    const Activation& ref, const Params& pr, double a, double b, std::size_t n) {
   const analysis::ErrorReport rep =
       analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
-                        f32 ? analysis::Dtype::F32 : analysis::Dtype::F64);
+                        Format(f32 ? FormatId::F32 : FormatId::F64));
   const analysis::ErrorStats& s = rep.stats(to_core(metric));
   return MaxError{s.x_at_max, s.max};
 }

@@ -18,7 +18,8 @@ namespace gelu::app::model {
 namespace {
 
 /// Registry ids in registry order, each once; throws with `bad` for a non-string and names an unknown id.
-std::vector<std::string> read_registry_ids(const json::Value& v, const std::string& key, const std::string& bad) {
+std::vector<std::string> read_registry_ids(const json::Value& v, const std::string& key,
+                                           const std::string& bad) {
   if (!v.is_array()) throw json::JsonError(bad);
   std::vector<bool> on(registry().size(), false);
   for (const json::Value& id : v.as_array()) {
@@ -72,7 +73,8 @@ const Schema<CurvesState>& curves_schema() {
                const auto dot = key.find('.');
                const Activation* a = dot == std::string::npos ? nullptr : find_activation(key.substr(0, dot));
                const int pi = a ? a->param_index(key.substr(dot + 1)) : -1;
-               if (pi < 0) throw json::JsonError("unknown parameter " + quote(key) + " (write function_id.param)");
+               if (pi < 0)
+                 throw json::JsonError("unknown parameter " + quote(key) + " (write function_id.param)");
                const ParamSpec& ps = a->params[static_cast<std::size_t>(pi)];
                params[key] = read_number_value(val, key, ps.min, ps.max);
              }
@@ -90,7 +92,8 @@ const Schema<CurvesState>& curves_schema() {
            }},
           {"probe", "number in [-1e6, 1e6] or null", "the x of the probe line and readout (null: none)",
            [](const json::Value& v, S& s) {
-             s.probe = v.is_null() ? std::nullopt : std::optional<double>(read_number_value(v, "probe", -1e6, 1e6));
+             s.probe =
+                 v.is_null() ? std::nullopt : std::optional<double>(read_number_value(v, "probe", -1e6, 1e6));
            },
            [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); }},
           {"derivatives", "[1, 2]", "the derivative plots shown below f",
@@ -126,10 +129,12 @@ const Schema<ApproxState>& approx_schema() {
       {
           range_field<S>("x", &S::x, "the x range of both plots"),
           range_field<S>("y", &S::y, "the y range of the function plot"),
-          range_field<S>("error_y", &S::error_y, "the y range of the error plot (absent: fitted to the errors)"),
+          range_field<S>("error_y", &S::error_y,
+                         "the y range of the error plot (absent: fitted to the errors)"),
           choice_field<S>("metric", &S::metric, {"abs", "rel", "ulp"}, "the error shown"),
           bool_field<S>("log", &S::log, "a log error axis"),
-          choice_field<S>("dtype", &S::dtype, {"f32", "f64"}, "the precision the approximations are evaluated in"),
+          choice_field<S>("dtype", &S::dtype, {"f32", "f64"},
+                          "the precision the approximations are evaluated in"),
           {"tuned_form", "sigmoid|tanh", "the form whose coefficient the tuned curve varies (resets 'tuned')",
            [](const json::Value& v, S& s) {
              s.tuned_form = read_choice_value(v, "tuned_form", {"sigmoid", "tanh"});
@@ -177,7 +182,8 @@ void read_net(const json::Value& v, NetChoice& n) {
     if (k != "activations" && k != "glu" && k != "stochastic")
       throw json::JsonError("'a'/'b': unknown key " + quote(k) + " (known: activations, glu, stochastic)");
   if (const json::Value* a = v.find("activations")) {
-    if (!a->is_array() || a->as_array().empty()) throw json::JsonError("'activations' must be a non-empty array");
+    if (!a->is_array() || a->as_array().empty())
+      throw json::JsonError("'activations' must be a non-empty array");
     n.activations.clear();
     for (const json::Value& s : a->as_array()) {
       if (!s.is_string() || !find_activation(s.as_string()))
@@ -332,7 +338,8 @@ const Schema<BenchState>& bench_schema() {
            [](const S& s) { return string_array(s.cfg.functions); }},
           {"sizes", "[element counts in [1, 67108864]]", "the array sizes",
            [](const json::Value& v, S& s) {
-             if (!v.is_array() || v.as_array().empty()) throw json::JsonError("'sizes' must be a non-empty array");
+             if (!v.is_array() || v.as_array().empty())
+               throw json::JsonError("'sizes' must be a non-empty array");
              std::vector<std::size_t> sizes;
              for (const json::Value& n : v.as_array()) {
                if (!n.is_number() || !(n.as_number() >= 1 && n.as_number() <= 67108864.0))
@@ -355,7 +362,8 @@ const Schema<BenchState>& bench_schema() {
              for (const json::Value& id : v.as_array()) {
                bool known = false;
                for (int i = 0; i < kBenchBackends; ++i)
-                 if (id.is_string() && id.as_string() == to_string(static_cast<BenchBackend>(i))) on[i] = known = true;
+                 if (id.is_string() && id.as_string() == to_string(static_cast<BenchBackend>(i)))
+                   on[i] = known = true;
                if (!known)
                  throw json::JsonError("'backends' holds cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end");
              }
@@ -367,7 +375,8 @@ const Schema<BenchState>& bench_schema() {
                if (s.cfg.backends[i]) b.emplace_back(to_string(static_cast<BenchBackend>(i)));
              return json::Value(std::move(b));
            }},
-          integer_field<S>("reps", [](auto& s) -> auto& { return s.cfg.reps; }, 1, 1000, "repetitions per cell"),
+          integer_field<S>(
+              "reps", [](auto& s) -> auto& { return s.cfg.reps; }, 1, 1000, "repetitions per cell"),
           integer_field<S>("shown_size", &S::shown_size, 1, 67108864.0, "the size the bar chart shows"),
           {"shown_function", "registry id", "the function the size sweep shows",
            [](const json::Value& v, S& s) {

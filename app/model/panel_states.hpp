@@ -24,9 +24,9 @@ std::vector<std::string> featured_functions();
 struct CurvesState {
   plot::Range x{-4, 3}, y{-0.6, 3};  // x is shared by the stacked plots; y is f's plot
   std::vector<std::string> functions = featured_functions();  // shown, in registry order
-  std::map<std::string, double> params;                        // "gelu_tanh.c" → value; defaults omitted
-  std::optional<double> probe = 1.0;                           // nullopt: no probe
-  bool d1 = false, d2 = false;                                 // the f′ and f″ plots
+  std::map<std::string, double> params;                       // "gelu_tanh.c" → value; defaults omitted
+  std::optional<double> probe = 1.0;                          // nullopt: no probe
+  bool d1 = false, d2 = false;                                // the f′ and f″ plots
   bool shade_dip = true, shade_dead = true, symlog = false;
 };
 const Schema<CurvesState>& curves_schema();

@@ -10,7 +10,8 @@ namespace {
 
 template <class S>
 PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) {
-  return {id, title, [schema](const json::Value& state) {
+  return {id, title,
+          [schema](const json::Value& state) {
             S s;
             schema().read(state, s);
           },

@@ -14,7 +14,8 @@ std::string quoted_key(std::string_view key) {
 
 plot::Range read_range_value(const json::Value& v, std::string_view key) {
   const std::string msg = quoted_key(key) + " must be [min, max] with finite min < max";
-  if (!v.is_array() || v.as_array().size() != 2 || !v.as_array()[0].is_number() || !v.as_array()[1].is_number())
+  if (!v.is_array() || v.as_array().size() != 2 || !v.as_array()[0].is_number() ||
+      !v.as_array()[1].is_number())
     throw json::JsonError(msg);
   const plot::Range r{v.as_array()[0].as_number(), v.as_array()[1].as_number()};
   if (!r.valid()) throw json::JsonError(msg);

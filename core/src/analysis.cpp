@@ -3,15 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 namespace gelu::analysis {
 
-std::string_view to_string(Dtype d) {
-  return d == Dtype::F32 ? "f32" : "f64";
-}
 std::string_view to_string(ErrorMetric m) {
   switch (m) {
     case ErrorMetric::Abs:
@@ -114,6 +112,25 @@ double rel_error(double v, double r) {
   return std::fabs(v - r) / std::fabs(r);
 }
 
+double ulp_error(const Format& fmt, double v, double r) {
+  switch (fmt.id()) {
+    case FormatId::F64:
+      return ulp_error_f64(v, r);
+    case FormatId::F32:
+      return ulp_error_f32(static_cast<float>(v), r);
+    default: {
+      const std::uint64_t d = fmt.ulp_distance(fmt.round(v), fmt.round(r));
+      return d == std::numeric_limits<std::uint64_t>::max() ? kInf : static_cast<double>(d);
+    }
+  }
+}
+
+bool differs(const Format& fmt, double v, double r) {
+  const double a = fmt.round(v), b = fmt.round(r);
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) != std::isnan(b);
+  return a != b;
+}
+
 // [SECTION] Errors over a range.
 
 const std::vector<double>& ErrorReport::curve(ErrorMetric m) const {
@@ -131,8 +148,10 @@ void check_spec(const FunctionSpec& s, const char* what) {
     throw std::invalid_argument(std::string(what) + ": order must be 0, 1 or 2");
 }
 
-ErrorStats summarize(const std::vector<double>& err, const std::vector<double>& x) {
+ErrorStats summarize(const std::vector<double>& err, const std::vector<double>& x, std::size_t mismatch) {
   ErrorStats s;
+  s.n = err.size();
+  s.mismatch = mismatch;
   double sum = 0;
   std::size_t finite = 0;
   for (std::size_t i = 0; i < err.size(); ++i) {
@@ -160,10 +179,50 @@ double sample_point(double a, double b, std::size_t i, std::size_t n) {
   return a * (1.0 - t) + b * t;
 }
 
+void evaluate(ErrorReport& r) {
+  const std::size_t n = r.x.size();
+  const FunctionSpec& fn = r.fn;
+  r.value.resize(n);
+  r.ref_value.resize(n);
+  for (double& x : r.x) x = r.format.round(x);  // the reference sees exactly the input fn saw
+  if (r.format.id() == FormatId::F32) {
+    std::vector<float> xf(r.x.begin(), r.x.end()), yf(n);
+    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params);
+    for (std::size_t i = 0; i < n; ++i) r.value[i] = yf[i];
+  } else {
+    fn.fn->eval(std::span<const double>(r.x), std::span<double>(r.value), fn.order, &fn.params);
+    if (r.format.id() != FormatId::F64)
+      for (double& v : r.value) v = r.format.round(v);
+  }
+  r.reference.fn->eval(std::span<const double>(r.x), std::span<double>(r.ref_value), r.reference.order,
+                       &r.reference.params);
+  score(r);
+}
+
 }  // namespace
 
+void score(ErrorReport& r) {
+  const std::size_t n = r.x.size();
+  if (r.value.size() != n || r.ref_value.size() != n)
+    throw std::invalid_argument("score: x, value and ref_value differ in length");
+  r.abs.resize(n);
+  r.rel.resize(n);
+  r.ulp.resize(n);
+  std::size_t mismatch = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = r.value[i], ref = r.ref_value[i];
+    r.abs[i] = abs_error(v, ref);
+    r.rel[i] = rel_error(v, ref);
+    r.ulp[i] = ulp_error(r.format, v, ref);
+    mismatch += differs(r.format, v, ref) ? 1 : 0;
+  }
+  r.abs_stats = summarize(r.abs, r.x, mismatch);
+  r.rel_stats = summarize(r.rel, r.x, mismatch);
+  r.ulp_stats = summarize(r.ulp, r.x, mismatch);
+}
+
 ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, double a, double b, std::size_t n,
-                    Dtype dtype) {
+                    const Format& fmt) {
   check_spec(fn, "function");
   check_spec(reference, "reference");
   if (!std::isfinite(a) || !std::isfinite(b) || a > b)
@@ -173,40 +232,29 @@ ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, doubl
   ErrorReport r;
   r.fn = fn;
   r.reference = reference;
-  r.dtype = dtype;
+  r.format = fmt;
   r.a = a;
   r.b = b;
   r.x.resize(n);
-  r.value.resize(n);
-  r.ref_value.resize(n);
   for (std::size_t i = 0; i < n; ++i) r.x[i] = sample_point(a, b, i, n);
+  evaluate(r);
+  return r;
+}
 
-  if (dtype == Dtype::F32) {
-    std::vector<float> xf(n), yf(n);
-    for (std::size_t i = 0; i < n; ++i) {
-      xf[i] = static_cast<float>(r.x[i]);
-      r.x[i] = xf[i];  // the reference sees exactly the input the float path saw
-    }
-    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params);
-    for (std::size_t i = 0; i < n; ++i) r.value[i] = yf[i];
-  } else {
-    fn.fn->eval(std::span<const double>(r.x), std::span<double>(r.value), fn.order, &fn.params);
+ErrorReport compare_at(const FunctionSpec& fn, const FunctionSpec& reference, std::vector<double> x,
+                       const Format& fmt) {
+  check_spec(fn, "function");
+  check_spec(reference, "reference");
+  ErrorReport r;
+  r.fn = fn;
+  r.reference = reference;
+  r.format = fmt;
+  r.x = std::move(x);
+  if (!r.x.empty()) {
+    r.a = *std::min_element(r.x.begin(), r.x.end());
+    r.b = *std::max_element(r.x.begin(), r.x.end());
   }
-  reference.fn->eval(std::span<const double>(r.x), std::span<double>(r.ref_value), reference.order,
-                     &reference.params);
-
-  r.abs.resize(n);
-  r.rel.resize(n);
-  r.ulp.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const double v = r.value[i], ref = r.ref_value[i];
-    r.abs[i] = abs_error(v, ref);
-    r.rel[i] = rel_error(v, ref);
-    r.ulp[i] = dtype == Dtype::F32 ? ulp_error_f32(static_cast<float>(v), ref) : ulp_error_f64(v, ref);
-  }
-  r.abs_stats = summarize(r.abs, r.x);
-  r.rel_stats = summarize(r.rel, r.x);
-  r.ulp_stats = summarize(r.ulp, r.x);
+  evaluate(r);
   return r;
 }
 
@@ -404,6 +452,145 @@ Properties properties(const FunctionSpec& fn, double lo, double hi) {
   for (double x : {-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0})
     p.notable.push_back({x, eval1(fn, x, 0), eval1(fn, x, 1), eval1(fn, x, 2)});
   return p;
+}
+
+// [SECTION] Minimax fitting.
+
+namespace {
+
+/// Nelder-Mead on a non-smooth objective (a maximum over a grid): standard coefficients, stopped when the
+/// simplex has shrunk to a relative 1e-12 (or its values agree exactly), or after max_evals evaluations.
+std::vector<double> nelder_mead(const std::function<double(std::span<const double>)>& f,
+                                std::vector<double> x0, const std::vector<double>& step,
+                                std::size_t max_evals, std::size_t& evals, double& best) {
+  const std::size_t d = x0.size();
+  std::vector<std::vector<double>> p(d + 1, x0);
+  std::vector<double> fv(d + 1);
+  for (std::size_t k = 0; k < d; ++k) p[k + 1][k] += step[k];
+  auto eval = [&](const std::vector<double>& x) {
+    ++evals;
+    const double v = f(x);
+    return std::isnan(v) ? kInf : v;
+  };
+  for (std::size_t k = 0; k <= d; ++k) fv[k] = eval(p[k]);
+  std::size_t used = d + 1;
+  std::vector<std::size_t> order(d + 1);
+  while (used < max_evals) {
+    for (std::size_t k = 0; k <= d; ++k) order[k] = k;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return fv[a] < fv[b]; });
+    const std::size_t lo = order[0], hi = order[d], second = order[d - 1];
+    double extent = 0, scale = 0;
+    for (std::size_t k = 0; k <= d; ++k)
+      for (std::size_t j = 0; j < d; ++j) {
+        extent = std::max(extent, std::fabs(p[k][j] - p[lo][j]));
+        scale = std::max(scale, std::fabs(p[lo][j]));
+      }
+    if (extent <= 1e-12 * std::max(scale, 1e-300) || fv[hi] == fv[lo]) break;
+    std::vector<double> c(d, 0.0);
+    for (std::size_t k = 0; k <= d; ++k)
+      if (k != hi)
+        for (std::size_t j = 0; j < d; ++j) c[j] += p[k][j] / static_cast<double>(d);
+    auto along = [&](double t) {
+      std::vector<double> x(d);
+      for (std::size_t j = 0; j < d; ++j) x[j] = c[j] + t * (p[hi][j] - c[j]);
+      return x;
+    };
+    const std::vector<double> xr = along(-1.0);
+    const double fr = eval(xr);
+    ++used;
+    if (fr < fv[lo]) {
+      const std::vector<double> xe = along(-2.0);
+      const double fe = eval(xe);
+      ++used;
+      if (fe < fr) {
+        p[hi] = xe;
+        fv[hi] = fe;
+      } else {
+        p[hi] = xr;
+        fv[hi] = fr;
+      }
+    } else if (fr < fv[second]) {
+      p[hi] = xr;
+      fv[hi] = fr;
+    } else {
+      const bool outside = fr < fv[hi];
+      const std::vector<double> xc = along(outside ? -0.5 : 0.5);
+      const double fc = eval(xc);
+      ++used;
+      if (fc < std::min(fr, fv[hi])) {
+        p[hi] = xc;
+        fv[hi] = fc;
+      } else {
+        for (std::size_t k = 0; k <= d; ++k) {
+          if (k == lo) continue;
+          for (std::size_t j = 0; j < d; ++j) p[k][j] = p[lo][j] + 0.5 * (p[k][j] - p[lo][j]);
+          fv[k] = eval(p[k]);
+          ++used;
+        }
+      }
+    }
+  }
+  const std::size_t lo = static_cast<std::size_t>(std::min_element(fv.begin(), fv.end()) - fv.begin());
+  best = fv[lo];
+  return p[lo];
+}
+
+}  // namespace
+
+MinimaxFit fit_minimax(const Model& model, const FunctionSpec& target, std::vector<double> start,
+                       std::vector<double> step, double lo, double hi, std::size_t grid) {
+  check_spec(target, "target");
+  if (!model) throw std::invalid_argument("fit_minimax: no model");
+  if (start.empty() || start.size() != step.size())
+    throw std::invalid_argument("fit_minimax: start and step must be non-empty and of the same size");
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
+    throw std::invalid_argument("fit_minimax: the range must be finite with lo < hi");
+  if (grid < 2) throw std::invalid_argument("fit_minimax: at least two grid points");
+
+  std::vector<double> xs(grid), ts(grid);
+  for (std::size_t i = 0; i < grid; ++i) xs[i] = sample_point(lo, hi, i, grid);
+  target.fn->eval(std::span<const double>(xs), std::span<double>(ts), target.order, &target.params);
+  const auto max_error = [&](std::span<const double> p) {
+    double m = 0;
+    for (std::size_t i = 0; i < grid; ++i) {
+      const double e = std::fabs(model(xs[i], p) - ts[i]);
+      if (!(e <= m)) m = e;  // NaN propagates as the worst
+    }
+    return m;
+  };
+
+  MinimaxFit fit;
+  std::size_t evals = 0;
+  double best = kInf;
+  std::vector<double> p = nelder_mead(max_error, start, step, 4000, evals, best);
+  // Restarts with a fresh simplex around the best point: Nelder-Mead can stall on the kinks of a maximum.
+  for (int restart = 0; restart < 8; ++restart) {
+    std::vector<double> s(step.size());
+    for (std::size_t j = 0; j < s.size(); ++j) s[j] = std::max(std::fabs(p[j]), 1e-12) * 1e-3;
+    double again = kInf;
+    std::vector<double> q = nelder_mead(max_error, p, s, 4000, evals, again);
+    const bool improved = again < best * (1 - 1e-12);
+    if (again <= best) {
+      p = q;
+      best = again;
+    }
+    if (!improved) break;
+  }
+  fit.params = p;
+  fit.evaluations = evals * grid;
+
+  const std::size_t dense = 16 * (grid - 1) + 1;
+  std::vector<double> xd(dense), td(dense);
+  for (std::size_t i = 0; i < dense; ++i) xd[i] = sample_point(lo, hi, i, dense);
+  target.fn->eval(std::span<const double>(xd), std::span<double>(td), target.order, &target.params);
+  for (std::size_t i = 0; i < dense; ++i) {
+    const double e = std::fabs(model(xd[i], p) - td[i]);
+    if (!(e <= fit.max_error)) {
+      fit.max_error = e;
+      fit.x_at_max = xd[i];
+    }
+  }
+  return fit;
 }
 
 }  // namespace gelu::analysis

@@ -220,7 +220,7 @@ double Format::round(double x) const {
       if (std::isnan(x)) return x;
       const double t = std::clamp(x / q_.scale, -1e9, 1e9);  // ±inf and huge values clamp below
       const double code = std::clamp(std::nearbyint(t) + q_.zero_point, -128.0, 127.0);
-      return q_.scale * (code - q_.zero_point);
+      return q_.scale * (code - q_.zero_point) + 0.0;  // + 0.0: int8 has one zero (nearbyint(-0.3) is -0)
     }
     default:
       return round_minifloat(*row_, max_finite(), x);

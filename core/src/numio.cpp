@@ -1,8 +1,11 @@
 #include "gelu/numio.hpp"
 
 #include <algorithm>
+#include <cfenv>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <system_error>
 
@@ -126,6 +129,84 @@ std::string format_f32(float v) {
   std::string s;
   append(s, v);
   return s;
+}
+
+// [SECTION] Numbers in a format.
+
+namespace {
+
+/// d lies exactly halfway between the two values of f around it (so its rounding depends on what the text
+/// said beyond d's precision).
+bool is_midpoint(const Format& f, double d, double r) {
+  if (r == d || !std::isfinite(r)) return false;
+  const double other = d > r ? f.next_up(r) : f.next_down(r);
+  return std::isfinite(other) && std::fabs(d - r) == std::fabs(other - d);
+}
+
+/// The token read with the given rounding direction (strtod honours it in glibc).
+double strtod_rounded(const std::string& text, int mode) {
+  const int saved = std::fegetround();
+  std::fesetround(mode);
+  const double v = std::strtod(text.c_str(), nullptr);
+  std::fesetround(saved);
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> parse_in_format(std::string_view token, const Format& f) {
+  const std::optional<double> d = parse_f64(token);
+  if (!d) return std::nullopt;
+  const double r = f.round(*d);
+  if (f.id() == FormatId::F64 || !is_midpoint(f, *d, r)) return r;
+  // The nearest double is a midpoint of the format: read the text rounded down and up. When they agree the
+  // text is the midpoint itself (ties to even: r); otherwise the text lies strictly between them, above the
+  // midpoint when the downward reading is the midpoint.
+  const std::string text(token);
+  const double lo = strtod_rounded(text, FE_DOWNWARD), hi = strtod_rounded(text, FE_UPWARD);
+  if (lo == hi) return r;
+  return lo == *d ? f.round(hi) : f.round(lo);
+}
+
+std::string format_in(double v, const Format& f) {
+  if (f.id() == FormatId::F64) return format_f64(v);
+  if (f.id() == FormatId::F32) return format_f32(static_cast<float>(v));
+  v = f.round(v);
+  if (std::isnan(v) || std::isinf(v) || v == 0) return format_f64(v);
+  // Reads back to v, and from within v's own rounding interval: a decimal beyond the largest value of a
+  // saturating format (e4m3, int8) also reads back to it, but does not name it.
+  const auto reads_back = [&](const std::string& s) {
+    const std::optional<double> back = parse_in_format(s, f);
+    const std::optional<double> d = parse_f64(s);
+    return back && *back == v && d && std::fabs(*d - v) <= f.spacing(v) / 2;
+  };
+  // The p-digit decimal nearest v, or failing that its neighbours at p digits (v's rounding interval is
+  // lopsided at a power of two), for p = 1, 2, …: the first that reads back is the shortest.
+  for (int p = 1; p <= 17; ++p) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*e", p - 1, v);
+    std::string s = buf;
+    if (!reads_back(s)) {
+      const std::size_t e = s.find('e');
+      const std::string exponent = s.substr(e);
+      const double step = std::pow(10.0, std::strtod(exponent.c_str() + 1, nullptr) - (p - 1));
+      const double base = std::strtod(s.c_str(), nullptr);
+      bool found = false;
+      for (const double cand : {base + step, base - step}) {
+        std::snprintf(buf, sizeof buf, "%.*e", p - 1, cand);
+        if (reads_back(buf)) {
+          s = buf;
+          found = true;
+          break;
+        }
+      }
+      if (!found) continue;
+    }
+    // The same digits in the shortest layout (fixed or scientific) that to_chars picks for the double.
+    const std::string shortest = format_f64(std::strtod(s.c_str(), nullptr));
+    return reads_back(shortest) ? shortest : s;
+  }
+  return format_f64(v);
 }
 
 namespace {

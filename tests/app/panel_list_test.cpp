@@ -1,7 +1,7 @@
 // The one panel list (model::panel_kinds) and the panels' field tables: every kind has a panel class
 // registered under its id and no class is registered outside the list; every panel's state() reads back
-// through its table to the same state; the tables' defaults are what a fresh panel writes; and a lesson step's
-// state is validated headless, through the table, with the same messages a panel gives.
+// through its table to the same state; the tables' defaults are what a fresh panel writes; and a lesson
+// step's state is validated headless, through the table, with the same messages a panel gives.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,8 +55,9 @@ TEST(PanelList, TheTablesDefaultsAreAFreshPanelsState) {
 
 TEST(PanelList, HeadlessValidationGivesThePanelsMessages) {
   const std::vector<std::pair<std::string, std::string>> bad = {
-      {"curves", R"({"x": [1, -1]})"},   {"curves", R"({"funtions": []})"}, {"approx", R"({"metric": "max"})"},
-      {"dropout", R"({"samples": 0})"},  {"ffn", R"({"widths": []})"},      {"bench", R"({"reps": 0})"},
+      {"curves", R"({"x": [1, -1]})"},    {"curves", R"({"funtions": []})"},
+      {"approx", R"({"metric": "max"})"}, {"dropout", R"({"samples": 0})"},
+      {"ffn", R"({"widths": []})"},       {"bench", R"({"reps": 0})"},
       {"approx", R"({"tuned": 1e308})"},
   };
   for (const auto& [id, text] : bad) {

@@ -142,7 +142,7 @@ TEST(CliEval, UsageErrors) {
   expect_usage_error(run({"eval", "--fn", "gelu_tanh", "--param", "c"}), "eval", "is not NAME=VALUE");
   expect_usage_error(run({"eval", "--fn", "elu", "--param", "alpha=nan"}), "eval", "outside");
   expect_usage_error(run({"eval", "--fn", "gelu", "--order", "3"}), "eval", "--order");
-  expect_usage_error(run({"eval", "--fn", "gelu", "--dtype", "f16"}), "eval", "--dtype");
+  expect_usage_error(run({"eval", "--fn", "gelu", "--dtype", "f12"}), "eval", "--dtype");
   expect_usage_error(run({"eval", "--fn", "gelu", "--frobnicate"}), "eval", "unknown option '--frobnicate'");
   expect_usage_error(run({"eval", "--fn", "gelu", "--input", "/nonexistent/file"}), "eval", "cannot read");
   expect_usage_error(run({"eval", "--fn", "gelu", "--input", "/"}), "eval", "cannot read");

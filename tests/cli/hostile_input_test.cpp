@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -102,6 +104,9 @@ std::function<std::string(const fs::path&)> missing() {
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
+}
+std::vector<std::string> eval_cmd() {
+  return {"eval", "--fn", "gelu"};
 }
 
 struct Value {
@@ -220,16 +225,17 @@ std::vector<Row> make_rows() {
   rows.push_back({"subcommand_unknown", {"frobnicate"}, {"unknown subcommand 'frobnicate'"}});
   rows.push_back({"subcommand_badutf8", {kBadUtf8}, {"unknown subcommand '\\xFF\\xFE"}});
   rows.push_back({"subcommand_128KiB", {kArga}, {"unknown subcommand 'aaaa", "(131071 bytes)"}});
-  for (const std::vector<std::string>& cmd :
-       std::vector<std::vector<std::string>>{{"list"},
-                                             {"eval", "--fn", "gelu"},
-                                             err,
-                                             {"props", "--fn", "gelu"},
-                                             {"bench"},
-                                             {"train"},
-                                             cat(shot, {"--panel", "curves"}),
-                                             {"gui"},
-                                             {"lessons"}})
+  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
+           {"list"},
+           {"eval", "--fn", "gelu"},
+           err,
+           {"props", "--fn", "gelu"},
+           {"bench"},
+           {"train"},
+           cat(shot, {"--panel", "curves"}),
+           {"gui"},
+           {"lessons"},
+           {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p.txt"}})
     rows.push_back({cmd[0] + "_unknown_option", cat(cmd, {"--bogus=1"}), {"unknown option '--bogus'"}});
   rows.push_back(
       {"unknown_option_128KiB", {"list", "--" + kArga.substr(2)}, {"unknown option '--aaa", "bytes)"}});
@@ -430,6 +436,182 @@ std::vector<Row> make_rows() {
                   nullptr,
                   "",
                   400 * kMiBytes});
+
+  // --- the precision lab: formats, int8 quantization, zoo entries, check's options ---
+  enum_option(rows, "error_dtype", err, "--dtype");
+  enum_option(rows, "error_compute", err, "--compute");
+  enum_option(rows, "eval_compute", {"eval", "--fn", "tanh_form"}, "--compute");
+  enum_option(rows, "check_dtype", {"check", "--fn", "gelu", "--pairs", "p.txt"}, "--dtype");
+  enum_option(rows, "check_fn", {"check", "--dtype", "bf16", "--pairs", "p.txt"}, "--fn");
+  enum_option(rows, "error_fn_zoo", {"error", "--vs", "gelu"}, "--fn");
+  float_option(rows, "eval_scale", {"eval", "--fn", "gelu", "--dtype", "int8"}, "--scale", true);
+  int_option(rows, "check_max_ulp", {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p.txt"},
+             "--max-ulp", false);
+  for (const Value& v : std::vector<Value>{{"128", "128"},
+                                           {"neg129", "-129"},
+                                           {"2pow64", "18446744073709551616"},
+                                           {"nan", "nan"},
+                                           {"half", "0.5"},
+                                           {"1e", "1e"},
+                                           {"empty", ""},
+                                           {"128KiB", kArg},
+                                           {"badutf8", kBadUtf8}})
+    rows.push_back({"eval_zero_point_" + std::string(v.label),
+                    {"eval", "--fn", "gelu", "--dtype", "int8", "--scale", "0.1", "--zero-point", v.text},
+                    {"--zero-point"}});
+  for (const Value& v : std::vector<Value>{{"nan_lo", "nan:1"},
+                                           {"nan_hi", "1:nan"},
+                                           {"inf", "-inf:inf"},
+                                           {"reversed", "1:0"},
+                                           {"empty", "1:1"},
+                                           {"huge", "-1e308:1e308"},
+                                           {"colon_only", ":"},
+                                           {"empty_text", ""},
+                                           {"words", "a:b"},
+                                           {"128KiB", kArg.substr(2) + ":1"},
+                                           {"badutf8", kBadUtf8}})
+    rows.push_back({"eval_int8_range_" + std::string(v.label),
+                    {"eval", "--fn", "gelu", "--dtype", "int8", "--int8-range", v.text},
+                    {"--int8-range"}});
+  const std::vector<std::string> tanh_err = {"error", "--fn", "tanh_form", "--vs", "gelu"};
+  rows.push_back({"eval_zero_point_without_scale",
+                  {"eval", "--fn", "gelu", "--dtype", "int8", "--zero-point", "3"},
+                  {"--zero-point: needs --scale"}});
+  rows.push_back({"eval_scale_not_int8",
+                  {"eval", "--fn", "gelu", "--dtype", "bf16", "--scale", "0.1"},
+                  {"--scale", "int8"}});
+  rows.push_back(
+      {"eval_scale_without_dtype", {"eval", "--fn", "gelu", "--scale", "0.1"}, {"--scale", "int8"}});
+  rows.push_back({"eval_scale_and_range",
+                  {"eval", "--fn", "gelu", "--dtype", "int8", "--scale", "0.1", "--int8-range", "-1:1"},
+                  {"--int8-range", "not both"}});
+  rows.push_back({"eval_order2_zoo", {"eval", "--fn", "tanh_form", "--order", "2"}, {"--order 2"}});
+  rows.push_back({"eval_order1_lut", {"eval", "--fn", "f16_lut", "--order", "1"}, {"--order 1"}});
+  rows.push_back({"eval_param_zoo", {"eval", "--fn", "tanh_form", "--param", "c=0.04"}, {"--param"}});
+  rows.push_back({"eval_compute_registry", {"eval", "--fn", "gelu", "--compute", "f16"}, {"--compute"}});
+  rows.push_back(
+      {"eval_gpu_bf16", {"eval", "--fn", "gelu", "--dtype", "bf16", "--backend", "gpu"}, {"--backend gpu"}});
+  rows.push_back(
+      {"eval_stdin_bf16_garbage", cat(eval_cmd(), {"--dtype", "bf16"}), {"line 2: 'x'"}, nullptr, "1\nx"});
+  rows.push_back(
+      {"error_dtype_listed_twice", cat(err, {"--dtype", "bf16,f16,bf16"}), {"--dtype", "listed twice"}});
+  rows.push_back({"error_dtype_empty_item", cat(err, {"--dtype", "bf16,"}), {"--dtype: ''"}});
+  rows.push_back(
+      {"error_all_f32", cat(err, {"--dtype", "f32", "--all"}), {"--all", "f32 has 4278190080 values"}});
+  rows.push_back({"error_all_samples", cat(err, {"--dtype", "bf16", "--all", "--samples", "10"}), {"--all"}});
+  rows.push_back({"error_compute_int8", cat(tanh_err, {"--compute", "int8"}), {"--compute: int8"}});
+  rows.push_back(
+      {"error_fn_twice", {"error", "--fn", "gelu", "--fn", "gelu", "--vs", "gelu"}, {"given twice"}});
+  rows.push_back({"error_vs_zoo", {"error", "--fn", "gelu", "--vs", "tanh_form"}, {"--vs", "'tanh_form'"}});
+  rows.push_back({"error_order2_zoo", cat(tanh_err, {"--order", "2"}), {"--order 2"}});
+  rows.push_back(
+      {"error_order1_lut", {"error", "--fn", "f16_lut", "--vs", "gelu", "--order", "1"}, {"--order 1"}});
+  rows.push_back({"error_param_zoo", cat(tanh_err, {"--param", "c=0.04"}), {"--param"}});
+  rows.push_back({"error_param_two_fns",
+                  {"error", "--fn", "gelu_tanh", "--fn", "gelu_sigmoid", "--vs", "gelu", "--param", "c=0.04"},
+                  {"--param", "single --fn"}});
+  rows.push_back({"error_json_markdown", cat(err, {"--json", "--markdown"}), {"--markdown"}});
+  rows.push_back({"error_csv_stdout_json", cat(err, {"--csv", "-", "--json"}), {"--csv -"}});
+  rows.push_back({"error_range_without_values",
+                  cat(err, {"--dtype", "e4m3", "--all", "--range", "0.0001:0.0002"}),
+                  {"--range: no value of e4m3"}});
+  rows.push_back({"check_missing_dtype", {"check", "--fn", "gelu", "--pairs", "p.txt"}, {"missing --dtype"}});
+  rows.push_back({"check_missing_fn", {"check", "--dtype", "bf16", "--pairs", "p.txt"}, {"missing --fn"}});
+  rows.push_back({"check_missing_pairs", {"check", "--fn", "gelu", "--dtype", "bf16"}, {"missing --pairs"}});
+  rows.push_back({"check_pairs_and_x",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p", "--x", "x.npy"},
+                  {"--pairs", "not both"}});
+  rows.push_back({"check_x_without_y",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "x.npy"},
+                  {"--x: needs --y"}});
+  rows.push_back({"check_order2",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p", "--order", "2"},
+                  {"--order 2"}});
+  rows.push_back({"check_param_zoo",
+                  {"check", "--fn", "tanh_form", "--dtype", "bf16", "--pairs", "p", "--param", "c=1"},
+                  {"--param"}});
+
+  // --- check: the pairs file (text) ---
+  const std::vector<std::string> chk = {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "{f}"};
+  rows.push_back({"check_pairs_missing", chk, {"--pairs '{f}'", "No such file"}, missing()});
+  rows.push_back({"check_pairs_directory", chk, {"--pairs '{f}'", "Is a directory"}, directory()});
+  rows.push_back({"check_pairs_unreadable", chk, {"--pairs '{f}'", "cannot read"}, unreadable()});
+  rows.push_back({"check_pairs_path_128KiB",
+                  cat({"check", "--fn", "gelu", "--dtype", "bf16", "--pairs"}, {kArga}),
+                  {"--pairs 'aaaa", "bytes)"}});
+  const struct {
+    const char* label;
+    std::string content;
+    std::vector<std::string> needles;
+  } text_cases[] = {
+      {"x_not_a_value",
+       "0 0\n0.1234567 0.1\n",
+       {"--pairs '{f}', line 2: x = 0.1234567 is not a value of bf16"}},
+      {"y_not_a_value", "1 0.1234567\n", {"line 1: y = 0.1234567 is not a value of bf16"}},
+      {"x_nan", "nan 1\n", {"line 1: x = nan is not finite"}},
+      {"y_inf", "1 0.8\n1 inf\n", {"line 2: y = inf is not finite"}},
+      {"x_beyond", "1e39 1\n", {"line 1: x = 1e39 is beyond bf16"}},
+      {"one_field", "1 0.84\n3\n", {"line 2: expected two numbers x y, got 1 field"}},
+      {"three_fields", "1 2 3\n", {"line 1", "got 3 fields"}},
+      {"junk", "1,abc\n", {"line 1: y = 'abc' is not a number"}},
+      {"trailing_comma", "1,2,\n", {"line 1", "comma"}},
+      {"nul", std::string("1 0.84\n2\0 1\n", 12), {"line 2", "NUL byte"}},
+      {"badutf8", "1 " + kBadUtf8 + "\n", {"line 1: y = '\\xFF\\xFE"}},
+  };
+  for (const auto& c : text_cases)
+    rows.push_back({std::string("check_text_") + c.label, chk, c.needles, file(c.content, "p.txt")});
+  rows.push_back(
+      {"check_text_50MB_line", chk, {"line 1", "more than 8192 bytes"}, big_file(50u << 20, "1", "")});
+
+  // --- check: .npy files ---
+  const auto npy = [](const std::string& descr, const std::string& shape, const std::string& data) {
+    std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    while ((10 + h.size() + 1) % 64) h += ' ';
+    h += '\n';
+    std::string out = "\x93NUMPY\x01";
+    out += '\0';
+    out += static_cast<char>(h.size() & 0xff);
+    out += static_cast<char>(h.size() >> 8);
+    return out + h + data;
+  };
+  const auto f32s = [](std::vector<float> v) {
+    std::string s(v.size() * 4, '\0');
+    std::memcpy(s.data(), v.data(), s.size());
+    return s;
+  };
+  const struct {
+    const char* label;
+    std::string content;
+    std::vector<std::string> needles;
+  } npy_cases[] = {
+      {"dtype_i4", npy("<i4", "(1, 2)", std::string(8, '\0')), {"--pairs '{f}': dtype '<i4' is not one of"}},
+      {"big_endian", npy(">f4", "(1, 2)", std::string(8, '\0')), {"big-endian"}},
+      {"shape_1d", npy("<f4", "(2,)", f32s({1, 0.5f})), {"shape (2,) is not (N, 2)"}},
+      {"shape_3_columns", npy("<f4", "(1, 3)", f32s({1, 2, 3})), {"shape (1, 3) is not (N, 2)"}},
+      {"truncated",
+       npy("<f4", "(3, 2)", f32s({1, 0.84f, 2, 1.95f}) + "ab"),
+       {"truncated", "the data ends in row 2 (counting from 0) of 3"}},
+      {"trailing", npy("<f4", "(1, 2)", f32s({1, 0.84f}) + "xyz"), {"3 bytes after the data"}},
+      {"header_garbage", npy("<f4", "(1, 2)", "").substr(0, 10) + std::string(54, '{') + "\n", {"header"}},
+      {"magic_only", "\x93NUMPY", {"truncated"}},
+      {"x_nan", npy("<f4", "(2, 2)", f32s({0, 0, NAN, 1})), {"--pairs '{f}', row 1: x = nan is not finite"}},
+      {"x_not_a_value",
+       npy("<f4", "(1, 2)", f32s({0.1f, 0})),
+       {"row 0: x = 0.10000000149011612 is not a value of bf16"}},
+  };
+  for (const auto& c : npy_cases)
+    rows.push_back({std::string("check_npy_") + c.label, chk, c.needles, file(c.content, "p.npy")});
+  rows.push_back({"check_npy_unequal_lengths",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{d}/y.npy"},
+                  {"--x '{f}' has 2 values but --y", "has 3"},
+                  [=](const fs::path& d) {
+                    write_file(d / "y.npy", npy("<f4", "(3,)", f32s({0, 1, 2})));
+                    return write_file(d / "x.npy", npy("<f4", "(2,)", f32s({0, 1})));
+                  }});
+  rows.push_back({"check_npy_column_2d",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{f}"},
+                  {"shape (1, 2) is not (N,)"},
+                  file(npy("<f4", "(1, 2)", f32s({0, 1})), "x.npy")});
 
   // --- eval: bytes on stdin and --input ---
   const std::vector<std::string> eval = {"eval", "--fn", "gelu"};

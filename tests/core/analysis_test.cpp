@@ -58,7 +58,8 @@ TEST(Distances, UlpErrorUsesTheSpacingAtTheReference) {
 }
 
 TEST(Compare, SameFunctionHasZeroErrorInDouble) {
-  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("gelu")), -10, 10, 1001, A::Dtype::F64);
+  const A::ErrorReport r =
+      A::compare(A::spec(fn("gelu")), A::spec(fn("gelu")), -10, 10, 1001, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(r.x.size(), 1001u);
   EXPECT_EQ(r.x.front(), -10.0);
   EXPECT_EQ(r.x.back(), 10.0);
@@ -70,7 +71,8 @@ TEST(Compare, SameFunctionHasZeroErrorInDouble) {
 
 TEST(Compare, FloatPathIsWithinOneUlpOfTheDoubleReference) {
   for (const gelu::Activation& a : gelu::registry()) {
-    const A::ErrorReport r = A::compare(A::spec(a), A::spec(a), -20, 20, 20001, A::Dtype::F32);
+    const A::ErrorReport r =
+        A::compare(A::spec(a), A::spec(a), -20, 20, 20001, gelu::Format(gelu::FormatId::F32));
     // The float paths round the double reference once (or are a <= 1 ULP kernel): < 1 ULP of float.
     EXPECT_LT(r.ulp_stats.max, 1.0) << a.id << " at x=" << r.ulp_stats.x_at_max;
     // Float rounding is visible for the transcendental ones: the metric is not trivially 0.
@@ -84,8 +86,8 @@ TEST(Compare, FloatPathIsWithinOneUlpOfTheDoubleReference) {
 }
 
 TEST(Compare, TanhApproximationErrorAgainstExactGelu) {
-  const A::ErrorReport r =
-      A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 120001, A::Dtype::F64);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 120001,
+                                      gelu::Format(gelu::FormatId::F64));
   // The well-known maximum absolute difference of the tanh approximation, ~4.7e-4 near |x| ~ 2.7.
   EXPECT_GT(r.abs_stats.max, 4.5e-4);
   EXPECT_LT(r.abs_stats.max, 5.0e-4);
@@ -97,7 +99,8 @@ TEST(Compare, TanhApproximationErrorAgainstExactGelu) {
 
 TEST(Compare, InfiniteErrorsAreCountedAndLeftOutOfTheMean) {
   // ReLU vs GELU relative to ReLU's zeros: every x < 0 gives |gelu| / 0 = inf.
-  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("relu")), -1, 1, 201, A::Dtype::F64);
+  const A::ErrorReport r =
+      A::compare(A::spec(fn("gelu")), A::spec(fn("relu")), -1, 1, 201, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(r.rel_stats.max, kInf);
   EXPECT_EQ(r.rel_stats.x_at_max, -1.0);  // the first occurrence
   EXPECT_EQ(r.rel_stats.nonfinite, 100u);
@@ -108,28 +111,98 @@ TEST(Compare, DerivativeOrdersAndParameters) {
   A::FunctionSpec a{&fn("gelu_tanh"), fn("gelu_tanh").defaults(), 1};
   A::FunctionSpec b = a;
   b.params[0] = 0.0;
-  const A::ErrorReport r = A::compare(a, b, -3, 3, 601, A::Dtype::F64);
+  const A::ErrorReport r = A::compare(a, b, -3, 3, 601, gelu::Format(gelu::FormatId::F64));
   EXPECT_GT(r.abs_stats.max, 1e-3);  // c matters
   EXPECT_EQ(r.value[300], a.fn->eval(0.0, 1, &a.params));
 }
 
 TEST(Compare, RejectsBadRanges) {
   const A::FunctionSpec g = A::spec(fn("gelu"));
-  EXPECT_THROW(A::compare(g, g, 1, 0, 10, A::Dtype::F64), std::invalid_argument);
-  EXPECT_THROW(A::compare(g, g, 0, kInf, 10, A::Dtype::F64), std::invalid_argument);
-  EXPECT_THROW(A::compare(g, g, 0, 1, 0, A::Dtype::F64), std::invalid_argument);
-  const A::ErrorReport one = A::compare(g, g, 0.5, 0.5, 1, A::Dtype::F64);
+  EXPECT_THROW(A::compare(g, g, 1, 0, 10, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  EXPECT_THROW(A::compare(g, g, 0, kInf, 10, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  EXPECT_THROW(A::compare(g, g, 0, 1, 0, gelu::Format(gelu::FormatId::F64)), std::invalid_argument);
+  const A::ErrorReport one = A::compare(g, g, 0.5, 0.5, 1, gelu::Format(gelu::FormatId::F64));
   EXPECT_EQ(one.x.size(), 1u);
 }
 
 TEST(Compare, HundredThousandSamplesCoverTheRange) {
   // The size the GUI asks for (its speed is a benchmark's business, not a unit test's).
-  const A::ErrorReport r =
-      A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000, A::Dtype::F32);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu")), A::spec(fn("gelu_tanh")), -8, 8, 100000,
+                                      gelu::Format(gelu::FormatId::F32));
   ASSERT_EQ(r.ulp.size(), 100000u);
   ASSERT_EQ(r.x.size(), 100000u);
   EXPECT_EQ(r.x.front(), -8.0);
   EXPECT_EQ(r.x.back(), 8.0);
+}
+
+TEST(Compare, StorageFormatsRoundOnceAndCountUlpsAsValues) {
+  const gelu::Format bf16(gelu::FormatId::BF16);
+  const A::ErrorReport r = A::compare(A::spec(fn("gelu_tanh")), A::spec(fn("gelu")), -6, 6, 1201, bf16);
+  std::size_t mismatch = 0;
+  for (std::size_t i = 0; i < r.x.size(); ++i) {
+    ASSERT_TRUE(bf16.representable(r.x[i])) << r.x[i];          // inputs are values of the format
+    ASSERT_TRUE(bf16.representable(r.value[i])) << r.value[i];  // and so are the results
+    EXPECT_EQ(r.value[i], bf16.round(fn("gelu_tanh").eval(r.x[i])));
+    EXPECT_EQ(r.ref_value[i], fn("gelu").eval(r.x[i]));  // the reference is not rounded
+    const double want = static_cast<double>(bf16.ulp_distance(r.value[i], bf16.round(r.ref_value[i])));
+    EXPECT_EQ(r.ulp[i], want) << r.x[i];
+    mismatch += want > 0;
+  }
+  EXPECT_EQ(r.ulp_stats.mismatch, mismatch);
+  EXPECT_EQ(r.abs_stats.mismatch, mismatch);
+  EXPECT_EQ(r.ulp_stats.n, 1201u);
+  EXPECT_GT(mismatch, 0u);
+  // At the given points: every value of e4m3 in [-4, 4].
+  const gelu::Format e4m3(gelu::FormatId::E4M3);
+  const A::ErrorReport all =
+      A::compare_at(A::spec(fn("gelu")), A::spec(fn("gelu")), e4m3.enumerate(-4, 4), e4m3);
+  EXPECT_EQ(all.x.size(), e4m3.enumerate(-4, 4).size());
+  EXPECT_EQ(all.ulp_stats.mismatch, 0u);
+  EXPECT_EQ(all.a, -4.0);
+  EXPECT_EQ(all.b, 4.0);
+}
+
+TEST(Distances, UlpErrorAndMismatchPerFormat) {
+  const gelu::Format f64(gelu::FormatId::F64), f32(gelu::FormatId::F32), bf16(gelu::FormatId::BF16);
+  EXPECT_EQ(A::ulp_error(f64, 1.0, 1.0 + 0x1p-53), A::ulp_error_f64(1.0, 1.0 + 0x1p-53));
+  EXPECT_DOUBLE_EQ(A::ulp_error(f32, 1.0, 1.0 + 0x1p-24), 0.5);  // real-valued in f32
+  EXPECT_EQ(A::ulp_error(bf16, 1.0, 1.0 + 0x1p-9), 0.0);         // rounds to the same bf16 value
+  EXPECT_EQ(A::ulp_error(bf16, 1.0, 1.02), 3.0);                 // 1.0234375 is 3 values up
+  EXPECT_EQ(A::ulp_error(bf16, kNan, kNan), 0.0);
+  EXPECT_EQ(A::ulp_error(bf16, kNan, 1.0), kInf);
+  EXPECT_EQ(A::ulp_error(bf16, bf16.max_finite(), kInf),
+            1.0);  // the largest finite value and inf are neighbours
+  EXPECT_FALSE(A::differs(bf16, 1.0, 1.0 + 0x1p-9));
+  EXPECT_TRUE(A::differs(bf16, 1.0, 1.01));
+  EXPECT_FALSE(A::differs(bf16, 0.0, -0.0));
+  EXPECT_FALSE(A::differs(f64, kNan, kNan));
+  EXPECT_TRUE(A::differs(f32, kNan, 1.0));
+  EXPECT_TRUE(A::differs(f32, 1.0, 1.0 + 0x1p-23));
+}
+
+TEST(MinimaxFit, FindsKnownOptima) {
+  // relu is x on [0, 1]: the best constant is 1/2 with error 1/2, the best line is x itself.
+  const A::FunctionSpec relu = A::spec(fn("relu"));
+  const A::MinimaxFit c = A::fit_minimax([](double, std::span<const double> p) { return p[0]; }, relu, {3.0},
+                                         {0.1}, 0.0, 1.0, 101);
+  EXPECT_NEAR(c.params[0], 0.5, 1e-9);
+  EXPECT_NEAR(c.max_error, 0.5, 1e-9);
+  const A::MinimaxFit line =
+      A::fit_minimax([](double x, std::span<const double> p) { return p[0] + p[1] * x; }, relu, {0.3, 0.2},
+                     {0.1, 0.1}, 0.0, 1.0, 101);
+  EXPECT_NEAR(line.params[0], 0.0, 1e-9);
+  EXPECT_NEAR(line.params[1], 1.0, 1e-9);
+  EXPECT_LT(line.max_error, 1e-8);
+  EXPECT_GT(line.evaluations, 0u);
+  // Deterministic.
+  const A::MinimaxFit again =
+      A::fit_minimax([](double x, std::span<const double> p) { return p[0] + p[1] * x; }, relu, {0.3, 0.2},
+                     {0.1, 0.1}, 0.0, 1.0, 101);
+  EXPECT_EQ(again.params, line.params);
+  EXPECT_THROW(A::fit_minimax([](double, std::span<const double>) { return 0.0; }, relu, {}, {}, 0, 1),
+               std::invalid_argument);
+  EXPECT_THROW(A::fit_minimax([](double, std::span<const double>) { return 0.0; }, relu, {1}, {1}, 1, 0),
+               std::invalid_argument);
 }
 
 // [SECTION] Properties.

@@ -1,5 +1,5 @@
 // Number text I/O: parsing (decimal, hex floats, nan/inf, overflow and underflow) and shortest round-trip
-// formatting, for float and double.
+// formatting, for float and double and for every format of the format table (parse_in_format, format_in).
 #include "gelu/numio.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +10,8 @@
 #include <limits>
 #include <random>
 #include <string>
+
+#include "gelu/format.hpp"
 
 namespace {
 
@@ -134,6 +136,55 @@ TEST(NumIo, HexTextRoundTrips) {
     ASSERT_TRUE(back.has_value()) << buf;
     ASSERT_EQ(std::bit_cast<std::uint64_t>(*back), std::bit_cast<std::uint64_t>(v)) << buf;
   }
+}
+
+// [SECTION] Numbers in a format.
+
+TEST(NumIoFormat, DecimalsRoundOnceDirectlyToTheFormat) {
+  const gelu::Format bf16(gelu::FormatId::BF16), f16(gelu::FormatId::F16), e4m3(gelu::FormatId::E4M3);
+  // 1 + 2^-8 is halfway between the bf16 values 1 and 1 + 2^-7: ties to even. A decimal a hair above it has
+  // that midpoint as its nearest double; rounding through double would give 1, once gives 1 + 2^-7.
+  EXPECT_EQ(gelu::parse_in_format("1.00390625", bf16), 1.0);
+  EXPECT_EQ(gelu::parse_in_format("1.00390625000000001", bf16), 1.0078125);
+  EXPECT_EQ(gelu::parse_in_format("1.00390624999999999", bf16), 1.0);
+  EXPECT_EQ(gelu::parse_in_format("1.01171875", bf16), 1.015625);  // the other tie goes up to even
+  EXPECT_EQ(gelu::parse_in_format("0x1.01p+0", bf16), 1.0);        // hex midpoint
+  EXPECT_EQ(gelu::parse_in_format("0x1.0100000000001p+0", bf16), 1.0078125);
+  EXPECT_EQ(gelu::parse_in_format("-1.00048828125000001", f16), -1.0009765625);
+  EXPECT_EQ(gelu::parse_in_format("1e9", f16), kInf);
+  EXPECT_EQ(gelu::parse_in_format("1e9", e4m3), 448.0);  // FN saturates
+  EXPECT_TRUE(std::isnan(gelu::parse_in_format("nan", bf16).value()));
+  EXPECT_FALSE(gelu::parse_in_format("1e", bf16).has_value());
+  const gelu::Format q(gelu::FormatId::Int8, gelu::Quantization{1.0 / 32, 0});
+  EXPECT_EQ(gelu::parse_in_format("0.015625", q), 0.0);  // half a code: ties to even
+  EXPECT_EQ(gelu::parse_in_format("0.0156250000000000001", q), 1.0 / 32);
+  EXPECT_EQ(gelu::parse_in_format("100", q), 127.0 / 32);  // clamps to the top code
+  // Float and double as parse_f32 and parse_f64.
+  EXPECT_EQ(gelu::parse_in_format("16777217", gelu::Format(gelu::FormatId::F32)), 16777216.0);
+  EXPECT_EQ(gelu::parse_in_format("0.1", gelu::Format(gelu::FormatId::F64)), 0.1);
+}
+
+TEST(NumIoFormat, ShortestDecimalReadsBackForEveryValueOfEveryFormat) {
+  for (const gelu::NumberFormat& row : gelu::number_formats()) {
+    const gelu::Format f(row.id, gelu::Quantization{0.0123, -7});
+    if (!f.enumerable()) continue;
+    for (double v : f.enumerate()) {
+      const std::string s = gelu::format_in(v, f);
+      const auto back = gelu::parse_in_format(s, f);
+      ASSERT_TRUE(back.has_value()) << s;
+      ASSERT_EQ(*back, v) << f.name() << ": " << s;
+      ASSERT_EQ(std::signbit(*back), std::signbit(v)) << f.name() << ": " << s;
+    }
+  }
+  const gelu::Format bf16(gelu::FormatId::BF16), f16(gelu::FormatId::F16);
+  EXPECT_EQ(gelu::format_in(0.10009765625, bf16), "0.1");
+  EXPECT_EQ(gelu::format_in(1.0078125, bf16), "1.01");  // nearer 1.0078125 than 1.015625
+  EXPECT_EQ(gelu::format_in(65504, f16), "65500");
+  EXPECT_EQ(gelu::format_in(-0.0, bf16), "-0");
+  EXPECT_EQ(gelu::format_in(kInf, bf16), "inf");
+  EXPECT_EQ(gelu::format_in(0.1, bf16), "0.1");  // rounded to the format first
+  EXPECT_EQ(gelu::format_in(0.1, gelu::Format(gelu::FormatId::F32)), "0.1");
+  EXPECT_EQ(gelu::format_in(0.1, gelu::Format(gelu::FormatId::F64)), "0.1");
 }
 
 }  // namespace

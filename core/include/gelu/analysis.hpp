@@ -1,25 +1,30 @@
 // GELU Lab core: error analysis and numerically solved properties of registry functions.
 //
-// [SECTION] Errors: one function (at its parameters and derivative order) against another over [a, b],
-//           evaluated in float32 or float64 through the batched API; the reference always in double.
+// [SECTION] Errors: one function (at its parameters and derivative order) against another over [a, b] or at
+//           given points, in a number format of gelu/format.hpp (f32 through the batched float API, f64
+//           through the double API, the 8- and 16-bit formats as storage formats); the reference always in
+//           double. The scoring (abs, rel, ULP, mismatches) is shared with the precision lab (precision.hpp).
 // [SECTION] Properties: zeros of f' and f'', extrema, asymptotes and values at notable points, all found
 //           numerically (bracketing + Brent + bisection to adjacent doubles), never tabulated.
+// [SECTION] Minimax fitting: the parameters of a model that minimize its largest error against a registry
+//           function (the fitted constants of the approximation zoo, the Approximations panel's Fit).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/format.hpp"
 
 namespace gelu::analysis {
 
-enum class Dtype { F32, F64 };
 enum class ErrorMetric { Abs, Rel, Ulp };
 
-std::string_view to_string(Dtype d);
 std::string_view to_string(ErrorMetric m);
 
 /// A registry function pinned to parameters and a derivative order (0 = f, 1 = f', 2 = f'').
@@ -58,6 +63,16 @@ double abs_error(double v, double r);
 /// |v - r| / |r|; r == 0: 0 when v == 0, else +inf.
 double rel_error(double v, double r);
 
+/// The ULP error of v, a value computed for the format `fmt`, against the double reference r:
+///  - f64 and f32: ulp_error_f64 / ulp_error_f32 — |v - r| in units of the spacing at the real reference r
+///    (the libm convention; a correctly rounded result is within 0.5);
+///  - the 8- and 16-bit formats (storage formats): the number of representable values between fmt.round(v)
+///    and fmt.round(r) (Format::ulp_distance: 0 = identical after rounding, 1 = neighbours; the largest
+///    finite value and an infinity are neighbours); both NaN -> 0, one NaN -> +inf.
+double ulp_error(const Format& fmt, double v, double r);
+/// v and r differ once both are rounded to fmt (both NaN: equal; +0 and -0: equal; one NaN: differ).
+bool differs(const Format& fmt, double v, double r);
+
 // [SECTION] Errors over a range.
 
 struct ErrorStats {
@@ -65,15 +80,17 @@ struct ErrorStats {
   double x_at_max = 0;        // first sample where it occurs
   double mean = 0;            // over the samples with a finite error
   std::size_t nonfinite = 0;  // samples whose error is +inf (NaN or infinity mismatch, rel error at r == 0)
+  std::size_t n = 0;          // samples
+  std::size_t mismatch = 0;   // samples whose value and reference differ after rounding to the format
 };
 
 struct ErrorReport {
-  FunctionSpec fn, reference;
-  Dtype dtype = Dtype::F64;
+  FunctionSpec fn, reference;  // fn.fn is null when the values came from elsewhere (precision::sweep)
+  Format format{FormatId::F64};
   double a = 0, b = 0;
-  std::vector<double> x;          // the evaluation points (rounded to float for Dtype::F32)
-  std::vector<double> value;      // fn at x, computed in dtype, widened to double
-  std::vector<double> ref_value;  // reference at x, computed in double
+  std::vector<double> x;          // the evaluation points (values of the format)
+  std::vector<double> value;      // fn at x, a value of the format, widened to double
+  std::vector<double> ref_value;  // reference at x, computed in double (not rounded)
   std::vector<double> abs, rel, ulp;
   ErrorStats abs_stats, rel_stats, ulp_stats;
 
@@ -81,10 +98,21 @@ struct ErrorReport {
   const ErrorStats& stats(ErrorMetric m) const;
 };
 
-/// Samples x_i = a + (b - a) i / (n - 1), i = 0..n-1 (n = 1: x = a). Requires a <= b finite, n >= 1
-/// (throws std::invalid_argument otherwise). 100k samples take a few ms: the batched paths do the work.
+/// Samples x_i = a + (b - a) i / (n - 1), i = 0..n-1 (n = 1: x = a), each rounded to the format. Requires
+/// a <= b finite, n >= 1 (throws std::invalid_argument otherwise). 100k samples take a few ms: the batched
+/// paths do the work. How fn is evaluated, by format:
+///  - f32: the batched float path (the vectorized kernels where the registry has them);
+///  - f64: the batched double path;
+///  - bf16, f16, e4m3, e5m2, int8: the double path rounded once to the format (the correctly rounded
+///    function; the 8- and 16-bit formats are storage formats).
 ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, double a, double b, std::size_t n,
-                    Dtype dtype);
+                    const Format& fmt);
+/// The same at the given points (each rounded to the format; e.g. every value of a format, fmt.enumerate()).
+ErrorReport compare_at(const FunctionSpec& fn, const FunctionSpec& reference, std::vector<double> x,
+                       const Format& fmt);
+/// Fills abs, rel, ulp and their statistics from r.x, r.value, r.ref_value and r.format: the scoring that
+/// compare and precision::sweep share.
+void score(ErrorReport& r);
 
 // [SECTION] Properties.
 
@@ -130,5 +158,25 @@ struct Properties {
 
 /// Properties of fn (its order is ignored: f, f', f'' are all used) with zeros searched in [lo, hi].
 Properties properties(const FunctionSpec& fn, double lo = -20.0, double hi = 20.0);
+
+// [SECTION] Minimax fitting.
+
+/// A model with free parameters p: the value at x (double precision).
+using Model = std::function<double(double x, std::span<const double> p)>;
+
+struct MinimaxFit {
+  std::vector<double> params;
+  double max_error = 0;  // max |model - target| on a grid 16 times denser than the search grid
+  double x_at_max = 0;
+  std::size_t evaluations = 0;  // model evaluations of the search (grid points x parameter sets)
+};
+
+/// The parameters minimizing max over [lo, hi] of |model(x, p) - target(x)|, searched on `grid` evenly spaced
+/// points by Nelder-Mead from `start` with initial steps `step`, restarted from the best point until a
+/// restart no longer improves it. Deterministic (same inputs, same result). Throws std::invalid_argument for
+/// an empty or mismatched start/step, a range that is not finite with lo < hi, or grid < 2. A few ms per
+/// parameter with the default grid.
+MinimaxFit fit_minimax(const Model& model, const FunctionSpec& target, std::vector<double> start,
+                       std::vector<double> step, double lo, double hi, std::size_t grid = 2001);
 
 }  // namespace gelu::analysis

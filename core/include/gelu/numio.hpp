@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "gelu/format.hpp"
+
 namespace gelu {
 
 std::optional<double> parse_f64(std::string_view token);
@@ -18,6 +20,15 @@ std::string format_f32(float v);
 /// Appends the shortest round-trip text to out (no allocation when out has capacity).
 void append_f64(std::string& out, double v);
 void append_f32(std::string& out, float v);
+
+/// The value of `f` that the text reads to: the decimal (or hex) number rounded once, directly to the format,
+/// to nearest with ties to even (no double rounding through double: a decimal just above a midpoint of the
+/// format rounds up even when its nearest double is the midpoint). nan/inf as for parse_f64, then f.round
+/// (e4m3 and int8 saturate; int8 keeps NaN as "not a value"). nullopt when the text is not a number.
+std::optional<double> parse_in_format(std::string_view token, const Format& f);
+/// The shortest decimal text that parse_in_format reads back to the value of `f` nearest v (v is rounded to f
+/// first): f64 and f32 as format_f64/format_f32, "nan", "inf", "-inf", "-0" where the format has them.
+std::string format_in(double v, const Format& f);
 
 /// User text (a token, a file name, a JSON key) made safe for a one-line message: printable ASCII and
 /// valid UTF-8 are kept, every other byte (NUL, control characters, broken UTF-8) is written as \xNN, and

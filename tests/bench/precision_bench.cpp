@@ -1,0 +1,91 @@
+// Speed of the precision lab: an exhaustive sweep of one zoo entry over every value of a 16-bit format
+// against the correctly rounded reference (the target: under 50 ms; the Precision panel runs it on a worker
+// thread), the same for an 8-bit format, the facts (tails) and a pair check of 10^7 pairs (the core of
+// `gelulab check`, without the file reading; the end-to-end figure is in docs/precision.md).
+//
+//   ./build/tests/bench/precision_bench
+//   ./build/tests/bench/precision_bench --benchmark_filter='sweep/bf16'
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "gelu/precision.hpp"
+#include "gelu/zoo.hpp"
+
+namespace {
+
+using gelu::Format;
+using gelu::FormatId;
+namespace P = gelu::precision;
+
+gelu::analysis::FunctionSpec reference() {
+  return gelu::analysis::spec(*gelu::find_activation("gelu"));
+}
+
+/// One exhaustive sweep per iteration: every finite value of the storage format as input, the entry as
+/// computed in f32, the reference evaluated and rounded, every error scored.
+void BM_sweep(benchmark::State& st, std::string id, FormatId storage) {
+  const gelu::zoo::Entry e = *gelu::zoo::resolve(id);
+  const P::SweepSpec spec{Format(storage), Format(FormatId::F32)};
+  std::size_t n = 0;
+  for (auto _ : st) {
+    const P::Sweep s = P::sweep(e, reference(), spec);
+    n = s.errors.x.size();
+    benchmark::DoNotOptimize(s.errors.ulp_stats.max);
+  }
+  st.counters["inputs"] = static_cast<double>(n);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * n));
+}
+
+void BM_tails(benchmark::State& st, std::string id, FormatId storage) {
+  const gelu::zoo::Entry e = *gelu::zoo::resolve(id);
+  for (auto _ : st) benchmark::DoNotOptimize(P::tails(e, Format(storage), Format(storage)).overflow_above);
+}
+
+/// 10^7 pairs of bf16 values through PairCheck (reference cached per value, histogram, ten worst).
+void BM_pair_check(benchmark::State& st) {
+  const Format bf16(FormatId::BF16);
+  const std::vector<double> x = P::inputs(bf16, -8, 8);
+  constexpr std::size_t kPairs = 10'000'000;
+  for (auto _ : st) {
+    P::PairCheck c(gelu::zoo::from_registry(*gelu::find_activation("gelu")), bf16);
+    for (std::size_t i = 0; i < kPairs; ++i) {
+      const double v = x[i % x.size()];
+      c.add(i, v, bf16.round(0.5 * v));
+    }
+    benchmark::DoNotOptimize(c.result().max_ulp);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kPairs));
+}
+
+void register_all() {
+  for (const char* id : {"gelu", "tanh_form", "sigmoid_form", "erf_naive", "erf_as7126", "f16_lut", "ibert",
+                         "pwl256", "tanh_fit_ac"})
+    benchmark::RegisterBenchmark((std::string("sweep/bf16/") + id).c_str(), BM_sweep, std::string(id),
+                                 FormatId::BF16)
+        ->Unit(benchmark::kMillisecond);
+  for (const char* id : {"tanh_form", "erf_naive"})
+    benchmark::RegisterBenchmark((std::string("sweep/f16/") + id).c_str(), BM_sweep, std::string(id),
+                                 FormatId::F16)
+        ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("sweep/e4m3/tanh_form", BM_sweep, std::string("tanh_form"), FormatId::E4M3)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("tails/f16/tanh_form", BM_tails, std::string("tanh_form"), FormatId::F16)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("tails/f32/erf_naive", BM_tails, std::string("erf_naive"), FormatId::F32)
+      ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("pair_check/bf16/1e7", BM_pair_check)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,337 @@
+// The precision lab on the command line, end to end with the built gelulab: error --dtype for every format,
+// --all, several --fn (text, JSON, CSV, Markdown), --order 1; eval --dtype with shortest decimals per format;
+// check with text, .npy pairs and two .npy columns, --max-ulp, --json. The numbers are checked against the
+// core (gelu::precision) computing the same thing in this process.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gelu/numio.hpp"
+#include "gelu/precision.hpp"
+#include "support/run_gelulab.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::Format;
+using gelu::FormatId;
+using gelu::test::ExecResult;
+
+fs::path scratch() {
+  const char* tmp = std::getenv("TMPDIR");
+  const fs::path d = fs::path(tmp ? tmp : "/tmp") / ("gelulab_precision_cli_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+ExecResult run(const std::vector<std::string>& args, const std::string& input = "") {
+  return gelu::test::exec_gelulab(args, input, scratch().string(), {}, 120);
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> v;
+  std::stringstream ss(s);
+  for (std::string l; std::getline(ss, l);) v.push_back(l);
+  return v;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The number after "key": in a JSON text (the first occurrence after `from`).
+double json_number(const std::string& json, const std::string& key, std::size_t from = 0) {
+  const std::size_t at = json.find("\"" + key + "\":", from);
+  EXPECT_NE(at, std::string::npos) << key << " not in " << json;
+  if (at == std::string::npos) return NAN;
+  return std::strtod(json.c_str() + at + key.size() + 3, nullptr);
+}
+
+gelu::analysis::FunctionSpec gelu_ref() {
+  return gelu::analysis::spec(*gelu::find_activation("gelu"));
+}
+
+// [SECTION] error
+
+TEST(CliPrecisionError, AllValuesOfBf16MatchTheCore) {
+  const ExecResult r = run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--all",
+                            "--metric", "ulp", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const gelu::precision::Sweep s = gelu::precision::sweep(*gelu::zoo::find("tanh_form"), gelu_ref(),
+                                                          {Format(FormatId::BF16), Format(FormatId::F32)});
+  const std::size_t ulp = r.out.find("\"ulp\":{");
+  ASSERT_NE(ulp, std::string::npos) << r.out;
+  EXPECT_EQ(json_number(r.out, "n", ulp), static_cast<double>(s.errors.ulp_stats.n));
+  EXPECT_EQ(json_number(r.out, "n", ulp), 65280.0);  // every finite bf16 value, ±0 counted twice
+  EXPECT_EQ(json_number(r.out, "mismatch", ulp), static_cast<double>(s.errors.ulp_stats.mismatch));
+  EXPECT_EQ(json_number(r.out, "max", ulp), s.errors.ulp_stats.max);
+  EXPECT_EQ(json_number(r.out, "x_at_max", ulp), s.errors.ulp_stats.x_at_max);
+  EXPECT_NE(r.out.find("\"dtype\":\"bf16\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"compute\":\"f32\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"samples\":65280,\"all\":true,"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\"abs\""), std::string::npos);
+  // A range restricts the inputs to the values in it.
+  const ExecResult part = run(
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", "bf16", "--all", "--range", "1:2", "--json"});
+  ASSERT_EQ(part.status, 0) << part.err;
+  EXPECT_EQ(json_number(part.out, "samples"), 129.0);
+  EXPECT_EQ(json_number(part.out, "n"), 129.0);
+}
+
+TEST(CliPrecisionError, EveryFormatAndInt8Quantization) {
+  for (const char* f : {"f64", "f32", "bf16", "f16", "e4m3", "e5m2", "int8"}) {
+    const ExecResult r = run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", f, "--json"});
+    ASSERT_EQ(r.status, 0) << f << ": " << r.err;
+    EXPECT_NE(r.out.find(std::string("\"dtype\":\"") + f + "\""), std::string::npos) << r.out;
+    EXPECT_EQ(json_number(r.out, "samples"), 100001.0);
+  }
+  const ExecResult q = run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "int8", "--int8-range",
+                            "-4:4", "--all", "--json"});
+  ASSERT_EQ(q.status, 0) << q.err;
+  EXPECT_EQ(json_number(q.out, "samples"), 256.0);
+  EXPECT_DOUBLE_EQ(json_number(q.out, "scale"), 4.0 / 127);
+  EXPECT_EQ(json_number(q.out, "zero_point"), 0.0);
+  EXPECT_EQ(json_number(q.out, "mismatch"), 0.0);  // the correctly rounded function
+  const ExecResult a = run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "int8", "--scale",
+                            "0.05", "--zero-point", "-100", "--all", "--json"});
+  ASSERT_EQ(a.status, 0) << a.err;
+  EXPECT_EQ(json_number(a.out, "zero_point"), -100.0);
+  const ExecResult text = run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "e4m3", "--all"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("all 254 values of e4m3, computed in f32"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("mismatch: "), std::string::npos) << text.out;
+}
+
+TEST(CliPrecisionError, VerdictZeroAndOverflowLines) {
+  const Format f16(FormatId::F16), bf16(FormatId::BF16);
+  const ExecResult t =
+      run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "f16", "--compute", "f16", "--all"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  const gelu::precision::Tails tails = gelu::precision::tails(*gelu::zoo::find("tanh_form"), f16, f16);
+  EXPECT_NE(t.out.find("overflow: an intermediate overflows in f16 from x = " +
+                       gelu::format_in(*tails.overflow_above, f16) +
+                       " up and from x = " + gelu::format_in(*tails.overflow_below, f16) + " down\n"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("verdict: identical to exact in f16 for x ≥ "), std::string::npos) << t.out;
+  const ExecResult g = run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "bf16", "--all"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  const gelu::precision::Tails z = gelu::precision::tails(
+      gelu::zoo::from_registry(*gelu::find_activation("gelu")), bf16, Format(FormatId::F32));
+  EXPECT_NE(g.out.find("verdict: identical to exact in bf16 on all 65280 inputs\n"), std::string::npos)
+      << g.out;
+  EXPECT_NE(g.out.find("zero: gelu is 0 from x = " + gelu::format_in(*z.first_zero, bf16) +
+                       " down (non-zero down to x = " + gelu::format_in(*z.lowest_nonzero, bf16) + ")"),
+            std::string::npos)
+      << g.out;
+}
+
+TEST(CliPrecisionError, SeveralFunctionsAndFormatsMakeOneTable) {
+  const std::vector<std::string> base = {"error",     "--fn", "tanh_form", "--fn",    "erf_naive", "--fn",
+                                         "gelu_tanh", "--vs", "gelu",      "--dtype", "bf16,f16",  "--all"};
+  const ExecResult text = run(base);
+  ASSERT_EQ(text.status, 0) << text.err;
+  const std::vector<std::string> l = lines(text.out);
+  ASSERT_EQ(l.size(), 8u) << text.out;  // a title, the header and 3 functions x 2 formats
+  EXPECT_EQ(l[1].rfind("fn ", 0), 0u) << l[1];
+  EXPECT_NE(l[2].find("tanh_form"), std::string::npos);
+  EXPECT_NE(l[7].find("f16"), std::string::npos);
+
+  std::vector<std::string> args = base;
+  args.push_back("--json");
+  const ExecResult json = run(args);
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_EQ(json.out.front(), '[');
+  std::size_t objects = 0;
+  for (std::size_t at = 0; (at = json.out.find("{\"fn\":", at)) != std::string::npos; ++at) ++objects;
+  EXPECT_EQ(objects, 6u);
+
+  args = base;
+  args.push_back("--markdown");
+  const ExecResult md = run(args);
+  ASSERT_EQ(md.status, 0) << md.err;
+  EXPECT_EQ(md.out.rfind("| fn | vs | format | compute |", 0), 0u) << md.out;
+  EXPECT_EQ(lines(md.out).size(), 8u);
+
+  const fs::path csv = scratch() / "summary.csv";
+  args = base;
+  args.insert(args.end(), {"--csv", csv.string()});
+  ASSERT_EQ(run(args).status, 0);
+  const std::vector<std::string> c = lines(slurp(csv));
+  ASSERT_EQ(c.size(), 7u);
+  EXPECT_EQ(c[0].rfind("fn,vs,format,compute,order,n,mismatch,", 0), 0u) << c[0];
+  EXPECT_EQ(c[1].rfind("tanh_form,gelu,bf16,f32,0,65280,", 0), 0u) << c[1];
+  args = base;
+  args.insert(args.end(), {"--csv", "-"});
+  const ExecResult out = run(args);
+  EXPECT_EQ(out.out, slurp(csv));
+}
+
+TEST(CliPrecisionError, DerivativesAndCurves) {
+  const ExecResult d = run({"error", "--fn", "tanh_form", "--fn", "erfc_form", "--vs", "gelu", "--order", "1",
+                            "--dtype", "bf16", "--all", "--json"});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("\"fn\":\"tanh_form'\""), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("\"vs\":\"gelu'\""), std::string::npos) << d.out;
+  const ExecResult none = run({"error", "--fn", "f16_lut", "--vs", "gelu", "--order", "1"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no meaningful derivative"), std::string::npos) << none.err;
+  // One function and format with --csv: the curve, values printed in the format's shortest decimals.
+  const fs::path csv = scratch() / "curve.csv";
+  ASSERT_EQ(run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--range", "2:2.05",
+                 "--all", "--csv", csv.string()})
+                .status,
+            0);
+  const std::vector<std::string> c = lines(slurp(csv));
+  ASSERT_EQ(c.size(), 5u);  // 2, 2.015625, 2.03125, 2.046875
+  EXPECT_EQ(c[0], "x,value,reference,abs,rel,ulp");
+  EXPECT_EQ(c[1].rfind("2,1.95,", 0), 0u) << c[1];
+}
+
+// [SECTION] eval
+
+TEST(CliPrecisionEval, RoundsInputsAndPrintsShortestDecimalsPerFormat) {
+  const std::vector<std::string> in = {"-3",  "2.7",   "0.1", "1e-30", "-13.5",
+                                       "-14", "65504", "300", "-0.75", "1.00390625000000001"};
+  std::string input;
+  for (const std::string& s : in) input += s + "\n";
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2}) {
+    const Format f(id);
+    const ExecResult r = run({"eval", "--fn", "gelu", "--dtype", std::string(f.name())}, input);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<std::string> l = lines(r.out);
+    ASSERT_EQ(l.size(), in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      const double x = *gelu::parse_in_format(in[i], f);
+      const double want = f.round(g.eval(x));
+      EXPECT_EQ(l[i], gelu::format_in(want, f)) << f.name() << " at " << in[i];
+      EXPECT_EQ(gelu::parse_in_format(l[i], f), want) << l[i];
+    }
+  }
+  const ExecResult bf =
+      run({"eval", "--fn", "relu", "--dtype", "bf16"}, "1.00390625000000001 1.00390625 0.1\n");
+  EXPECT_EQ(bf.out, "1.01\n1\n0.1\n");  // rounded once from the text: the first is above the midpoint
+  const ExecResult q = run({"eval", "--fn", "gelu", "--dtype", "int8", "--scale", "0.03125"}, "-3 0.5 100\n");
+  EXPECT_EQ(q.out, "0\n0.34\n3.97\n") << q.err;  // codes 0 (-0.004), 11, 127 (clamped)
+  // A zoo entry as computed: the tanh form's x³ overflows f16 beyond 40.3, the result does not.
+  const ExecResult t = run({"eval", "--fn", "tanh_form", "--dtype", "f16", "--compute", "f16"}, "41 -41\n");
+  EXPECT_EQ(t.out, "41\n-0\n") << t.err;
+  const ExecResult e = run({"eval", "--fn", "gelu", "--compute", "f16"}, "1");
+  EXPECT_EQ(e.status, 2);
+  EXPECT_NE(e.err.find("--compute: applies to zoo entries"), std::string::npos) << e.err;
+}
+
+// [SECTION] check
+
+/// Writes a .npy file of shape `shape` and dtype descr with the raw little-endian data.
+void write_npy(const fs::path& p, const std::string& descr, const std::string& shape,
+               const std::string& data) {
+  std::string h = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + h.size() + 1) % 64) h += ' ';
+  h += '\n';
+  std::string out = "\x93NUMPY\x01";
+  out += '\0';
+  out += static_cast<char>(h.size() & 0xff);
+  out += static_cast<char>(h.size() >> 8);
+  std::ofstream(p, std::ios::binary) << out << h << data;
+}
+
+template <class T>
+std::string raw(const std::vector<T>& v) {
+  std::string s(v.size() * sizeof(T), '\0');
+  std::memcpy(s.data(), v.data(), s.size());
+  return s;
+}
+
+TEST(CliPrecisionCheck, TextPairsAgainstTheCorrectlyRoundedFunction) {
+  const Format bf16(FormatId::BF16);
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  const std::vector<double> x = gelu::precision::inputs(bf16, -4, 4);
+  std::string text = "x,y\n# correctly rounded except where stated\n";
+  std::size_t off = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    double y = bf16.round(g.eval(x[i]));
+    if (i % 100 == 7) {  // two values off
+      y = bf16.from_ordinal(bf16.ordinal(y) + 2);
+      ++off;
+    }
+    text +=
+        gelu::format_in(x[i], bf16) + (i % 2 ? ", " : " ") + gelu::format_f32(static_cast<float>(y)) + "\n";
+  }
+  const fs::path p = scratch() / "pairs.txt";
+  std::ofstream(p) << text;
+  const ExecResult r = run({"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", p.string(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(json_number(r.out, "n"), static_cast<double>(x.size()));
+  EXPECT_EQ(json_number(r.out, "max_ulp"), 2.0);
+  EXPECT_EQ(json_number(r.out, "mismatch"), static_cast<double>(off));
+  EXPECT_DOUBLE_EQ(json_number(r.out, "mean_ulp"),
+                   2.0 * static_cast<double>(off) / static_cast<double>(x.size()));
+  EXPECT_EQ(json_number(r.out, "x_at_max"), x[7]);
+  EXPECT_NE(r.out.find("\"histogram\":[{\"min\":0,\"max\":0,\"count\":" + std::to_string(x.size() - off) +
+                       "},{\"min\":1,\"max\":1,\"count\":0},{\"min\":2,\"max\":2,\"count\":" +
+                       std::to_string(off) + "}]"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\"worst\":[{\"row\":10,"), std::string::npos) << r.out;  // line 10 holds x[7]
+  // --max-ulp: the report, then exit 1 with one line on stderr.
+  const ExecResult fail =
+      run({"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", p.string(), "--max-ulp", "1"});
+  EXPECT_EQ(fail.status, 1);
+  EXPECT_NE(fail.out.find("max ULP error 2 at x = "), std::string::npos) << fail.out;
+  EXPECT_EQ(fail.err.rfind("gelulab check: max ULP error 2 exceeds --max-ulp 1", 0), 0u) << fail.err;
+  EXPECT_EQ(run({"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", p.string(), "--max-ulp", "2"}).status,
+            0);
+}
+
+TEST(CliPrecisionCheck, NpyPairsAndColumns) {
+  const Format bf16(FormatId::BF16);
+  const gelu::Activation& g = *gelu::find_activation("gelu_tanh");
+  std::vector<std::uint16_t> xb, yb;
+  std::vector<float> pairs;
+  for (std::uint32_t b = 0; b < 65536; b += 7) {
+    const double x = bf16.decode(b);
+    if (!std::isfinite(x)) continue;
+    const double y = bf16.round(g.eval(x));
+    xb.push_back(static_cast<std::uint16_t>(b));
+    yb.push_back(static_cast<std::uint16_t>(bf16.encode(y)));
+    pairs.push_back(static_cast<float>(x));
+    pairs.push_back(static_cast<float>(y));
+  }
+  const fs::path px = scratch() / "x.npy", py = scratch() / "y.npy", pp = scratch() / "pairs.npy";
+  const std::string n = std::to_string(xb.size());
+  write_npy(px, "<u2", std::string("(").append(n).append(",)"), raw(xb));
+  write_npy(py, "<u2", std::string("(").append(n).append(",)"), raw(yb));
+  write_npy(pp, "<f4", std::string("(").append(n).append(", 2)"), raw(pairs));
+  for (const std::vector<std::string>& a : {std::vector<std::string>{"--x", px.string(), "--y", py.string()},
+                                            std::vector<std::string>{"--pairs", pp.string()}}) {
+    std::vector<std::string> args = {"check", "--fn",   "gelu_tanh", "--dtype",
+                                     "bf16",  "--json", "--max-ulp", "0"};
+    args.insert(args.end(), a.begin(), a.end());
+    const ExecResult r = run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(json_number(r.out, "n"), static_cast<double>(xb.size()));
+    EXPECT_EQ(json_number(r.out, "mismatch"), 0.0);
+    EXPECT_NE(r.out.find("\"worst\":[]"), std::string::npos) << r.out;
+  }
+  // Against exact GELU the same pairs differ on the negative lobe.
+  const ExecResult vs =
+      run({"check", "--fn", "gelu", "--dtype", "bf16", "--x", px.string(), "--y", py.string()});
+  ASSERT_EQ(vs.status, 0) << vs.err;
+  EXPECT_NE(vs.out.find("histogram (ULP: pairs):"), std::string::npos) << vs.out;
+  EXPECT_NE(vs.out.find("worst (row: x, y, expected, ULP):"), std::string::npos) << vs.out;
+}
+
+}  // namespace
