@@ -13,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -295,13 +297,22 @@ TEST(FileIoPaths, AFifoIsWrittenIntoWhenReadAndRefusedWhenNot) {
   const int rfd = ::open(p.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(rfd, 0);
   std::string got;
-  std::thread reader([&] {
-    ::fcntl(rfd, F_SETFL, 0);
+  std::atomic<bool> done{false};
+  std::thread reader([&] {  // reads until the writer has come and gone (EOF before it opens means nothing)
     char buf[4096];
-    for (ssize_t n; (n = ::read(rfd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+    for (;;) {
+      const ssize_t n = ::read(rfd, buf, sizeof buf);
+      if (n > 0)
+        got.append(buf, static_cast<std::size_t>(n));
+      else if (done)
+        break;
+      else
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   });
   const std::string payload(100000, 'y');  // more than a pipe buffer: the writer waits for a slow reader
   gelu::write_file_atomic(p.string(), payload);
+  done = true;
   reader.join();
   ::close(rfd);
   EXPECT_EQ(got, payload);

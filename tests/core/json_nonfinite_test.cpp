@@ -66,7 +66,8 @@ TEST(JsonNonFinite, ReportsWriteNullAndANote) {
   }
   // Nothing non-finite: no note, the same text as Refuse.
   json::Object clean{{"a", 1.0}};
-  EXPECT_EQ(json::write(json::Value(clean), 2, json::NonFinite::NullWithNote), json::write(json::Value(clean), 2));
+  EXPECT_EQ(json::write(json::Value(clean), 2, json::NonFinite::NullWithNote),
+            json::write(json::Value(clean), 2));
   // The note's name is reserved at the root.
   json::Object clash{{json::kNonFiniteKey, 1.0}};
   EXPECT_THROW(json::write(json::Value(clash), 0, json::NonFinite::NullWithNote), json::JsonError);

@@ -42,7 +42,8 @@ void expect_same_features(const A::FunctionSpec& s, const A::Properties& referen
   const A::Properties p = A::properties(s, r.lo, r.hi);
   EXPECT_EQ(critical_x(p), inside(critical_x(reference), r)) << name(s, r);
   EXPECT_EQ(p.inflection_points, inside(reference.inflection_points, r)) << name(s, r);
-  if (reference.global_minimum && reference.global_minimum->x >= r.lo && reference.global_minimum->x <= r.hi) {
+  if (reference.global_minimum && reference.global_minimum->x >= r.lo &&
+      reference.global_minimum->x <= r.hi) {
     ASSERT_TRUE(p.global_minimum.has_value()) << name(s, r);
     EXPECT_EQ(p.global_minimum->x, reference.global_minimum->x) << name(s, r);
     EXPECT_EQ(p.global_minimum->value, reference.global_minimum->value) << name(s, r);
@@ -76,9 +77,9 @@ TEST(PropertiesRange, TheIssuesRangesFindGelusFeatures) {
 }
 
 TEST(PropertiesRange, WideAndAsymmetricRangesFindTheSameFeatures) {
-  const std::vector<Range> ranges = {{-20, 20},     {-1e3, 1e3},   {-1e6, 1e6}, {-1e9, 1e9},   {-1e12, 1e12},
-                                     {-3, 1e6},     {-1e6, 3},     {-1e12, 5},  {-0.5, 1e12},  {-25, 1e11},
-                                     {-7.5, 2.25},  {-1e-300, 30}, {-30, 1e-9}, {-1e8, 1e-12}, {-2e11, 1e4}};
+  const std::vector<Range> ranges = {{-20, 20},    {-1e3, 1e3},   {-1e6, 1e6}, {-1e9, 1e9},   {-1e12, 1e12},
+                                     {-3, 1e6},    {-1e6, 3},     {-1e12, 5},  {-0.5, 1e12},  {-25, 1e11},
+                                     {-7.5, 2.25}, {-1e-300, 30}, {-30, 1e-9}, {-1e8, 1e-12}, {-2e11, 1e4}};
   for (const A::FunctionSpec& s : every_function()) {
     const A::Properties reference = A::properties(s, -20, 20);
     for (const Range r : ranges) expect_same_features(s, reference, r);

@@ -213,12 +213,14 @@ void save_session(const App& app, const std::string& path, MissingDirectories di
 
 namespace {
 // An environment variable holding a directory: empty when usable, else what is wrong with it.
-std::string directory_problem(const char* var, const std::string& value) {
+// XDG_CONFIG_HOME may name a directory still to be made (the XDG rule); HOME must exist.
+std::string directory_problem(const char* var, const std::string& value, bool may_be_missing) {
   const std::string named = std::string(var) + "=" + quote(value, 200);
   if (value.empty() || value[0] != '/') return named + " is not an absolute path";
   std::error_code ec;
   const fs::file_status st = fs::status(value, ec);
-  if (fs::exists(st) && !fs::is_directory(st)) return named + " is not a directory";
+  if (!fs::exists(st)) return may_be_missing ? std::string() : named + " does not exist";
+  if (!fs::is_directory(st)) return named + " is not a directory";
   return {};
 }
 }  // namespace
@@ -229,7 +231,7 @@ SessionLocation default_session_location() {
   const char* home = std::getenv("HOME");
   std::string ignored;
   if (xdg && *xdg) {
-    const std::string problem = directory_problem("XDG_CONFIG_HOME", xdg);
+    const std::string problem = directory_problem("XDG_CONFIG_HOME", xdg, true);
     if (problem.empty()) {
       loc.path = std::string(xdg) + "/gelulab/session.json";
       return loc;
@@ -248,7 +250,7 @@ SessionLocation default_session_location() {
                   ", so the session cannot be saved on exit";
     return loc;
   }
-  if (const std::string problem = directory_problem("HOME", home); !problem.empty()) {
+  if (const std::string problem = directory_problem("HOME", home, false); !problem.empty()) {
     loc.problem =
         (ignored.empty() ? "" : ignored + "; ") + problem + ", so the session cannot be saved on exit";
     return loc;
