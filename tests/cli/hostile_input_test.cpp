@@ -2,8 +2,8 @@
 // app reads (--state, --lesson/lessons --check, --session, train --load, gui --script) broken, of the wrong
 // type or out of range. Each row runs the real gelulab and must end within 20 s with exit status exactly 2,
 // nothing on stdout, and a few clear lines on stderr that name the option or the file and field — never a
-// signal, a hang, "terminate called" or raw binary on the terminal. The README's "Hostile input" table
-// summarizes these rows.
+// signal, a hang, "terminate called" or raw binary on the terminal. The "Hostile input" table of
+// docs/reliability.md summarizes these rows.
 //
 // argv cannot carry a NUL byte (execve's strings end at the first one), so NUL bytes are tried where a byte
 // stream is read: stdin and --input files of `gelulab eval`, and each JSON file. Nor can one argv string be
@@ -1016,7 +1016,8 @@ TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   fs::remove_all(dir);
 
   const std::string shown = r.err.size() > 2000 ? r.err.substr(0, 2000) + "…" : r.err;
-  if (std::getenv("GELU_HOSTILE_PRINT"))  // the messages, for reading them all (and the README table)
+  if (std::getenv(
+          "GELU_HOSTILE_PRINT"))  // the messages, for reading them all (and the table in docs/reliability.md)
     std::printf("%s -> %d: %s", row.name.c_str(), r.status, shown.c_str());
   ASSERT_FALSE(r.timed_out) << "hang: still running after 20 s; stderr: " << shown;
   ASSERT_TRUE(r.exited) << "killed by signal " << r.signal << "; stderr: " << shown;

@@ -56,7 +56,8 @@ class Scratch {
   /// gelulab in this directory, with a private config directory and no display.
   ExecResult run(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                  const std::string& input = "", StdoutTo to = StdoutTo::Captured) const {
-    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
+    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY",
+                                  "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
     e.insert(e.end(), env.begin(), env.end());
     return gelu::test::exec_gelulab(args, input, (dir_ / "run").string(), e, 20, 0, to);
   }
@@ -89,7 +90,8 @@ bool is_link(const fs::path& p) {
 
 int temporaries(const fs::path& d) {
   int n = 0;
-  for (const auto& e : fs::directory_iterator(d)) n += e.path().filename().string().find(".tmp-") != std::string::npos;
+  for (const auto& e : fs::directory_iterator(d))
+    n += e.path().filename().string().find(".tmp-") != std::string::npos;
   return n;
 }
 
@@ -98,7 +100,8 @@ void expect_run(const ExecResult& r, int status, const std::vector<std::string>&
   ASSERT_FALSE(r.timed_out) << "hang; stderr: " << r.err;
   ASSERT_TRUE(r.exited) << "signal " << r.signal << "; stderr: " << r.err;
   EXPECT_EQ(r.status, status) << r.err;
-  for (const std::string& n : needles) EXPECT_NE(r.err.find(n), std::string::npos) << "'" << n << "' not in: " << r.err;
+  for (const std::string& n : needles)
+    EXPECT_NE(r.err.find(n), std::string::npos) << "'" << n << "' not in: " << r.err;
   EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
 }
 
@@ -110,10 +113,11 @@ int bind_socket(const fs::path& p) {
   return ::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? s : -1;
 }
 
-const std::vector<std::string> kTrainSmall = {"train", "--dataset", "circle", "--layers", "2,4,1", "--steps", "5"};
+const std::vector<std::string> kTrainSmall = {"train", "--dataset", "circle", "--layers",
+                                              "2,4,1", "--steps",   "5"};
 // A run that would take many minutes: an output problem must be found before it starts.
-const std::vector<std::string> kTrainLong = {"train", "--dataset", "spiral", "--layers", "2,128,128,128,1",
-                                             "--steps", "3000000", "--batch", "256"};
+const std::vector<std::string> kTrainLong = {"train",   "--dataset", "spiral",  "--layers", "2,128,128,128,1",
+                                             "--steps", "3000000",   "--batch", "256"};
 
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
   a.insert(a.end(), b.begin(), b.end());
@@ -129,7 +133,8 @@ TEST(WritesThroughThePath, TrainSaveThroughASymlinkWritesTheTargetKeepsTheLinkAn
   expect_run(s.run(cat(kTrainSmall, {"--save", real.string()})), 0, {});
   ::chmod(real.c_str(), 0600);
   fs::create_symlink("real/t.json", s / "link.json");
-  const std::vector<std::string> train7 = {"train", "--dataset", "circle", "--layers", "2,4,1", "--steps", "7"};
+  const std::vector<std::string> train7 = {"train", "--dataset", "circle", "--layers",
+                                           "2,4,1", "--steps",   "7"};
   expect_run(s.run(cat(train7, {"--save", (s / "link.json").string()})), 0, {});
   EXPECT_TRUE(is_link(s / "link.json"));
   EXPECT_EQ(fs::read_symlink(s / "link.json"), "real/t.json");
@@ -141,14 +146,16 @@ TEST(WritesThroughThePath, TrainSaveThroughASymlinkWritesTheTargetKeepsTheLinkAn
 
 TEST(WritesThroughThePath, CsvIntoDevNullLeavesTheDevice) {
   const Scratch s("devnull");
-  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "101", "--csv", "/dev/null"}), 0, {});
+  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "101", "--csv", "/dev/null"}),
+             0, {});
   struct stat st {};
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
   // Through a link (a dotfile pointing at /dev/null): the link stays.
   fs::create_symlink("/dev/null", s / "null.csv");
-  expect_run(s.run({"error", "--fn", "gelu", "--vs", "gelu", "--samples", "11", "--csv", (s / "null.csv").string()}),
-             0, {});
+  expect_run(
+      s.run({"error", "--fn", "gelu", "--vs", "gelu", "--samples", "11", "--csv", (s / "null.csv").string()}),
+      0, {});
   EXPECT_TRUE(is_link(s / "null.csv"));
   ASSERT_EQ(::stat("/dev/null", &st), 0);
   EXPECT_TRUE(S_ISCHR(st.st_mode));
@@ -158,8 +165,8 @@ TEST(WritesThroughThePath, CsvIntoAFifoReachesItsReaderAndWithoutOneIsRefused) {
   const Scratch s("fifo");
   const fs::path fifo = s / "curve.csv";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-  const std::vector<std::string> args = {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "11", "--csv",
-                                         fifo.string()};
+  const std::vector<std::string> args = {"error",     "--fn", "gelu_tanh", "--vs",       "gelu",
+                                         "--samples", "11",   "--csv",     fifo.string()};
   expect_run(s.run(args), 2, {"--csv", "FIFO", "nothing is reading"});
   const int rfd = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(rfd, 0);
@@ -194,7 +201,8 @@ TEST(WritesThroughThePath, ASocketIsRefusedBeforeTheWork) {
   const Scratch s("socket");
   const int sock = bind_socket(s / "m.json");
   ASSERT_GE(sock, 0);
-  expect_run(s.run(cat(kTrainLong, {"--save", (s / "m.json").string()})), 2, {"--save: cannot write", "a socket"});
+  expect_run(s.run(cat(kTrainLong, {"--save", (s / "m.json").string()})), 2,
+             {"--save: cannot write", "a socket"});
   ::close(sock);
 }
 
@@ -206,8 +214,11 @@ TEST(WritesThroughThePath, EveryShotOutputThroughALinkKeepsTheLinkAndTheMode) {
     const char* option;
     const char* name;
   };
-  const std::vector<Out> outs = {
-      {"--out", "a.png"}, {"--csv", "a.csv"}, {"--plot-out", "p.png"}, {"--meta", "m.json"}, {"--session-out", "s.json"}};
+  const std::vector<Out> outs = {{"--out", "a.png"},
+                                 {"--csv", "a.csv"},
+                                 {"--plot-out", "p.png"},
+                                 {"--meta", "m.json"},
+                                 {"--session-out", "s.json"}};
   std::vector<std::string> args = {"shot", "--panel", "curves", "--size", "640x400"};
   for (const Out& o : outs) {
     const fs::path real = s / "dots" / o.name;
@@ -231,13 +242,13 @@ TEST(WritesThroughThePath, TheAutosaveWritesASymlinkedSessionsTarget) {
   const Scratch s("autosave_link");
   fs::create_directories(s / "dotfiles");
   const fs::path real = s / "dotfiles" / "session.json";
-  expect_run(s.run({"shot", "--panel", "dropout", "--size", "320x240", "--session-out", real.string(), "--out",
-                    (s / "x.png").string()}),
+  expect_run(s.run({"shot", "--panel", "dropout", "--size", "320x240", "--session-out", real.string(),
+                    "--out", (s / "x.png").string()}),
              0, {});
   ::chmod(real.c_str(), 0600);
   fs::create_symlink(real, s / "session.json");  // as a dotfile manager leaves it
-  expect_run(s.run({"gui", "--headless", "--size", "640x400", "--frames", "3", "--panel", "approx", "--session",
-                    (s / "session.json").string()}),
+  expect_run(s.run({"gui", "--headless", "--size", "640x400", "--frames", "3", "--panel", "approx",
+                    "--session", (s / "session.json").string()}),
              0, {});
   EXPECT_TRUE(is_link(s / "session.json"));
   EXPECT_EQ(json::parse(slurp(real)).at("active_panel").as_string(), "approx");
@@ -255,7 +266,9 @@ struct Writer {
 
 std::vector<Writer> writers() {
   std::vector<Writer> w = {
-      {"error_csv", {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000000", "--csv", "{p}"}, "--csv"},
+      {"error_csv",
+       {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000000", "--csv", "{p}"},
+       "--csv"},
       {"train_save", cat(kTrainLong, {"--save", "{p}"}), "--save"},
   };
 #if GELU_TEST_HAVE_GUI
@@ -274,7 +287,8 @@ std::vector<Writer> writers() {
   return w;
 }
 
-std::vector<std::string> with_path(const std::vector<std::string>& args, const std::string& p, const std::string& ok) {
+std::vector<std::string> with_path(const std::vector<std::string>& args, const std::string& p,
+                                   const std::string& ok) {
   std::vector<std::string> out;
   for (std::string a : args) {
     if (a == "{p}") a = p;
@@ -365,9 +379,9 @@ TEST(StandardOutput, AClosedStandardOutputIsAnErrorForEverySubcommand) {
     expect_run(r, 2, {"cannot write to standard output: it is closed"});
   }
   // A closed stdout is not reused by the first file opened: the CSV holds the curve, nothing else.
-  const ExecResult r = s.run({"error", "--fn", "gelu", "--vs", "gelu", "--samples", "3", "--csv",
-                              (s / "e.csv").string()},
-                             {}, "", StdoutTo::Closed);
+  const ExecResult r =
+      s.run({"error", "--fn", "gelu", "--vs", "gelu", "--samples", "3", "--csv", (s / "e.csv").string()}, {},
+            "", StdoutTo::Closed);
   expect_run(r, 2, {"it is closed"});
   EXPECT_EQ(slurp(s / "e.csv").rfind("x,value,reference,", 0), 0u);
   EXPECT_EQ(slurp(s / "e.csv").find("metric"), std::string::npos);
@@ -394,14 +408,18 @@ std::vector<Reader> readers() {
   r.push_back({"shot_session", cat(shot, {"--session", "{f}"}), "--session"});
   r.push_back({"lessons_check", {"lessons", "--check", "{f}"}, "{f}"});
   r.push_back({"gui_script", {"gui", "--headless", "--frames", "2", "--script", "{f}"}, "--script"});
-  r.push_back({"gui_state", {"gui", "--headless", "--frames", "2", "--panel", "curves", "--state", "{f}"}, "--state"});
+  r.push_back({"gui_state",
+               {"gui", "--headless", "--frames", "2", "--panel", "curves", "--state", "{f}"},
+               "--state"});
   // The session the app restores and saves: not restored, said so, and left alone.
-  r.push_back({"gui_session", {"gui", "--headless", "--frames", "2", "--session", "{f}"}, "Could not restore", 0});
+  r.push_back(
+      {"gui_session", {"gui", "--headless", "--frames", "2", "--session", "{f}"}, "Could not restore", 0});
 #endif
   return r;
 }
 
-std::vector<std::string> with_file(const std::vector<std::string>& args, const std::string& f, const fs::path& dir) {
+std::vector<std::string> with_file(const std::vector<std::string>& args, const std::string& f,
+                                   const fs::path& dir) {
   std::vector<std::string> out;
   for (const std::string& a : args) out.push_back(a == "{f}" ? f : a == "{o}" ? (dir / "o.png").string() : a);
   return out;
@@ -460,17 +478,19 @@ TEST(ReadBack, ALessonOpenedByARelativePathIsReopenedFromAnotherDirectory) {
   const ExecResult w = gelu::test::exec_gelulab(
       {"shot", "--lesson", "lessons/l.json", "--step", "2", "--session-out", (s / "s.json").string(), "--out",
        (s / "x.png").string(), "--size", "640x400"},
-      "", (s / "run").string(), {"DISPLAY", "WAYLAND_DISPLAY"}, 20, 0, StdoutTo::Captured, (s / "a").string());
+      "", (s / "run").string(), {"DISPLAY", "WAYLAND_DISPLAY"}, 20, 0, StdoutTo::Captured,
+      (s / "a").string());
   expect_run(w, 0, {});
   const json::Value session = json::parse(slurp(s / "s.json"));
   const std::string file = session.at("lesson").at("file").as_string();
   EXPECT_TRUE(fs::path(file).is_absolute()) << file;
   EXPECT_TRUE(fs::equivalent(file, s / "a" / "lessons" / "l.json")) << file;
   // From b/: the lesson comes back at its step.
-  const ExecResult r = gelu::test::exec_gelulab(
-      {"shot", "--session", (s / "s.json").string(), "--out", (s / "y.png").string(), "--size", "640x400",
-       "--meta", (s / "m.json").string()},
-      "", (s / "run").string(), {"DISPLAY", "WAYLAND_DISPLAY"}, 20, 0, StdoutTo::Captured, (s / "b").string());
+  const ExecResult r =
+      gelu::test::exec_gelulab({"shot", "--session", (s / "s.json").string(), "--out", (s / "y.png").string(),
+                                "--size", "640x400", "--meta", (s / "m.json").string()},
+                               "", (s / "run").string(), {"DISPLAY", "WAYLAND_DISPLAY"}, 20, 0,
+                               StdoutTo::Captured, (s / "b").string());
   expect_run(r, 0, {});
   const json::Value meta = json::parse(slurp(s / "m.json"));
   EXPECT_EQ(meta.at("lesson").at("step").as_number(), 2);
@@ -484,8 +504,9 @@ const char* kDivergingFfn = R"({"optimizer": "sgd", "lr": 1, "widths": [16], "sh
 TEST(ReadBack, ADivergedNetsMetaAndReportAreWrittenWithNullAndANote) {
   const Scratch s("diverged");
   put(s / "ffn.json", kDivergingFfn);
-  const ExecResult shot = s.run({"shot", "--panel", "ffn", "--size", "640x400", "--state", (s / "ffn.json").string(),
-                                 "--out", (s / "f.png").string(), "--meta", (s / "m.json").string()});
+  const ExecResult shot =
+      s.run({"shot", "--panel", "ffn", "--size", "640x400", "--state", (s / "ffn.json").string(), "--out",
+             (s / "f.png").string(), "--meta", (s / "m.json").string()});
   expect_run(shot, 0, {});
   const json::Value meta = json::parse(slurp(s / "m.json"));  // the strict reader takes it
   const json::Value& note = meta.at(json::kNonFiniteKey);
@@ -506,8 +527,9 @@ TEST(ReadBack, ADivergedNetsMetaAndReportAreWrittenWithNullAndANote) {
   const json::Value& nets = rep.at("panels").at("ffn").at("nets");
   for (std::size_t i = 0; i < 2; ++i)
     if (nets.as_array()[i].at("test_loss").is_null() && nets.as_array()[i].at("steps").as_number() > 0) {
-      EXPECT_EQ(rep.at(json::kNonFiniteKey).at("panels.ffn.nets[" + std::to_string(i) + "].test_loss").as_string(),
-                "nan");
+      EXPECT_EQ(
+          rep.at(json::kNonFiniteKey).at("panels.ffn.nets[" + std::to_string(i) + "].test_loss").as_string(),
+          "nan");
     }
   // The session (read back at the next start) holds no non-finite number and loads.
   expect_run(s.run({"shot", "--session", (s / "session.json").string(), "--size", "320x240", "--out",
@@ -561,18 +583,28 @@ TEST(Environment, TheLessonsFolderSaysWhatIsWrongAndWhereItCameFrom) {
 
 TEST(InvisibleText, EvalSkipsOneLeadingByteOrderMarkAndNamesAnyOther) {
   const Scratch s("bom");
-  ExecResult r = s.run({"eval", "--fn", "relu"}, {}, "\xEF\xBB\xBF" "1\n-2\n");
+  ExecResult r = s.run({"eval", "--fn", "relu"}, {},
+                       "\xEF\xBB\xBF"
+                       "1\n-2\n");
   expect_run(r, 0, {});
   EXPECT_EQ(r.out, "1\n0\n");
-  put(s / "in.txt", "\xEF\xBB\xBF" "3\n");
+  put(s / "in.txt",
+      "\xEF\xBB\xBF"
+      "3\n");
   r = s.run({"eval", "--fn", "relu", "--input", (s / "in.txt").string()});
   expect_run(r, 0, {});
   EXPECT_EQ(r.out, "3\n");
-  r = s.run({"eval", "--fn", "relu"}, {}, "1 \xEF\xBB\xBF" "2\n");
+  r = s.run({"eval", "--fn", "relu"}, {},
+            "1 \xEF\xBB\xBF"
+            "2\n");
   expect_run(r, 2, {"'\\u{FEFF}2' (U+FEFF byte order mark) is not a number"});
-  r = s.run({"eval", "--fn", "relu"}, {}, "\xEF\xBB\xBF\xEF\xBB\xBF" "1\n");
+  r = s.run({"eval", "--fn", "relu"}, {},
+            "\xEF\xBB\xBF\xEF\xBB\xBF"
+            "1\n");
   expect_run(r, 2, {"U+FEFF byte order mark"});
-  r = s.run({"eval", "--fn", "relu"}, {}, "1\xC2\xA0" "2\n");
+  r = s.run({"eval", "--fn", "relu"}, {},
+            "1\xC2\xA0"
+            "2\n");
   expect_run(r, 2, {"'1\\u{00A0}2' (U+00A0 no-break space)"});
 }
 
