@@ -155,7 +155,6 @@ SessionPlan prepare_app(App& app, const GuiOptions& o) {
   if (app.autosave_allowed()) {
     const auto dirs = plan.default_location ? MissingDirectories::Create : MissingDirectories::Refuse;
     if (const auto why = why_not_writable(app.autosave_path(), dirs)) {
-      plan.unsaved = "this session cannot be saved on exit to " + app.autosave_path() + " (" + *why + ")";
       banner("This session cannot be saved on exit to " + app.autosave_path() + " (" + *why + ")" +
              elsewhere);
     } else if (!note.empty()) {
