@@ -5,17 +5,21 @@
 // (no iostreams), parsed with from_chars, evaluated through the batched API, formatted with to_chars into
 // a buffer written with fwrite. The whole input is parsed before anything is written, so a bad token
 // produces its one-line error and no partial output.
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/fileio.hpp"
 #include "gelu/format.hpp"
 #include "gelu/numio.hpp"
 #include "gelu/precision.hpp"
@@ -52,7 +56,7 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name, Parse parse) 
   std::vector<char> buf(kChunk);
   std::size_t have = 0;  // bytes in buf: a carried partial token followed by fresh input
   std::size_t line = 1;  // line of buf[0]
-  bool eof = false;
+  bool eof = false, first = true;
   const auto too_long = [&](std::string_view tok) {
     return UsageError(name + ", line " + std::to_string(line) + ": a token of more than " +
                       std::to_string(kMaxToken) + " bytes (" + quote(tok) + ") is not a number");
@@ -65,6 +69,9 @@ std::vector<T> read_numbers(std::FILE* f, const std::string& name, Parse parse) 
     }
     const std::size_t end = have + got;
     std::size_t i = 0, tail = end;  // tail: start of an unfinished token to carry to the next chunk
+    // One byte order mark at the very start is what some editors (Notepad) put there: skipped. Anywhere
+    // else it is part of a token, which the error message names (U+FEFF byte order mark).
+    if (std::exchange(first, false) && end >= 3 && std::memcmp(buf.data(), "\xEF\xBB\xBF", 3) == 0) i = 3;
     while (i < end) {
       while (i < end && is_space(buf[i])) {
         if (buf[i] == '\n') ++line;
@@ -191,8 +198,22 @@ int run_eval(Args& args) {
   std::string name = "stdin";
   if (input && *input != "-") {
     name = "--input " + quote(*input, 200);
-    file.reset(std::fopen(input->c_str(), "rb"));
-    if (!file) throw UsageError(name + ": cannot read: " + std::strerror(errno));
+    // The one reader's checks: a regular file (a FIFO, a socket or a device is refused, never waited on).
+    int fd = -1;
+    try {
+      fd = open_for_reading(*input);
+    } catch (const FileError& e) {
+      const std::string what = e.what();
+      const std::string reason = what.rfind(*input + ": ", 0) == 0 ? what.substr(input->size() + 2) : what;
+      const bool special = reason.find("not a regular file") != std::string::npos;
+      throw UsageError(name + ": " + reason +
+                       (special ? " (a stream goes on standard input: --input - or no --input)" : ""));
+    }
+    file.reset(::fdopen(fd, "rb"));
+    if (!file) {
+      ::close(fd);
+      throw UsageError(name + ": cannot read: " + std::strerror(errno));
+    }
   }
 
   if (dtype.id() == FormatId::F32 && s.fn) {
@@ -209,11 +230,7 @@ int run_eval(Args& args) {
         file.get(), name, [&dtype](std::string_view t) { return parse_in_format(t, dtype); });
     eval_format(s, order, p, dtype, compute, x);
   }
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "gelulab eval: error writing the output: %s\n", std::strerror(errno));
-    return 1;
-  }
-  return 0;
+  return 0;  // a failed write to stdout is reported by run_main (command/dispatch.cpp)
 }
 
 }  // namespace
@@ -238,7 +255,9 @@ GELU_COMMAND(
     "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
     "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
     "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
-    "A token that is not a number is reported with its line, and nothing is written.\n"
+    "A token that is not a number is reported with its line, and nothing is written. One UTF-8 byte\n"
+    "order mark at the start of the input is skipped. --input must be a regular file (a pipe goes\n"
+    "on standard input).\n"
     "Examples: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n"
     "          echo -3 2.7 | gelulab eval --fn tanh_form --dtype bf16\n",
     run_eval);

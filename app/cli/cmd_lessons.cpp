@@ -14,12 +14,18 @@ int run_lessons(cli::Args& args) {
   if (cli::dry_run()) return 0;
   const bool listing = files.empty();
   if (listing) {
+    const LessonsFolder folder = lessons_folder();
+    if (!folder.problem.empty()) {
+      std::fprintf(stderr, "gelulab lessons: %s\n", printable(folder.problem, 600).c_str());
+      return 2;
+    }
     files = find_lessons();
     if (files.empty()) {
-      std::fprintf(stderr, "gelulab lessons: no lesson files (*.json) in %s\n", lessons_dir().c_str());
-      return 1;
+      std::fprintf(stderr, "gelulab lessons: no lesson files (*.json) in %s (the path comes from %s)\n",
+                   quote(folder.path, 200).c_str(), folder.source.c_str());
+      return 2;
     }
-    std::printf("lessons in %s:\n", lessons_dir().c_str());
+    std::printf("lessons in %s:\n", folder.path.c_str());
   }
   int bad = 0;
   for (const std::string& f : files) {
@@ -44,7 +50,9 @@ GELU_COMMAND(
     "  --check FILE   check this lesson file (repeatable)\n"
     "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
     "applies every step's state to a fresh panel. Errors name the file and the field,\n"
-    "e.g. 'intro.json: steps[2].state: unknown key 'funtions''. Exit status 2 if any fails.\n"
+    "e.g. 'intro.json: steps[2].state: unknown key 'funtions''.\n"
+    "Exit status: 0 when every lesson checks; 2 when any fails, or when the lessons directory is\n"
+    "missing, not a directory or holds no lesson files (the message says where its path came from).\n"
     "Lesson files: {\"title\": \"…\", \"version\": 1, \"steps\": [{\"title\": \"…\", \"text\": \"…\",\n"
     "               \"panel\": \"curves\", \"state\": {…the panel state, as for 'gelulab shot --state'…}}]}\n"
     "In the app: Lessons menu, Left/Right arrows step, Esc leaves.\n",

@@ -28,10 +28,12 @@ inline const Activation& required_function(Args& args, const char* option) {
   return *a;
 }
 
-/// The function's defaults overridden by NAME=VALUE assignments, each checked against its ParamSpec.
+/// The function's defaults overridden by NAME=VALUE assignments, each checked against its ParamSpec. The
+/// option repeats for different parameters; the same parameter twice is an error, as any option given twice.
 inline Params parse_params(const Activation& a, const std::vector<std::string>& assignments,
                            const char* option) {
   Params p = a.defaults();
+  std::vector<std::string> given(a.params.size());  // the assignment that set each parameter
   for (const std::string& s : assignments) {
     const auto eq = s.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -51,6 +53,11 @@ inline Params parse_params(const Activation& a, const std::vector<std::string>& 
     if (!(*v >= ps.min && *v <= ps.max))
       throw UsageError("--" + std::string(option) + ": " + name + "=" + printable(text) + " is outside [" +
                        format_f64(ps.min) + ", " + format_f64(ps.max) + "]");
+    std::string& first = given[static_cast<std::size_t>(i)];
+    if (!first.empty())
+      throw UsageError("--" + std::string(option) + ": " + name + " is given twice (" + quote(first) + ", " +
+                       quote(s) + "); give it once");
+    first = s;
     p[i] = *v;
   }
   return p;

@@ -2,9 +2,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 
 #include "command/command.hpp"
+#include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
 
 namespace gelu::command {
@@ -19,14 +19,8 @@ bool is_terminal(int fd) {
 }
 
 void check_output_path(std::string_view option, const std::string& path) {
-  namespace fs = std::filesystem;
-  const std::string what = "--" + std::string(option) + ": cannot write " + quote(path, 200);
-  if (path.empty()) throw UsageError(what + ": the file name is empty");
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw UsageError(what + ": it is a directory");
-  const fs::path dir = fs::path(path).parent_path();
-  if (!dir.empty() && !fs::is_directory(dir, ec))
-    throw UsageError(what + ": the directory " + quote(dir.string(), 200) + " does not exist");
+  if (const auto why = why_not_writable(path))
+    throw UsageError("--" + std::string(option) + ": cannot write " + quote(path, 200) + ": " + *why);
 }
 
 bool Args::matches(std::size_t i, std::string_view name, std::optional<std::string>* inline_value) const {

@@ -68,9 +68,13 @@ struct Registrar {
 /// True when the stream is a terminal (progress displays only then).
 bool is_terminal(int fd);
 
-/// An output file of a computation (error --csv, train --save): its directory must exist and the path must
-/// not be a directory. Checked before the work, so a mistyped path fails at once rather than after minutes,
-/// and no directories are made for it (gelu::write_file_atomic would). Throws UsageError naming the option.
+/// The output-path policy, one rule for every option that names a file to write (error --csv, train --save,
+/// shot --out/--csv/--plot-out/--session-out/--meta, gui --session/--report/--save-png): the file's
+/// directory must already exist and be writable (no directories are ever made for it), and the path must
+/// not be a directory, a socket or a block device (a symbolic link is followed; a character device or a
+/// FIFO is written straight into). Called before any work, so a mistyped path fails at once rather than
+/// after minutes of computing. Throws UsageError "--OPTION: cannot write 'PATH': REASON"
+/// (gelu::why_not_writable gives the reason).
 void check_output_path(std::string_view option, const std::string& path);
 
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,

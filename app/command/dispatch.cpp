@@ -1,5 +1,11 @@
-// gelulab's subcommand dispatch (run_main, called by main()) and the validate-only mode (see cli.hpp).
+// gelulab's subcommand dispatch (run_main, called by main()), the checks of the standard streams, and the
+// validate-only mode (see command.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <new>
 #include <string>
@@ -42,17 +48,44 @@ void print_overview(std::FILE* out) {
   std::fprintf(out, "\n'gelulab SUBCOMMAND --help' shows a subcommand's options.\n");
 }
 
-}  // namespace
+// A standard stream that the caller closed (`gelulab list >&-`) must not be reused by the first file the
+// command opens (its output would land in that file): each closed one gets /dev/null. Standard output gets
+// it read-only, so that every write to it fails (EBADF) and the check at the end reports it.
+bool g_stdout_closed = false;
 
-void set_dry_run(bool on) {
-  g_dry_run = on;
-}
-bool dry_run() {
-  return g_dry_run;
+void occupy_closed_standard_streams() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 2 ? O_WRONLY : O_RDONLY);  // the lowest free descriptor: fd
+    if (got >= 0 && got != fd) ::close(got);
+    if (fd == 1) g_stdout_closed = true;
+  }
 }
 
-int run_main(int argc, char** argv) {
-  std::string name;
+// Standard output is a file too: the last buffered bytes are written by the flush, and a full disk, a
+// closed descriptor or /dev/full shows there or in the error flag of an earlier write; errors that a file
+// system reports only when the file is closed (NFS) show when a duplicate of the descriptor is closed (the
+// stream itself stays open, so that run_main can run again in one process: the fuzz target, the tests).
+// One line on stderr and status 2 (as for every output that could not be written), unless the command
+// already failed with its own status.
+int finish_standard_output(const std::string& name, int status) {
+  errno = 0;
+  bool failed = std::fflush(stdout) != 0;
+  int err = errno;
+  if (std::ferror(stdout)) failed = true;
+  if (const int dup = ::dup(1); dup >= 0 && ::close(dup) != 0 && !failed) {
+    failed = true;
+    err = errno;
+  }
+  if (!failed) return status;
+  std::clearerr(stdout);
+  const std::string why = g_stdout_closed ? "it is closed" : err ? std::strerror(err) : "a write failed";
+  std::fprintf(stderr, "gelulab%s%s: cannot write to standard output: %s\n", name.empty() ? "" : " ",
+               name.c_str(), why.c_str());
+  return status != 0 ? status : 2;
+}
+
+int dispatch(int argc, char** argv, std::string& name) {
   int first_arg = 2;
   if (argc < 2) {
     name = find("gui") ? "gui" : "list";
@@ -100,6 +133,31 @@ int run_main(int argc, char** argv) {
     std::fprintf(stderr, "gelulab %s: error: %s\n", name.c_str(), printable(e.what(), 600).c_str());
     return 2;
   }
+}
+
+}  // namespace
+
+void set_dry_run(bool on) {
+  g_dry_run = on;
+}
+bool dry_run() {
+  return g_dry_run;
+}
+
+int run_main(int argc, char** argv) {
+  occupy_closed_standard_streams();
+  // Into a file or a pipe, output is fully buffered in 64 KiB: the write of most outputs then happens in the
+  // final flush, where a full disk is reported with its reason (an earlier failed write leaves only the error
+  // flag). A terminal keeps stdio's line buffering, so interactive use shows each result at once.
+  static char out_buffer[std::size_t{1} << 16];
+  static bool buffered = false;
+  if (!buffered && !::isatty(1)) {
+    std::setvbuf(stdout, out_buffer, _IOFBF, sizeof out_buffer);
+    buffered = true;
+  }
+  std::string name;
+  const int status = dispatch(argc, argv, name);
+  return finish_standard_output(name.size() > 0 && name[0] != '-' && name != "help" ? name : "", status);
 }
 
 }  // namespace gelu::command

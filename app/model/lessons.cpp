@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -126,19 +128,44 @@ Lesson load_lesson(const std::string& path) {
   return check_lesson(text, path);
 }
 
-std::string lessons_dir() {
-  if (const char* env = std::getenv("GELULAB_LESSONS"); env && *env) return env;
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
+LessonsFolder lessons_folder() {
+  LessonsFolder f;
+  if (const char* env = std::getenv("GELULAB_LESSONS"); env && *env) {
+    f.path = env;
+    f.source = "GELULAB_LESSONS";
+  } else {
+    std::error_code ec;
+    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     const fs::path installed = exe.parent_path().parent_path() / "share" / "gelulab" / "lessons";
-    if (fs::is_directory(installed, ec)) return installed.string();
-  }
+    if (!ec && fs::is_directory(installed, ec)) {
+      f.path = installed.string();
+      f.source = "the installation";
+    } else {
 #ifdef GELU_ASSETS_SOURCE_DIR
-  return std::string(GELU_ASSETS_SOURCE_DIR) + "/lessons";
+      f.path = std::string(GELU_ASSETS_SOURCE_DIR) + "/lessons";
 #else
-  return "assets/lessons";
+      f.path = "assets/lessons";
 #endif
+      f.source = "the source tree";
+    }
+  }
+  std::error_code ec;
+  const fs::file_status st = fs::status(f.path, ec);
+  std::string what;
+  if (!fs::exists(st))
+    what = "does not exist";
+  else if (!fs::is_directory(st))
+    what = "is not a folder";
+  else if (::access(f.path.c_str(), R_OK | X_OK) != 0)
+    what = std::string("cannot be read: ") + std::strerror(errno);
+  if (!what.empty())
+    f.problem = "the lessons folder " + quote(f.path, 200) + " " + what + " (the path comes from " +
+                f.source + (f.source == "GELULAB_LESSONS" ? "; unset it to use the installed lessons)" : ")");
+  return f;
+}
+
+std::string lessons_dir() {
+  return lessons_folder().path;
 }
 
 std::vector<std::string> find_lessons() {

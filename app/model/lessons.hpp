@@ -47,7 +47,15 @@ Lesson load_lesson(const std::string& path);
 /// Where the lessons are: $GELULAB_LESSONS if set, else <prefix>/share/gelulab/lessons next to the
 /// installed binary, else the source tree's assets/lessons (running from a build directory).
 std::string lessons_dir();
-/// The *.json files in lessons_dir(), sorted by name.
+/// The lessons folder, where its path came from ("GELULAB_LESSONS", "the installation", "the source tree")
+/// and what is wrong with it: empty when it is a readable directory, else a phrase for a message such as
+/// "the lessons folder '/nope' does not exist (the path comes from GELULAB_LESSONS)".
+struct LessonsFolder {
+  std::string path, source, problem;
+};
+LessonsFolder lessons_folder();
+/// The *.json entries of lessons_dir(), sorted by name (whatever they are: a FIFO or a directory named
+/// *.json is listed, and load_lesson reports it without blocking).
 std::vector<std::string> find_lessons();
 
 }  // namespace gelu::app

@@ -347,29 +347,82 @@ std::optional<double> refine(G g, double lo, double hi, double glo, double ghi) 
   }
   const double best = std::fabs(gl) <= std::fabs(gh) ? l : h;
   const double gbest = std::min(std::fabs(gl), std::fabs(gh));
-  if (!(gbest <= 1e-6 * scale)) return std::nullopt;  // the sign changed across a jump, not a zero
+  // A zero makes |g| small against g a little way off (2^-20 relative: a bracket that was already a few
+  // ULP wide says nothing); across a jump |g| stays as large as there.
+  const double delta = std::max(std::fabs(best) * 0x1p-20, 0x1p-1000);
+  const double around = std::max({scale, std::fabs(g(best - delta)), std::fabs(g(best + delta))});
+  if (!(gbest <= 1e-6 * around)) return std::nullopt;  // the sign changed across a jump, not a zero
   return best;
 }
 
-std::vector<Root> find_roots(const FunctionSpec& s, int order, double lo, double hi, std::size_t grid) {
+/// The sample points of a search on [lo, hi], sorted and distinct: an even grid of `grid` intervals (the
+/// features at the scale of the range) merged with a geometric grid on either side of zero, kPerOctave
+/// points per binade from 2^-1022 out to the ends of the range (the features at every other scale: a range
+/// a million wide still sees the dip of GELU at -0.75, and one 1e-3 wide sees it as well). The answer is
+/// then the same for every range that contains a feature, whatever its width or its asymmetry.
+std::vector<double> search_grid(double lo, double hi, std::size_t grid) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(lo < hi))
     throw std::invalid_argument("search range must be finite with lo < hi");
   if (grid < 2) grid = 2;
-  std::vector<double> x(grid + 1), y(grid + 1);
-  for (std::size_t i = 0; i <= grid; ++i) x[i] = sample_point(lo, hi, i, grid + 1);
+  constexpr int kPerOctave = 32;
+  std::vector<double> x;
+  x.reserve(grid + 1 + 2 * 2048 * kPerOctave);
+  for (std::size_t i = 0; i <= grid; ++i) x.push_back(sample_point(lo, hi, i, grid + 1));
+  const double reach = std::max(std::fabs(lo), std::fabs(hi));
+  const int top = std::ilogb(reach) + 1;
+  double steps[kPerOctave];
+  for (int k = 0; k < kPerOctave; ++k) steps[k] = std::exp2(static_cast<double>(k) / kPerOctave);
+  for (int e = -1022; e <= top; ++e)
+    for (const double m : steps) {
+      const double t = std::ldexp(m, e);
+      if (!std::isfinite(t)) break;
+      if (t <= hi && t >= lo) x.push_back(t);
+      if (-t >= lo && -t <= hi) x.push_back(-t);
+    }
+  if (lo <= 0 && hi >= 0) x.push_back(0.0);
+  std::sort(x.begin(), x.end());
+  x.erase(std::unique(x.begin(), x.end()), x.end());
+  return x;
+}
+
+/// Where g is exactly 0 on several adjacent doubles, the middle one of them, so that the answer does not
+/// depend on which of them a grid point or a bracket happened to reach (elsewhere x itself).
+template <class G>
+double canonical_zero(G g, double x) {
+  if (g(x) != 0) return x;
+  constexpr int kMaxSteps = 64;
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  double lo = x, hi = x;
+  int below = 0, above = 0;
+  while (below < kMaxSteps && g(std::nextafter(lo, -kInfinity)) == 0)
+    lo = std::nextafter(lo, -kInfinity), ++below;
+  while (above < kMaxSteps && g(std::nextafter(hi, kInfinity)) == 0)
+    hi = std::nextafter(hi, kInfinity), ++above;
+  double mid = lo;
+  for (int k = 0; k < (below + above) / 2; ++k) mid = std::nextafter(mid, kInfinity);
+  return mid;
+}
+
+std::vector<Root> find_roots(const FunctionSpec& s, int order, const std::vector<double>& x) {
+  std::vector<double> y(x.size());
   s.fn->eval(std::span<const double>(x), std::span<double>(y), order, &s.params);
   auto g = [&](double t) { return eval1(s, t, order); };
 
   std::vector<Root> roots;
-  for (std::size_t i = 0; i < grid; ++i) {
+  for (std::size_t i = 0; i + 1 < x.size(); ++i) {
     const double a = y[i], b = y[i + 1];
     if (a == 0) {
-      // An exact zero on the grid counts when its neighbours have strictly opposite signs.
-      if (i > 0 && ((y[i - 1] < 0 && b > 0) || (y[i - 1] > 0 && b < 0))) roots.push_back({x[i], b > 0});
+      // Exact zeros on the grid (one point, or a run of them) count when the values around them have
+      // strictly opposite signs.
+      std::size_t j = i;
+      while (j + 1 < x.size() && y[j + 1] == 0) ++j;
+      if (i > 0 && j + 1 < x.size() && ((y[i - 1] < 0 && y[j + 1] > 0) || (y[i - 1] > 0 && y[j + 1] < 0)))
+        roots.push_back({canonical_zero(g, x[i + (j - i) / 2]), y[j + 1] > 0});
+      i = j;
       continue;
     }
     if (!((a < 0 && b > 0) || (a > 0 && b < 0))) continue;
-    if (auto r = refine(g, x[i], x[i + 1], a, b)) roots.push_back({*r, b > 0});
+    if (auto r = refine(g, x[i], x[i + 1], a, b)) roots.push_back({canonical_zero(g, *r), b > 0});
   }
   return roots;
 }
@@ -403,7 +456,7 @@ Asymptote asymptote(const FunctionSpec& s, double dir) {
 std::vector<double> zeros(const FunctionSpec& g, double lo, double hi, std::size_t grid) {
   check_spec(g, "function");
   std::vector<double> out;
-  for (const Root& r : find_roots(g, g.order, lo, hi, grid)) out.push_back(r.x);
+  for (const Root& r : find_roots(g, g.order, search_grid(lo, hi, grid))) out.push_back(r.x);
   return out;
 }
 
@@ -415,10 +468,11 @@ Properties properties(const FunctionSpec& fn, double lo, double hi) {
   p.lo = lo;
   p.hi = hi;
   constexpr std::size_t kGrid = 40000;
+  const std::vector<double> grid = search_grid(lo, hi, kGrid);
 
-  for (const Root& r : find_roots(fn, 1, lo, hi, kGrid))
+  for (const Root& r : find_roots(fn, 1, grid))
     p.critical_points.push_back({r.x, eval1(fn, r.x, 0), eval1(fn, r.x, 2), r.rising});
-  for (const Root& r : find_roots(fn, 2, lo, hi, kGrid)) p.inflection_points.push_back(r.x);
+  for (const Root& r : find_roots(fn, 2, grid)) p.inflection_points.push_back(r.x);
   p.minus_inf = asymptote(fn, -1.0);
   p.plus_inf = asymptote(fn, +1.0);
 
@@ -432,9 +486,8 @@ Properties properties(const FunctionSpec& fn, double lo, double hi) {
   bound = std::min({bound, limit(p.minus_inf, -1.0), limit(p.plus_inf, 1.0)});
   double sample_min = kInf;
   {
-    std::vector<double> x(kGrid + 1), y(kGrid + 1);
-    for (std::size_t i = 0; i <= kGrid; ++i) x[i] = sample_point(lo, hi, i, kGrid + 1);
-    fn.fn->eval(std::span<const double>(x), std::span<double>(y), 0, &fn.params);
+    std::vector<double> y(grid.size());
+    fn.fn->eval(std::span<const double>(grid), std::span<double>(y), 0, &fn.params);
     for (double v : y)
       if (v < sample_min) sample_min = v;
   }

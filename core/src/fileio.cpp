@@ -1,4 +1,4 @@
-// Atomic saves and bounded reads (see fileio.hpp).
+// The one writer and the one reader (see fileio.hpp for the rules).
 #include "gelu/fileio.hpp"
 
 #include <dirent.h>
@@ -12,15 +12,45 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
+#include <vector>
 
 #include "gelu/fault.hpp"
+#include "gelu/numio.hpp"
 
 namespace gelu {
 
 namespace fs = std::filesystem;
 
+std::string file_kind(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO (named pipe)";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    case S_IFLNK:
+      return "a symbolic link";
+    case S_IFREG:
+      return "a regular file";
+    default:
+      return "not a regular file";
+  }
+}
+
 namespace {
+
+constexpr int kMaxLinks = 40;  // as the kernel's ELOOP limit
+
+std::string q(const std::string& path) {
+  return quote(path, 200);
+}
 
 // Removes ".NAME.tmp-PID" files next to the target whose process is gone (a save killed by SIGKILL or a
 // power cut leaves one behind; the target itself was never touched).
@@ -38,35 +68,66 @@ void remove_stale_temporaries(const fs::path& dir, const std::string& prefix) {
   }
 }
 
-}  // namespace
+/// The file a write to `path` changes: `path` itself, or the end of its chain of symbolic links (which may
+/// not exist yet: a dangling link). `exists` and `st` describe that file.
+struct Target {
+  std::string path;
+  bool exists = false;
+  struct stat st {};
+};
 
-void write_file_atomic(const std::string& path, std::string_view bytes) {
-  if (path.empty()) throw FileError("cannot save: the file name is empty");
-  const fs::path target(path);
-  if (target.filename().empty()) throw FileError(path + ": cannot save: the name is a directory");
-  fs::path dir = target.parent_path();
-  if (dir.empty()) dir = ".";
+Target resolve_links(const std::string& path) {
+  Target t;
+  t.path = path;
+  for (int hop = 0;; ++hop) {
+    if (::lstat(t.path.c_str(), &t.st) != 0) {
+      if (errno == ENOENT) return t;  // a new file (or where a dangling link points)
+      throw FileError(path + ": cannot save: " + std::strerror(errno));
+    }
+    if (!S_ISLNK(t.st.st_mode)) {
+      t.exists = true;
+      return t;
+    }
+    if (hop == kMaxLinks) throw FileError(path + ": cannot save: " + std::strerror(ELOOP));
+    std::vector<char> buf(static_cast<std::size_t>(std::max<off_t>(t.st.st_size, 255)) + 1);
+    const ssize_t n = ::readlink(t.path.c_str(), buf.data(), buf.size());
+    if (n < 0)
+      throw FileError(path + ": cannot save: reading the link " + q(t.path) + ": " + std::strerror(errno));
+    const fs::path link_to(std::string(buf.data(), static_cast<std::size_t>(n)));
+    t.path = link_to.is_absolute() ? link_to.string() : (fs::path(t.path).parent_path() / link_to).string();
+  }
+}
+
+fs::path directory_of(const std::string& path) {
+  const fs::path dir = fs::path(path).parent_path();
+  return dir.empty() ? fs::path(".") : dir;
+}
+
+mode_t current_umask() {
+  // umask() can only be read by setting it, which races with other threads; Linux shows it in /proc.
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind("Umask:", 0) == 0) return static_cast<mode_t>(std::strtoul(line.c_str() + 6, nullptr, 8));
+  return 022;
+}
+
+/// Makes the missing directories on the way to `dir` with mode 0700.
+void make_directories(const fs::path& dir, const std::string& path) {
+  std::vector<fs::path> missing;
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw FileError(path + ": cannot create the directory " + dir.string() + ": " + ec.message());
-  if (fs::is_directory(target, ec)) throw FileError(path + ": cannot save: a directory has that name");
-  std::string prefix = ".";  // built with += (GCC 12's -Wrestrict misfires on "." + std::string)
-  prefix += target.filename().string();
-  prefix += ".tmp-";
-  remove_stale_temporaries(dir, prefix);
-  const fs::path tmp = dir / (prefix + std::to_string(::getpid()));
-  const auto fail = [&](const char* what, int err) {
-    ::unlink(tmp.c_str());
-    std::string msg = path + ": " + what + ": " + std::strerror(err);
-    if (fs::exists(target, ec)) msg += " (the previous file is unchanged)";
-    throw FileError(msg);
-  };
-  if (const auto ro = fault::text("read-only"); ro && fault::path_is_under(path, *ro))
-    fail("cannot save (creating a temporary file in its directory failed)", EROFS);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot save (creating a temporary file in its directory failed)", errno);
-  const auto full = fault::text("disk-full");
-  const bool disk_full = full && fault::path_is_under(path, *full);
+  for (fs::path d = dir; !d.empty() && !fs::exists(d, ec); d = d.parent_path()) {
+    missing.push_back(d);
+    if (d == d.parent_path()) break;
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it)
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST)
+      throw FileError(path + ": cannot create the directory " + q(it->string()) + ": " +
+                      std::strerror(errno));
+}
+
+/// The write loop shared by files and devices, with the disk-full and slow-write faults.
+int write_all(int fd, std::string_view bytes, bool disk_full) {
   const long slow_ms = fault::value("slow-write");
   const std::size_t piece = slow_ms >= 0 ? 512 : bytes.size();
   std::size_t done = 0;
@@ -75,12 +136,90 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     const std::size_t want = std::min(piece, bytes.size() - done);
     const ssize_t n = disk_full ? (errno = ENOSPC, -1) : ::write(fd, bytes.data() + done, want);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : ENOSPC;
-      ::close(fd);
-      fail("cannot write", err);
-    }
+    if (n <= 0) return n < 0 ? errno : ENOSPC;
     done += static_cast<std::size_t>(n);
+  }
+  return 0;
+}
+
+/// A character device or a FIFO: written straight into (nothing to replace, nothing to rename).
+void write_into(const std::string& path, const struct stat& st, std::string_view bytes, bool disk_full) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO && S_ISFIFO(st.st_mode))
+      throw FileError(path +
+                      ": cannot write: it is a FIFO (named pipe) that nothing is reading (GELU Lab does "
+                      "not wait for a reader)");
+    throw FileError(path + ": cannot write into " + file_kind(st.st_mode) + ": " + std::strerror(errno));
+  }
+  // Non-blocking only to open it: a reader that is slow is waited for, as by any program writing a pipe.
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  const int err = write_all(fd, bytes, disk_full);
+  if (::close(fd) != 0 && err == 0) throw FileError(path + ": cannot write (close): " + std::strerror(errno));
+  if (err) throw FileError(path + ": cannot write: " + std::strerror(err));
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, std::string_view bytes, MissingDirectories dirs) {
+  if (path.empty()) throw FileError("cannot save: the file name is empty");
+  const auto full = fault::text("disk-full");
+  const auto ro = fault::text("read-only");
+  // What the path finally names (stat follows every link, /proc/self/fd/N to a pipe included).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw FileError(path + ": cannot save: a directory has that name");
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+      throw FileError(path + ": cannot save: it is " + file_kind(st.st_mode) +
+                      ", which GELU Lab does not write into");
+    write_into(path, st, bytes, full && fault::path_is_under(path, *full));
+    return;
+  }
+  const Target target = resolve_links(path);
+  if (fs::path(target.path).filename().empty())
+    throw FileError(path + ": cannot save: the name is a directory");
+  const fs::path dir = directory_of(target.path);
+  std::error_code ec;
+  if (dirs == MissingDirectories::Create) make_directories(dir, path);
+  if (!fs::is_directory(dir, ec)) {
+    if (fs::exists(dir, ec))
+      throw FileError(path + ": cannot save: " + q(dir.string()) + " is not a directory");
+    throw FileError(path + ": cannot save: the directory " + q(dir.string()) + " does not exist");
+  }
+  std::string prefix = ".";  // built with += (GCC 12's -Wrestrict misfires on "." + std::string)
+  prefix += fs::path(target.path).filename().string();
+  prefix += ".tmp-";
+  remove_stale_temporaries(dir, prefix);
+  const fs::path tmp = dir / (prefix + std::to_string(::getpid()));
+  const auto fail = [&](const char* what, int err) {
+    ::unlink(tmp.c_str());
+    std::string msg = path + ": " + what + ": " + std::strerror(err);
+    if (target.exists) msg += " (the previous file is unchanged)";
+    throw FileError(msg);
+  };
+  if (ro && (fault::path_is_under(path, *ro) || fault::path_is_under(target.path, *ro)))
+    fail("cannot save (creating a temporary file in its directory failed)", EROFS);
+  ::unlink(tmp.c_str());  // our own leftover (a reused pid), never followed: O_EXCL below
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) fail("cannot save (creating a temporary file in its directory failed)", errno);
+  // The file keeps its owner, group and mode; a new one gets the default mode. The temporary is 0600 until
+  // then, so a private file is never readable by others, not even for a moment.
+  if (target.exists) {
+    if (::fchown(fd, target.st.st_uid, target.st.st_gid) != 0)
+      (void)!::fchown(fd, static_cast<uid_t>(-1), target.st.st_gid);  // not root: at least the group
+  }
+  const mode_t mode = target.exists ? (target.st.st_mode & 07777) : (0666 & ~current_umask());
+  if (::fchmod(fd, mode) != 0) {
+    const int err = errno;
+    ::close(fd);
+    fail("cannot save (setting the file's mode)", err);
+  }
+  if (const int err = write_all(
+          fd, bytes,
+          full && (fault::path_is_under(path, *full) || fault::path_is_under(target.path, *full)))) {
+    ::close(fd);
+    fail("cannot write", err);
   }
   if (::fsync(fd) != 0) {
     const int err = errno;
@@ -88,7 +227,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
     fail("cannot write (fsync)", err);
   }
   if (::close(fd) != 0) fail("cannot write (close)", errno);
-  if (::rename(tmp.c_str(), target.c_str()) != 0) fail("cannot replace the file", errno);
+  if (::rename(tmp.c_str(), target.path.c_str()) != 0) fail("cannot replace the file", errno);
   // The rename itself is durable once the directory is synced.
   if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
     ::fsync(dfd);
@@ -96,26 +235,64 @@ void write_file_atomic(const std::string& path, std::string_view bytes) {
   }
 }
 
-std::optional<std::string> why_not_writable(const std::string& path) {
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
+std::optional<std::string> why_not_writable(const std::string& path, MissingDirectories dirs) {
+  if (path.empty()) return "the file name is empty";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) return "it is a directory";
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
+      return "it is " + file_kind(st.st_mode) + ", which GELU Lab does not write into";
+    if (::access(path.c_str(), W_OK) != 0) return "it is not writable: " + std::string(std::strerror(errno));
+    return std::nullopt;  // a device or a FIFO: written straight into
+  }
+  Target target;
+  try {
+    target = resolve_links(path);
+  } catch (const FileError& e) {
+    const std::string what = e.what();
+    return what.substr(std::min(what.size(), path.size() + 2));  // the reason, without "PATH: "
+  }
+  if (fs::path(target.path).filename().empty()) return "the name is a directory";
+  fs::path dir = directory_of(target.path);
   std::error_code ec;
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
-  if (const auto ro = fault::text("read-only"); ro && fault::path_is_under(dir.string(), *ro))
-    return dir.string() + ": " + std::strerror(EROFS);
-  if (::access(dir.c_str(), W_OK) != 0) return dir.string() + ": " + std::strerror(errno);
+  if (dirs == MissingDirectories::Create)
+    while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path()) dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec)) {
+    if (fs::exists(dir, ec)) return q(dir.string()) + " is not a directory";
+    return "the directory " + q(dir.string()) + " does not exist";
+  }
+  const auto ro = fault::text("read-only");
+  if (ro && fault::path_is_under(dir.string(), *ro))
+    return "the directory " + q(dir.string()) + " is not writable: " + std::strerror(EROFS);
+  if (::access(dir.c_str(), W_OK) != 0)
+    return "the directory " + q(dir.string()) + " is not writable: " + std::strerror(errno);
   return std::nullopt;
 }
 
-std::string read_file(const std::string& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw FileError(path + ": cannot read: " + std::strerror(errno));
+int open_for_reading(const std::string& path) {
+  // stat first: open() itself would block on a FIFO without a writer (without O_NONBLOCK) or fail on a
+  // socket with a reason that does not say what the path is.
   struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const bool dir = S_ISDIR(st.st_mode);
-    ::close(fd);
-    throw FileError(path + (dir ? ": is a directory, not a file" : ": not a regular file"));
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw FileError(path + ": is a directory, not a file");
+    throw FileError(path + ": is " + file_kind(st.st_mode) + ", not a regular file");
   }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw FileError(path + ": cannot read: " + std::strerror(errno));
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {  // replaced between stat and open
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) throw FileError(path + ": is a directory, not a file");
+    throw FileError(path + ": is " + file_kind(st.st_mode) + ", not a regular file");
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string read_file(const std::string& path, std::size_t max_bytes) {
+  const int fd = open_for_reading(path);
+  struct stat st {};
+  ::fstat(fd, &st);
   if (static_cast<unsigned long long>(st.st_size) > max_bytes) {
     ::close(fd);
     throw FileError(path + ": too large (" + std::to_string(st.st_size) + " bytes; the limit is " +
@@ -127,7 +304,7 @@ std::string read_file(const std::string& path, std::size_t max_bytes) {
   for (;;) {
     if (done == out.size()) {
       if (out.size() >= max_bytes) break;
-      out.resize(std::min(max_bytes, out.size() + 65536));  // the file grew since fstat
+      out.resize(std::min(max_bytes, out.size() + 65536));  // the file grew since fstat (or is in /proc)
     }
     const ssize_t n = ::read(fd, out.data() + done, out.size() - done);
     if (n < 0 && errno == EINTR) continue;

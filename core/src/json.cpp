@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <utility>
 
 #include "gelu/numio.hpp"
 
@@ -390,7 +391,14 @@ bool is_flat(const Array& a) {
   return true;
 }
 
-void write_value(std::string& out, const Value& v, int indent, int level) {
+// Where the writer is in the document (for the key of a non-finite number) and what it replaced.
+struct WriteContext {
+  NonFinite policy;
+  std::string path;                                        // "panels.ffn.nets[0].loss"
+  std::vector<std::pair<std::string, std::string>> notes;  // path -> "nan" | "inf" | "-inf"
+};
+
+void write_value(std::string& out, const Value& v, int indent, int level, WriteContext& ctx) {
   auto newline = [&](int lvl) {
     if (indent <= 0) return;
     out += '\n';
@@ -402,34 +410,63 @@ void write_value(std::string& out, const Value& v, int indent, int level) {
     out += v.as_bool() ? "true" : "false";
   } else if (v.is_number()) {
     const double d = v.as_number();
-    if (!std::isfinite(d)) throw JsonError("cannot write a non-finite number to JSON");
-    append_f64(out, d);
+    if (std::isfinite(d)) {
+      append_f64(out, d);
+    } else {
+      const std::string spelled = format_f64(d);
+      const std::string where = ctx.path.empty() ? std::string("the top level") : "'" + ctx.path + "'";
+      if (ctx.policy == NonFinite::Refuse)
+        throw JsonError("cannot write " + spelled + " to JSON at " + where + " (JSON has no number for it)");
+      ctx.notes.emplace_back(ctx.path, spelled);
+      out += "null";
+    }
   } else if (v.is_string()) {
     write_string(out, v.as_string());
   } else if (v.is_array()) {
     const Array& a = v.as_array();
     const bool flat = is_flat(a);
+    const std::size_t mark = ctx.path.size();
     out += '[';
     for (std::size_t i = 0; i < a.size(); ++i) {
       if (i) out += indent > 0 && flat ? ", " : ",";
       if (!flat) newline(level + 1);
-      write_value(out, a[i], indent, level + 1);
+      ctx.path.append("[").append(std::to_string(i)).append("]");
+      write_value(out, a[i], indent, level + 1, ctx);
+      ctx.path.resize(mark);
     }
     if (!flat && !a.empty()) newline(level);
     out += ']';
   } else {
     const Object& o = v.as_object();
+    const std::size_t mark = ctx.path.size();
     out += '{';
     bool first = true;
     for (const auto& [k, m] : o) {
+      if (level == 0 && ctx.policy == NonFinite::NullWithNote && k == kNonFiniteKey)
+        throw JsonError(std::string("the root member '") + kNonFiniteKey +
+                        "' is reserved for the non-finite note");
       if (!first) out += ',';
       first = false;
       newline(level + 1);
       write_string(out, k);
       out += indent > 0 ? ": " : ":";
-      write_value(out, m, indent, level + 1);
+      if (mark) ctx.path += '.';
+      ctx.path += printable(k, 80);
+      write_value(out, m, indent, level + 1, ctx);
+      ctx.path.resize(mark);
     }
-    if (!o.empty()) newline(level);
+    if (level == 0 && !ctx.notes.empty()) {
+      Object note;
+      for (const auto& [where, spelled] : ctx.notes) note[where] = spelled;
+      if (!first) out += ',';
+      newline(level + 1);
+      write_string(out, kNonFiniteKey);
+      out += indent > 0 ? ": " : ":";
+      WriteContext plain{NonFinite::Refuse, {}, {}};
+      write_value(out, Value(std::move(note)), indent, level + 1, plain);
+      first = false;
+    }
+    if (!first) newline(level);
     out += '}';
   }
 }
@@ -440,9 +477,10 @@ Value parse(std::string_view text) {
   return Parser(text).document();
 }
 
-std::string write(const Value& v, int indent) {
+std::string write(const Value& v, int indent, NonFinite non_finite) {
   std::string out;
-  write_value(out, v, indent, 0);
+  WriteContext ctx{non_finite, {}, {}};
+  write_value(out, v, indent, 0, ctx);
   return out;
 }
 

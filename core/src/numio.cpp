@@ -4,10 +4,12 @@
 #include <cfenv>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <system_error>
+#include <vector>
 
 namespace gelu {
 namespace {
@@ -236,17 +238,116 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
-// The escaped text, cut after max_chars characters; *cut says whether it was.
-std::string escape(std::string_view text, std::size_t max_chars, bool* cut) {
+// Characters that a person cannot see, or cannot tell from a space, in a message: each is written as
+// \u{XXXX} and named after the text, so '\u{FEFF}1' does not read as '1'.
+struct Invisible {
+  std::uint32_t cp;
+  const char* name;
+};
+constexpr Invisible kInvisible[] = {
+    {0x00A0, "no-break space"},
+    {0x00AD, "soft hyphen"},
+    {0x034F, "combining grapheme joiner"},
+    {0x061C, "Arabic letter mark"},
+    {0x115F, "Hangul choseong filler"},
+    {0x1160, "Hangul jungseong filler"},
+    {0x1680, "Ogham space mark"},
+    {0x180E, "Mongolian vowel separator"},
+    {0x2000, "en quad"},
+    {0x2001, "em quad"},
+    {0x2002, "en space"},
+    {0x2003, "em space"},
+    {0x2004, "three-per-em space"},
+    {0x2005, "four-per-em space"},
+    {0x2006, "six-per-em space"},
+    {0x2007, "figure space"},
+    {0x2008, "punctuation space"},
+    {0x2009, "thin space"},
+    {0x200A, "hair space"},
+    {0x200B, "zero-width space"},
+    {0x200C, "zero-width non-joiner"},
+    {0x200D, "zero-width joiner"},
+    {0x200E, "left-to-right mark"},
+    {0x200F, "right-to-left mark"},
+    {0x2028, "line separator"},
+    {0x2029, "paragraph separator"},
+    {0x202A, "left-to-right embedding"},
+    {0x202B, "right-to-left embedding"},
+    {0x202C, "pop directional formatting"},
+    {0x202D, "left-to-right override"},
+    {0x202E, "right-to-left override"},
+    {0x202F, "narrow no-break space"},
+    {0x205F, "medium mathematical space"},
+    {0x2060, "word joiner"},
+    {0x2061, "function application"},
+    {0x2062, "invisible times"},
+    {0x2063, "invisible separator"},
+    {0x2064, "invisible plus"},
+    {0x2066, "left-to-right isolate"},
+    {0x2067, "right-to-left isolate"},
+    {0x2068, "first strong isolate"},
+    {0x2069, "pop directional isolate"},
+    {0x206A, "inhibit symmetric swapping"},
+    {0x206B, "activate symmetric swapping"},
+    {0x206C, "inhibit Arabic form shaping"},
+    {0x206D, "activate Arabic form shaping"},
+    {0x206E, "national digit shapes"},
+    {0x206F, "nominal digit shapes"},
+    {0x3000, "ideographic space"},
+    {0x3164, "Hangul filler"},
+    {0xFE00, "variation selector-1"},
+    {0xFE0F, "variation selector-16"},
+    {0xFEFF, "byte order mark"},
+    {0xFFA0, "halfwidth Hangul filler"},
+    {0xFFF9, "interlinear annotation anchor"},
+    {0xFFFA, "interlinear annotation separator"},
+    {0xFFFB, "interlinear annotation terminator"},
+    {0xFFFC, "object replacement character"},
+};
+
+std::uint32_t decode(std::string_view s, std::size_t i, std::size_t n) {
+  const auto b = [&](std::size_t k) {
+    return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + k]));
+  };
+  if (n == 2) return (b(0) & 0x1F) << 6 | (b(1) & 0x3F);
+  if (n == 3) return (b(0) & 0x0F) << 12 | (b(1) & 0x3F) << 6 | (b(2) & 0x3F);
+  return (b(0) & 0x07) << 18 | (b(1) & 0x3F) << 12 | (b(2) & 0x3F) << 6 | (b(3) & 0x3F);
+}
+
+const char* invisible_name(std::uint32_t cp) {
+  for (const Invisible& v : kInvisible)
+    if (v.cp == cp) return v.name;
+  if (cp >= 0xFE00 && cp <= 0xFE0F) return "variation selector";
+  if (cp >= 0xE0000 && cp <= 0xE007F) return "tag character";
+  if (cp >= 0xE0100 && cp <= 0xE01EF) return "variation selector";
+  if (cp >= 0x80 && cp <= 0x9F) return "C1 control character";
+  return nullptr;
+}
+
+// The escaped text, cut after max_chars characters; *cut says whether it was. The invisible characters
+// met are added to *names ("U+FEFF byte order mark"), each once.
+std::string escape(std::string_view text, std::size_t max_chars, bool* cut, std::vector<std::string>* names) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   std::size_t chars = 0, i = 0;
   for (; i < text.size() && chars < max_chars; ++chars) {
     const auto c = static_cast<unsigned char>(text[i]);
     const std::size_t n = c >= 0x80 ? utf8_sequence(text, i) : (c >= 0x20 && c < 0x7F ? 1 : 0);
-    if (n) {
-      out.append(text.substr(i, n));
+    if (n >= 2) {
+      const std::uint32_t cp = decode(text, i, n);
+      if (const char* name = invisible_name(cp)) {
+        char code[16];
+        std::snprintf(code, sizeof code, "%04X", static_cast<unsigned>(cp));
+        out.append("\\u{").append(code).append("}");
+        std::string label = std::string("U+") + code + " " + name;
+        if (std::find(names->begin(), names->end(), label) == names->end())
+          names->push_back(std::move(label));
+      } else {
+        out.append(text.substr(i, n));
+      }
       i += n;
+    } else if (n == 1) {
+      out += text[i++];
     } else {
       out += "\\x";
       out += kHex[c >> 4];
@@ -257,22 +358,32 @@ std::string escape(std::string_view text, std::size_t max_chars, bool* cut) {
   *cut = i < text.size();
   return out;
 }
+
+std::string name_list(const std::vector<std::string>& names) {
+  if (names.empty()) return {};
+  std::string out = " (";
+  for (std::size_t k = 0; k < names.size() && k < 4; ++k) out.append(k ? ", " : "").append(names[k]);
+  if (names.size() > 4) out.append(", …");
+  return out + ")";
+}
 }  // namespace
 
 std::string printable(std::string_view text, std::size_t max_chars) {
   bool cut = false;
-  std::string out = escape(text, max_chars, &cut);
+  std::vector<std::string> names;
+  std::string out = escape(text, max_chars, &cut, &names);
   if (cut) out.append("… (").append(std::to_string(text.size())).append(" bytes)");
-  return out;
+  return out + name_list(names);
 }
 
 std::string quote(std::string_view text, std::size_t max_chars) {
   bool cut = false;
+  std::vector<std::string> names;
   std::string out = "'";
-  out += escape(text, max_chars, &cut);
+  out += escape(text, max_chars, &cut, &names);
   out += cut ? "…'" : "'";
   if (cut) out.append(" (").append(std::to_string(text.size())).append(" bytes)");
-  return out;
+  return out + name_list(names);
 }
 
 }  // namespace gelu

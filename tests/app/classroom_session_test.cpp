@@ -390,6 +390,7 @@ TEST(Sessions, TheWindowWritesTheXdgSessionOnExit) {
   // --frames runs leave the user's session alone unless asked: --session names the XDG path here, as a
   // normal start would resolve it from XDG_CONFIG_HOME.
   const fs::path path = xdg / "gelulab" / "session.json";
+  fs::create_directories(path.parent_path());  // --session names a file whose directory exists
   const Result r = gelulab("gui --frames 3 --presentation 2 --session '" + path.string() + "'", true);
   ASSERT_EQ(r.status, 0) << r.err;
   const Value v = gelu::json::parse(read_file(path));

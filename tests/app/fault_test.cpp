@@ -30,6 +30,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gelu/json.hpp"
@@ -69,9 +70,16 @@ struct Proc {
 
 Proc spawn(const std::vector<std::string>& args, const std::vector<std::string>& env_add,
            const fs::path& log) {
+  // env_add: "NAME=VALUE" sets (replacing), "NAME" unsets.
   std::vector<std::string> env;
-  for (char** e = environ; *e; ++e) env.emplace_back(*e);
-  for (const std::string& a : env_add) env.push_back(a);
+  const auto name_of = [](const std::string& e) { return e.substr(0, e.find('=')); };
+  for (char** e = environ; *e; ++e) {
+    bool replaced = false;
+    for (const std::string& a : env_add) replaced = replaced || name_of(a) == name_of(*e);
+    if (!replaced) env.emplace_back(*e);
+  }
+  for (const std::string& a : env_add)
+    if (a.find('=') != std::string::npos) env.push_back(a);
   std::vector<char*> argv, envp;
   std::string exe = GELULAB_EXE;
   argv.push_back(exe.data());
@@ -324,6 +332,7 @@ TEST_F(Faults, ReadOnlyConfigDirWarnsAtStartAndKeepsTheFile) {
   const fs::path d = tmpfs("ro", 1024);
   ASSERT_FALSE(d.empty());
   const fs::path session = d / "gelulab" / "session.json";
+  fs::create_directories(session.parent_path());  // a user-named file's directory must exist (no mkdir -p)
   write_session(session);
   const std::string before = slurp(session);
   make_read_only(d);
@@ -339,6 +348,130 @@ TEST_F(Faults, ReadOnlyConfigDirWarnsAtStartAndKeepsTheFile) {
   const json::Value rep = json::parse(slurp(report));
   EXPECT_NE(rep.at("message").as_string().find("Save session as"), std::string::npos);
   EXPECT_EQ(rep.at("frames").as_number(), 20);
+}
+
+// Every writer option finds a read-only directory before it computes anything (reliability class 2): the
+// runs below would take minutes to hours if the check came after the work.
+TEST_F(Faults, ReadOnlyOutputDirectoryIsFoundBeforeTheWork) {
+  const fs::path d = tmpfs("ro-out", 256);
+  ASSERT_FALSE(d.empty());
+  make_read_only(d);
+  const std::string ok = fresh_dir("ro-out-ok").string();
+  struct Writer {
+    std::vector<std::string> args;
+    std::string option;
+  };
+  const std::vector<Writer> writers = {
+      {{"train", "--dataset", "spiral", "--layers", "2,128,128,128,1", "--steps", "3000000", "--save",
+        (d / "m.json").string()},
+       "--save"},
+      {{"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000000", "--csv",
+        (d / "e.csv").string()},
+       "--csv"},
+      {{"shot", "--panel", "curves", "--out", (d / "x.png").string()}, "--out"},
+      {{"shot", "--panel", "curves", "--out", ok + "/x.png", "--meta", (d / "m.json").string()}, "--meta"},
+      {{"shot", "--panel", "curves", "--out", ok + "/x.png", "--session-out", (d / "s.json").string()},
+       "--session-out"},
+      {cat(kHeadless, {"--frames", "100000000", "--report", (d / "r.json").string()}), "--report"},
+  };
+  for (const Writer& w : writers) {
+    const Outcome r = run(w.args, env(), 120);
+    EXPECT_EQ(r.status, 2) << r.out;
+    EXPECT_NE(r.out.find(w.option + ": cannot write"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Read-only file system"), std::string::npos) << r.out;
+  }
+  EXPECT_TRUE(fs::is_empty(d));
+}
+
+// [SECTION] The session's environment (reliability class 8): which variable is wrong, and where the session
+// is (or cannot be) saved, from the first frame (start-up, before any frame is drawn); the app otherwise
+// runs as usual. No --frames: the default location is used only by a real run, which SIGTERM ends.
+struct EnvRun {
+  int status = -1;
+  std::string log;
+};
+
+EnvRun run_until_sigterm(const std::string& name, const std::vector<std::string>& env) {
+  const fs::path d = fresh_dir(name);
+  Proc p = spawn(cat(kHeadless, {"--panel", "approx"}), env, d / "log.txt");
+  EnvRun r;
+  if (p.pid <= 0) return r;
+  if (!wait_until([&] { return catches(p.pid, SIGTERM); }, 120)) {
+    ::kill(p.pid, SIGKILL);
+    wait_for(p, 60);
+    r.log = slurp(p.log);
+    return r;
+  }
+  ::kill(p.pid, SIGTERM);
+  r.status = wait_for(p, 120);
+  r.log = slurp(p.log);
+  return r;
+}
+
+TEST(SessionEnvironment, NoHomeAndNoXdgConfigHomeSaysTheSessionCannotBeSaved) {
+  const EnvRun r = run_until_sigterm("env-nohome", {"HOME", "XDG_CONFIG_HOME"});
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("Neither XDG_CONFIG_HOME nor HOME is set, so the session cannot be saved on exit"),
+            std::string::npos)
+      << r.log;
+  EXPECT_NE(r.log.find("Save session as"), std::string::npos) << r.log;
+  EXPECT_EQ(r.log.find("saving the session"), std::string::npos) << r.log;  // it does not pretend to
+  EXPECT_NE(r.log.find("SIGTERM received after"), std::string::npos) << r.log;
+  EXPECT_NE(r.log.find("the session was not saved: neither XDG_CONFIG_HOME nor HOME is set"),
+            std::string::npos)
+      << r.log;
+}
+
+TEST(SessionEnvironment, XdgConfigHomeOnAFileIsNamedAndNothingIsWritten) {
+  const fs::path d = fresh_dir("env-xdgfile");
+  put(d / "config", "a file");
+  const EnvRun r = run_until_sigterm("env-xdgfile-run", {"XDG_CONFIG_HOME=" + (d / "config").string()});
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("XDG_CONFIG_HOME='" + (d / "config").string() + "' is not a directory"),
+            std::string::npos)
+      << r.log;
+  EXPECT_NE(r.log.find("cannot be saved on exit to " + (d / "config").string() + "/gelulab/session.json"),
+            std::string::npos)
+      << r.log;
+  EXPECT_EQ(r.log.find("saving the session"), std::string::npos) << r.log;
+  EXPECT_EQ(slurp(d / "config"), "a file");
+}
+
+TEST(SessionEnvironment, HomeThatIsMissingOrAFileIsNamed) {
+  const fs::path d = fresh_dir("env-home");
+  put(d / "file", "x");
+  for (const auto& [home, what] : {std::pair{(d / "missing").string(), "does not exist"},
+                                   std::pair{(d / "file").string(), "is not a directory"}}) {
+    const EnvRun r = run_until_sigterm("env-home-run", {"XDG_CONFIG_HOME", "HOME=" + home});
+    EXPECT_EQ(r.status, 0) << r.log;
+    EXPECT_NE(r.log.find("HOME='" + home + "' " + what), std::string::npos) << r.log;
+    EXPECT_EQ(r.log.find("saving the session"), std::string::npos) << r.log;
+  }
+  EXPECT_FALSE(fs::exists(d / "missing"));
+}
+
+TEST(SessionEnvironment, TheDefaultLocationIsMadePrivateAndARelativeXdgConfigHomeIsIgnoredAloud) {
+  // An absolute XDG_CONFIG_HOME that does not exist yet: made, mode 0700, and the session saved there.
+  const fs::path d = fresh_dir("env-xdg");
+  const EnvRun r = run_until_sigterm("env-xdg-run", {"XDG_CONFIG_HOME=" + (d / "cfg").string()});
+  EXPECT_EQ(r.status, 0) << r.log;
+  EXPECT_NE(r.log.find("saving the session and quitting"), std::string::npos) << r.log;
+  const fs::path session = d / "cfg" / "gelulab" / "session.json";
+  ASSERT_TRUE(fs::exists(session)) << r.log;
+  EXPECT_EQ(json::parse(slurp(session)).at("active_panel").as_string(), "approx");
+  EXPECT_EQ(fs::status(d / "cfg" / "gelulab").permissions(), fs::perms::owner_all);
+  // A relative XDG_CONFIG_HOME is ignored (the XDG rule), and the banner says so and where the session goes.
+  const fs::path home = fresh_dir("env-relxdg");
+  const EnvRun rel =
+      run_until_sigterm("env-relxdg-run", {"XDG_CONFIG_HOME=relative/cfg", "HOME=" + home.string()});
+  EXPECT_EQ(rel.status, 0) << rel.log;
+  EXPECT_NE(rel.log.find("XDG_CONFIG_HOME='relative/cfg' is not an absolute path and is ignored"),
+            std::string::npos)
+      << rel.log;
+  EXPECT_NE(rel.log.find("the session is saved to " + (home / ".config/gelulab/session.json").string()),
+            std::string::npos)
+      << rel.log;
+  EXPECT_TRUE(fs::exists(home / ".config" / "gelulab" / "session.json")) << rel.log;
 }
 
 // [SECTION] Signals while saving

@@ -145,7 +145,7 @@ TEST(CliEval, UsageErrors) {
   expect_usage_error(run({"eval", "--fn", "gelu", "--dtype", "f12"}), "eval", "--dtype");
   expect_usage_error(run({"eval", "--fn", "gelu", "--frobnicate"}), "eval", "unknown option '--frobnicate'");
   expect_usage_error(run({"eval", "--fn", "gelu", "--input", "/nonexistent/file"}), "eval", "cannot read");
-  expect_usage_error(run({"eval", "--fn", "gelu", "--input", "/"}), "eval", "cannot read");
+  expect_usage_error(run({"eval", "--fn", "gelu", "--input", "/"}), "eval", "is a directory");
   expect_usage_error(run({"eval", "--fn", "gelu", "--backend", "tpu"}), "eval", "--backend");
   expect_usage_error(run({"eval", "--fn", "gelu", "--backend", "gpu", "--dtype", "f64"}), "eval", "float32");
 }

@@ -2,8 +2,8 @@
 // app reads (--state, --lesson/lessons --check, --session, train --load, gui --script) broken, of the wrong
 // type or out of range. Each row runs the real gelulab and must end within 20 s with exit status exactly 2,
 // nothing on stdout, and a few clear lines on stderr that name the option or the file and field — never a
-// signal, a hang, "terminate called" or raw binary on the terminal. The README's "Hostile input" table
-// summarizes these rows.
+// signal, a hang, "terminate called" or raw binary on the terminal. The "Hostile input" table of
+// docs/reliability.md summarizes these rows.
 //
 // argv cannot carry a NUL byte (execve's strings end at the first one), so NUL bytes are tried where a byte
 // stream is read: stdin and --input files of `gelulab eval`, and each JSON file. Nor can one argv string be
@@ -15,7 +15,9 @@
 //   [SECTION] The table
 //   [SECTION] The check
 #include <gtest/gtest.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -99,6 +101,34 @@ std::function<std::string(const fs::path&)> directory() {
 }
 std::function<std::string(const fs::path&)> missing() {
   return [](const fs::path& d) { return (d / "no_such_file.json").string(); };
+}
+/// A FIFO nobody writes (a read must not wait for a writer) or reads (a write must not wait for a reader).
+std::function<std::string(const fs::path&)> fifo() {
+  return [](const fs::path& d) {
+    mkfifo((d / "fifo.json").c_str(), 0644);
+    return (d / "fifo.json").string();
+  };
+}
+/// A Unix socket's path (it stays in the directory after the socket is closed).
+std::function<std::string(const fs::path&)> socket_file() {
+  return [](const fs::path& d) {
+    const fs::path p = d / "socket.json";
+    const int s = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", p.c_str());
+    ::bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::close(s);
+    return p.string();
+  };
+}
+/// A link that points at itself through a second one.
+std::function<std::string(const fs::path&)> link_loop() {
+  return [](const fs::path& d) {
+    fs::create_symlink("loop_b", d / "loop_a");
+    fs::create_symlink("loop_a", d / "loop_b");
+    return (d / "loop_a").string();
+  };
 }
 
 std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -188,6 +218,10 @@ void file_problems(std::vector<Row>& rows, const std::string& tag,
       {"top_array", file("[1, 2]"), ""},
       {"top_null", file("null"), ""},
       {"top_string", file("\"x\""), ""},
+      // Reads that never block (reliability class 4): refused before a byte is read.
+      {"fifo", fifo(), "a FIFO (named pipe), not a regular file"},
+      {"socket", socket_file(), "a socket, not a regular file"},
+      {"dev_zero", [](const fs::path&) { return std::string("/dev/zero"); }, "a character device"},
   };
   for (const P& p : problems) {
     std::vector<std::string> needles = {needle};
@@ -253,6 +287,55 @@ std::vector<Row> make_rows() {
                   cat(shot, {"--panel", "curves", "--panel", "approx"}),
                   {"--panel is given 2 times"}});
   rows.push_back({"repeated_flag_json", {"list", "--json", "--json"}, {"--json is given twice"}});
+  // A function parameter given twice is an error like any option given twice (reliability class 10).
+  rows.push_back({"repeated_param_eval",
+                  {"eval", "--fn", "gelu_tanh", "--param", "c=0.04", "--param", "c=0.05"},
+                  {"--param: c is given twice ('c=0.04', 'c=0.05'); give it once"}});
+  rows.push_back({"repeated_param_inline",
+                  {"props", "--fn", "gelu_tanh", "--param=c=0.04", "--param", "c=0.04"},
+                  {"--param: c is given twice"}});
+  rows.push_back({"repeated_param_error",
+                  {"error", "--fn", "silu", "--vs", "gelu", "--param", "beta=1", "--param", "beta=2"},
+                  {"--param: beta is given twice"}});
+  rows.push_back(
+      {"repeated_vs_param",
+       {"error", "--fn", "gelu", "--vs", "gelu_tanh", "--vs-param", "c=0.04", "--vs-param", "c=0.04"},
+       {"--vs-param: c is given twice"}});
+  // Text a person cannot see is named (reliability class 9).
+  rows.push_back({"fn_zero_width_space",
+                  {"eval", "--fn", "gelu\xE2\x80\x8B"},
+                  {"--fn: unknown function 'gelu\\u{200B}' (U+200B zero-width space)"}});
+  rows.push_back(
+      {"fn_no_break_space", {"props", "--fn", "\xC2\xA0gelu"}, {"'\\u{00A0}gelu' (U+00A0 no-break space)"}});
+  rows.push_back({"param_name_zero_width_joiner",
+                  {"eval", "--fn", "gelu_tanh", "--param", "c\xE2\x80\x8D=0.04"},
+                  {"unknown parameter 'c\\u{200D}' (U+200D zero-width joiner)"}});
+  rows.push_back({"range_right_to_left_override",
+                  {"error", "--fn", "gelu", "--vs", "gelu", "--range",
+                   "\xE2\x80\xAE"
+                   "1:0"},
+                  {"'\\u{202E}1:0' (U+202E right-to-left override)"}});
+  rows.push_back({"samples_word_joiner",
+                  {"error", "--fn", "gelu", "--vs", "gelu", "--samples", "10\xE2\x81\xA0"},
+                  {"'10\\u{2060}' (U+2060 word joiner) is not an integer"}});
+  rows.push_back({"eval_stdin_bom_not_first",
+                  {"eval", "--fn", "relu"},
+                  {"stdin, line 2: '\\u{FEFF}2' (U+FEFF byte order mark) is not a number"},
+                  nullptr,
+                  "1\n\xEF\xBB\xBF"
+                  "2\n"});
+  rows.push_back({"eval_stdin_no_break_space",
+                  {"eval", "--fn", "relu"},
+                  {"stdin, line 1: '1\\u{00A0}2' (U+00A0 no-break space) is not a number"},
+                  nullptr,
+                  "1\xC2\xA0"
+                  "2\n"});
+  rows.push_back({"eval_stdin_ideographic_space",
+                  {"eval", "--fn", "relu"},
+                  {"(U+3000 ideographic space)"},
+                  nullptr,
+                  "1\xE3\x80\x80"
+                  "2\n"});
   rows.push_back({"flag_with_value", {"list", "--json=yes"}, {"--json takes no value"}});
 
   // --- integer options ---
@@ -414,6 +497,34 @@ std::vector<Row> make_rows() {
   rows.push_back(
       {"train_save_directory", {"train", "--save", "{d}"}, {"--save: cannot write", "it is a directory"}});
   rows.push_back({"train_save_empty", {"train", "--save", ""}, {"--save: cannot write", "empty"}});
+  // The one output-path policy for every writer option (reliability class 2), and what is at the path
+  // (class 1): a socket, a link loop, a FIFO nobody reads.
+  rows.push_back(
+      {"error_csv_socket", cat(err, {"--csv", "{f}"}), {"--csv: cannot write", "a socket"}, socket_file()});
+  rows.push_back({"error_csv_link_loop",
+                  cat(err, {"--csv", "{f}"}),
+                  {"--csv: cannot write", "Too many levels of symbolic links"},
+                  link_loop()});
+  rows.push_back({"train_save_fifo_no_reader",
+                  {"train", "--steps", "1", "--json", "--save", "{f}"},
+                  {"--save", "{f}", "nothing is reading"},
+                  fifo()});
+  rows.push_back({"shot_out_no_dir",
+                  {"shot", "--panel", "curves", "--out", "{d}/no_dir/x.png"},
+                  {"--out: cannot write", "does not exist"}});
+  rows.push_back({"shot_out_directory",
+                  {"shot", "--panel", "curves", "--out", "{d}"},
+                  {"--out: cannot write", "it is a directory"}});
+  for (const char* opt : {"--csv", "--plot-out", "--meta", "--session-out"})
+    rows.push_back({std::string("shot_") + (opt + 2) + "_no_dir",
+                    cat(shot, {"--panel", "curves", opt, "{d}/no_dir/x"}),
+                    {std::string(opt) + ": cannot write", "does not exist"}});
+  rows.push_back({"gui_report_no_dir",
+                  {"gui", "--headless", "--frames", "100000000", "--report", "{d}/no_dir/r.json"},
+                  {"--report: cannot write", "does not exist"}});
+  rows.push_back({"gui_save_png_directory",
+                  {"gui", "--headless", "--frames", "100000000", "--save-png", "{d}"},
+                  {"--save-png: cannot write", "it is a directory"}});
 
   // --- a machine with less memory than the request: the allocation fails with a message, not std::bad_alloc
   // ---
@@ -634,7 +745,7 @@ std::vector<Row> make_rows() {
       {"eval_input_missing", cat(eval, {"--input", "{f}"}), {"--input '{f}'", "No such file"}, missing()});
   rows.push_back({"eval_input_directory",
                   cat(eval, {"--input", "{f}"}),
-                  {"--input '{f}'", "Is a directory"},
+                  {"--input '{f}'", "is a directory"},
                   directory()});
   rows.push_back({"eval_input_unreadable",
                   cat(eval, {"--input", "{f}"}),
@@ -672,6 +783,11 @@ std::vector<Row> make_rows() {
                   {"gui", "--session", "{f}"},
                   {"Could not restore the last session", "{f}", "directory"},
                   directory()});
+  rows.push_back({"gui_session_fifo",
+                  {"gui", "--session", "{f}"},
+                  {"Could not restore the last session", "{f}", "a FIFO (named pipe)"},
+                  fifo()});
+  rows.push_back({"gui_script_fifo", {"gui", "--script", "{f}"}, {"--script", "{f}", "FIFO"}, fifo()});
   rows.push_back({"gui_session_newer",
                   {"gui", "--session", "{f}"},
                   {"Could not restore the last session", "{f}", "newer"},
@@ -765,6 +881,10 @@ std::vector<Row> make_rows() {
       {"curves", "unknown_key", R"({"funtions": []})", "unknown key 'funtions'"},
       {"curves", "unknown_key_1MiB", "{\"" + kMiBa + "\": 1}", "(1048576 bytes)"},
       {"curves", "unknown_key_badutf8", "{\"" + kBadUtf8 + "\": 1}", "unknown key '\\xFF\\xFE"},
+      {"curves", "unknown_key_no_break_space", "{\"x\xC2\xA0\": [-1, 1]}",
+       "unknown key 'x\\u{00A0}' (U+00A0 no-break space)"},
+      {"curves", "function_zero_width_space", "{\"functions\": [\"gelu\\u200b\"]}",
+       "'gelu\\u{200B}' (U+200B zero-width space)"},
       {"approx", "error_y_reversed", R"({"error_y": [1, 0]})", "'error_y'"},
       {"approx", "metric_unknown", R"({"metric": "max"})", "'metric'"},
       {"approx", "metric_number", R"({"metric": 1})", "'metric'"},
@@ -1083,7 +1203,8 @@ TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   fs::remove_all(dir);
 
   const std::string shown = r.err.size() > 2000 ? r.err.substr(0, 2000) + "…" : r.err;
-  if (std::getenv("GELU_HOSTILE_PRINT"))  // the messages, for reading them all (and the README table)
+  if (std::getenv(
+          "GELU_HOSTILE_PRINT"))  // the messages, for reading them all (and the table in docs/reliability.md)
     std::printf("%s -> %d: %s", row.name.c_str(), r.status, shown.c_str());
   ASSERT_FALSE(r.timed_out) << "hang: still running after 20 s; stderr: " << shown;
   ASSERT_TRUE(r.exited) << "killed by signal " << r.signal << "; stderr: " << shown;

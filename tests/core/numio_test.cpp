@@ -187,4 +187,47 @@ TEST(NumIoFormat, ShortestDecimalReadsBackForEveryValueOfEveryFormat) {
   EXPECT_EQ(gelu::format_in(0.1, gelu::Format(gelu::FormatId::F64)), "0.1");
 }
 
+// [SECTION] Text a person cannot see (reliability class 9): quote() and printable() name it.
+
+TEST(NumIoText, InvisibleCharactersAreNamed) {
+  using gelu::printable;
+  using gelu::quote;
+  EXPECT_EQ(quote("\xEF\xBB\xBF"
+                  "1"),
+            "'\\u{FEFF}1' (U+FEFF byte order mark)");
+  EXPECT_EQ(quote("1\xC2\xA0"
+                  "2"),
+            "'1\\u{00A0}2' (U+00A0 no-break space)");
+  EXPECT_EQ(quote("gelu\xE2\x80\x8B"), "'gelu\\u{200B}' (U+200B zero-width space)");
+  EXPECT_EQ(
+      quote("\xE2\x80\x8C\xE2\x80\x8D\xE2\x81\xA0"),
+      "'\\u{200C}\\u{200D}\\u{2060}' (U+200C zero-width non-joiner, U+200D zero-width joiner, U+2060 word "
+      "joiner)");
+  // Other Unicode spaces, bidirectional overrides (which reorder what the terminal shows) and C1 controls.
+  EXPECT_EQ(quote("a\xE2\x80\x83"
+                  "b"),
+            "'a\\u{2003}b' (U+2003 em space)");
+  EXPECT_EQ(quote("a\xE3\x80\x80"
+                  "b"),
+            "'a\\u{3000}b' (U+3000 ideographic space)");
+  EXPECT_EQ(quote("\xE2\x80\xAE"
+                  "abc"),
+            "'\\u{202E}abc' (U+202E right-to-left override)");
+  EXPECT_EQ(quote("a\xC2\x85"
+                  "b"),
+            "'a\\u{0085}b' (U+0085 C1 control character)");
+  // Each named once, in order; visible non-ASCII text is kept as it is.
+  EXPECT_EQ(quote("\xC2\xA0x\xC2\xA0"), "'\\u{00A0}x\\u{00A0}' (U+00A0 no-break space)");
+  EXPECT_EQ(quote("f\xE2\x80\xB2 \xCE\xA6(x)"), "'f\xE2\x80\xB2 \xCE\xA6(x)'");
+  // printable() names them after the text; a cut text names those it shows.
+  EXPECT_EQ(printable("x\xEF\xBB\xBF"), "x\\u{FEFF} (U+FEFF byte order mark)");
+  EXPECT_EQ(quote("\xEF\xBB\xBF" + std::string(100, 'a'), 5),
+            "'\\u{FEFF}aaaa…' (103 bytes) (U+FEFF byte order mark)");
+  // Broken UTF-8 and control bytes stay \xNN.
+  EXPECT_EQ(quote("\xEF\xBB"), "'\\xEF\\xBB'");
+  // Every line stays printable ASCII or visible UTF-8: no invisible character reaches the terminal.
+  for (const char* s : {"\xEF\xBB\xBF", "\xE2\x80\x8B", "\xE2\x81\xA0", "\xC2\xA0", "\xE2\x80\xAF"})
+    EXPECT_EQ(quote(s).find(s), std::string::npos) << quote(s);
+}
+
 }  // namespace

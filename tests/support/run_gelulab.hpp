@@ -47,13 +47,17 @@ struct ExecResult {
   std::string out, err;    // stdout and stderr, apart
 };
 
+/// Where a run's standard output goes: captured (the normal case), /dev/full, or closed (`>&-`).
+enum class StdoutTo { Captured, DevFull, Closed };
+
 /// Runs gelulab with exactly these arguments (any bytes but NUL: no shell), `input` on stdin, stdout and
 /// stderr captured apart, and the environment changed by `env` ("NAME=VALUE" sets, "NAME" unsets).
 /// Killed after timeout_s seconds. address_space_bytes > 0 caps its memory (RLIMIT_AS), so that a large
-/// allocation fails in it as on a machine without that much memory.
+/// allocation fails in it as on a machine without that much memory. It runs in `cwd` when one is given.
 inline ExecResult exec_gelulab(const std::vector<std::string>& args, const std::string& input,
                                const std::string& scratch_dir, const std::vector<std::string>& env = {},
-                               int timeout_s = 20, std::size_t address_space_bytes = 0) {
+                               int timeout_s = 20, std::size_t address_space_bytes = 0,
+                               StdoutTo stdout_to = StdoutTo::Captured, const std::string& cwd = "") {
   const std::string in = scratch_dir + "/stdin", out = scratch_dir + "/stdout", err = scratch_dir + "/stderr";
   std::ofstream(in, std::ios::binary) << input;
   ExecResult r;
@@ -63,6 +67,16 @@ inline ExecResult exec_gelulab(const std::vector<std::string>& args, const std::
     const int fi = ::open(in.c_str(), O_RDONLY), fo = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644),
               fe = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fi < 0 || fo < 0 || fe < 0 || dup2(fi, 0) < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(127);
+    if (stdout_to == StdoutTo::DevFull) {
+      const int full = ::open("/dev/full", O_WRONLY);
+      if (full < 0 || dup2(full, 1) < 0) _exit(127);
+      ::close(full);
+    } else if (stdout_to == StdoutTo::Closed) {
+      ::close(1);
+    }
+    for (const int fd : {fi, fo, fe})
+      if (fd > 2) ::close(fd);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) _exit(127);
     if (address_space_bytes) {
       const rlimit lim{address_space_bytes, address_space_bytes};
       if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(127);

@@ -11,6 +11,7 @@
 #include <imgui.h>
 #include <signal.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -90,6 +91,10 @@ struct GuiOptions {
     const auto drift = args.option("max-frame-time-growth");
     o.script_loop = args.flag("script-loop");
     args.finish();
+    // The output-path policy (command.hpp): --report and --save-png before anything runs. (--session is
+    // checked in prepare_app: the app still opens when it cannot be saved, with a banner.)
+    if (o.report_path) command::check_output_path("report", *o.report_path);
+    if (o.save_png) command::check_output_path("save-png", *o.save_png);
     o.limits.max_frames = frames ? Args::to_int("frames", *frames, 1, 100000000) : -1;
     o.limits.max_rss_growth_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
     // The first use of each code path allocates for good (Mesa shader variants, ImGui window and table
@@ -105,39 +110,63 @@ struct GuiOptions {
   bool test_run() const { return limits.max_frames >= 0 || script_path; }
 };
 
-/// Restores the session (from --session FILE or the XDG file), warns when it cannot be saved on exit, and
-/// applies the view options. Returns whether a session was restored. Scripted test runs (--frames) without
-/// --session leave the user's session alone; so does the validate-only mode.
-bool prepare_app(App& app, const GuiOptions& o) {
-  app.set_autosave_path(command::dry_run()         ? std::string()
-                        : o.session                ? *o.session
-                        : o.limits.max_frames >= 0 ? std::string()
-                                                   : default_session_path());
-  bool restored = false;
+/// What prepare_app decided about the session file.
+struct SessionPlan {
+  bool restored = false;          // a session was restored
+  bool default_location = false;  // the autosave goes to the XDG location (its directories are made)
+  std::string unsaved;            // why the session will not be saved on exit, when the environment says so
+};
+
+/// Restores the session (from --session FILE or the XDG file), says from the first frame when it cannot be
+/// saved on exit (the variable that is wrong, the directory that is read-only) and applies the view options.
+/// Scripted test runs (--frames) without --session leave the user's session alone; so does the
+/// validate-only mode.
+SessionPlan prepare_app(App& app, const GuiOptions& o) {
+  SessionPlan plan;
+  const auto banner = [&](const std::string& msg) {  // on screen from the first frame, and on stderr
+    app.show_message(app.message().empty() ? msg : app.message() + "\n" + msg, true);
+    std::fprintf(stderr, "gelulab gui: %s\n", printable(msg, 1000).c_str());
+  };
+  std::string path;
+  std::string note;
+  if (o.session) {
+    path = *o.session;
+  } else if (!command::dry_run() && o.limits.max_frames < 0) {
+    const SessionLocation loc = default_session_location();
+    path = loc.path;
+    plan.default_location = true;
+    plan.unsaved = loc.problem;
+    note = loc.note;
+  }
+  if (command::dry_run()) path.clear();
+  app.set_autosave_path(path);
   if (!app.autosave_path().empty() && std::filesystem::exists(app.autosave_path())) {
     try {
       load_session(app, app.autosave_path());
-      restored = true;
+      plan.restored = true;
     } catch (const SessionError& e) {
       app.block_autosave();
-      const std::string msg =
-          std::string("Could not restore the last session: ") + e.what() +
-          ". GELU Lab started with the defaults. The file was left as it was and will not be "
-          "overwritten on exit (File > Save session as… saves this session elsewhere).";
-      app.show_message(msg, true);
-      std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
+      banner(std::string("Could not restore the last session: ") + e.what() +
+             ". GELU Lab started with the defaults. The file was left as it was and will not be "
+             "overwritten on exit (File > Save session as… saves this session elsewhere).");
     }
   }
+  const char* elsewhere = ". File > Save session as… saves it to a file you name.";
   if (app.autosave_allowed()) {
-    if (const auto why = why_not_writable(app.autosave_path())) {
-      const std::string msg = "This session cannot be saved on exit to " + app.autosave_path() + " (" + *why +
-                              "). File > Save session as… saves it elsewhere.";
-      app.show_message(msg, true);
-      std::fprintf(stderr, "gelulab gui: %s\n", msg.c_str());
+    const auto dirs = plan.default_location ? MissingDirectories::Create : MissingDirectories::Refuse;
+    if (const auto why = why_not_writable(app.autosave_path(), dirs)) {
+      banner("This session cannot be saved on exit to " + app.autosave_path() + " (" + *why + ")" +
+             elsewhere);
+    } else if (!note.empty()) {
+      banner(note + ".");
     }
+  } else if (!plan.unsaved.empty()) {
+    std::string msg = plan.unsaved + elsewhere;
+    msg[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(msg[0])));
+    banner(msg);
   }
   apply_view_options(app, ViewOptions{o.lesson, o.step, o.panel, o.state, o.presentation});
-  return restored;
+  return plan;
 }
 
 std::unique_ptr<Host> open_host(App& app, const GuiOptions& o, bool restored) {
@@ -261,7 +290,8 @@ LoopResult frame_loop(App& app, Host& host, Script& script, const GuiOptions& o,
 int run_gui(Args& args) {
   const GuiOptions o = GuiOptions::parse(args);
   App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the options and files
-  const bool restored = prepare_app(app, o);
+  const SessionPlan plan = prepare_app(app, o);
+  const bool restored = plan.restored;
   Script script;
   if (o.script_path) {
     try {
@@ -293,12 +323,13 @@ int run_gui(Args& args) {
   LoopResult r = frame_loop(app, *host, script, o, monitor);
   const int stop_signal = g_stop_signal;
   if (stop_signal)
-    std::fprintf(stderr, "gelulab gui: %s received after %ld frames: saving the session and quitting\n",
-                 signal_name(stop_signal), r.frames);
+    std::fprintf(stderr, "gelulab gui: %s received after %ld frames: %s\n", signal_name(stop_signal),
+                 r.frames, app.autosave_allowed() ? "saving the session and quitting" : "quitting");
   monitor.finish(r.frames);
   if (app.autosave_allowed()) {
     try {
-      save_session(app, app.autosave_path());
+      save_session(app, app.autosave_path(),
+                   plan.default_location ? MissingDirectories::Create : MissingDirectories::Refuse);
     } catch (const SessionError& e) {
       std::fprintf(stderr, "gelulab gui: the session was not saved: %s\n", e.what());
       if (test_run) r.status = 1;
@@ -306,6 +337,9 @@ int run_gui(Args& args) {
   } else if (!app.autosave_path().empty()) {
     std::fprintf(stderr, "gelulab gui: the session was not saved: %s was left as it was\n",
                  app.autosave_path().c_str());
+  } else if (!plan.unsaved.empty()) {
+    std::fprintf(stderr, "gelulab gui: the session was not saved: %s\n",
+                 printable(plan.unsaved, 1000).c_str());
   }
   json::Object panels_meta;
   if (o.report_path)
@@ -332,7 +366,8 @@ int run_gui(Args& args) {
     rep["panels"] = std::move(panels_meta);
     rep["status"] = r.status;
     try {
-      write_file_atomic(*o.report_path, json::write(json::Value(std::move(rep)), 2) + "\n");
+      write_file_atomic(*o.report_path,
+                        json::write(json::Value(std::move(rep)), 2, json::NonFinite::NullWithNote) + "\n");
     } catch (const FileError& e) {
       std::fprintf(stderr, "gelulab gui: --report: %s\n", e.what());
       r.status = 1;

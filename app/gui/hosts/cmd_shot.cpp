@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cstdio>
 #include <fstream>
+#include <utility>
 
 #include "command/command.hpp"
 #include "gui/hosts/gl_capture.hpp"
@@ -46,6 +47,11 @@ int run_shot(Args& args) {
   if (!out) throw UsageError("--out FILE.png is required");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
+  // The output-path policy (command.hpp), before anything is read or rendered.
+  command::check_output_path("out", *out);
+  for (const auto& [option, path] : {std::pair{"meta", meta_path}, std::pair{"session-out", session_out},
+                                     std::pair{"csv", csv_opt}, std::pair{"plot-out", plot_out}})
+    if (path) command::check_output_path(option, *path);
 
   App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the files and options
             // below
@@ -174,7 +180,9 @@ int run_shot(Args& args) {
                                        static_cast<double>(plot_max.x), static_cast<double>(plot_max.y)};
     }
     try {
-      write_file_atomic(*meta_path, json::write(json::Value(std::move(m)), 2) + "\n");
+      // Metadata records what was drawn, a diverged net's NaN loss included: null plus the "non_finite" note.
+      write_file_atomic(*meta_path,
+                        json::write(json::Value(std::move(m)), 2, json::NonFinite::NullWithNote) + "\n");
     } catch (const FileError& e) {
       std::fprintf(stderr, "gelulab shot: --meta: %s\n", e.what());
       status = 2;

@@ -79,6 +79,9 @@ class WindowHost : public Host {
     }
     auto host = std::unique_ptr<WindowHost>(new WindowHost(window));
     glfwMakeContextCurrent(window);
+    // The smallest window the panels lay out in, and the smallest a session file may hold.
+    glfwSetWindowSizeLimits(window, WindowGeometry::kMinWidth, WindowGeometry::kMinHeight, GLFW_DONT_CARE,
+                            GLFW_DONT_CARE);
     if (restore_geometry) glfwSetWindowPos(window, geom.x, geom.y);
     const bool start_fullscreen = restore_geometry && geom.fullscreen;
     geom.fullscreen = false;

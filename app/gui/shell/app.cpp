@@ -232,7 +232,11 @@ void App::lessons_menu() {
     return;
   }
   if (lesson_files_.empty()) lesson_files_ = find_lessons();
-  if (lesson_files_.empty()) ImGui::TextDisabled("no lessons in %s", lessons_dir().c_str());
+  if (lesson_files_.empty()) {
+    const LessonsFolder folder = lessons_folder();
+    ImGui::TextDisabled("%s", folder.problem.empty() ? ("no lessons in " + folder.path).c_str()
+                                                     : printable(folder.problem, 300).c_str());
+  }
   for (const std::string& f : lesson_files_) {
     const std::string name = std::filesystem::path(f).stem().string();
     const bool current = lesson_ && lesson_->path == f;

@@ -32,8 +32,16 @@ inline constexpr float kProjectorLineScale = 1.5f;
 
 /// The window geometry before going fullscreen, restored when leaving it (F11).
 struct WindowGeometry {
+  // The limits a session file may hold; the window host sets the same minimum size (glfwSetWindowSizeLimits).
+  static constexpr int kMinWidth = 320, kMinHeight = 240, kMaxSide = 16384, kMaxOffset = 100000;
   int x = 0, y = 0, width = 1280, height = 800;
   bool fullscreen = false;
+  /// Within the limits, so that what a session saves it can load again.
+  WindowGeometry clamped() const {
+    const auto clamp = [](int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; };
+    return {clamp(x, -kMaxOffset, kMaxOffset), clamp(y, -kMaxOffset, kMaxOffset),
+            clamp(width, kMinWidth, kMaxSide), clamp(height, kMinHeight, kMaxSide), fullscreen};
+  }
 };
 /// Switches `window` between windowed and fullscreen on its current monitor (glfwSetWindowMonitor),
 /// remembering the windowed geometry in `g`.

@@ -69,7 +69,7 @@ json::Value session_json(const App& app) {
   pres["on"] = app.presentation().on;
   pres["scale"] = static_cast<double>(app.presentation().scale);
   o["presentation"] = std::move(pres);
-  const WindowGeometry& g = app.window_geometry();
+  const WindowGeometry g = app.window_geometry().clamped();  // never a size the reader would refuse
   json::Object win;
   win["x"] = g.x;
   win["y"] = g.y;
@@ -79,7 +79,8 @@ json::Value session_json(const App& app) {
   o["window"] = std::move(win);
   if (const Lesson* l = app.lesson()) {
     json::Object les;
-    les["file"] = l->path;
+    // Absolute: the next start may be in another directory.
+    les["file"] = fs::absolute(l->path).lexically_normal().string();
     les["step"] = app.lesson_step() + 1;
     o["lesson"] = std::move(les);
   } else {
@@ -139,10 +140,11 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   const json::Value* w = s.find("window");
   if (w) {
     only_keys(*w, name, "window", {"x", "y", "width", "height", "fullscreen"});
-    geom.x = static_cast<int>(number(*w, name, "window", "x", -100000, 100000));
-    geom.y = static_cast<int>(number(*w, name, "window", "y", -100000, 100000));
-    geom.width = static_cast<int>(number(*w, name, "window", "width", 320, 16384));
-    geom.height = static_cast<int>(number(*w, name, "window", "height", 240, 16384));
+    using G = WindowGeometry;
+    geom.x = static_cast<int>(number(*w, name, "window", "x", -G::kMaxOffset, G::kMaxOffset));
+    geom.y = static_cast<int>(number(*w, name, "window", "y", -G::kMaxOffset, G::kMaxOffset));
+    geom.width = static_cast<int>(number(*w, name, "window", "width", G::kMinWidth, G::kMaxSide));
+    geom.height = static_cast<int>(number(*w, name, "window", "height", G::kMinHeight, G::kMaxSide));
     geom.fullscreen = boolean(*w, name, "window", "fullscreen");
   }
   std::optional<Lesson> lesson;
@@ -198,21 +200,68 @@ void load_session(App& app, const std::string& path) {
   apply_session(app, read_session_file(path), path);
 }
 
-void save_session(const App& app, const std::string& path) {
+void save_session(const App& app, const std::string& path, MissingDirectories dirs) {
   try {
-    write_file_atomic(path, json::write(session_json(app), 2) + "\n");
+    // Refuse: a session is read back, so a non-finite number in it is an error naming its key.
+    write_file_atomic(path, json::write(session_json(app), 2) + "\n", dirs);
   } catch (const FileError& e) {
     throw SessionError(e.what());
+  } catch (const json::JsonError& e) {
+    throw SessionError(path + ": " + e.what() + " (the previous file is unchanged)");
   }
 }
 
-std::string default_session_path() {
-  const char* xdg = std::getenv("XDG_CONFIG_HOME");
-  // The XDG spec: a relative XDG_CONFIG_HOME is invalid and ignored.
-  if (xdg && xdg[0] == '/') return std::string(xdg) + "/gelulab/session.json";
-  const char* home = std::getenv("HOME");
-  if (home && *home) return std::string(home) + "/.config/gelulab/session.json";
+namespace {
+// An environment variable holding a directory: empty when usable, else what is wrong with it.
+// XDG_CONFIG_HOME may name a directory still to be made (the XDG rule); HOME must exist.
+std::string directory_problem(const char* var, const std::string& value, bool may_be_missing) {
+  const std::string named = std::string(var) + "=" + quote(value, 200);
+  if (value.empty() || value[0] != '/') return named + " is not an absolute path";
+  std::error_code ec;
+  const fs::file_status st = fs::status(value, ec);
+  if (!fs::exists(st)) return may_be_missing ? std::string() : named + " does not exist";
+  if (!fs::is_directory(st)) return named + " is not a directory";
   return {};
+}
+}  // namespace
+
+SessionLocation default_session_location() {
+  SessionLocation loc;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  std::string ignored;
+  if (xdg && *xdg) {
+    const std::string problem = directory_problem("XDG_CONFIG_HOME", xdg, true);
+    if (problem.empty()) {
+      loc.path = std::string(xdg) + "/gelulab/session.json";
+      return loc;
+    }
+    if (xdg[0] != '/') {
+      ignored = problem + " and is ignored (the XDG rule)";  // then HOME decides
+    } else {
+      // Set on purpose to a place that cannot hold it: not silently elsewhere.
+      loc.problem = problem + ", so the session cannot be saved on exit to " + xdg + "/gelulab/session.json";
+      return loc;
+    }
+  }
+  if (!home || !*home) {
+    loc.problem = (ignored.empty() ? std::string("neither XDG_CONFIG_HOME nor HOME is set")
+                                   : ignored + ", and HOME is not set") +
+                  ", so the session cannot be saved on exit";
+    return loc;
+  }
+  if (const std::string problem = directory_problem("HOME", home, false); !problem.empty()) {
+    loc.problem =
+        (ignored.empty() ? "" : ignored + "; ") + problem + ", so the session cannot be saved on exit";
+    return loc;
+  }
+  loc.path = std::string(home) + "/.config/gelulab/session.json";
+  if (!ignored.empty()) loc.note = ignored + "; the session is saved to " + loc.path;
+  return loc;
+}
+
+std::string default_session_path() {
+  return default_session_location().path;
 }
 
 }  // namespace gelu::app

@@ -38,11 +38,22 @@ json::Value read_session_file(const std::string& path);
 /// read_session_file + apply_session.
 void load_session(App& app, const std::string& path);
 /// Writes the session to `path` atomically (gelu::write_file_atomic: the previous file survives a full disk,
-/// a read-only directory or a kill mid-save); throws SessionError.
-void save_session(const App& app, const std::string& path);
+/// a read-only directory or a kill mid-save, a symbolic link stays a link, the mode is kept); throws
+/// SessionError. The directory must exist, except for the default location (MissingDirectories::Create).
+/// The window geometry is clamped to what a session may hold; a non-finite number is an error naming its key.
+void save_session(const App& app, const std::string& path,
+                  MissingDirectories dirs = MissingDirectories::Refuse);
 
-/// $XDG_CONFIG_HOME/gelulab/session.json, or ~/.config/gelulab/session.json; empty when neither
-/// XDG_CONFIG_HOME nor HOME is set.
+/// Where the session is saved on exit when no --session is given: $XDG_CONFIG_HOME/gelulab/session.json,
+/// else $HOME/.config/gelulab/session.json (the directories are made, mode 0700). `path` is empty when
+/// the environment allows no such place, and `problem` then says which variable is wrong and how ("HOME is
+/// not set", "XDG_CONFIG_HOME='/x' is not a directory"); `note` says when a variable was ignored
+/// (a relative XDG_CONFIG_HOME, as the XDG spec wants). The app shows either from the first frame.
+struct SessionLocation {
+  std::string path, problem, note;
+};
+SessionLocation default_session_location();
+/// default_session_location().path.
 std::string default_session_path();
 
 }  // namespace gelu::app

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "gelu/fault.hpp"
+#include "gelu/numio.hpp"
 
 namespace gelu::gpu {
 
@@ -147,6 +148,15 @@ bool gl_context_is_current() {
 std::unique_ptr<Context> Context::create_headless(std::string* error) {
   std::string local_error;
   if (!error) error = &local_error;
+  // A wrong value is the user's choice, not EGL's failure: say so first, in one line (empty is unset).
+  const char* only = std::getenv("GELU_EGL_PLATFORM");
+  if (only && !*only) only = nullptr;
+  if (only && std::strcmp(only, "device") != 0 && std::strcmp(only, "surfaceless") != 0) {
+    *error = "GELU_EGL_PLATFORM=" + quote(only) +
+             " is not one of device, surfaceless (unset it to let GELU Lab "
+             "choose)";
+    return nullptr;
+  }
   // libepoxy aborts the process when it cannot dlopen libEGL; probe first so the caller gets a message.
   if (void* lib = dlopen("libEGL.so.1", RTLD_LAZY | RTLD_LOCAL)) {
     dlclose(lib);
@@ -163,7 +173,6 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
              "); cannot open a display without a window system";
     return nullptr;
   }
-  const char* only = std::getenv("GELU_EGL_PLATFORM");
   const bool allow_device = !only || std::strcmp(only, "device") == 0;
   const bool allow_surfaceless = !only || std::strcmp(only, "surfaceless") == 0;
 
@@ -188,6 +197,11 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
     order.push_back({EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, "EGL surfaceless (Mesa)"});
   order.insert(order.end(), software.begin(), software.end());
   if (order.empty()) {
+    if (only) {
+      *error = std::string("GELU_EGL_PLATFORM=") + only + " asks for the EGL " + only +
+               " platform, which this EGL does not offer (unset it to let GELU Lab choose)";
+      return nullptr;
+    }
     *error =
         "EGL offers neither the device platform (EGL_EXT_platform_device) nor Mesa's surfaceless platform "
         "(EGL_MESA_platform_surfaceless); client extensions: " +

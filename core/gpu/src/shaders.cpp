@@ -5,14 +5,18 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "embedded_shaders.hpp"
+#include "gelu/fileio.hpp"
 
 namespace gelu::gpu {
+
+namespace {
+constexpr std::size_t kMaxShaderBytes = std::size_t{4} << 20;  // the embedded set is ~100 KB
+}  // namespace
 
 ShaderLibrary ShaderLibrary::from_environment() {
   for (const char* var : {"GELU_SHADER_DIR", "GELULAB_SHADER_DIR"})
@@ -44,14 +48,12 @@ std::optional<std::string> ShaderLibrary::read(std::string_view name, std::strin
     return std::nullopt;
   }
   const std::filesystem::path p = std::filesystem::path(dir_) / std::string(name);
-  std::ifstream in(p, std::ios::binary);
-  if (!in) {
-    if (error) *error = "cannot read shader '" + p.string() + "'";
+  try {
+    return read_file(p.string(), kMaxShaderBytes);  // the one reader: a FIFO or a device is refused, not read
+  } catch (const FileError& e) {
+    if (error) *error = std::string("cannot read shader ") + e.what();
     return std::nullopt;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 namespace {

@@ -116,7 +116,9 @@ void score(ErrorReport& r);
 
 // [SECTION] Properties.
 
-/// Zeros of g = f^(order) in [lo, hi]: strict sign changes found on a grid of `grid` intervals, refined
+/// Zeros of g = f^(order) in [lo, hi]: strict sign changes found on a grid of `grid` even intervals merged
+/// with a geometric grid around zero (32 points per binade from 2^-1022 out to the range's ends), so that a
+/// zero is found whatever the width of a range that contains it (1e-3 to 1e12 wide, asymmetric), refined
 /// with Brent's method and then bisection to adjacent doubles; the returned x is the one of the two
 /// with the smaller |g| (so it is the root to full double precision as far as g is accurate). A sign
 /// change across a jump (|g| does not become small) is not a zero and is skipped. Zeros where g only
@@ -156,7 +158,9 @@ struct Properties {
   std::vector<NotablePoint> notable;  // x = -3, -2, -1, 0, 1, 2, 3
 };
 
-/// Properties of fn (its order is ignored: f, f', f'' are all used) with zeros searched in [lo, hi].
+/// Properties of fn (its order is ignored: f, f', f'' are all used) with zeros searched in [lo, hi] (on the
+/// grid of zeros()): the same critical points, inflection points and global minimum for any range that
+/// contains them.
 Properties properties(const FunctionSpec& fn, double lo = -20.0, double hi = 20.0);
 
 // [SECTION] Minimax fitting.

@@ -1,6 +1,29 @@
-// Saving files so that nothing is ever half-written: every file GELU Lab writes (sessions, model files,
-// exports, screenshots) goes through write_file_atomic. A full disk, a read-only directory, a crash or a
-// SIGKILL in the middle of a save leave the previous file exactly as it was.
+// The one file writer and the one file reader of GELU Lab. Every file the project writes (sessions, model
+// files, exports, screenshots, reports) goes through write_file_atomic, and every named file it reads
+// (states, lessons, sessions, scripts, model files, eval's --input, shader overrides) goes through
+// read_file or open_for_reading. A full disk, a read-only directory, a crash or a SIGKILL in the middle of a
+// save leave the previous file exactly as it was; a FIFO, a socket or a device never makes a read block.
+//
+// What is at the path decides how a write goes (the rules, in order):
+//   - a symbolic link (or a chain of them, at most 40): the file it finally points to is written, atomically,
+//     in that file's directory; the link stays a link. A dangling link creates its target (whose directory
+//     must exist), as the shell's `>` would.
+//   - a regular file: a temporary file in the same directory (".NAME.tmp-PID"), fsync, rename over the file,
+//     fsync of the directory. The file keeps its permission bits (0600 stays 0600) and, where the process
+//     may set them, its owner and group. (A file with several hard links: the name written gets the new
+//     content; the other names keep the old one.)
+//   - nothing: a new file with the default mode (0666 less the umask).
+//   - a character device or a FIFO: written straight into, never replaced (`--csv /dev/null`, `--out
+//     /dev/stdout` into a pipe). A FIFO that nobody is reading is refused at once (opened non-blocking),
+//     never waited on.
+//   - a directory, a socket or a block device: refused with a FileError that says which.
+// The file's directory must exist: missing directories are an error (MissingDirectories::Refuse), except
+// for the app's own configuration directory, which is made on demand with mode 0700 (::Create, the XDG
+// rule).
+//
+// Reading: a named file must be a regular file. It is opened with O_NONBLOCK | O_NOCTTY and checked with
+// fstat before any byte is read, so a FIFO, a socket, a terminal or a device is refused with a message that
+// names the path and what it is, and nothing blocks.
 #pragma once
 
 #include <cstddef>
@@ -18,20 +41,38 @@ class FileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Writes `bytes` to `path` so that a reader sees the old file or the new one, never a mix: a temporary
-/// file in the same directory (".NAME.tmp-PID"), fsync, rename over `path`, fsync of the directory.
-/// Creates missing directories. On failure the temporary file is removed and FileError is thrown; the
-/// previous file at `path`, if any, is untouched. Stale temporary files of dead processes (a SIGKILL
-/// during an earlier save) next to `path` are removed first.
-void write_file_atomic(const std::string& path, std::string_view bytes);
+/// Whether a write may make the directories on the way to its file.
+enum class MissingDirectories {
+  Refuse,  // the directory must exist (every file a user names)
+  Create,  // made with mode 0700 (the app's configuration directory, per the XDG base directory spec)
+};
 
-/// Why write_file_atomic(path, …) would fail before any byte is written (its directory, or the nearest
-/// existing parent, is on a read-only file system or not writable), or nullopt when it looks writable.
-/// Lets the app warn at start-up instead of losing the session at exit.
-std::optional<std::string> why_not_writable(const std::string& path);
+/// Writes `bytes` to `path` by the rules above: a reader sees the old file or the new one, never a mix. On
+/// failure the temporary file is removed and FileError is thrown; the previous file, if any, is untouched.
+/// Stale temporary files of dead processes (a SIGKILL during an earlier save) next to the file are removed
+/// first.
+void write_file_atomic(const std::string& path, std::string_view bytes,
+                       MissingDirectories dirs = MissingDirectories::Refuse);
+
+/// Why write_file_atomic(path, …, dirs) would fail before any byte is written, as a phrase for "cannot write
+/// PATH: …" ("the directory 'out' does not exist", "it is a directory", "the directory '/mnt' is not
+/// writable: Read-only file system"), or nullopt when it looks writable. Follows symbolic links as the
+/// writer does. Lets every command check its output paths before it computes anything, and the app warn at
+/// start-up instead of losing the session at exit.
+std::optional<std::string> why_not_writable(const std::string& path,
+                                            MissingDirectories dirs = MissingDirectories::Refuse);
 
 /// Reads a whole regular file of at most `max_bytes` bytes; FileError names the path and the reason
-/// (missing, a directory, unreadable, too large).
+/// (missing, a directory, a FIFO, a socket, a device, unreadable, too large). Never blocks.
 std::string read_file(const std::string& path, std::size_t max_bytes);
+
+/// The checks of read_file, for readers that stream (eval --input): opens `path` for reading and returns
+/// the descriptor (close-on-exec, blocking mode restored) once fstat has shown a regular file; otherwise
+/// FileError as read_file. The caller closes it.
+int open_for_reading(const std::string& path);
+
+/// What a stat mode is, for messages: "a directory", "a FIFO (named pipe)", "a socket", "a character
+/// device", "a block device", "a regular file", "a symbolic link".
+std::string file_kind(unsigned mode);
 
 }  // namespace gelu

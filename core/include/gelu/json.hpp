@@ -1,4 +1,4 @@
-// [SECTION] A small JSON document model, parser and writer for model files (no third-party dependency).
+// [SECTION] A small JSON document model, parser and writer (no third-party dependency).
 //
 // The parser accepts RFC 8259 JSON only (no comments, no trailing commas, no NaN literals) and never
 // crashes on hostile input: every failure is a JsonError carrying the byte offset, line and column.
@@ -76,8 +76,24 @@ class Value {
 
 /// Parses a complete document (whitespace around it allowed, nothing else after it).
 Value parse(std::string_view text);
-/// Compact text; `indent` > 0 pretty-prints objects (arrays of numbers stay on one line).
-/// Non-finite numbers have no JSON spelling and throw JsonError.
-std::string write(const Value& v, int indent = 0);
+
+/// What write() does with a NaN or an infinity, which JSON cannot spell. The policy of the project:
+/// files the app reads back (sessions, lessons, model files) never hold one, so their writer refuses it
+/// (Refuse, the default); reports and metadata (gui --report, shot --meta) record what happened, a diverged
+/// network included, so they write it as null and say so (NullWithNote).
+enum class NonFinite {
+  /// JsonError naming the key: "cannot write nan to JSON at 'panels.ffn.lr' (JSON has no number for it)".
+  Refuse,
+  /// null in its place; a root object gains the member "non_finite": {"PATH": "nan"|"inf"|"-inf", …}
+  /// listing every replaced number by its path (e.g. "panels.ffn.nets[0].loss"), so null is never
+  /// mistaken for a missing value.
+  NullWithNote,
+};
+/// The member a NullWithNote document gains at its root (reserved: a root member of that name is an error).
+inline constexpr const char* kNonFiniteKey = "non_finite";
+
+/// Compact text; `indent` > 0 pretty-prints objects (arrays of numbers stay on one line). Non-finite
+/// numbers as `non_finite` says.
+std::string write(const Value& v, int indent = 0, NonFinite non_finite = NonFinite::Refuse);
 
 }  // namespace gelu::json

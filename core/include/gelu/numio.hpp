@@ -33,9 +33,12 @@ std::string format_in(double v, const Format& f);
 /// User text (a token, a file name, a JSON key) made safe for a one-line message: printable ASCII and
 /// valid UTF-8 are kept, every other byte (NUL, control characters, broken UTF-8) is written as \xNN, and
 /// text longer than max_chars characters is cut there with "…" and its length in bytes appended, so a
-/// megabyte-long token or binary garbage cannot flood or corrupt the terminal.
+/// megabyte-long token or binary garbage cannot flood or corrupt the terminal. Characters a person cannot
+/// see or cannot tell from a space (the byte order mark U+FEFF, no-break and other Unicode spaces,
+/// zero-width characters, bidirectional controls, C1 controls) are written as \u{XXXX} and named after
+/// the text: "\u{FEFF}1 (U+FEFF byte order mark)".
 std::string printable(std::string_view text, std::size_t max_chars = 40);
-/// printable(text) in single quotes: 'text', or 'tex…' (1048576 bytes).
+/// printable(text) in single quotes: 'text', 'tex…' (1048576 bytes), '\u{00A0}2' (U+00A0 no-break space).
 std::string quote(std::string_view text, std::size_t max_chars = 40);
 
 }  // namespace gelu
