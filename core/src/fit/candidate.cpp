@@ -10,49 +10,16 @@
 
 namespace gelu::fit {
 
+using detail::clamp_value;
 using detail::D;
+using detail::eval_block;
+using detail::kBlock;
 using detail::L;
 using detail::ld;
+using detail::per_piece;
+using detail::piece_of;
 
 namespace {
-
-std::size_t per_piece(const Spec& s) {
-  return static_cast<std::size_t>(s.degree) + 1;
-}
-
-/// Piece index of x, computed as the exported code computes it (in T): uniform pieces by scaling and
-/// truncation (clamped, NaN → 0), optimized ones by counting the breakpoints at or below x.
-template <class T>
-int piece_of(const Candidate& c, T x) {
-  const int K = c.spec.pieces;
-  if (c.spec.breakpoints == Breakpoints::Uniform) {
-    const T inv_h = static_cast<T>(static_cast<double>(K) / (c.spec.b - c.spec.a));
-    T s = (x - static_cast<T>(c.spec.a)) * inv_h;
-    s = s >= T(0) ? s : T(0);
-    s = s <= static_cast<T>(K - 1) ? s : static_cast<T>(K - 1);
-    return static_cast<int>(s);
-  }
-  int j = 0;
-  for (int i = 1; i < K; ++i) j += x >= static_cast<T>(c.breakpoints[static_cast<std::size_t>(i)]) ? 1 : 0;
-  return j;
-}
-
-/// The clamp value (of what the candidate stands for: GELU or GELU′) below A (left) or above B.
-template <class T>
-T clamp_value(const Spec& s, T x, bool left) {
-  switch (s.clamp) {
-    case Clamp::Zero:
-      return T(0);
-    case Clamp::X:
-      return x;
-    case Clamp::Limits:
-      if (left) return T(0);
-      return s.target == Target::GeluPrime ? T(1) : x;
-    case Clamp::None:
-      break;
-  }
-  return x;
-}
 
 /// The same in the target's own terms (Φ, erf(x/√2)): what the form's value would be to give it.
 ld clamp_target(const Spec& s, double x, bool left) {
@@ -71,82 +38,6 @@ ld horner_ld(const double* c, std::size_t n, ld v) {
   ld p = 0;
   for (std::size_t k = n; k-- > 0;) p = p * v + L(c[k]);
   return p;
-}
-
-constexpr std::size_t kBlock = 256;
-
-/// The evaluation kernel in T (float or double): the operation order of the exported C++ (Horner with fma),
-/// over a block of up to kBlock elements; each inner loop runs over the block, so it vectorizes.
-template <class T>
-void eval_block(const Candidate& c, const T* xin, T* yout, std::size_t m) {
-  const Spec& s = c.spec;
-  const double* C = c.coefficients.data();
-  alignas(64) T x[kBlock], t[kBlock], p[kBlock];
-  for (std::size_t j = 0; j < m; ++j) x[j] = xin[j];
-  const auto horner = [&](const double* coef, std::size_t n, const T* v, T* out) {
-    const T top = static_cast<T>(coef[n - 1]);
-    for (std::size_t j = 0; j < m; ++j) out[j] = top;
-    for (std::size_t k = n - 1; k-- > 0;) {
-      const T ck = static_cast<T>(coef[k]);
-      for (std::size_t j = 0; j < m; ++j) out[j] = std::fma(out[j], v[j], ck);
-    }
-  };
-  const std::size_t n = per_piece(s);
-  switch (s.form) {
-    case Form::Poly:
-      horner(C, n, x, p);
-      break;
-    case Form::HalfXPolyAbs:
-    case Form::Even:
-      for (std::size_t j = 0; j < m; ++j) t[j] = s.form == Form::Even ? x[j] * x[j] : std::fabs(x[j]);
-      horner(C, n, t, p);
-      for (std::size_t j = 0; j < m; ++j) p[j] = std::fma(T(0.5), x[j], p[j]);
-      break;
-    case Form::Rational: {
-      alignas(64) T q[kBlock];
-      const std::size_t nq = static_cast<std::size_t>(s.denominator_degree) + 1;
-      horner(C, n, x, p);
-      horner(C + n, nq, x, q);
-      for (std::size_t j = 0; j < m; ++j) p[j] = p[j] / q[j];
-      break;
-    }
-    case Form::Piecewise: {
-      alignas(64) int piece[kBlock];
-      for (std::size_t j = 0; j < m; ++j) piece[j] = piece_of<T>(c, x[j]);
-      for (std::size_t j = 0; j < m; ++j)
-        t[j] = x[j] - static_cast<T>(c.centers[static_cast<std::size_t>(piece[j])]);
-      for (std::size_t j = 0; j < m; ++j)
-        p[j] = static_cast<T>(C[static_cast<std::size_t>(piece[j]) * n + n - 1]);
-      for (std::size_t k = n - 1; k-- > 0;)
-        for (std::size_t j = 0; j < m; ++j)
-          p[j] = std::fma(p[j], t[j], static_cast<T>(C[static_cast<std::size_t>(piece[j]) * n + k]));
-      break;
-    }
-    default:
-      for (std::size_t j = 0; j < m; ++j) p[j] = x[j];
-      break;
-  }
-  switch (s.target) {
-    case Target::Phi:
-      for (std::size_t j = 0; j < m; ++j) p[j] = x[j] * p[j];
-      break;
-    case Target::Erf:
-      for (std::size_t j = 0; j < m; ++j) {
-        const T h = T(0.5) * x[j];
-        p[j] = std::fma(h, p[j], h);
-      }
-      break;
-    default:
-      break;
-  }
-  if (s.clamp != Clamp::None) {
-    const T a = static_cast<T>(s.a), b = static_cast<T>(s.b);
-    for (std::size_t j = 0; j < m; ++j) {
-      p[j] = x[j] < a ? clamp_value<T>(s, x[j], true) : p[j];
-      p[j] = x[j] > b ? clamp_value<T>(s, x[j], false) : p[j];
-    }
-  }
-  for (std::size_t j = 0; j < m; ++j) yout[j] = p[j];
 }
 
 std::string num(double v) {
