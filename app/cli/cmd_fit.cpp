@@ -278,7 +278,8 @@ int run_fit(Args& args) {
   }
   std::printf("max error  %.6g at x = %s (%s)\n", c.max_error, format_f64(c.x_at_max).c_str(),
               certify_note.c_str());
-  if (c.certified) std::printf("certified  [%.6g, %.6g]\n", c.certified_lo, c.certified_hi);
+  if (c.certified)
+    std::printf("certified  [%.9g, %.9g] (sampled %.9g)\n", c.certified_lo, c.certified_hi, c.max_error);
   std::printf("before rounding %.6g, rounded to nearest %.6g, minimax level %.6g\n", c.unrounded_max_error,
               c.naive_max_error, c.level);
   if (c.spec.target != fit::Target::Gelu && c.spec.target != fit::Target::GeluPrime)
