@@ -159,6 +159,17 @@ Lattice make_lattice(const Spec& s, const Part& part) {
   return lat;
 }
 
+/// The part with a coarser point set: a Chebyshev grid of `per_coefficient` points per coefficient plus the
+/// fit's reference (where the error peaks).
+Part coarse(const Part& part, std::size_t per_coefficient) {
+  Part c = part;
+  c.set = chebyshev_grid(part.lo, part.hi, per_coefficient * part.c.size());
+  for (const RefPoint& r : part.reference) c.set.push_back(r.x);
+  std::sort(c.set.begin(), c.set.end());
+  c.set.erase(std::unique(c.set.begin(), c.set.end()), c.set.end());
+  return c;
+}
+
 /// Sollya's fpminimax in spirit: the coefficient whose rounding moves the error most is rounded first, and
 /// the free ones are re-fitted by minimax, until every one is rounded. The re-fits run on a coarse set (a
 /// Chebyshev grid of 16 points per coefficient plus the fit's reference, where the error peaks): each
@@ -367,7 +378,7 @@ void round_parts(Candidate& c, const std::vector<Part>& parts, const std::vector
   for (std::size_t j = 0; j < parts.size(); ++j) {
     const Control sub = ctl.sub(double(j) / double(parts.size()), double(j + 1) / double(parts.size()));
     sub.report(0, "rounding");
-    const Lattice lat = make_lattice(c.spec, parts[j]);
+    const Lattice lat = make_lattice(c.spec, coarse(parts[j], 32));
     const std::vector<double> piece_naive(naive.begin() + static_cast<std::ptrdiff_t>(j * n),
                                           naive.begin() + static_cast<std::ptrdiff_t>((j + 1) * n));
     std::vector<double> g = greedy_round(c.spec, parts[j], parts[j].c, fmt);
@@ -392,10 +403,14 @@ void finish_linear(Candidate& c, const std::vector<Part>& parts, const std::vect
   }
   c.unrounded = to_double(all);
   round_parts(c, parts, extra, opt, ctl);
-  for (const Part& p : parts)
-    for (const RefPoint& r : p.reference) {
-      const ld g = target_ld(c.spec.target, r.x);
-      c.reference.push_back({r.x, D(weight_at(c.spec, g) * (g - form_value(c, c.unrounded, r.x)))});
+  // Each part's reference with its own polynomial (a piece's end is also the next piece's start).
+  const std::size_t n = static_cast<std::size_t>(c.spec.degree) + 1;
+  for (std::size_t j = 0; j < parts.size(); ++j)
+    for (const RefPoint& r : parts[j].reference) {
+      const ld g = target_ld(c.spec.target, r.x), v = parts[j].var.v(r.x);
+      ld p = 0;
+      for (std::size_t k = n; k-- > 0;) p = p * v + L(c.unrounded[j * n + k]);
+      c.reference.push_back({r.x, D(weight_at(c.spec, g) * (g - parts[j].var.fixed(r.x) - p))});
     }
 }
 
