@@ -112,7 +112,8 @@ struct Spec {
   Clamp clamp = Clamp::Limits;
   Weight weight = Weight::Abs;
   Method method = Method::Minimax;
-  FormatId format = FormatId::F64;  // coefficients rounded to it (f64, f32, bf16, f16); ulp counts its ULPs
+  FormatId format = FormatId::F64;  // coefficients rounded to it (f64, f32, bf16, f16); the ulp weight counts
+                                    // its ULPs (so needs f32, bf16 or f16)
   bool reoptimize = true;           // after rounding: greedy + lattice search
   bool operator==(const Spec&) const = default;
 };
@@ -160,7 +161,7 @@ class Candidate {
   std::vector<double> centers;      // piecewise: m_j (values of the format)
 
   // Error of the candidate as used (its coefficients, exact arithmetic) on [A, B], in spec.weight units
-  // (abs: absolute; rel: relative; ulp: ULPs of spec.format, or f32 for f64 coefficients).
+  // (abs: absolute; rel: relative; ulp: ULPs of spec.format, a real number: |g − f| / spacing(g)).
   double max_error = 0;
   double x_at_max = 0;
   bool certified = false;   // certified_lo/hi enclose the maximum (Sollya's supnorm)
