@@ -68,3 +68,36 @@ gelu_find_python_with(mpmath GELU_MPMATH_PYTHON)
 if(NOT GELU_MPMATH_PYTHON)
   message(STATUS "mpmath: off (reference generators cannot be re-run; apt install python3-mpmath)")
 endif()
+
+# [SECTION] Sollya (libsollya-dev): certified error bounds for the approximation designer (gelu::fit_sollya,
+# core/sollya). Found by header + library + a test link; gelu::core never needs it.
+set(GELU_HAVE_SOLLYA OFF)
+find_path(GELU_SOLLYA_INCLUDE_DIR sollya.h)
+find_library(GELU_SOLLYA_LIBRARY sollya)
+find_library(GELU_MPFR_LIBRARY mpfr)
+find_library(GELU_GMP_LIBRARY gmp)
+if(NOT GELU_SOLLYA_INCLUDE_DIR OR NOT GELU_SOLLYA_LIBRARY OR NOT GELU_MPFR_LIBRARY OR NOT GELU_GMP_LIBRARY)
+  message(STATUS "Sollya certifier: off (libsollya-dev not found; apt install libsollya-dev): "
+                 "gelulab fit reports sampled maximum errors")
+else()
+  cmake_push_check_state(RESET)
+  set(CMAKE_REQUIRED_INCLUDES ${GELU_SOLLYA_INCLUDE_DIR})
+  set(CMAKE_REQUIRED_LIBRARIES ${GELU_SOLLYA_LIBRARY} ${GELU_MPFR_LIBRARY} ${GELU_GMP_LIBRARY})
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_compiles("#include <sollya.h>
+    int main() { sollya_obj_t (*f)(sollya_obj_t, sollya_obj_t, sollya_obj_t, sollya_obj_t, sollya_obj_t) =
+      sollya_lib_supnorm; return f && sollya_lib_init() == 0 ? sollya_lib_close() : 1; }" GELU_SOLLYA_LINKS)
+  cmake_pop_check_state()
+  if(GELU_SOLLYA_LINKS)
+    set(GELU_HAVE_SOLLYA ON)
+    add_library(gelu_sollya INTERFACE)
+    add_library(gelu::sollya ALIAS gelu_sollya)
+    target_include_directories(gelu_sollya SYSTEM INTERFACE ${GELU_SOLLYA_INCLUDE_DIR})
+    target_link_libraries(gelu_sollya INTERFACE ${GELU_SOLLYA_LIBRARY} ${GELU_MPFR_LIBRARY} ${GELU_GMP_LIBRARY})
+    message(STATUS "Sollya certifier: on (${GELU_SOLLYA_LIBRARY}): gelulab fit certifies polynomial candidates' "
+                   "maximum errors with supnorm; tests/fit adds fit_sollya_tests")
+  else()
+    message(STATUS "Sollya certifier: off (${GELU_SOLLYA_LIBRARY} is there but a test program does not build or "
+                   "link): gelulab fit reports sampled maximum errors")
+  endif()
+endif()

@@ -259,17 +259,18 @@ std::vector<Row> make_rows() {
   rows.push_back({"subcommand_unknown", {"frobnicate"}, {"unknown subcommand 'frobnicate'"}});
   rows.push_back({"subcommand_badutf8", {kBadUtf8}, {"unknown subcommand '\\xFF\\xFE"}});
   rows.push_back({"subcommand_128KiB", {kArga}, {"unknown subcommand 'aaaa", "(131071 bytes)"}});
-  for (const std::vector<std::string>& cmd : std::vector<std::vector<std::string>>{
-           {"list"},
-           {"eval", "--fn", "gelu"},
-           err,
-           {"props", "--fn", "gelu"},
-           {"bench"},
-           {"train"},
-           cat(shot, {"--panel", "curves"}),
-           {"gui"},
-           {"lessons"},
-           {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p.txt"}})
+  for (const std::vector<std::string>& cmd :
+       std::vector<std::vector<std::string>>{{"list"},
+                                             {"eval", "--fn", "gelu"},
+                                             err,
+                                             {"props", "--fn", "gelu"},
+                                             {"bench"},
+                                             {"train"},
+                                             cat(shot, {"--panel", "curves"}),
+                                             {"gui"},
+                                             {"lessons"},
+                                             {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "p.txt"},
+                                             {"fit", "--form", "poly", "--degree", "4", "--range", "-4:4"}})
     rows.push_back({cmd[0] + "_unknown_option", cat(cmd, {"--bogus=1"}), {"unknown option '--bogus'"}});
   rows.push_back(
       {"unknown_option_128KiB", {"list", "--" + kArga.substr(2)}, {"unknown option '--aaa", "bytes)"}});
@@ -723,6 +724,81 @@ std::vector<Row> make_rows() {
                   {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{f}"},
                   {"shape (1, 2) is not (N,)"},
                   file(npy("<f4", "(1, 2)", f32s({0, 1})), "x.npy")});
+  // --- fit (the approximation designer): every option; the fit itself never starts ---
+  const std::vector<std::string> fitp = {"fit", "--form", "poly", "--range", "-4:4"};
+  const std::vector<std::string> fitd = cat(fitp, {"--degree", "4"});
+  rows.push_back({"fit_missing_form", {"fit", "--degree", "4", "--range", "-4:4"}, {"missing --form"}});
+  rows.push_back({"fit_missing_degree", fitp, {"missing --degree"}});
+  rows.push_back({"fit_missing_range", {"fit", "--form", "poly", "--degree", "4"}, {"missing --range"}});
+  rows.push_back({"fit_repeated_degree", cat(fitd, {"--degree", "5"}), {"--degree is given 2 times"}});
+  int_option(rows, "fit_degree", fitp, "--degree", false);
+  rows.push_back({"fit_degree_31", cat(fitp, {"--degree", "31"}), {"--degree", "above 30"}});
+  rows.push_back({"fit_degree_pair_not_rational", cat(fitp, {"--degree", "3,2"}), {"--degree", "M,N"}});
+  for (const Value& v : std::vector<Value>{{"single", "4"},
+                                           {"three", "1,2,3"},
+                                           {"empty_item", "3,"},
+                                           {"n_zero", "3,0"},
+                                           {"n_31", "3,31"},
+                                           {"m_neg", "-1,2"}})
+    rows.push_back({"fit_rational_degree_" + std::string(v.label),
+                    {"fit", "--form", "rational", "--range", "-4:4", "--degree", v.text},
+                    {"degree"}});
+  const std::vector<std::string> fitpw = {"fit", "--form", "piecewise", "--degree", "3", "--range", "-4:4"};
+  int_option(rows, "fit_pieces", fitpw, "--pieces", true, false);
+  rows.push_back({"fit_pieces_65", cat(fitpw, {"--pieces", "65"}), {"--pieces", "[1, 64]"}});
+  rows.push_back({"fit_pieces_missing", fitpw, {"--pieces"}});
+  rows.push_back(
+      {"fit_pieces_not_piecewise", cat(fitd, {"--pieces", "4"}), {"--pieces is for --form piecewise"}});
+  enum_option(rows, "fit_breakpoints", cat(fitpw, {"--pieces", "4"}), "--breakpoints");
+  for (const Value& v : std::vector<Value>{{"nan_lo", "nan:1"},
+                                           {"inf", "-inf:inf"},
+                                           {"reversed", "1:0"},
+                                           {"empty", "1:1"},
+                                           {"too_wide", "-1e308:1e308"},
+                                           {"beyond_1e6", "-1e7:1"},
+                                           {"narrow", "1:1.0000000001"},
+                                           {"words", "a:b"},
+                                           {"128KiB", kArg.substr(2) + ":1"},
+                                           {"badutf8", kBadUtf8}})
+    rows.push_back({"fit_range_" + std::string(v.label),
+                    {"fit", "--form", "poly", "--degree", "4", "--range", v.text},
+                    {"range"}});
+  enum_option(rows, "fit_form", {"fit", "--degree", "4", "--range", "-4:4"}, "--form");
+  enum_option(rows, "fit_target", fitd, "--target");
+  enum_option(rows, "fit_weight", fitd, "--weight");
+  enum_option(rows, "fit_format", fitd, "--format");
+  enum_option(rows, "fit_clamp", fitd, "--clamp");
+  enum_option(rows, "fit_method", fitd, "--method");
+  rows.push_back({"fit_format_e4m3", cat(fitd, {"--format", "e4m3"}), {"--format", "f64, f32, bf16, f16"}});
+  rows.push_back(
+      {"fit_weight_rel_zero_inside", cat(fitd, {"--weight", "rel"}), {"relative error makes no sense"}});
+  rows.push_back({"fit_weight_ulp_zero_inside",
+                  cat(fitd, {"--weight", "ulp", "--format", "f32"}),
+                  {"ULPs makes no sense for gelu"}});
+  rows.push_back({"fit_weight_ulp_f64",
+                  {"fit", "--form", "poly", "--degree", "4", "--range", "0.5:4", "--weight", "ulp"},
+                  {"choose f32, bf16 or f16"}});
+  rows.push_back({"fit_lsq_rational",
+                  {"fit", "--form", "rational", "--degree", "3,3", "--range", "-4:4", "--method", "lsq"},
+                  {"least squares"}});
+  for (const Value& v : std::vector<Value>{{"digit_first", "2gelu"},
+                                           {"keyword", "float"},
+                                           {"empty", ""},
+                                           {"128KiB", kArga},
+                                           {"badutf8", kBadUtf8}})
+    rows.push_back({"fit_name_" + std::string(v.label), cat(fitd, {"--name", v.text}), {"--name"}});
+  for (const char* opt : {"--export-cpp", "--export-glsl", "--export-cuda", "--vectors"}) {
+    const std::string tag = std::string("fit_") + (opt + 2);
+    rows.push_back({tag + "_no_dir",
+                    cat(fitd, {opt, "{d}/no_dir/x"}),
+                    {std::string(opt) + ": cannot write", "does not exist"}});
+    rows.push_back({tag + "_directory",
+                    cat(fitd, {opt, "{d}"}),
+                    {std::string(opt) + ": cannot write", "it is a directory"}});
+  }
+  rows.push_back({"fit_rational_no_convergence",
+                  {"fit", "--form", "rational", "--degree", "5,4", "--range", "-4:4"},
+                  {"rational fit did not converge", "pole"}});
 
   // --- eval: bytes on stdin and --input ---
   const std::vector<std::string> eval = {"eval", "--fn", "gelu"};

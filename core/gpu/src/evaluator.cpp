@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -158,6 +159,36 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
   ctx_.make_current();
   unsigned prog = 0;
   if (auto e = program("eval.comp", a, order, &prog)) return e;
+  glUseProgram(prog);
+  set_params(prog, a, p);
+  return dispatch(prog, x, y, timing, t0);
+}
+
+std::optional<std::string> Evaluator::eval_glsl(const std::string& glsl, const std::string& fn,
+                                                std::span<const float> x, std::span<float> y,
+                                                Timing* timing) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (y.size() < x.size()) return "output array shorter than input";
+  if (auto lost = context_lost()) return *lost;
+  ctx_.make_current();
+  const std::string key = "fit_eval.comp|" + fn + "|" + std::to_string(std::hash<std::string>{}(glsl)) + "|" +
+                          std::to_string(glsl.size());
+  unsigned prog = 0;
+  if (auto it = programs_.find(key); it != programs_.end()) {
+    prog = it->second;
+  } else {
+    std::string err;
+    prog = build_compute_program(shaders_.with_file("fit_candidate.glsl", glsl), "fit_eval.comp",
+                                 "#define FIT_FN " + fn, fn, &err);
+    if (!prog) return err;
+    programs_[key] = prog;
+  }
+  glUseProgram(prog);
+  return dispatch(prog, x, y, timing, t0);
+}
+
+std::optional<std::string> Evaluator::dispatch(unsigned prog, std::span<const float> x, std::span<float> y,
+                                               Timing* timing, std::chrono::steady_clock::time_point t0) {
   Timing t;
   if (x.empty()) {
     if (timing) *timing = t;
@@ -168,7 +199,6 @@ std::optional<std::string> Evaluator::eval(const Activation& a, int order, const
     if (auto e = ensure_buffer(s, chunk * sizeof(float)))
       return *e + " for " + std::to_string(x.size()) + " elements";
   glUseProgram(prog);
-  set_params(prog, a, p);
   const GLint loc_n = glGetUniformLocation(prog, "u_n");
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffers_[0]);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, buffers_[1]);

@@ -40,7 +40,18 @@ std::string ShaderLibrary::problem() const {
   return "";
 }
 
+ShaderLibrary ShaderLibrary::with_file(std::string name, std::string text) const {
+  ShaderLibrary lib = *this;
+  auto files = overlay_ ? std::make_shared<std::map<std::string, std::string>>(*overlay_)
+                        : std::make_shared<std::map<std::string, std::string>>();
+  (*files)[std::move(name)] = std::move(text);
+  lib.overlay_ = std::move(files);
+  return lib;
+}
+
 std::optional<std::string> ShaderLibrary::read(std::string_view name, std::string* error) const {
+  if (overlay_)
+    if (const auto it = overlay_->find(std::string(name)); it != overlay_->end()) return it->second;
   if (dir_.empty()) {
     for (const detail::EmbeddedShader& s : detail::embedded_shaders())
       if (name == s.path) return std::string(reinterpret_cast<const char*>(s.data), s.size);

@@ -6,6 +6,7 @@
 // does not compile, device out of memory, unknown GLSL twin, ...) comes back as text; nothing throws.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -55,6 +56,13 @@ class Evaluator {
                                    std::span<const float> ref, ErrorMetric metric, ErrorResult* result,
                                    std::span<float> curve = {});
 
+  /// y[i] = fn(x[i]) where `glsl` defines `float fn(float x)` — GLSL made at run time, such as a designer
+  /// candidate's export (gelu/fit_export.hpp) — compiled through shaders/fit_eval.comp with `glsl` as its
+  /// include file fit_candidate.glsl. Programs are cached by source and name. nullopt on success.
+  std::optional<std::string> eval_glsl(const std::string& glsl, const std::string& fn,
+                                       std::span<const float> x, std::span<float> y,
+                                       Timing* timing = nullptr);
+
   /// Compiles (and caches) the program for a function and order: lets a caller surface shader errors early.
   std::optional<std::string> prepare(const Activation& a, int order);
 
@@ -70,6 +78,9 @@ class Evaluator {
   std::optional<std::string> program(const std::string& kernel, const Activation& a, int order,
                                      unsigned* out);
   std::optional<std::string> ensure_buffer(int slot, std::size_t bytes);
+  /// Streams x through the bound program `prog` (uniforms other than u_n already set) into y.
+  std::optional<std::string> dispatch(unsigned prog, std::span<const float> x, std::span<float> y,
+                                      Timing* timing, std::chrono::steady_clock::time_point t0);
 
   Context& ctx_;
   ShaderLibrary shaders_;

@@ -3,6 +3,8 @@
 // compile log is reported as file:line of the original sources.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,6 +34,10 @@ class ShaderLibrary {
   /// "embedded" or the directory.
   std::string origin() const { return dir_.empty() ? std::string("embedded") : dir_; }
 
+  /// This library with one more file, `name`, held in memory and read before the library's own files: how
+  /// GLSL made at run time (a designer candidate's export) goes through the same #include expansion.
+  ShaderLibrary with_file(std::string name, std::string text) const;
+
   /// The raw text of `name` (relative path), or nullopt and *error.
   std::optional<std::string> read(std::string_view name, std::string* error) const;
   /// `name` with includes resolved (each file once; relative to the including file, then the root) and
@@ -40,7 +46,8 @@ class ShaderLibrary {
                                        std::string* error) const;
 
  private:
-  std::string dir_;  // empty = embedded
+  std::string dir_;                                                    // empty = embedded
+  std::shared_ptr<const std::map<std::string, std::string>> overlay_;  // in-memory files (with_file)
 };
 
 /// Rewrites a driver log ("0:12(3): error: ..." on Mesa, "0(12) : error ..." on NVIDIA) so each message
