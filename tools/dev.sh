@@ -61,8 +61,10 @@ build() {
 sanitize() {
   local dir=build-asan
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DGELU_WERROR=ON -DGELU_BUILD_BENCH=OFF -DGELU_BUILD_GUI=OFF -DGELU_SANITIZE=address,undefined
-  cmake --build "$dir" -j "$JOBS"
+    -DGELU_WERROR=ON -DGELU_BUILD_BENCH=OFF -DGELU_BUILD_GUI=OFF -DGELU_SANITIZE=address,undefined || return
+  # `set -e` does not reach into a function called as `sanitize || …`: a failed build returns here, before
+  # ctest would report its missing executables as the failure.
+  cmake --build "$dir" -j "$JOBS" || return
   ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \

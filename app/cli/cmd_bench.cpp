@@ -8,9 +8,9 @@
 
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
+#include "gelu/json.hpp"
 #include "model/backends.hpp"
 
 namespace gelu::cli {
@@ -46,7 +46,7 @@ void check_budget(int reps, const std::vector<std::size_t>& sizes, std::size_t r
   throw UsageError(buf);
 }
 
-void print_stats_json(JsonWriter& w, const char* key, const bench::Stats& s, std::size_t n) {
+void print_stats_json(json::Builder& w, const char* key, const bench::Stats& s, std::size_t n) {
   w.key(key).begin_object();
   w.key("min_s").value(s.min_s);
   w.key("median_s").value(s.median_s);
@@ -150,7 +150,7 @@ int run_bench(Args& args) {
   if (progress_shown) std::fprintf(stderr, "\r\033[K");
 
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_object();
     w.key("gpu_device").value(device);
     w.key("reps").value(reps);

@@ -16,7 +16,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
-#include "cli/json_writer.hpp"
+#include "gelu/json.hpp"
 #include "gelu/npy.hpp"
 #include "gelu/numio.hpp"
 #include "gelu/precision.hpp"
@@ -264,7 +264,7 @@ int run_check(Args& args) {
   const std::string fn = s.id() + std::string(static_cast<std::size_t>(order), '\'');
 
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_object();
     w.key("fn").value(fn);
     w.key("dtype").value(fmt.name());

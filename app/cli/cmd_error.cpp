@@ -11,9 +11,9 @@
 
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/analysis.hpp"
 #include "gelu/fileio.hpp"
+#include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 #include "gelu/precision.hpp"
 
@@ -92,7 +92,7 @@ std::string curve_csv(const analysis::ErrorReport& r, const std::vector<ErrorMet
   return out;
 }
 
-void json_result(JsonWriter& w, const Result& res, const std::string& vs, int order, bool all,
+void json_result(json::Builder& w, const Result& res, const std::string& vs, int order, bool all,
                  const std::vector<ErrorMetric>& metrics) {
   const analysis::ErrorReport& r = res.report;
   w.begin_object();
@@ -111,7 +111,7 @@ void json_result(JsonWriter& w, const Result& res, const std::string& vs, int or
   for (ErrorMetric m : metrics) {
     const analysis::ErrorStats& s = r.stats(m);
     w.key(analysis::to_string(m)).begin_object();
-    w.key("max").value(s.max);  // JsonWriter writes inf as null; nonfinite says how many there were
+    w.key("max").value(s.max);  // json::Builder writes inf as null; nonfinite says how many there were
     w.key("x_at_max").value(s.x_at_max);
     w.key("mean").value(s.mean);
     w.key("nonfinite").value(s.nonfinite);
@@ -221,7 +221,7 @@ int run_error(Args& args) {
   if (csv && *csv == "-") return 0;
 
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     if (!single) w.begin_array();
     for (const Result& r : results) json_result(w, r, vs_text, order, all, metrics);
     if (!single) w.end_array();

@@ -11,10 +11,10 @@
 
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/fit.hpp"
 #include "gelu/fit_export.hpp"
+#include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 #ifdef GELU_HAVE_SOLLYA
 #include "gelu/fit_sollya.hpp"
@@ -188,7 +188,7 @@ int run_fit(Args& args) {
   const FormatId f = c.spec.format;
 
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_object();
     w.key("form").value(fit::name(c.spec.form));
     w.key("target").value(fit::name(c.spec.target));

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "cli/cli.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
@@ -30,7 +29,7 @@ const char* origin(zoo::Origin o) {
 void list_zoo(bool json) {
   const std::vector<zoo::Entry> all = zoo::entries();
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_array();
     for (const zoo::Entry& e : all) {
       w.begin_object();

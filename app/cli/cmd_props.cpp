@@ -5,8 +5,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/analysis.hpp"
+#include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 
 namespace gelu::cli {
@@ -21,7 +21,7 @@ std::string line_text(const analysis::Asymptote& a) {
   return s;
 }
 
-void json_asymptote(JsonWriter& w, const char* key, const analysis::Asymptote& a) {
+void json_asymptote(json::Builder& w, const char* key, const analysis::Asymptote& a) {
   w.key(key);
   if (!a.exists) {
     w.null();
@@ -42,7 +42,7 @@ int run_props(Args& args) {
   const analysis::Properties p = analysis::properties({&fn, params, 0}, range.a, range.b);
 
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_object();
     w.key("fn").value(fn.id);
     w.key("params").begin_object();

@@ -9,11 +9,11 @@
 
 #include "cli/backend.hpp"
 #include "cli/cli.hpp"
-#include "cli/json_writer.hpp"
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/model_file.hpp"
 #include "gelu/ffn/network.hpp"
 #include "gelu/ffn/train.hpp"
+#include "gelu/json.hpp"
 #include "model/backends.hpp"
 
 namespace gelu::cli {
@@ -289,7 +289,7 @@ int run_train(Args& args) {
 
   const bool classify = data.task == Task::Classification;
   if (json) {
-    JsonWriter w;
+    json::Builder w;
     w.begin_object();
     w.key("dataset").value(data.id);
     w.key("backend").value(backend == Backend::Gpu ? "gpu" : "cpu");

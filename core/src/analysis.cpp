@@ -125,6 +125,18 @@ double ulp_error(const Format& fmt, double v, double r) {
   }
 }
 
+double error(ErrorMetric m, const Format& fmt, double v, double r) {
+  switch (m) {
+    case ErrorMetric::Abs:
+      return abs_error(v, r);
+    case ErrorMetric::Rel:
+      return rel_error(v, r);
+    case ErrorMetric::Ulp:
+      return ulp_error(fmt, v, r);
+  }
+  return kInf;
+}
+
 bool differs(const Format& fmt, double v, double r) {
   const double a = fmt.round(v), b = fmt.round(r);
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) != std::isnan(b);
@@ -211,9 +223,9 @@ void score(ErrorReport& r) {
   std::size_t mismatch = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = r.value[i], ref = r.ref_value[i];
-    r.abs[i] = abs_error(v, ref);
-    r.rel[i] = rel_error(v, ref);
-    r.ulp[i] = ulp_error(r.format, v, ref);
+    r.abs[i] = error(ErrorMetric::Abs, r.format, v, ref);
+    r.rel[i] = error(ErrorMetric::Rel, r.format, v, ref);
+    r.ulp[i] = error(ErrorMetric::Ulp, r.format, v, ref);
     mismatch += differs(r.format, v, ref) ? 1 : 0;
   }
   r.abs_stats = summarize(r.abs, r.x, mismatch);

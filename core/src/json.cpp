@@ -48,6 +48,48 @@ const Array& Value::as_array() const {
   if (!is_array()) type_error("an array", *this);
   return std::get<Array>(v_);
 }
+Object::Object(std::initializer_list<value_type> members) {
+  for (const value_type& m : members) (*this)[m.first] = m.second;  // a repeated key: the last one wins
+}
+Object::iterator Object::find(std::string_view key) {
+  auto it = index_.find(key);
+  return it == index_.end() ? items_.end() : items_.begin() + static_cast<std::ptrdiff_t>(it->second);
+}
+Object::const_iterator Object::find(std::string_view key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? items_.end() : items_.begin() + static_cast<std::ptrdiff_t>(it->second);
+}
+Value& Object::operator[](std::string_view key) {
+  return emplace(std::string(key), Value()).first->second;
+}
+Value& Object::at(std::string_view key) {
+  auto it = find(key);
+  if (it == end()) throw JsonError("missing key '" + std::string(key) + "'");
+  return it->second;
+}
+const Value& Object::at(std::string_view key) const {
+  auto it = find(key);
+  if (it == end()) throw JsonError("missing key '" + std::string(key) + "'");
+  return it->second;
+}
+std::pair<Object::iterator, bool> Object::emplace(std::string key, Value v) {
+  auto it = index_.find(key);
+  if (it != index_.end()) return {items_.begin() + static_cast<std::ptrdiff_t>(it->second), false};
+  index_.emplace(key, items_.size());
+  items_.emplace_back(std::move(key), std::move(v));
+  return {items_.end() - 1, true};
+}
+std::size_t Object::erase(std::string_view key) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return 0;
+  const std::size_t at = it->second;
+  index_.erase(it);
+  items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(at));
+  for (auto& [k, i] : index_)
+    if (i > at) --i;
+  return 1;
+}
+
 const Object& Value::as_object() const {
   if (!is_object()) type_error("an object", *this);
   return std::get<Object>(v_);
@@ -482,6 +524,52 @@ std::string write(const Value& v, int indent, NonFinite non_finite) {
   WriteContext ctx{non_finite, {}, {}};
   write_value(out, v, indent, 0, ctx);
   return out;
+}
+
+// [SECTION] Builder
+
+Builder& Builder::key(std::string_view k) {
+  pending_key_ = std::string(k);
+  has_key_ = true;
+  return *this;
+}
+
+Builder& Builder::value(Value v) {
+  if (stack_.empty()) {
+    root_ = std::move(v);
+    return *this;
+  }
+  Value& top = stack_.back().v;
+  if (top.is_object()) {
+    if (!has_key_) throw JsonError("json::Builder: a value in an object needs a key first");
+    top.as_object()[pending_key_] = std::move(v);
+    has_key_ = false;
+  } else {
+    top.as_array().push_back(std::move(v));
+  }
+  return *this;
+}
+
+Builder& Builder::open(Value container) {
+  std::string k;
+  if (!stack_.empty() && stack_.back().v.is_object()) {
+    if (!has_key_) throw JsonError("json::Builder: a value in an object needs a key first");
+    k = std::move(pending_key_);
+    has_key_ = false;
+  }
+  stack_.push_back({std::move(container), std::move(k)});
+  return *this;
+}
+
+Builder& Builder::close() {
+  if (stack_.empty()) throw JsonError("json::Builder: nothing to close");
+  Open done = std::move(stack_.back());
+  stack_.pop_back();
+  if (!stack_.empty() && stack_.back().v.is_object()) {
+    pending_key_ = std::move(done.key);
+    has_key_ = true;
+  }
+  return value(std::move(done.v));
 }
 
 }  // namespace gelu::json

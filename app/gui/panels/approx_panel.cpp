@@ -14,6 +14,32 @@ namespace gelu::app {
 
 namespace {
 
+using analysis::ErrorMetric;
+
+Format format_of(bool f32) {
+  return Format(f32 ? FormatId::F32 : FormatId::F64);
+}
+
+/// err[i] = the error of `approx` against `ref` at xs[i] in the metric, as gelu::analysis scores it.
+void error_curve(ErrorMetric m, bool f32, const Activation& approx, const Params& pa, const Activation& ref,
+                 const Params& pr, std::span<const double> xs, std::span<double> err) {
+  const analysis::ErrorReport r =
+      analysis::compare_at(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0},
+                           std::vector<double>(xs.begin(), xs.end()), format_of(f32));
+  const std::vector<double>& c = r.curve(m);
+  std::copy(c.begin(), c.begin() + static_cast<long>(std::min(c.size(), err.size())), err.begin());
+}
+
+/// The largest error on n evenly spaced samples of [a, b] and where it occurs (gelu::analysis::compare).
+ApproxPanel::MaxError max_error(ErrorMetric m, bool f32, const Activation& approx, const Params& pa,
+                                const Activation& ref, const Params& pr, double a, double b, std::size_t n) {
+  const analysis::ErrorStats& s =
+      analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
+                        format_of(f32))
+          .stats(m);
+  return {s.x_at_max, s.max};
+}
+
 constexpr const char* kMetricName[3] = {"absolute  |f − GELU|", "relative  |f − GELU| / |GELU|",
                                         "ULP (units in the last place)"};
 constexpr const char* kMetricKey[3] = {"abs", "rel", "ulp"};
@@ -220,7 +246,7 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
       std::uint64_t worst = 0;
       double worst_x = 0;
       for (std::size_t i = 0; i < xf.size(); ++i) {
-        gpu_err_[k][i] = error_of_f32(metric_, gpu[i], ref[i]);
+        gpu_err_[k][i] = analysis::error(metric_, format_of(true), static_cast<double>(gpu[i]), ref[i]);
         const std::uint64_t d = analysis::ulp_distance(gpu[i], cpu[i]);
         if (d > worst) worst = d, worst_x = gpu_x_[i];
       }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/analysis.hpp"
 #include "gui/panels/panel.hpp"
-#include "model/core_facts.hpp"
 #include "model/panel_states.hpp"
 
 namespace gelu::app {
@@ -24,7 +24,13 @@ class ApproxPanel : public Panel {
   json::Value state() const override;
   json::Object meta() const override;
 
+ public:
+  struct MaxError {
+    double x = 0, value = 0;  // where the largest error is, and how large
+  };
+
  private:
+  using ErrorMetric = analysis::ErrorMetric;
   struct Series {
     std::string label;
     const Activation* a;

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <limits>
 
+#include "gelu/analysis.hpp"
 #include "gelu/numio.hpp"
 #include "gui/kit/ui.hpp"
-#include "model/core_facts.hpp"
 
 namespace gelu::app {
 
@@ -25,6 +25,12 @@ plot::BatchFn batch(const Activation* a, int order, Params p) {
   return [a, order, p](std::span<const double> x, std::span<double> y) { a->eval(x, y, order, &p); };
 }
 
+/// GELU's properties (its minimum and inflection points), solved by the core once per process.
+const analysis::Properties& gelu_properties() {
+  static const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
+  return p;
+}
+
 }  // namespace
 
 CurvesPanel::CurvesPanel() : Panel(kId) {
@@ -37,9 +43,9 @@ CurvesPanel::CurvesPanel() : Panel(kId) {
   plot_[0].y.range = plot_[0].home_y = {-0.6, 3};
   plot_[1].y.range = plot_[1].home_y = {-0.3, 1.3};
   plot_[2].y.range = plot_[2].home_y = {-0.3, 0.6};
-  const GeluMinimum m = gelu_minimum();
-  minimum_x_ = m.x;
-  minimum_y_ = m.y;
+  const auto& m = gelu_properties().global_minimum;
+  minimum_x_ = m ? m->x : NAN;
+  minimum_y_ = m ? m->value : NAN;
 }
 
 void CurvesPanel::controls() {
@@ -155,7 +161,7 @@ void CurvesPanel::plots(float height) {
     }
     if (order == 0 && gelu_fn) {
       // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.
-      infl_x_ = gelu_inflections();
+      infl_x_ = gelu_properties().inflection_points;
       infl_y_.resize(infl_x_.size());
       gelu->eval(std::span<const double>(infl_x_), std::span<double>(infl_y_), 0, &gelu_fn->params);
       p.scatter("GELU inflection points (f″ = 0)", IM_COL32(60, 60, 60, 255), infl_x_, infl_y_, 0.28f);
@@ -310,7 +316,7 @@ json::Object CurvesPanel::meta() const {
   o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
   o["gelu_minimum"] = json::Array{minimum_x_, minimum_y_};
   json::Array infl;
-  for (double x : gelu_inflections()) infl.push_back(x);
+  for (double x : gelu_properties().inflection_points) infl.push_back(x);
   o["gelu_inflections"] = infl;
   o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
   return o;

@@ -70,6 +70,9 @@ double rel_error(double v, double r);
 ///    and fmt.round(r) (Format::ulp_distance: 0 = identical after rounding, 1 = neighbours; the largest
 ///    finite value and an infinity are neighbours); both NaN -> 0, one NaN -> +inf.
 double ulp_error(const Format& fmt, double v, double r);
+/// The error of v (computed for `fmt`) against the double reference r in metric m: abs_error, rel_error or
+/// ulp_error — the one dispatch every caller (compare, the panels, GPU results) goes through.
+double error(ErrorMetric m, const Format& fmt, double v, double r);
 /// v and r differ once both are rounded to fmt (both NaN: equal; +0 and -0: equal; one NaN: differ).
 bool differs(const Format& fmt, double v, double r);
 

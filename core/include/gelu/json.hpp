@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstddef>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -33,7 +35,44 @@ class JsonError : public std::runtime_error {
 
 class Value;
 using Array = std::vector<Value>;
-using Object = std::map<std::string, Value, std::less<>>;
+
+/// A JSON object that keeps its members in the order they were inserted (parsed files, reports and written
+/// files read in the order their authors wrote them) with a sorted index for lookups: find, at and
+/// operator[] are O(log n) and parsing an object with many members stays O(n log n). The interface is the
+/// part of std::map that the project uses; iteration yields std::pair<std::string, Value> in insertion order.
+class Object {
+ public:
+  using value_type = std::pair<std::string, Value>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Object() = default;
+  Object(std::initializer_list<value_type> members);
+
+  iterator begin();
+  iterator end();
+  const_iterator begin() const;
+  const_iterator end() const;
+  std::size_t size() const;
+  bool empty() const;
+
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  std::size_t count(std::string_view key) const;
+  bool contains(std::string_view key) const { return count(key) != 0; }
+  /// The member, inserted as null at the end when absent.
+  Value& operator[](std::string_view key);
+  Value& at(std::string_view key);
+  const Value& at(std::string_view key) const;
+  /// Inserts at the end unless the key exists: (the member, whether it was inserted), as std::map does.
+  std::pair<iterator, bool> emplace(std::string key, Value v);
+  /// Removes a member (later members keep their order); 1 when it was there.
+  std::size_t erase(std::string_view key);
+
+ private:
+  std::vector<value_type> items_;
+  std::map<std::string, std::size_t, std::less<>> index_;  // key -> position in items_
+};
 
 /// A JSON value. Numbers are doubles (model files store float/double parameters in shortest round-trip text).
 class Value {
@@ -74,6 +113,28 @@ class Value {
   std::variant<std::monostate, bool, double, std::string, Array, Object> v_;
 };
 
+inline Object::iterator Object::begin() {
+  return items_.begin();
+}
+inline Object::iterator Object::end() {
+  return items_.end();
+}
+inline Object::const_iterator Object::begin() const {
+  return items_.begin();
+}
+inline Object::const_iterator Object::end() const {
+  return items_.end();
+}
+inline std::size_t Object::size() const {
+  return items_.size();
+}
+inline bool Object::empty() const {
+  return items_.empty();
+}
+inline std::size_t Object::count(std::string_view key) const {
+  return index_.find(key) == index_.end() ? 0 : 1;
+}
+
 /// Parses a complete document (whitespace around it allowed, nothing else after it).
 Value parse(std::string_view text);
 
@@ -95,5 +156,46 @@ inline constexpr const char* kNonFiniteKey = "non_finite";
 /// Compact text; `indent` > 0 pretty-prints objects (arrays of numbers stay on one line). Non-finite
 /// numbers as `non_finite` says.
 std::string write(const Value& v, int indent = 0, NonFinite non_finite = NonFinite::Refuse);
+
+/// A document built in the order it is written out, for command output: begin_object().key("a").value(1)
+/// … end_object(). It builds a Value and str() writes it with write() — there is no second writer. Output
+/// of measurements may hold infinities (an error that is infinite, a diverged loss), so str() writes them as
+/// null with the root note (NonFinite::NullWithNote).
+class Builder {
+ public:
+  Builder& begin_object() { return open(Value(Object{})); }
+  Builder& begin_array() { return open(Value(Array{})); }
+  Builder& end_object() { return close(); }
+  Builder& end_array() { return close(); }
+  Builder& key(std::string_view k);
+  Builder& value(Value v);
+  Builder& value(std::string_view s) { return value(Value(std::string(s))); }
+  Builder& value(const std::string& s) { return value(Value(s)); }
+  Builder& value(const char* s) { return value(Value(std::string(s))); }
+  Builder& value(double d) { return value(Value(d)); }
+  Builder& value(long long i) { return value(Value(static_cast<double>(i))); }
+  Builder& value(long i) { return value(Value(static_cast<double>(i))); }
+  Builder& value(int i) { return value(Value(static_cast<double>(i))); }
+  Builder& value(unsigned long n) { return value(Value(static_cast<double>(n))); }
+  Builder& value(unsigned long long n) { return value(Value(static_cast<double>(n))); }
+  Builder& value(unsigned n) { return value(Value(static_cast<double>(n))); }
+  Builder& value(bool b) { return value(Value(b)); }
+  Builder& null() { return value(Value()); }
+  /// The finished document (every object and array closed).
+  const Value& document() const { return root_; }
+  std::string str(int indent = 0) const { return write(root_, indent, NonFinite::NullWithNote); }
+
+ private:
+  Builder& open(Value container);
+  Builder& close();
+  struct Open {
+    Value v;
+    std::string key;  // the key it goes under in its parent (objects)
+  };
+  std::vector<Open> stack_;
+  std::string pending_key_;
+  bool has_key_ = false;
+  Value root_;
+};
 
 }  // namespace gelu::json
