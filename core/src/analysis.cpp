@@ -187,7 +187,7 @@ ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, doubl
       xf[i] = static_cast<float>(r.x[i]);
       r.x[i] = xf[i];  // the reference sees exactly the input the float path saw
     }
-    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params);
+    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params, Path::Accurate);
     for (std::size_t i = 0; i < n; ++i) r.value[i] = yf[i];
   } else {
     fn.fn->eval(std::span<const double>(r.x), std::span<double>(r.value), fn.order, &fn.params);

@@ -22,9 +22,12 @@
 #include <cstring>
 
 #include "formulas.hpp"
+#include "simd_fit.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
+
+#include "simd_bf16.hpp"
 #define GELU_SIMD_AVX512 1
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -49,38 +52,6 @@ constexpr double kRootHalfWidth = 1.0 / 16;
 /// S(t) = Φ(−t)·exp(t²/2) in double (relative error ~1e-15).
 double S_ref(double t) {
   return F::normal_upper_tail(t) * std::exp(0.5 * t * t);
-}
-
-/// Solves the Vandermonde system for the monomial coefficients of the interpolant through (xs, ys).
-template <int N>
-std::array<double, N> interpolate(const std::array<double, N>& xs, const std::array<double, N>& ys) {
-  std::array<std::array<double, N + 1>, N> a{};
-  for (int i = 0; i < N; ++i) {
-    double p = 1;
-    for (int j = 0; j < N; ++j, p *= xs[i]) a[i][j] = p;
-    a[i][N] = ys[i];
-  }
-  for (int c = 0; c < N; ++c) {  // Gaussian elimination with partial pivoting
-    int piv = c;
-    for (int r = c + 1; r < N; ++r)
-      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
-    std::swap(a[c], a[piv]);
-    for (int r = 0; r < N; ++r) {
-      if (r == c) continue;
-      const double m = a[r][c] / a[c][c];
-      for (int j = c; j <= N; ++j) a[r][j] -= m * a[c][j];
-    }
-  }
-  std::array<double, N> coef{};
-  for (int i = 0; i < N; ++i) coef[i] = a[i][N] / a[i][i];
-  return coef;
-}
-
-template <int N>
-std::array<double, N> chebyshev_nodes(double lo, double hi) {
-  std::array<double, N> x{};
-  for (int i = 0; i < N; ++i) x[i] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * (i + 0.5) / N);
-  return x;
 }
 
 struct Tables {
@@ -405,6 +376,35 @@ void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n
 }
 const char* isa() {
   return "avx512";
+}
+
+template <bool kBf16Insn>
+void gelu_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                    std::size_t n) {
+  const Regs r(tables());
+  auto f = [&](__m512 v) { return gelu16(v, r); };
+  auto d1 = [&](__m512 v) { return gelu_d1_16(v, r); };
+  switch (op) {
+    case Bf16Op::F:
+      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [](double v, double) { return F::gelu(v); });
+      break;
+    case Bf16Op::D1:
+      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1, [](double v, double) { return F::gelu_d1(v); });
+      break;
+    case Bf16Op::Backward:
+      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
+                                            [](double v, double g) { return g * F::gelu_d1(v); });
+      break;
+  }
+}
+
+void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y, std::size_t n,
+               bool bf16_insn) {
+#ifdef __AVX512BF16__
+  if (bf16_insn) return gelu_bf16_impl<true>(op, x, dy, y, n);
+#endif
+  (void)bf16_insn;
+  gelu_bf16_impl<false>(op, x, dy, y, n);
 }
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).

@@ -9,6 +9,21 @@
 //  - float scalar: the double value rounded once, so <= 1 ULP wherever double is accurate.
 //  - float batched `gelu` (order 0 and 1): a vectorized kernel, <= 1 ULP (f) / <= 2 ULP (f') for every
 //    finite float, exhaustively tested against the double reference.
+//  - float batched, Path::Fast (the default; `batch_f32`): `gelu_tanh`, `gelu_sigmoid`, `silu`, `softplus`
+//  and
+//    `mish` f and f' are float-arithmetic kernels within 2 ULP of the correctly rounded value for every
+//    finite float (tests/exhaustive; measured maxima in docs/performance.md); limits, ±0 and NaN as the
+//    double formulas.
+//  - float batched, Path::Accurate (`batch_f32_accurate`): the correctly rounded kernels (each lane in
+//  double,
+//    rounded once; <= 1 ULP). The error analysis uses this path. For functions without a fast kernel both
+//    paths are the same function.
+//  - `batch_backward_f32` (nullptr where there is none): the fused dx = dy·f'(x), f' as the fast path, then
+//  one
+//    rounding for the product.
+//  - The span overloads split arrays above a measured size across the persistent thread pool
+//  (gelu/kernels.hpp);
+//    the result is bit-identical to the single-threaded one.
 #pragma once
 
 #include <array>
@@ -44,6 +59,10 @@ using ScalarF64 = double (*)(double x, const Params& p);
 using ScalarF32 = float (*)(float x, const Params& p);
 using BatchF64 = void (*)(const double* x, double* y, std::size_t n, const Params& p);
 using BatchF32 = void (*)(const float* x, float* y, std::size_t n, const Params& p);
+using BatchGradF32 = void (*)(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
+
+/// Which float32 batched kernel the span overload runs: the fast one (<= 2 ULP) or the correctly rounded one.
+enum class Path { Fast, Accurate };
 
 /// One registry entry. Orders index the arrays: 0 = f, 1 = f', 2 = f''.
 struct Activation {
@@ -56,14 +75,17 @@ struct Activation {
   std::array<ScalarF64, 3> f64;
   std::array<ScalarF32, 3> f32;
   std::array<BatchF64, 3> batch_f64;
-  std::array<BatchF32, 3> batch_f32;
+  std::array<BatchF32, 3> batch_f32;           // Path::Fast
+  std::array<BatchF32, 3> batch_f32_accurate;  // Path::Accurate
+  BatchGradF32 batch_backward_f32;             // dx = dy·f'(x) fused, or nullptr
 
   Params defaults() const;
   int param_index(std::string_view param_name) const;  // -1 when unknown
 
   double eval(double x, int order = 0, const Params* p = nullptr) const;
   float eval(float x, int order = 0, const Params* p = nullptr) const;
-  void eval(std::span<const float> x, std::span<float> y, int order = 0, const Params* p = nullptr) const;
+  void eval(std::span<const float> x, std::span<float> y, int order = 0, const Params* p = nullptr,
+            Path path = Path::Fast) const;
   void eval(std::span<const double> x, std::span<double> y, int order = 0, const Params* p = nullptr) const;
 };
 

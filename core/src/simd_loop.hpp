@@ -1,0 +1,87 @@
+// [SECTION] The loop shared by the AVX-512 float32 kernels: y[i] = k(x[i]) or dx[i] = dy[i]·k(x[i]), 16 lanes
+// at a time, two vectors per iteration (their independent chains overlap), a masked tail, and streaming
+// stores for outputs too large to stay in the caches. Only included by translation units built with AVX-512.
+#pragma once
+
+// GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely (GCC
+// PR105593); every translation unit that includes this header is AVX-512 code.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#define GELU_INLINE inline __attribute__((always_inline))
+
+namespace gelu::simd {
+
+/// Outputs of at least this many bytes go around the caches (see docs/performance.md, "64M"): no read for
+/// ownership of the destination, so such a call moves 8 bytes per element instead of 12.
+inline constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
+/// Inputs are prefetched this far ahead on the streaming path (bytes).
+inline constexpr std::size_t kPrefetchBytes = 4096;
+
+/// The 32-entry table idiom: two registers, vpermt2ps selects by the low 5 bits of each index lane.
+struct Table32 {
+  __m512 lo, hi;
+  explicit Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
+  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
+};
+
+/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy.
+template <bool kGrad, class Kernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
+  auto one = [&](std::size_t i, __mmask16 m) {
+    const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
+    if constexpr (kGrad) return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v);
+    return v;
+  };
+  auto two = [&](std::size_t i, __m512& a, __m512& b) {
+    a = k(_mm512_loadu_ps(x + i));
+    b = k(_mm512_loadu_ps(x + i + 16));
+    if constexpr (kGrad) {
+      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
+      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
+    }
+  };
+  std::size_t i = 0;
+  const bool stream = n * sizeof(float) >= kStreamBytes && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
+  if (stream) {
+    // Peel to a 64-byte aligned destination, then whole cache lines with non-temporal stores.
+    const std::size_t head = ((64 - reinterpret_cast<std::uintptr_t>(y) % 64) % 64) / sizeof(float);
+    if (head > 0) {
+      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
+      _mm512_mask_storeu_ps(y, m, one(0, m));
+      i = head;
+    }
+    constexpr std::size_t ahead = kPrefetchBytes / sizeof(float);
+    for (; i + 32 <= n; i += 32) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead + 16), _MM_HINT_T0);
+      if constexpr (kGrad) {
+        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead + 16), _MM_HINT_T0);
+      }
+      __m512 a, b;
+      two(i, a, b);
+      _mm512_stream_ps(y + i, a);
+      _mm512_stream_ps(y + i + 16, b);
+    }
+    _mm_sfence();
+  } else {
+    for (; i + 32 <= n; i += 32) {
+      __m512 a, b;
+      two(i, a, b);
+      _mm512_storeu_ps(y + i, a);
+      _mm512_storeu_ps(y + i + 16, b);
+    }
+  }
+  for (; i < n; i += 16) {
+    const std::size_t left = n - i;
+    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
+    _mm512_mask_storeu_ps(y + i, m, one(i, m));
+  }
+}
+
+}  // namespace gelu::simd
