@@ -72,13 +72,20 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
       out[l] = bf16_from_double(ref(static_cast<double>(xf), static_cast<double>(df)));
     }
   };
+  // dy·f': where f' is zero or subnormal in float (x < −13 for gelu) it has lost relative precision that a
+  // large dy would bring back into the normal range; those lanes go to the double reference too.
+  __mmask16 lost = 0;
   auto eval = [&](__m512 xv, std::size_t i, __mmask16 m) {
     __m512 v = k(xv);
-    if constexpr (kOp == Bf16Op::Backward) v = _mm512_mul_ps(bf16_load16_masked(dy + i, m), v);
+    if constexpr (kOp == Bf16Op::Backward) {
+      const __m512 g = bf16_load16_masked(dy + i, m);
+      lost = _mm512_fpclass_ps_mask(v, 0x06 | 0x20) & _mm512_cmp_ps_mask(g, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+      v = _mm512_mul_ps(g, v);
+    }
     return v;
   };
-  auto store16 = [&](std::size_t i, __m512 v, __mmask16 m) {
-    const __mmask16 near = bf16_near_boundary(v) & m;
+  auto store16 = [&](std::size_t i, __m512 v, __mmask16 m, __mmask16 extra) {
+    const __mmask16 near = (bf16_near_boundary(v) | extra) & m;
     alignas(32) std::uint16_t out[16];
     if constexpr (kBf16Insn) {
       if (_mm512_fpclass_ps_mask(v, 0x20) & m)  // a subnormal result: vcvtneps2bf16 would flush it
@@ -95,8 +102,10 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
     const __m512 a = eval(bf16_load16(x + i), i, 0xFFFF);
+    const __mmask16 lost_a = lost;
     const __m512 b = eval(bf16_load16(x + i + 16), i + 16, 0xFFFF);
-    const __mmask16 near_a = bf16_near_boundary(a), near_b = bf16_near_boundary(b);
+    const __mmask16 lost_b = lost;
+    const __mmask16 near_a = bf16_near_boundary(a) | lost_a, near_b = bf16_near_boundary(b) | lost_b;
     bool plain = !(near_a | near_b);
     if constexpr (kBf16Insn)
       plain = plain && !(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));
@@ -108,14 +117,15 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 16), bf16_round_int(b));
       }
     } else {
-      store16(i, a, 0xFFFF);
-      store16(i + 16, b, 0xFFFF);
+      store16(i, a, 0xFFFF, lost_a);
+      store16(i + 16, b, 0xFFFF, lost_b);
     }
   }
   for (; i < n; i += 16) {
     const std::size_t left = n - i;
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
-    store16(i, eval(bf16_load16_masked(x + i, m), i, m), m);
+    const __m512 v = eval(bf16_load16_masked(x + i, m), i, m);
+    store16(i, v, m, lost);
   }
 }
 
