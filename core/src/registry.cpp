@@ -106,6 +106,8 @@ std::vector<Activation> build_registry() {
   r.push_back(make<p1<F::softplus>, p1<F::softplus_d1>, p1<F::softplus_d2>>(
       "softplus", "Softplus", "log(1 + e^(β·x)) / β", "A smooth ReLU; sharper as β grows.", "act_softplus",
       {{"beta", 1.0, 0.1, 10.0, "sharpness"}}));
+  set_kernels(r.back(), simd::softplus_f32, simd::softplus_d1_f32, simd::softplus_f32, simd::softplus_d1_f32,
+              nullptr);
   r.push_back(make<p0<F::mish>, p0<F::mish_d1>, p0<F::mish_d2>>(
       "mish", "Mish", "x·tanh(softplus(x))", "Self-regularized non-monotonic activation (Misra 2019).",
       "act_mish", {}));

@@ -39,6 +39,10 @@ void mish_f32(const float* x, float* y, std::size_t n, const Params& p);
 void mish_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 void elu_f32(const float* x, float* y, std::size_t n, const Params& p);
 void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// Softplus (p[0] = β), f = (max(z, 0) + log1p(e^−|z|))/β and f' = σ(z), z = βx, the same way (log1p by the
+/// atanh series, in double).
+void softplus_f32(const float* x, float* y, std::size_t n, const Params& p);
+void softplus_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
 /// Name of the instruction set the kernels were compiled for ("avx512", "avx2", "scalar").
 const char* isa();

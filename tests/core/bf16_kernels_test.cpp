@@ -1,14 +1,15 @@
-// bf16 arrays (gelu/kernels.hpp): every one of the 65,536 inputs through gelu and gelu_tanh, f and f', on every
-// path that this build has (AVX512_BF16 conversions, AVX-512 with integer rounding, portable), against the double
-// reference rounded once to bf16 by a rounding written here (integer arithmetic on the binary64 bits, no float
-// step in between). The backward pass dx = dy·f'(x) is checked the same way for every x against 40 gradients.
+// bf16 arrays (gelu/kernels.hpp): every one of the 65,536 inputs through gelu and gelu_tanh, f and f', on
+// every path that this build has (AVX512_BF16 conversions, AVX-512 with integer rounding, portable), against
+// the double reference rounded once to bf16 by a rounding written here (integer arithmetic on the binary64
+// bits, no float step in between). The backward pass dx = dy·f'(x) is checked the same way for every x
+// against 40 gradients.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,8 @@ float bf16_value(std::uint16_t b) {
   return f;
 }
 
-/// Round-to-nearest-even of a double to bf16, on the binary64 bit pattern: keep 8 significant bits (normal) or
-/// the multiple of 2^-133 (subnormal), ties to the even pattern.
+/// Round-to-nearest-even of a double to bf16, on the binary64 bit pattern: keep 8 significant bits (normal)
+/// or the multiple of 2^-133 (subnormal), ties to the even pattern.
 std::uint16_t rne_bf16(double v) {
   if (std::isnan(v)) return 0x7FC0;
   const bool neg = std::signbit(v);
@@ -65,8 +66,8 @@ double f_ref(bool tanh_form, Bf16Op op, double x) {
 }
 
 /// Equal bit patterns, except that any NaN matches any NaN and, for f' and dy·f', +0 matches −0: the double
-/// reference underflows to +0 where the exact value is a tiny negative number (gelu_tanh f' below x ≈ −21.6), so
-/// its sign says nothing there. f itself is compared with the sign of zero.
+/// reference underflows to +0 where the exact value is a tiny negative number (gelu_tanh f' below x ≈ −21.6),
+/// so its sign says nothing there. f itself is compared with the sign of zero.
 bool same(std::uint16_t a, std::uint16_t b, bool derivative) {
   const bool na = (a & 0x7FFF) > 0x7F80, nb = (b & 0x7FFF) > 0x7F80;
   if (na || nb) return na && nb;
@@ -76,24 +77,27 @@ bool same(std::uint16_t a, std::uint16_t b, bool derivative) {
 
 struct Path {
   std::string name;
-  std::function<void(Bf16Op, bool, const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::size_t)> run;
+  std::function<void(Bf16Op, bool, const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::size_t)>
+      run;
 };
 
 std::vector<Path> paths() {
   std::vector<Path> p;
-  p.push_back({"public", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                            std::size_t n) {
+  p.push_back({"public", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy,
+                            std::uint16_t* y, std::size_t n) {
                  namespace B = gelu::bf16;
                  if (op == Bf16Op::F) (t ? B::gelu_tanh : B::gelu)(x, y, n);
                  if (op == Bf16Op::D1) (t ? B::gelu_tanh_d1 : B::gelu_d1)(x, y, n);
                  if (op == Bf16Op::Backward) (t ? B::gelu_tanh_backward : B::gelu_backward)(x, dy, y, n);
                }});
-  p.push_back({"portable", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                              std::size_t n) { gelu::simd::gelu_bf16_portable(op, t, x, dy, y, n); }});
+  p.push_back(
+      {"portable", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                      std::size_t n) { gelu::simd::gelu_bf16_portable(op, t, x, dy, y, n); }});
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-  p.push_back({"avx512 (integer rounding)",
-               [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                  std::size_t n) { (t ? gelu::simd::gelu_tanh_bf16 : gelu::simd::gelu_bf16)(op, x, dy, y, n, false); }});
+  p.push_back({"avx512 (integer rounding)", [](Bf16Op op, bool t, const std::uint16_t* x,
+                                               const std::uint16_t* dy, std::uint16_t* y, std::size_t n) {
+                 (t ? gelu::simd::gelu_tanh_bf16 : gelu::simd::gelu_bf16)(op, x, dy, y, n, false);
+               }});
 #ifdef __AVX512BF16__
   if (__builtin_cpu_supports("avx512bf16"))
     p.push_back({"avx512bf16", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy,
@@ -153,17 +157,20 @@ TEST(Bf16, EveryInputCorrectlyRoundedOnEveryPath) {
         std::size_t bad = 0, first = 0;
         for (std::size_t i = 0; i < x.size(); ++i)
           if (!same(y[i], want[i], op != Bf16Op::F) && bad++ == 0) first = i;
-        EXPECT_EQ(bad, 0u) << p.name << (tanh_form ? " gelu_tanh" : " gelu") << (op == Bf16Op::F ? " f" : " f'")
-                           << ": first at x=" << bf16_value(x[first]) << " (0x" << std::hex << x[first]
-                           << ") got 0x" << y[first] << " want 0x" << want[first];
+        EXPECT_EQ(bad, 0u) << p.name << (tanh_form ? " gelu_tanh" : " gelu")
+                           << (op == Bf16Op::F ? " f" : " f'") << ": first at x=" << bf16_value(x[first])
+                           << " (0x" << std::hex << x[first] << ") got 0x" << y[first] << " want 0x"
+                           << want[first];
       }
     }
 }
 
 TEST(Bf16, BackwardCorrectlyRoundedForEveryInputAndFortyGradients) {
   const std::vector<std::uint16_t> x = all_inputs();
-  std::vector<float> grads = {1.0f, -1.0f, 0.5f, 3.0f, -0.0078125f, 1e-3f, 7.5f, 1e30f, -2e38f, 1e-38f, 1e-40f, 0.0f};
-  for (int i = 0; grads.size() < 40; ++i) grads.push_back(std::ldexp(1.0f + 0.0371f * static_cast<float>(i), i % 17 - 8));
+  std::vector<float> grads = {1.0f, -1.0f, 0.5f,   3.0f,   -0.0078125f, 1e-3f,
+                              7.5f, 1e30f, -2e38f, 1e-38f, 1e-40f,      0.0f};
+  for (int i = 0; grads.size() < 40; ++i)
+    grads.push_back(std::ldexp(1.0f + 0.0371f * static_cast<float>(i), i % 17 - 8));
   std::vector<std::uint16_t> dy(x.size()), want(x.size()), y(x.size());
   for (bool tanh_form : {false, true})
     for (float g : grads) {

@@ -1,6 +1,8 @@
-// The thread pool behind the batched API (gelu/kernels.hpp): threaded results bit-identical to single-threaded
-// ones at sizes around the threshold, tiny sizes and n = 0; exceptions, cancellation, nesting and concurrent
-// callers neither deadlock nor lose work.
+// The thread pool behind the batched API (gelu/kernels.hpp): threaded results bit-identical to
+// single-threaded ones at sizes around the threshold, tiny sizes and n = 0; exceptions, cancellation, nesting
+// and concurrent callers neither deadlock nor lose work.
+#include "parallel.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,7 +14,6 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/kernels.hpp"
-#include "parallel.hpp"
 
 namespace {
 
@@ -41,8 +42,8 @@ TEST(Parallel, ThreadCountDefaultsOverridesAndRestores) {
 
 TEST(Parallel, BatchedResultsAreBitIdenticalToSingleThreaded) {
   const std::size_t t = gelu::detail::kParallelMinFloat;
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, t - 1, t, t + 1, 2 * t - 1, 2 * t + 17,
-                        std::size_t{1} << 20}) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{17}, t - 1, t, t + 1, 2 * t - 1,
+                        2 * t + 17, std::size_t{1} << 20}) {
     const std::vector<float> x = random_inputs(n);
     for (const char* id : {"gelu", "gelu_tanh", "silu", "softplus", "relu"})
       for (int order = 0; order <= 2; ++order)
@@ -87,7 +88,8 @@ TEST(Parallel, DoubleAndBackwardPathsAreBitIdenticalToo) {
 
 TEST(Parallel, EveryElementVisitedOnceInChunksOfSixteen) {
   const ThreadCount tc(4);
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{100000}, std::size_t{1000003}}) {
+  for (std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{100}, std::size_t{100000}, std::size_t{1000003}}) {
     std::vector<std::atomic<int>> hits(n);
     std::atomic<bool> misaligned{false};
     EXPECT_TRUE(gelu::parallel_for(n, 1000, [&](std::size_t b, std::size_t e) {
@@ -131,7 +133,8 @@ TEST(Parallel, CancellationStopsHandingOutChunks) {
   EXPECT_FALSE(completed);
   EXPECT_LT(done.load(), std::size_t{1} << 22);
   cancel = false;
-  EXPECT_TRUE(gelu::parallel_for(1 << 16, 1024, [](std::size_t, std::size_t) {}, &cancel));
+  EXPECT_TRUE(gelu::parallel_for(
+      1 << 16, 1024, [](std::size_t, std::size_t) {}, &cancel));
 }
 
 TEST(Parallel, NestedAndConcurrentCallsDoNotDeadlock) {

@@ -250,7 +250,8 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, AccurateFamily,
                                            KernelCase{"silu", 0}, KernelCase{"silu", 1},
                                            KernelCase{"gelu_tanh", 0}, KernelCase{"gelu_tanh", 1},
                                            KernelCase{"mish", 0}, KernelCase{"mish", 1}, KernelCase{"elu", 0},
-                                           KernelCase{"elu", 1}));
+                                           KernelCase{"elu", 1}, KernelCase{"softplus", 0},
+                                           KernelCase{"softplus", 1}));
 
 // The fast kernels (Path::Fast, the default batched float path): float arithmetic only, f and f' <= 2 ULP
 // from the correctly rounded value for every finite input, with no window around the root of f' (the kernels
