@@ -486,12 +486,43 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
   run_d1<Form::Tanh>(x, dy, dx, n, p[0]);
 }
 
+/// The tanh form for inputs that are bf16 values with |x| <= xfast, to within a few float ULPs (the bf16
+/// rounding guard needs < 8): x has 8 significant bits, so x² and x³ are exact and z = a·x + b·x³ is a pair
+/// from two exact products and one Fast2Sum; e^−z is one rounded float, f = x / (1 + e^−z) one division.
+GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
+  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);  // exact for bf16 x
+  const __m512 ah = _mm512_mul_ps(r.ah, x);
+  const __m512 al = _mm512_fmadd_ps(r.al, x, _mm512_fmsub_ps(r.ah, x, ah));
+  const __m512 bh = _mm512_mul_ps(r.bh, x3);
+  const __m512 bl = _mm512_fmadd_ps(r.bl, x3, _mm512_fmsub_ps(r.bh, x3, bh));
+  const __m512 zh = _mm512_add_ps(ah, bh);
+  // Fast2Sum on the larger magnitude (both terms have the sign of x).
+  const __m512 big = _mm512_range_ps(ah, bh, 0x03), small = _mm512_range_ps(ah, bh, 0x02);
+  const __m512 zl = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(big, zh), small), _mm512_add_ps(al, bl));
+  const __m512 k = _mm512_fnmadd_ps(zh, _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 rr = _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), zh);  // −z − n·ln2hi, exact
+  rr = _mm512_sub_ps(_mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr), zl);
+  const __m512i kb = _mm512_castps_si512(k);
+  const __m512 scaled = _mm512_castsi512_ps(
+      _mm512_add_epi32(_mm512_castps_si512(r.exp_hi(kb)),
+                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 q = _mm512_fmadd_ps(
+      _mm512_mul_ps(rr, rr), _mm512_fmadd_ps(rr, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), rr);
+  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
+  const __m512 y = _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
+}
+
 template <bool kBf16Insn>
 void gelu_tanh_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                          std::size_t n) {
   constexpr double c = 0.044715;
   const Regs r(consts(Form::Tanh, c));
-  auto f = [&](__m512 v) { return f16<Form::Tanh>(v, r); };
+  auto f = [&](__m512 v) {
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), r.xfast, _CMP_GT_OQ)) return f16_general<Form::Tanh>(v, r);
+    return tanh16_bf(v, r);
+  };
   auto d1 = [&](__m512 v) { return d1_16<Form::Tanh>(v, r); };
   switch (op) {
     case Bf16Op::F:

@@ -42,6 +42,7 @@ namespace F = formulas;
 constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
 constexpr int kDegS = 5;     // degree of f_k
 constexpr int kDegRoot = 5;  // degree of P around the root of f'
+constexpr int kDegBf = 4;    // degree of S on each bin for the bf16 kernel (relative error < 2^-24 there)
 static_assert(kDegRoot % 2 == 1,
               "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
 constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
@@ -62,6 +63,7 @@ struct Tables {
   alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
   float root_hi = 0, root_lo = 0;           // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};          // f'(r0 + δ) ≈ δ·Σ c_i δ^i
+  alignas(64) float bf_c[kDegBf + 1][kBins];  // for bf16 inputs: S(edge + d) ≈ Σ c_i d^i
 };
 
 Tables build_tables() {
@@ -86,6 +88,11 @@ Tables build_tables() {
     for (int n = 0; n <= kDegS; ++n) ys[n] = S_ref(t0 + xs[n]) / tb.s_k[b] - 1.0;
     const auto c = interpolate<kDegS + 1>(xs, ys);
     for (int n = 0; n <= kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
+    const auto xb = chebyshev_nodes<kDegBf + 1>(-pad, w + pad);
+    std::array<double, kDegBf + 1> yb{};
+    for (int n = 0; n <= kDegBf; ++n) yb[n] = S_ref(t0 + xb[n]);
+    const auto cb = interpolate<kDegBf + 1>(xb, yb);
+    for (int n = 0; n <= kDegBf; ++n) tb.bf_c[n][b] = static_cast<float>(cb[n]);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -378,11 +385,56 @@ const char* isa() {
   return "avx512";
 }
 
+/// gelu for inputs that are bf16 values with |x| <= 12, to within a few float ULPs (the bf16 rounding guard
+/// in simd_bf16.hpp needs < 8): x has 8 significant bits, so t² is exact; e^(−t²/2) is one rounded float
+/// (exponent added to the table value's bits), S(t) a degree-4 polynomial per bin, G = e·t·S and R − G
+/// rounded plainly.
+struct BfRegs {
+  Table32 exp_hi;
+  Table32 c[kDegBf + 1];
+  explicit BfRegs(const Tables& t)
+      : exp_hi(t.exp_hi),
+        c{Table32(t.bf_c[0]), Table32(t.bf_c[1]), Table32(t.bf_c[2]), Table32(t.bf_c[3]),
+          Table32(t.bf_c[4])} {}
+};
+constexpr float kBfTMax =
+    12.0f;  // beyond, e^(−t²/2) leaves the normal range: the full kernel takes the vector
+
+GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
+  const __m512 t = _mm512_abs_ps(x);
+  const __m512 h = _mm512_mul_ps(_mm512_mul_ps(t, t), _mm512_set1_ps(-0.5f));  // exact for bf16 x
+  const __m512 k = _mm512_fmadd_ps(h, _mm512_set1_ps(46.166241308446828f), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_hi), h);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
+  const __m512i kb = _mm512_castps_si512(k);
+  const __m512 scaled = _mm512_castsi512_ps(
+      _mm512_add_epi32(_mm512_castps_si512(tb.exp_hi(kb)),
+                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
+                                   _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), r);
+  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
+  // u = t + 1 is exact (t has 8 significant bits and is below 16): the bin's edge is u with its low 20 bits
+  // cleared.
+  const __m512 u = _mm512_add_ps(t, _mm512_set1_ps(1.0f));
+  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(u), 20);
+  const __m512 d = _mm512_sub_ps(
+      u, _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(u), _mm512_set1_epi32(~0xFFFFF))));
+  __m512 S = tb.c[kDegBf](b);
+  for (int i = kDegBf - 1; i >= 0; --i) S = _mm512_fmadd_ps(S, d, tb.c[i](b));
+  const __m512 G = _mm512_mul_ps(_mm512_mul_ps(e, t), S);
+  return _mm512_sub_ps(_mm512_max_ps(_mm512_set1_ps(-0.0f), x), G);  // max(−0, x) keeps gelu(−0) = −0
+}
+
 template <bool kBf16Insn>
 void gelu_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n) {
   const Regs r(tables());
-  auto f = [&](__m512 v) { return gelu16(v, r); };
+  const BfRegs rb(tables());
+  auto f = [&](__m512 v) {
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(kBfTMax), _CMP_NLE_UQ)) return gelu16(v, r);
+    return gelu16_bf(v, rb);
+  };
   auto d1 = [&](__m512 v) { return gelu_d1_16(v, r); };
   switch (op) {
     case Bf16Op::F:
