@@ -12,14 +12,12 @@ namespace {
 namespace F = formulas;
 constexpr double kC = 0.044715;  // the tanh form's cubic coefficient (the registry's default)
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
 bool cpu_has_bf16() {
-#if defined(__x86_64__) && defined(__GNUC__)
   static const bool has = __builtin_cpu_supports("avx512bf16");
   return has;
-#else
-  return false;
-#endif
 }
+#endif
 
 double xval(std::uint16_t b) {
   return static_cast<double>(to_float(b));

@@ -37,6 +37,8 @@ namespace {
 
 namespace F = formulas;
 
+#ifdef GELU_FAST_AVX512
+
 enum class Form { Sigmoid, Tanh };
 
 constexpr int kDegRoot = 5;      // degree of P around the root of f'
@@ -139,8 +141,6 @@ const Consts& consts(Form form, double param) {
   e = Entry{form, param, build_consts(form, param), true};
   return e.c;
 }
-
-#ifdef GELU_FAST_AVX512
 
 /// 2^(j/32) as a float and its rounding error relative to it (folded into the polynomial).
 struct ExpTable {

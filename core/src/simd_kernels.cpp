@@ -28,6 +28,7 @@
 #include <immintrin.h>
 
 #include "simd_bf16.hpp"
+#include "simd_loop.hpp"
 #define GELU_SIMD_AVX512 1
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -113,7 +114,7 @@ Tables build_tables() {
   return tb;
 }
 
-const Tables& tables() {
+[[maybe_unused]] const Tables& tables() {  // unused without AVX-512
   static const Tables tb = build_tables();
   return tb;
 }
@@ -127,8 +128,6 @@ constexpr float kC_lo = static_cast<float>(0.69314718055994530941723212145817656
 constexpr float kMagic =
     12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
 
-#define GELU_INLINE inline __attribute__((always_inline))
-
 struct Pieces {
   __m512 t;      // |x| clamped to kTMax
   __m512 T;      // exp table value (float)
@@ -136,13 +135,6 @@ struct Pieces {
   __m512 scale;  // n/32: scalef applies 2^floor(n/32)
   __m512 s_k;    // S at the bin midpoint
   __m512 f;      // S/s_k − 1
-};
-
-/// A 32-entry table held in two registers (vpermt2ps selects by the low 5 bits of each index lane).
-struct Table32 {
-  __m512 lo, hi;
-  explicit Table32(const float* t) : lo(_mm512_load_ps(t)), hi(_mm512_load_ps(t + 16)) {}
-  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
 
 /// All tables in registers for the duration of one call (20 of the 32 zmm registers).
@@ -294,69 +286,6 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   return y;
 }
 
-// Outputs larger than this go around the caches (streaming stores): no read-for-ownership of the destination,
-// so a 64M-element call moves 8 bytes per element instead of 12. Smaller outputs stay cached for the
-// consumer.
-constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
-
-/// y[i] = k(x[i]) (Unary) or y[i] = dy[i]·k(x[i]) (with a gradient): 16 floats at a time, two vectors per
-/// iteration so their independent chains overlap.
-template <bool kGrad, class Kernel, class PairKernel>
-GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n, Kernel k, PairKernel k2) {
-  const Regs r(tables());
-  auto one = [&](std::size_t i, __mmask16 m) {
-    const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i), r);
-    return kGrad ? _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v) : v;
-  };
-  auto two = [&](std::size_t i, __m512& a, __m512& b) {
-    a = _mm512_loadu_ps(x + i);
-    b = _mm512_loadu_ps(x + i + 16);
-    k2(a, b, r);
-    if constexpr (kGrad) {
-      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
-      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
-    }
-  };
-  std::size_t i = 0;
-  const bool stream = n * sizeof(float) >= kStreamBytes;
-  if (stream) {  // peel to a 64-byte aligned destination
-    const std::size_t head = ((64 - reinterpret_cast<std::uintptr_t>(y) % 64) % 64) / sizeof(float);
-    if (reinterpret_cast<std::uintptr_t>(y) % sizeof(float) == 0 && head > 0 && head < n) {
-      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
-      _mm512_mask_storeu_ps(y, m, one(0, m));
-      i = head;
-    }
-  }
-  if (stream && reinterpret_cast<std::uintptr_t>(y + i) % 64 == 0) {
-    for (; i + 32 <= n; i += 32) {
-      // Streaming stores leave the hardware prefetcher less room; fetch the inputs 2 KB ahead ourselves.
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 512), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 528), _MM_HINT_T0);
-      if constexpr (kGrad) {
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 512), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 528), _MM_HINT_T0);
-      }
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_stream_ps(y + i, a);
-      _mm512_stream_ps(y + i + 16, b);
-    }
-    _mm_sfence();
-  } else {
-    for (; i + 32 <= n; i += 32) {
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_storeu_ps(y + i, a);
-      _mm512_storeu_ps(y + i + 16, b);
-    }
-  }
-  for (; i < n; i += 16) {
-    const std::size_t left = n - i;
-    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
-    _mm512_mask_storeu_ps(y + i, m, one(i, m));
-  }
-}
-
 #endif  // GELU_SIMD_AVX512
 
 }  // namespace
@@ -364,22 +293,18 @@ GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n,
 #ifdef GELU_SIMD_AVX512
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(
-      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu16(v, r); },
-      [](__m512& a, __m512& b, const Regs& r) { gelu32(a, b, r); });
+  const Regs r(tables());
+  run_f32<false>(
+      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
+      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
 }
-// f' keeps one test per vector inside gelu_d1_16; the pair form only unrolls.
-constexpr auto kD1Pair = [](__m512& a, __m512& b, const Regs& r) {
-  a = gelu_d1_16(a, r);
-  b = gelu_d1_16(b, r);
-};
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(
-      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  const Regs r(tables());
+  run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  run16<true>(
-      x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  const Regs r(tables());
+  run_f32<true>(x, dy, dx, n, [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 const char* isa() {
   return "avx512";

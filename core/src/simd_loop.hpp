@@ -29,17 +29,21 @@ struct Table32 {
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
 
-/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy.
-template <bool kGrad, class Kernel>
-GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
+/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `k2(a,
+/// b)` evaluates two vectors in place (kernels that share a branch between them); run_f32 without it uses k
+/// twice.
+template <bool kGrad, class Kernel, class PairKernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
+                         const PairKernel& k2) {
   auto one = [&](std::size_t i, __mmask16 m) {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
     if constexpr (kGrad) return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v);
     return v;
   };
   auto two = [&](std::size_t i, __m512& a, __m512& b) {
-    a = k(_mm512_loadu_ps(x + i));
-    b = k(_mm512_loadu_ps(x + i + 16));
+    a = _mm512_loadu_ps(x + i);
+    b = _mm512_loadu_ps(x + i + 16);
+    k2(a, b);
     if constexpr (kGrad) {
       a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
       b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
@@ -82,6 +86,14 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
     _mm512_mask_storeu_ps(y + i, m, one(i, m));
   }
+}
+
+template <bool kGrad, class Kernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
+  run_f32<kGrad>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
+    a = k(a);
+    b = k(b);
+  });
 }
 
 }  // namespace gelu::simd
