@@ -74,7 +74,9 @@ Consts build_consts(Form form, double param) {
     z0_guess = -1.2784645427610738;
   } else {
     const F::DD a = {2 * F::kSqrt2OverPi.hi, 2 * F::kSqrt2OverPi.lo};
-    c.a = split(a.hi);
+    // a's high part is a multiple of 2^-20 (21 significant bits): then ph − ah is exact for any float ph in
+    // [ah, 16), which a_plus_g_s_fast relies on.
+    c.a.hi = static_cast<float>(std::nearbyint(std::ldexp(a.hi, 20)) / 0x1p20);
     c.a.lo = static_cast<float>((a.hi - static_cast<double>(c.a.hi)) + a.lo);
     const F::DD b = F::dd_mul(a, param), b3 = F::dd_mul(a, 3 * param);
     c.b = split(b.hi);
@@ -103,6 +105,14 @@ Consts build_consts(Form form, double param) {
   };
   c.xfast = x_at(kZFast);
   c.xfast_d1 = x_at(kZFastD1);
+  // The fast paths also need a + 3b·x² < 16 (a_plus_g_s_fast); for c <= 0.1 the limits on z are the tighter
+  // ones.
+  if (form == Form::Tanh && param > 0) {
+    const double b3 = 3 * static_cast<double>(c.b.hi);
+    const float lim = static_cast<float>(std::sqrt((15.5 - static_cast<double>(c.a.hi)) / b3));
+    c.xfast = std::min(c.xfast, lim);
+    c.xfast_d1 = std::min(c.xfast_d1, lim);
+  }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = z0_guess / slope;
   for (int it = 0; it < 60; ++it) {
@@ -169,7 +179,7 @@ constexpr float kInvLn2x32 = 46.166241308446828f;
 /// The constants of one call, in registers.
 struct Regs {
   Table32 exp_hi, exp_rel;
-  __m512 ah, al, bh, bl, b3h, b3l, tmax, xfast, xfast_d1, r0h, r0l, win;
+  __m512 ah, al, bh, bl, b3h, b3l, tmax, xfast, xfast_d1, r0h, r0l, win_lo, win_hi, neg_slope_scaled;
   __m512 rc[kDegRoot + 1];
   explicit Regs(const Consts& c)
       : exp_hi(exp_table().hi),
@@ -185,7 +195,9 @@ struct Regs {
         xfast_d1(_mm512_set1_ps(c.xfast_d1)),
         r0h(_mm512_set1_ps(c.r0.hi)),
         r0l(_mm512_set1_ps(c.r0.lo)),
-        win(_mm512_set1_ps(c.win)) {
+        win_lo(_mm512_set1_ps(c.r0.hi - c.win)),
+        win_hi(_mm512_set1_ps(c.r0.hi + c.win)),
+        neg_slope_scaled(_mm512_set1_ps(-c.a.hi * kInvLn2x32)) {
     for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
   }
 };
@@ -204,6 +216,14 @@ GELU_INLINE Pair a_plus_g_s(__m512 ah, __m512 al, __m512 gh, __m512 gl, __m512 s
   const __m512 e = _mm512_add_ps(_mm512_sub_ps(big, h), small);
   const __m512 corr = _mm512_add_ps(_mm512_fmadd_ps(gh, sl, _mm512_fmadd_ps(gl, sh, al)), pe);
   return {h, _mm512_add_ps(e, corr)};
+}
+
+/// a + g·s as a pair for the fast paths, where a's high part is a multiple of 2^-20 and a + g·s < 16: then
+/// ph = fma(g, s, a) rounds once and its error fma(g, s, ah − ph) is exact (ah − ph is), so no Fast2Sum.
+GELU_INLINE Pair a_plus_g_s_fast(__m512 ah, __m512 al, __m512 gh, __m512 gl, __m512 sh, __m512 sl) {
+  const __m512 h = _mm512_fmadd_ps(gh, sh, ah);
+  const __m512 e = _mm512_fmadd_ps(gh, sh, _mm512_sub_ps(ah, h));
+  return {h, _mm512_add_ps(e, _mm512_fmadd_ps(gh, sl, _mm512_fmadd_ps(gl, sh, al)))};
 }
 
 /// xn·(ph + pl) as a pair.
@@ -309,9 +329,13 @@ constexpr int kFixupD1 = 0x00A70011;  // NaN -> x, −inf -> −0, +inf -> 1
 struct ExpZ {
   __m512 scaled, q;
 };
+template <Form kForm>
 GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair p, const Regs& t) {
+  // n = round(−z·32/ln2); any rounding of the product is fine (r below is exact relative to n).
   const __m512 k =
-      _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+      kForm == Form::Sigmoid
+          ? _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic))
+          : _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
   __m512 r = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
   r = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r));
@@ -337,7 +361,7 @@ GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   } else {
     sh = _mm512_mul_ps(x, x);
     sl = _mm512_fmsub_ps(x, x, sh);
-    return a_plus_g_s(t.ah, t.al, t.bh, t.bl, sh, sl);
+    return a_plus_g_s_fast(t.ah, t.al, t.bh, t.bl, sh, sl);
   }
 }
 
@@ -347,7 +371,7 @@ GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
 template <Form kForm>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
-  const ExpZ ez = exp_neg_z(x, slope<kForm>(x, r, sh, sl), r);
+  const ExpZ ez = exp_neg_z<kForm>(x, slope<kForm>(x, r, sh, sl), r);
   const __m512 e = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 dh = _mm512_add_ps(one, e);
@@ -374,14 +398,14 @@ template <Form kForm>
 GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
   const Pair p = slope<kForm>(x, r, sh, sl);
-  const ExpZ ez = exp_neg_z(x, p, r);
+  const ExpZ ez = exp_neg_z<kForm>(x, p, r);
   const __m512 eh = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 el = _mm512_fmadd_ps(ez.scaled, ez.q, _mm512_sub_ps(ez.scaled, eh));  // Sterbenz: exact
   Pair w;  // x·z'(x): z' = p for the sigmoid form, a + 3b·x² for the tanh form
   if constexpr (kForm == Form::Sigmoid)
     w = times(x, p);
   else
-    w = times(x, a_plus_g_s(r.ah, r.al, r.b3h, r.b3l, sh, sl));
+    w = times(x, a_plus_g_s_fast(r.ah, r.al, r.b3h, r.b3l, sh, sl));
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 a = _mm512_add_ps(one, w.h);  // exact where it matters (w ≈ −1.28)
   const __m512 nh = _mm512_fmadd_ps(eh, a, one);
@@ -399,10 +423,11 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
 
 /// δ·P(δ) in the lanes within the window around the root of f', δ = (x − r0h) − r0l with x − r0h exact.
 GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
+  const __mmask16 near =
+      _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x, r.win_lo, _CMP_GE_OQ), x, r.win_hi, _CMP_LE_OQ);
+  if (!near) return y;
   const __m512 dhi = _mm512_sub_ps(x, r.r0h);
   const __m512 delta = _mm512_sub_ps(dhi, r.r0l);
-  const __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(delta), r.win, _CMP_LE_OQ);
-  if (!near) return y;
   __m512 poly = r.rc[kDegRoot];
   for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, r.rc[i]);
   return _mm512_mask_mov_ps(y, near, _mm512_fmsub_ps(dhi, poly, _mm512_mul_ps(r.r0l, poly)));
@@ -490,19 +515,13 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
 /// rounding guard needs < 8): x has 8 significant bits, so x² and x³ are exact and z = a·x + b·x³ is a pair
 /// from two exact products and one Fast2Sum; e^−z is one rounded float, f = x / (1 + e^−z) one division.
 GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
-  const __m512 x3 = _mm512_mul_ps(_mm512_mul_ps(x, x), x);  // exact for bf16 x
-  const __m512 ah = _mm512_mul_ps(r.ah, x);
-  const __m512 al = _mm512_fmadd_ps(r.al, x, _mm512_fmsub_ps(r.ah, x, ah));
-  const __m512 bh = _mm512_mul_ps(r.bh, x3);
-  const __m512 bl = _mm512_fmadd_ps(r.bl, x3, _mm512_fmsub_ps(r.bh, x3, bh));
-  const __m512 zh = _mm512_add_ps(ah, bh);
-  // Fast2Sum on the larger magnitude (both terms have the sign of x).
-  const __m512 big = _mm512_range_ps(ah, bh, 0x03), small = _mm512_range_ps(ah, bh, 0x02);
-  const __m512 zl = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(big, zh), small), _mm512_add_ps(al, bl));
-  const __m512 k = _mm512_fnmadd_ps(zh, _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+  const __m512 s = _mm512_mul_ps(x, x);  // exact for bf16 x
+  const Pair p = a_plus_g_s_fast(r.ah, r.al, r.bh, r.bl, s, _mm512_setzero_ps());
+  const __m512 k =
+      _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 rr = _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), zh);  // −z − n·ln2hi, exact
-  rr = _mm512_sub_ps(_mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr), zl);
+  __m512 rr = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
+  rr = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr));
   const __m512i kb = _mm512_castps_si512(k);
   const __m512 scaled = _mm512_castsi512_ps(
       _mm512_add_epi32(_mm512_castps_si512(r.exp_hi(kb)),
