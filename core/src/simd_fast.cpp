@@ -180,6 +180,7 @@ constexpr float kInvLn2x32 = 46.166241308446828f;
 struct Regs {
   Table32 exp_hi, exp_rel;
   __m512 ah, al, bh, bl, b3h, b3l, tmax, xfast, xfast_d1, r0h, r0l, win_lo, win_hi, neg_slope_scaled;
+  __m512i xfast2, xfast_d1_2;  // bit patterns shifted left by one (see beyond())
   __m512 rc[kDegRoot + 1];
   explicit Regs(const Consts& c)
       : exp_hi(exp_table().hi),
@@ -197,7 +198,9 @@ struct Regs {
         r0l(_mm512_set1_ps(c.r0.lo)),
         win_lo(_mm512_set1_ps(c.r0.hi - c.win)),
         win_hi(_mm512_set1_ps(c.r0.hi + c.win)),
-        neg_slope_scaled(_mm512_set1_ps(-c.a.hi * kInvLn2x32)) {
+        neg_slope_scaled(_mm512_set1_ps(-c.a.hi * kInvLn2x32)),
+        xfast2(_mm512_slli_epi32(_mm512_castps_si512(xfast), 1)),
+        xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)) {
     for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
   }
 };
@@ -329,7 +332,8 @@ constexpr int kFixupD1 = 0x00A70011;  // NaN -> x, −inf -> −0, +inf -> 1
 struct ExpZ {
   __m512 scaled, q;
 };
-template <Form kForm>
+/// kUnit: the sigmoid form with slope exactly 1 (SiLU): z = x, no products.
+template <Form kForm, bool kUnit = false>
 GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair p, const Regs& t) {
   // n = round(−z·32/ln2); any rounding of the product is fine (r below is exact relative to n).
   const __m512 k =
@@ -337,8 +341,14 @@ GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair p, const Regs& t) {
           ? _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic))
           : _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 r = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
-  r = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r));
+  __m512 r;
+  if constexpr (kUnit) {
+    (void)p;
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), x));
+  } else {
+    r = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
+    r = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r));
+  }
   const __m512i kb = _mm512_castps_si512(k);
   const __m512 T = t.exp_hi(kb);
   // bits 5.. of n (= m) into the exponent field; the low bits of the magic constant vanish there.
@@ -368,10 +378,10 @@ GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
 /// f where every lane has |x| <= xfast (|z| <= 80) or is NaN: f = x / (1 + E), E = e^−z in [e^-80, e^80]
 /// rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), one correctly rounded division with its
 /// residual fed back. Error: E's rounding (<= 1/2 ULP of f) + the division's (1/2 ULP) + < 2^-28.
-template <Form kForm>
+template <Form kForm, bool kUnit>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
-  const ExpZ ez = exp_neg_z<kForm>(x, slope<kForm>(x, r, sh, sl), r);
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, slope<kForm>(x, r, sh, sl), r);
   const __m512 e = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 dh = _mm512_add_ps(one, e);
@@ -382,10 +392,15 @@ GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
 }
 
-template <Form kForm>
+/// Lanes with |x| > lim or NaN: one shift and an unsigned compare of the bit patterns.
+GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2) {
+  return _mm512_cmpgt_epu32_mask(_mm512_slli_epi32(_mm512_castps_si512(x), 1), lim2);
+}
+
+template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
-  if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), r.xfast, _CMP_GT_OQ)) return f16_general<kForm>(x, r);
-  return f16_fast<kForm>(x, r);
+  if (beyond(x, r.xfast2)) return f16_general<kForm>(x, r);
+  return f16_fast<kForm, kUnit>(x, r);
 }
 
 /// f' where every lane has |x| <= xfast_d1 (|z| <= 40) or is NaN. With E = e^−z (signed z), D = 1 + E and
@@ -394,15 +409,17 @@ GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
 /// -> −1): there 1 + wh is exact, E = Eh + El and w = wh + wl are pairs, and fma(Eh, 1 + wh, 1) rounds once.
 /// D and D² are exact pairs; one correctly rounded division with its residual fed back. Within the root's
 /// window the caller substitutes δ·P(δ).
-template <Form kForm>
+template <Form kForm, bool kUnit>
 GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
   const Pair p = slope<kForm>(x, r, sh, sl);
-  const ExpZ ez = exp_neg_z<kForm>(x, p, r);
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, p, r);
   const __m512 eh = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 el = _mm512_fmadd_ps(ez.scaled, ez.q, _mm512_sub_ps(ez.scaled, eh));  // Sterbenz: exact
   Pair w;  // x·z'(x): z' = p for the sigmoid form, a + 3b·x² for the tanh form
-  if constexpr (kForm == Form::Sigmoid)
+  if constexpr (kUnit)
+    w = {x, _mm512_setzero_ps()};
+  else if constexpr (kForm == Form::Sigmoid)
     w = times(x, p);
   else
     w = times(x, a_plus_g_s_fast(r.ah, r.al, r.b3h, r.b3l, sh, sl));
@@ -466,24 +483,34 @@ GELU_INLINE __m512 d1_general(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80), x);  // NaN in, NaN out
 }
 
-template <Form kForm>
+template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
-  if (_mm512_cmp_ps_mask(_mm512_abs_ps(x), r.xfast_d1, _CMP_GT_OQ)) return d1_general<kForm>(x, r);
-  return near_root(x, d1_fast<kForm>(x, r), r);
+  if (beyond(x, r.xfast_d1_2)) return d1_general<kForm>(x, r);
+  return near_root(x, d1_fast<kForm, kUnit>(x, r), r);
 }
 
 template <Form kForm>
 void run_f(const float* x, float* y, std::size_t n, double param) {
   const Regs r(consts(kForm, param));
-  run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm>(v, r); });
+  if (kForm == Form::Sigmoid && param == 1.0)
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm, true>(v, r); });
+  else
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm>(v, r); });
+}
+template <Form kForm, bool kUnit>
+void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const Regs& r) {
+  if (dy)
+    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16<kForm, kUnit>(v, r); });
+  else
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16<kForm, kUnit>(v, r); });
 }
 template <Form kForm>
 void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param) {
   const Regs r(consts(kForm, param));
-  if (dy)
-    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16<kForm>(v, r); });
+  if (kForm == Form::Sigmoid && param == 1.0)
+    run_d1_as<kForm, true>(x, dy, y, n, r);
   else
-    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16<kForm>(v, r); });
+    run_d1_as<kForm, false>(x, dy, y, n, r);
 }
 
 #endif  // GELU_FAST_AVX512
@@ -539,7 +566,7 @@ void gelu_tanh_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t*
   constexpr double c = 0.044715;
   const Regs r(consts(Form::Tanh, c));
   auto f = [&](__m512 v) {
-    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), r.xfast, _CMP_GT_OQ)) return f16_general<Form::Tanh>(v, r);
+    if (beyond(v, r.xfast2)) return f16_general<Form::Tanh>(v, r);
     return tanh16_bf(v, r);
   };
   auto d1 = [&](__m512 v) { return d1_16<Form::Tanh>(v, r); };
