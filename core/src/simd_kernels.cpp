@@ -298,6 +298,12 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
       x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
       [&](__m512& a, __m512& b) { gelu32(a, b, r); });
 }
+void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
+  const Regs r(tables());
+  run_f32<false, Stores::Streaming>(
+      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
+      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
+}
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   const Regs r(tables());
   run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return gelu_d1_16(v, r); });
@@ -394,6 +400,9 @@ void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_d1(x[i]));
+}
+void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
+  gelu_f32(x, y, n, {});
 }
 const char* isa() {
   return "scalar";

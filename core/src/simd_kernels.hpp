@@ -16,6 +16,9 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
+/// gelu_f32 with non-temporal stores for outputs of 16 MB and more (the policy gelu_f32 had before issue 16);
+/// kept for the 64M measurement in tests/bench (gelu_nt/f/N) and docs/performance.md. Same results.
+void gelu_f32_streaming(const float* x, float* y, std::size_t n);
 /// The backward pass: dx = dy * gelu'(x), same accuracy as gelu_d1_f32 before the product's rounding.
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n);
 

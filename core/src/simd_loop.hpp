@@ -1,6 +1,12 @@
 // [SECTION] The loop shared by the AVX-512 float32 kernels: y[i] = k(x[i]) or dx[i] = dy[i]·k(x[i]), 16 lanes
-// at a time, two vectors per iteration (their independent chains overlap), a masked tail, and streaming
-// stores for outputs too large to stay in the caches. Only included by translation units built with AVX-512.
+// at a time, two vectors per iteration (their independent chains overlap), a masked tail, ordinary stores and
+// a software prefetch of the inputs for arrays beyond the caches. Only included by translation units built
+// with AVX-512.
+//
+// Why not streaming stores: on this project's machine (AMD EPYC, Zen 5) a compute-bound kernel with
+// non-temporal stores ran at ~1.3–1.4× the time of the same kernel with ordinary stores at 64M elements,
+// although a plain copy is faster with them (docs/performance.md, "64M"). Stores::Streaming keeps the old
+// behaviour for that measurement.
 #pragma once
 
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely (GCC
@@ -16,10 +22,12 @@
 
 namespace gelu::simd {
 
-/// Outputs of at least this many bytes go around the caches (see docs/performance.md, "64M"): no read for
-/// ownership of the destination, so such a call moves 8 bytes per element instead of 12.
+enum class Stores {
+  Ordinary,   // vmovups; inputs prefetched kPrefetchBytes ahead when the input is at least kPrefetchMinBytes
+  Streaming,  // vmovntps (64-byte aligned, after a peel) for outputs of at least kStreamBytes
+};
 inline constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
-/// Inputs are prefetched this far ahead on the streaming path (bytes).
+inline constexpr std::size_t kPrefetchMinBytes = std::size_t(1) << 20;
 inline constexpr std::size_t kPrefetchBytes = 4096;
 
 /// The 32-entry table idiom: two registers, vpermt2ps selects by the low 5 bits of each index lane.
@@ -32,7 +40,7 @@ struct Table32 {
 /// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `k2(a,
 /// b)` evaluates two vectors in place (kernels that share a branch between them); run_f32 without it uses k
 /// twice.
-template <bool kGrad, class Kernel, class PairKernel>
+template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel, class PairKernel>
 GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
                          const PairKernel& k2) {
   auto one = [&](std::size_t i, __mmask16 m) {
@@ -50,7 +58,17 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     }
   };
   std::size_t i = 0;
-  const bool stream = n * sizeof(float) >= kStreamBytes && reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
+  constexpr std::size_t ahead = kPrefetchBytes / sizeof(float);
+  auto prefetch = [&](std::size_t j) {
+    _mm_prefetch(reinterpret_cast<const char*>(x + j + ahead), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(x + j + ahead + 16), _MM_HINT_T0);
+    if constexpr (kGrad) {
+      _mm_prefetch(reinterpret_cast<const char*>(dy + j + ahead), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(dy + j + ahead + 16), _MM_HINT_T0);
+    }
+  };
+  const bool stream = kStores == Stores::Streaming && n * sizeof(float) >= kStreamBytes &&
+                      reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
   if (stream) {
     // Peel to a 64-byte aligned destination, then whole cache lines with non-temporal stores.
     const std::size_t head = ((64 - reinterpret_cast<std::uintptr_t>(y) % 64) % 64) / sizeof(float);
@@ -59,20 +77,22 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
       _mm512_mask_storeu_ps(y, m, one(0, m));
       i = head;
     }
-    constexpr std::size_t ahead = kPrefetchBytes / sizeof(float);
     for (; i + 32 <= n; i += 32) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead + 16), _MM_HINT_T0);
-      if constexpr (kGrad) {
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead + 16), _MM_HINT_T0);
-      }
+      prefetch(i);
       __m512 a, b;
       two(i, a, b);
       _mm512_stream_ps(y + i, a);
       _mm512_stream_ps(y + i + 16, b);
     }
     _mm_sfence();
+  } else if (n * sizeof(float) >= kPrefetchMinBytes) {
+    for (; i + 32 <= n; i += 32) {
+      prefetch(i);
+      __m512 a, b;
+      two(i, a, b);
+      _mm512_storeu_ps(y + i, a);
+      _mm512_storeu_ps(y + i + 16, b);
+    }
   } else {
     for (; i + 32 <= n; i += 32) {
       __m512 a, b;
@@ -88,9 +108,9 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
   }
 }
 
-template <bool kGrad, class Kernel>
+template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel>
 GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
-  run_f32<kGrad>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
+  run_f32<kGrad, kStores>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
     a = k(a);
     b = k(b);
   });

@@ -11,7 +11,8 @@
 //   <id>_accurate/f/N, …/df/N     Path::Accurate, for the functions whose default path is a fast kernel
 //   <id>/backward/N               dx = dy·f'(x) (gelu::backward), one thread
 //   gelu_bf16/f/N, …/backward/N   bf16 arrays (gelu::bf16), also gelu_tanh_bf16
-//   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
+//   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
+//   study dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
 //   …/N/threads:2                 the same with two threads: ours through the core's pool
 //   (gelu::set_thread_count),
 //                                 the copy split in two halves on that pool, oneDNN with two OpenMP threads.
@@ -90,6 +91,18 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
       copy(0, n);
     else
       gelu::parallel_for(n, 1, copy);  // two halves-ish: the pool's chunks
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, n, 8);
+}
+
+// exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
+void BM_gelu_streaming(benchmark::State& st, std::size_t n) {
+  const float* x = inputs(n).data();
+  std::vector<float> y(n);
+  for (auto _ : st) {
+    gelu::simd::gelu_f32_streaming(x, y.data(), n);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -232,6 +245,7 @@ void register_all() {
           !bwd &&
               (q.alg == dnnl::algorithm::eltwise_gelu_erf || q.alg == dnnl::algorithm::eltwise_gelu_tanh));
 #endif
+  add("gelu_nt/f", [](benchmark::State& st, std::size_t n, int) { BM_gelu_streaming(st, n); });
   for (const gelu::Activation& a : gelu::registry()) {
     const bool hot = std::string(a.id) == "gelu" || std::string(a.id) == "gelu_tanh";
     for (int order = 0; order <= 1; ++order) {

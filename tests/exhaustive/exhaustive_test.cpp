@@ -190,7 +190,8 @@ TEST(Exhaustive, BackwardIsGradientTimesDerivative) {
 
 namespace {
 
-// Outputs above 16 MB take the streaming-store path (peeled to 64-byte alignment): same bits as small calls.
+// Large arrays take the prefetching loop, and gelu_f32_streaming the streaming-store one (peeled to 64-byte
+// alignment): same bits as small calls.
 TEST(Exhaustive, StreamingPathMatchesCachedPath) {
   const std::size_t n = (std::size_t(20) << 20) / sizeof(float) + 37;
   std::vector<float> x(n + 1), dy(n + 1), big(n + 1), small(n + 1);
@@ -199,9 +200,11 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
     dy[i] = 0.25f + static_cast<float>(i % 5);
   }
   for (std::size_t offset : {0, 1}) {  // offset 1: destination not 64-byte aligned, exercises the peel
-    gelu::simd::gelu_f32(x.data() + offset, big.data() + offset, n - offset, {});
+    gelu::simd::gelu_f32_streaming(x.data() + offset, big.data() + offset, n - offset);
     for (std::size_t i = offset; i < n; i += 4096)
       gelu::simd::gelu_f32(x.data() + i, small.data() + i, std::min<std::size_t>(4096, n - i), {});
+    ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
+    gelu::simd::gelu_f32(x.data() + offset, big.data() + offset, n - offset, {});
     ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
     gelu::simd::gelu_backward_f32(x.data() + offset, dy.data() + offset, big.data() + offset, n - offset);
     for (std::size_t i = offset; i < n; i += 4096)
