@@ -127,9 +127,10 @@ class Pool {
     }
   }
 
-  void worker_main() {
+  /// `seen`: the generation when the thread was created (read before the next job is published, so a worker that
+  /// starts late still sees that job).
+  void worker_main(std::uint64_t seen) {
     t_in_pool_thread = true;
-    std::uint64_t seen = generation_.load(std::memory_order_acquire);
     for (;;) {
       spin_for([&] { return generation_.load(std::memory_order_acquire) != seen; }, kSpin);
       std::unique_lock<std::mutex> lk(mu_);
@@ -159,7 +160,8 @@ class Pool {
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     shutdown_ = false;
-    for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { worker_main(); });
+    const std::uint64_t g = generation_.load(std::memory_order_acquire);
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this, g] { worker_main(g); });
   }
 
   std::mutex run_mu_;  // held by the caller for the whole job
