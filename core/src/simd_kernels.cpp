@@ -133,6 +133,7 @@ struct Pieces {
   __m512 T;      // exp table value (float)
   __m512 q;      // e^r·(1 + exp_rel) − 1
   __m512 scale;  // n/32: scalef applies 2^floor(n/32)
+  __m512i kb;    // k's bits: n in the low mantissa bits (for the integer scaling)
   __m512 s_k;    // S at the bin midpoint
   __m512 f;      // S/s_k − 1
 };
@@ -170,6 +171,7 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
   r = _mm512_add_ps(r, hl);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
+  p.kb = j;
   p.T = tb.exp_hi(j);
   const __m512 rel = tb.exp_rel(j);
   // e^r − 1 ≈ r + r²/2 + r³/6 (|r| <= 0.0109: truncation < 2^-30); the table's rounding folded in.
@@ -200,14 +202,16 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   const __m512 w = _mm512_add_ps(_mm512_fmadd_ps(p.q, p.f, p.q), p.f);
   const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);  // x for x >= 0 (and −0, NaN), else −0
   if constexpr (!exact_tail) {
-    const __m512 Ts = _mm512_scalef_ps(p.T, p.scale);  // exact: 2^m >= 2^-77 here
+    // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low bits
+    // vanish there).
+    const __m512 Ts = _mm512_castsi512_ps(_mm512_add_epi32(
+        _mm512_castps_si512(p.T), _mm512_and_si512(_mm512_slli_epi32(p.kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
     const __m512 P = _mm512_mul_ps(Ts, V);
     const __m512 pl = _mm512_fmsub_ps(Ts, V, P);
     const __m512 corr = _mm512_fmadd_ps(Ts, _mm512_fmadd_ps(V, w, v), pl);
-    // R − G by Fast2Sum (R >= 2G or R = −0), one rounding. For x < 0: −(P + corr), keeping −0 for G = 0.
-    const __m512 s = _mm512_sub_ps(R, P);
-    const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), P);
-    return _mm512_sub_ps(s, _mm512_sub_ps(corr, err));
+    // G = P + corr rounded once, then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x > 0 G's
+    // rounding is at most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to R/2.
+    return _mm512_sub_ps(R, _mm512_add_ps(P, corr));
   } else {
     const __m512 P = _mm512_mul_ps(p.T, V);
     const __m512 pl = _mm512_fmsub_ps(p.T, V, P);
