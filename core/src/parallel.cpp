@@ -127,8 +127,8 @@ class Pool {
     }
   }
 
-  /// `seen`: the generation when the thread was created (read before the next job is published, so a worker that
-  /// starts late still sees that job).
+  /// `seen`: the generation when the thread was created (read before the next job is published, so a worker
+  /// that starts late still sees that job).
   void worker_main(std::uint64_t seen) {
     t_in_pool_thread = true;
     for (;;) {

@@ -202,10 +202,11 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   const __m512 w = _mm512_add_ps(_mm512_fmadd_ps(p.q, p.f, p.q), p.f);
   const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);  // x for x >= 0 (and −0, NaN), else −0
   if constexpr (!exact_tail) {
-    // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low bits
-    // vanish there).
-    const __m512 Ts = _mm512_castsi512_ps(_mm512_add_epi32(
-        _mm512_castps_si512(p.T), _mm512_and_si512(_mm512_slli_epi32(p.kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+    // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low
+    // bits vanish there).
+    const __m512 Ts = _mm512_castsi512_ps(
+        _mm512_add_epi32(_mm512_castps_si512(p.T),
+                         _mm512_and_si512(_mm512_slli_epi32(p.kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
     const __m512 P = _mm512_mul_ps(Ts, V);
     const __m512 pl = _mm512_fmsub_ps(Ts, V, P);
     const __m512 corr = _mm512_fmadd_ps(Ts, _mm512_fmadd_ps(V, w, v), pl);

@@ -9,21 +9,17 @@
 //  - float scalar: the double value rounded once, so <= 1 ULP wherever double is accurate.
 //  - float batched `gelu` (order 0 and 1): a vectorized kernel, <= 1 ULP (f) / <= 2 ULP (f') for every
 //    finite float, exhaustively tested against the double reference.
-//  - float batched, Path::Fast (the default; `batch_f32`): `gelu_tanh`, `gelu_sigmoid`, `silu`, `softplus`
-//  and
-//    `mish` f and f' are float-arithmetic kernels within 2 ULP of the correctly rounded value for every
-//    finite float (tests/exhaustive; measured maxima in docs/performance.md); limits, ±0 and NaN as the
-//    double formulas.
-//  - float batched, Path::Accurate (`batch_f32_accurate`): the correctly rounded kernels (each lane in
-//  double,
-//    rounded once; <= 1 ULP). The error analysis uses this path. For functions without a fast kernel both
-//    paths are the same function.
-//  - `batch_backward_f32` (nullptr where there is none): the fused dx = dy·f'(x), f' as the fast path, then
-//  one
-//    rounding for the product.
+//  - float batched, Path::Fast (the default; `batch_f32`): `gelu_tanh`, `gelu_sigmoid` and `silu` f and f'
+//    are float-arithmetic kernels within 2 ULP of the correctly rounded value for every finite float, the
+//    root of f' included (tests/exhaustive; maxima in docs/performance.md); limits, ±0 and NaN as formulas.
+//  - float batched, Path::Accurate (`batch_f32_accurate`): for those three, kernels that evaluate each lane
+//    in double and round once (<= 1 ULP). The error analysis uses this path. Every other function has one
+//    kernel on both paths: `gelu` the vectorized one above; `softplus`, `mish`, `elu` each lane in double
+//    (<= 1 ULP f, <= 2 ULP f'); the rest the double reference rounded.
+//  - `batch_backward_f32` (nullptr where there is none): the fused dx = dy·f'(x), f' as on the fast path,
+//    then one rounding for the product.
 //  - The span overloads split arrays above a measured size across the persistent thread pool
-//  (gelu/kernels.hpp);
-//    the result is bit-identical to the single-threaded one.
+//    (gelu/kernels.hpp); the result is bit-identical to the single-threaded one.
 #pragma once
 
 #include <array>

@@ -4,8 +4,7 @@
 // Threads. Activation::eval over spans (and backward() below) splits arrays above a size that pays for the
 // hand-off across a persistent pool of thread_count() threads (the caller is one of them; no thread is
 // created per call). The result is bit-identical to the single-threaded one: every kernel is elementwise.
-// Sizes (measured on the project's 2-core machine, docs/performance.md): 65,536 elements for the fast float
-// kernels, 16,384 for the correctly rounded ones, 2,048 for double.
+// Sizes (docs/performance.md, "Threads"): 65,536 elements for float arrays, 4,096 for double ones.
 //
 // bf16 arrays are std::uint16_t bit patterns (the top half of a float32). The forward kernels and f' return
 // the correctly rounded bf16 value of the exact function (round to nearest even from the real value, never
