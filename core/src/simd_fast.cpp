@@ -2,18 +2,19 @@
 // (z = a·(x + c·x³), a = 2·√(2/π)); f, f' and the backward pass dx = dy·f'. <= 2 ULP from the correctly
 // rounded value of the formula for every finite float (tests/exhaustive), in float arithmetic only.
 //
-// The idea. With xn = −|x| (clamped where σ saturates) every lane needs e = exp(u), u = xn·p(x²) = −|z| <= 0,
-// p = a + b·x² (b = a·c; the sigmoid form has p = k). Then, with D = 1 + e,
-//     x > 0:  f = x / D                      f' = (D − e·wn) / D²
-//     x <= 0: f = xn·e / D                   f' = e·(D + wn) / D²,      wn = xn·z'(x) = −|x·z'|
-// Everything that an error could be amplified by is carried as an unevaluated float pair: u (x² split
-// exactly, the constants a, b as float pairs, the sum a + b·x² with its rounding error), e = 2^m·T_j·(1 +
-// P(r)) (a 32-entry table, |r| <= ln2/64, its rounding folded into P), D = 1 + e (Fast2Sum), the numerator
-// (TwoProd) and D² (TwoProd). The quotient is one correctly rounded vdivps plus one residual correction, so
-// the result is rounded about once; for x <= 0 the factor 2^m is applied last, so a subnormal result rounds
-// once too. f' cancels near its root (D + wn -> 0, x ≈ −0.75 for the tanh form, z ≈ −1.2785 for the sigmoid
-// form): within a window there, f' = δ·P(δ) with δ = x − r0 exact, a polynomial fitted per parameter from
-// formulas.hpp.
+// The fast path (|z| <= 80 for f, <= 40 for f'; almost every input): with E = e^−z (z signed) and D = 1 + E,
+//     f = x / D,        f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D²,        w = x·z'(x).
+// What an error could be amplified by is carried as an unevaluated float pair: p = a + b·x² (z = x·p; x²
+// split exactly, ph = fma(b, x², ah) and its exact error, see a_plus_g_s_fast), the exponent's reduction
+// (formed from x·ph without rounding z), E's rounding for f', D = 1 + E (Fast2Sum), D² (TwoProd). Each
+// quotient is one correctly rounded vdivps plus one residual correction, so the result is rounded about once.
+// f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh form, z ≈ −1.2785 for the sigmoid form):
+// 1 + wh is exact there, and within 1/16 of the root (in z) the kernel uses δ·P(δ), δ = x − r0 exact, a
+// polynomial fitted per parameter from formulas.hpp.
+//
+// The general path (the other lanes' vectors, NaN, ±inf): with xn = −|x| clamped where σ saturates and
+// e = e^(xn·p) <= 1, f = x/(1 + e) or xn·e/(1 + e), f' = (D − e·wn)/D² or e·(D + wn)/D², with e's scale 2^m
+// applied after the division so that a subnormal result rounds once.
 #include <array>
 #include <cmath>
 #include <cstdint>
