@@ -9,7 +9,7 @@
 // (formed from x·ph without rounding z), E's rounding for f', D = 1 + E (Fast2Sum), D² (TwoProd). Each
 // quotient is one correctly rounded vdivps plus one residual correction, so the result is rounded about once.
 // f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh form, z ≈ −1.2785 for the sigmoid form):
-// 1 + wh is exact there, and within 1/16 of the root (in z) the kernel uses δ·P(δ), δ = x − r0 exact, a
+// 1 + wh is exact there, and within 1/32 of the root (in z) the kernel uses δ·P(δ), δ = x − r0 exact, a
 // polynomial fitted per parameter from formulas.hpp.
 //
 // The general path (the other lanes' vectors, NaN, ±inf): with xn = −|x| clamped where σ saturates and
@@ -122,9 +122,10 @@ Consts build_consts(Form form, double param) {
     if (std::fabs(step) < 1e-17 * std::fabs(r)) break;
   }
   c.r0 = split(r);
-  // Window: |δz| <= 1/16 in z. Outside, |D + wn| > 0.07 and the general path's absolute error (~2^-31, from
-  // e) stays under 2^-26 relative.
-  const double win = 1.0 / (16 * slope);
+  // Window: |δz| <= 1/32 in z. Outside, the numerator 1 + E·(1 + w) is at least ~0.04 and its absolute error
+  // (~2^-31, from E's pair) stays under 2^-26 relative; a wider window only costs branches (measured: the worst
+  // cases, ~1.5 ULP, lie outside either).
+  const double win = 1.0 / (32 * slope);
   c.win = static_cast<float>(win);
   const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
   const auto xs = chebyshev_nodes<kDegRoot + 1>(-1.1 * win, 1.1 * win);  // even count: no node at δ = 0
