@@ -123,8 +123,8 @@ Consts build_consts(Form form, double param) {
   }
   c.r0 = split(r);
   // Window: |δz| <= 1/32 in z. Outside, the numerator 1 + E·(1 + w) is at least ~0.04 and its absolute error
-  // (~2^-31, from E's pair) stays under 2^-26 relative; a wider window only costs branches (measured: the worst
-  // cases, ~1.5 ULP, lie outside either).
+  // (~2^-31, from E's pair) stays under 2^-26 relative; a wider window only costs branches (measured: the
+  // worst cases, ~1.5 ULP, lie outside either).
   const double win = 1.0 / (32 * slope);
   c.win = static_cast<float>(win);
   const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
@@ -545,7 +545,9 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
 /// from two exact products and one Fast2Sum; e^−z is one rounded float, f = x / (1 + e^−z) one division.
 GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
   const __m512 s = _mm512_mul_ps(x, x);  // exact for bf16 x
-  const Pair p = a_plus_g_s_fast(r.ah, r.al, r.bh, r.bl, s, _mm512_setzero_ps());
+  const __m512 ph = _mm512_fmadd_ps(r.bh, s, r.ah);
+  const Pair p = {
+      ph, _mm512_add_ps(_mm512_fmadd_ps(r.bh, s, _mm512_sub_ps(r.ah, ph)), _mm512_fmadd_ps(r.bl, s, r.al))};
   const __m512 k =
       _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
@@ -558,8 +560,8 @@ GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
   const __m512 q = _mm512_fmadd_ps(
       _mm512_mul_ps(rr, rr), _mm512_fmadd_ps(rr, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), rr);
   const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
-  const __m512 y = _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
-  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
+  // ±0 gives ±0/2 and NaN gives NaN by themselves; ±inf are beyond xfast.
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
 }
 
 template <bool kBf16Insn>
