@@ -344,6 +344,7 @@ std::vector<Row> make_rows() {
   int_option(rows, "bench_size", {"bench", "--fn", "relu"}, "--size", true);
   int_option(rows, "bench_reps", {"bench", "--fn", "relu"}, "--reps", true, false);
   int_option(rows, "bench_order", {"bench", "--fn", "relu"}, "--order", false, false);
+  int_option(rows, "bench_threads", {"bench", "--fn", "relu"}, "--threads", true, false);
   int_option(rows, "eval_order", {"eval", "--fn", "gelu"}, "--order", false, false);
   int_option(rows, "train_steps", {"train"}, "--steps", false);
   int_option(rows, "train_batch", {"train"}, "--batch", true);
@@ -427,6 +428,7 @@ std::vector<Row> make_rows() {
   enum_option(rows, "error_metric", err, "--metric");
   enum_option(rows, "eval_backend", {"eval", "--fn", "gelu"}, "--backend");
   enum_option(rows, "bench_backend", {"bench"}, "--backend");
+  enum_option(rows, "bench_path", {"bench"}, "--path");
   enum_option(rows, "train_backend", {"train"}, "--backend");
   enum_option(rows, "train_dataset", {"train"}, "--dataset");
   enum_option(rows, "train_act", {"train"}, "--act");
