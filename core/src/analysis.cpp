@@ -1,3 +1,8 @@
+// Index of this file:
+//   [SECTION] Distances
+//   [SECTION] Errors over a range
+//   [SECTION] Properties
+//   [SECTION] Minimax fitting
 #include "gelu/analysis.hpp"
 
 #include <algorithm>

@@ -120,6 +120,10 @@ std::vector<Activation> build_registry() {
       {{"alpha", 1.0, 0.0, 10.0, "saturation value -α for x -> -inf"}}));
   contract(r.back(), false, {{{1, 0, 1.1102230246251565e-16, 0}, {}, {}}});
   set_kernels(r.back(), simd::elu_f32, simd::elu_d1_f32, simd::elu_f32, simd::elu_d1_f32, nullptr);
+  r.push_back(make<p0<F::selu>, p0<F::selu_d1>, p0<F::selu_d2>>(
+      "selu", "SELU", "λ·x if x > 0, else λ·α·(eˣ − 1)",
+      "Scaled ELU (self-normalizing networks); λ ≈ 1.0507, α ≈ 1.6733 as in the paper.", "act_selu", {}));
+  contract(r.back(), false, {{{1, 0, 2.2204460492503131e-16, 0}, {2, 0, 0, 0}, {2, 0, 0, 0}}});
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
       "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));

@@ -15,6 +15,14 @@
 // The general path (the other lanes' vectors, NaN, ±inf): with xn = −|x| clamped where σ saturates and
 // e = e^(xn·p) <= 1, f = x/(1 + e) or xn·e/(1 + e), f' = (D − e·wn)/D² or e·(D + wn)/D², with e's scale 2^m
 // applied after the division so that a subnormal result rounds once.
+//
+// Index of this file:
+//   [SECTION] Forms, constants and tables
+//   [SECTION] Float pairs and the exponential
+//   [SECTION] f
+//   [SECTION] f′ and its root
+//   [SECTION] Loops and entry points
+//   [SECTION] The tanh form on bf16 inputs
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -41,6 +49,7 @@ namespace F = formulas;
 #ifdef GELU_FAST_AVX512
 
 enum class Form { Sigmoid, Tanh };
+// [SECTION] Forms, constants and tables
 
 constexpr int kDegRoot = 5;      // degree of P around the root of f'
 constexpr double kZSat = 120;    // |z| beyond which σ is 0 or 1 far below float resolution (e^-120 < 2^-173)
@@ -211,6 +220,8 @@ struct Pair {
   __m512 h, l;
 };
 
+// [SECTION] Float pairs and the exponential
+
 /// a + g·s as a pair, for a, g >= 0 and s = sh + sl (x² split exactly): the product's rounding error and the
 /// sum's (Fast2Sum on the larger of the two) are kept.
 GELU_INLINE Pair a_plus_g_s(__m512 ah, __m512 al, __m512 gh, __m512 gl, __m512 sh, __m512 sl) {
@@ -301,6 +312,8 @@ GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
 
 /// f for any input (the general path: e scaled after the division, so subnormal results round once).
 template <Form kForm>
+// [SECTION] f: the general and the fast path
+
 GELU_INLINE __m512 f16_general(__m512 x, const Regs& r) {
   const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);  // −min(|x|, tmax); NaN stays NaN
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
@@ -412,6 +425,8 @@ GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
 /// D and D² are exact pairs; one correctly rounded division with its residual fed back. Within the root's
 /// window the caller substitutes δ·P(δ).
 template <Form kForm, bool kUnit>
+// [SECTION] f′ and its root
+
 GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
   const Pair p = slope<kForm>(x, r, sh, sl);
@@ -492,6 +507,8 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 }
 
 template <Form kForm>
+// [SECTION] Loops and entry points
+
 void run_f(const float* x, float* y, std::size_t n, double param) {
   const Regs r(consts(kForm, param));
   if (kForm == Form::Sigmoid && param == 1.0)
@@ -539,6 +556,8 @@ void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
   run_d1<Form::Tanh>(x, dy, dx, n, p[0]);
 }
+
+// [SECTION] The tanh form on bf16 inputs
 
 /// The tanh form for inputs that are bf16 values with |x| <= xfast, to within a few float ULPs (the bf16
 /// rounding guard needs < 8): x has 8 significant bits, so x² and x³ are exact and z = a·x + b·x³ is a pair

@@ -14,6 +14,14 @@
 // r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up.
 //
 // All tables are built at start-up from formulas.hpp, the double-precision source of truth.
+//
+// Index of this file:
+//   [SECTION] Constants and tables
+//   [SECTION] The pieces and their assembly
+//   [SECTION] f′
+//   [SECTION] Entry points
+//   [SECTION] bf16 inputs
+//   [SECTION] Portable build
 #include "simd_kernels.hpp"
 
 #include <array>
@@ -39,6 +47,8 @@ namespace gelu::simd {
 namespace {
 
 namespace F = formulas;
+
+// [SECTION] Constants and tables
 
 constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
 constexpr int kDegS = 5;     // degree of f_k
@@ -153,6 +163,8 @@ struct Regs {
         tb(t) {}
 };
 
+// [SECTION] The pieces and their assembly
+
 /// Everything G(t), Φ(−t) and φ(t) need: exp(−t²/2) = 2^m·T·(1 + q) and S(t) = s_k·(1 + f).
 GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   Pieces p;
@@ -255,6 +267,8 @@ GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
   b = gelu_assemble<false>(b, pb);
 }
 
+// [SECTION] f′
+
 GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   const Tables& tb = r.tb;
   const Pieces p = pieces(x, r);
@@ -297,6 +311,8 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
 
 #ifdef GELU_SIMD_AVX512
 
+// [SECTION] Entry points
+
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
   const Regs r(tables());
   run_f32<false>(
@@ -335,6 +351,8 @@ struct BfRegs {
 };
 constexpr float kBfTMax =
     12.0f;  // beyond, e^(−t²/2) leaves the normal range: the full kernel takes the vector
+
+// [SECTION] bf16 inputs
 
 GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
   const __m512 t = _mm512_abs_ps(x);
@@ -394,6 +412,7 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
   (void)bf16_insn;
   gelu_bf16_impl<false>(op, x, dy, y, n);
 }
+// [SECTION] Portable build
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).
 

@@ -2,6 +2,16 @@
 // rounding to nearest, rational non-convergence reported with the best candidate, the evaluators (exact,
 // double, float scalar and vectorized loop) agreeing, targets agreeing with formulas.hpp, cost, progress and
 // cancellation, least squares and optimized breakpoints, and the live-refit time.
+//
+// Index of this file:
+//   [SECTION] Bad requests
+//   [SECTION] Rounding
+//   [SECTION] Rational
+//   [SECTION] Evaluators
+//   [SECTION] Targets against formulas
+//   [SECTION] Cost
+//   [SECTION] Progress, cancellation, methods, piecewise, speed
+//   [SECTION] Test vectors
 #include "gelu/fit.hpp"
 
 #include <gtest/gtest.h>

@@ -6,6 +6,12 @@
 // [SECTION] Options and the session
 // [SECTION] The frame loop
 // [SECTION] The end of a run: session, report
+//
+// Index of this file:
+//   [SECTION] Signals
+//   [SECTION] Options and the session
+//   [SECTION] The frame loop
+//   [SECTION] The end of a run
 #include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 #include <imgui.h>
