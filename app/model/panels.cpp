@@ -15,7 +15,7 @@ PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) 
             S s;
             schema().read(state, s);
           },
-          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); }};
+          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); }, nullptr};
 }
 
 PanelKind with_text(PanelKind k, std::string (*problem)(const json::Value&, std::string_view)) {

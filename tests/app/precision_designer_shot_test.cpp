@@ -25,6 +25,7 @@
 #include "gelu/json.hpp"
 #include "gelu/precision.hpp"
 #include "model/designer_lab.hpp"
+#include "model/panel_states.hpp"
 #include "support/png_image.hpp"
 #include "support/shot.hpp"
 
@@ -262,7 +263,9 @@ TEST(DesignerShot, ErrorCurveEquioscillationAndCoefficientsAreTheFits) {
     ++refs;
     const double y = k.at("y").as_number();
     EXPECT_NEAR(std::fabs(y), c.max_error, 0.01 * c.max_error);
-    if (refs > 1) EXPECT_LT(y * last, 0);
+    if (refs > 1) {
+      EXPECT_LT(y * last, 0);
+    }
     last = y;
     EXPECT_LT(img.nearest(g.px(k.at("x").as_number()), g.py(y), hex(k.at("color").as_string()), 2), 40.0);
   }
