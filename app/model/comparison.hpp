@@ -1,7 +1,7 @@
 // The comparison: zoo entries the user adds at run time — the Designer's candidates ("Add to comparison") —
 // which the Approximations and Precision panels show beside their own picks. The zoo holds the entries
-// (zoo::add is thread-safe and global); this records the order they came in, so that a panel notices a new one
-// by comparing one number each frame and appends it to its own list (which its state then saves).
+// (zoo::add is thread-safe and global); this records the order they came in, so that a panel notices a new
+// one by comparing one number each frame and appends it to its own list (which its state then saves).
 #pragma once
 
 #include <cstdint>

@@ -135,7 +135,9 @@ void DesignerLab::loop() {
     std::uint64_t my = 0;
     {
       std::unique_lock lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || pending_.has_value() || certify_pending_ || points_pending_.has_value(); });
+      cv_.wait(lk, [&] {
+        return stop_ || pending_.has_value() || certify_pending_ || points_pending_.has_value();
+      });
       if (stop_) return;
       spec = pending_;
       pending_.reset();
@@ -218,8 +220,8 @@ void DesignerLab::do_certify() {
     std::string why;
     if (fit::certify(copy, &why)) {
       char buf[160];
-      std::snprintf(buf, sizeof buf, "certified by Sollya's supnorm: max error in [%.9g, %.9g]", copy.certified_lo,
-                    copy.certified_hi);
+      std::snprintf(buf, sizeof buf, "certified by Sollya's supnorm: max error in [%.9g, %.9g]",
+                    copy.certified_lo, copy.certified_hi);
       note = buf;
       certified = std::make_shared<const fit::Candidate>(std::move(copy));
     } else {
@@ -241,8 +243,9 @@ void DesignerLab::do_certify() {
 zoo::Entry candidate_entry(std::shared_ptr<const fit::Candidate> c, const std::string& id) {
   if (!c) throw std::invalid_argument("no candidate");
   if (c->spec.target == fit::Target::GeluPrime)
-    throw std::invalid_argument("a gelu_prime candidate approximates GELU′, not GELU: export it and check it with "
-                                "gelulab check --order 1");
+    throw std::invalid_argument(
+        "a gelu_prime candidate approximates GELU′, not GELU: export it and check it with "
+        "gelulab check --order 1");
   zoo::Entry e;
   e.id = id;
   e.name = "candidate " + c->name();
@@ -308,8 +311,8 @@ double finite_number(const json::Value& o, const std::string& key, const char* n
 }
 
 /// An array of values of `fmt`, of exactly `count` numbers.
-std::vector<double> values_of(const json::Value& o, const std::string& key, const char* name, std::size_t count,
-                              const Format& fmt) {
+std::vector<double> values_of(const json::Value& o, const std::string& key, const char* name,
+                              std::size_t count, const Format& fmt) {
   const json::Value* v = o.find(name);
   if (!v && count == 0) return {};
   if (!v || !v->is_array() || v->as_array().size() != count)
@@ -371,10 +374,10 @@ json::Value candidate_json(const fit::Candidate& c) {
 
 fit::Candidate read_candidate(const json::Value& v, const std::string& key) {
   if (!v.is_object()) bad(key, "a candidate must be an object {spec, coefficients, …}");
-  static const char* const kKeys[] = {"spec",     "coefficients",        "breakpoints",     "centers",
-                                      "max_error", "x_at_max",           "level",           "unrounded_max_error",
-                                      "naive_max_error", "gelu_abs_error", "fit_ms", "certified", "reference",
-                                      "extrema"};
+  static const char* const kKeys[] = {
+      "spec",     "coefficients", "breakpoints",         "centers",         "max_error",
+      "x_at_max", "level",        "unrounded_max_error", "naive_max_error", "gelu_abs_error",
+      "fit_ms",   "certified",    "reference",           "extrema"};
   for (const auto& [k, x] : v.as_object())
     if (std::find(std::begin(kKeys), std::end(kKeys), k) == std::end(kKeys))
       bad(key, "unknown key " + quote(k) + " in a candidate");
@@ -393,7 +396,8 @@ fit::Candidate read_candidate(const json::Value& v, const std::string& key) {
   const Format fmt(s.format);
   const std::size_t per = static_cast<std::size_t>(s.degree) + 1;
   const std::size_t pieces = s.form == fit::Form::Piecewise ? static_cast<std::size_t>(s.pieces) : 0;
-  const std::size_t n = s.form == fit::Form::Rational    ? per + static_cast<std::size_t>(s.denominator_degree) + 1
+  const std::size_t n = s.form == fit::Form::Rational
+                            ? per + static_cast<std::size_t>(s.denominator_degree) + 1
                         : s.form == fit::Form::Piecewise ? pieces * per
                                                          : per;
   c.coefficients = values_of(v, key, "coefficients", n, fmt);
@@ -504,7 +508,8 @@ CoefficientFit fit_coefficient(const Activation& form, double a, double b, std::
   const auto max_abs = [&](double v) {
     Params p = form.defaults();
     p[0] = v;
-    return analysis::compare(analysis::FunctionSpec{&form, p, 0}, analysis::spec(gelu), a, b, n, Format(FormatId::F64))
+    return analysis::compare(analysis::FunctionSpec{&form, p, 0}, analysis::spec(gelu), a, b, n,
+                             Format(FormatId::F64))
         .stats(analysis::ErrorMetric::Abs)
         .max;
   };

@@ -31,11 +31,11 @@ bool designer_can_certify();
 struct DesignerSnapshot {
   fit::Spec spec;                                   // what `candidate` and `error` are for
   std::shared_ptr<const fit::Candidate> candidate;  // null before the first result, or after a refused spec
-  std::string error;     // the fit's one line (NotConverged: `candidate` is its best())
-  bool running = false;  // a fit is under way (for a newer spec than `spec`)
-  double progress = 0;   // of the running fit, 0 … 1
-  std::string stage;     // of the running fit ("exchange", "rounding", …)
-  ZooPoint point;        // the candidate on the yardstick (zoo_point)
+  std::string error;          // the fit's one line (NotConverged: `candidate` is its best())
+  bool running = false;       // a fit is under way (for a newer spec than `spec`)
+  double progress = 0;        // of the running fit, 0 … 1
+  std::string stage;          // of the running fit ("exchange", "rounding", …)
+  ZooPoint point;             // the candidate on the yardstick (zoo_point)
   std::vector<ZooPoint> zoo;  // every zoo entry on the same yardstick (zoo_points)
   bool certifying = false;
   std::string certify_note;  // the last certification's outcome

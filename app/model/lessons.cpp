@@ -120,7 +120,8 @@ std::vector<std::string> computed_text_keys(std::string_view text) {
   return keys;
 }
 
-std::string fill_computed_text(std::string_view text, const std::function<std::string(std::string_view)>& value) {
+std::string fill_computed_text(std::string_view text,
+                               const std::function<std::string(std::string_view)>& value) {
   std::string out;
   std::size_t from = 0;
   for (std::size_t at = text.find('{'); at != std::string_view::npos; at = text.find('{', at + 1)) {

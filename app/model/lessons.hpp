@@ -53,7 +53,8 @@ Lesson load_lesson(const std::string& path);
 /// The {key}s quoted in a step's text, in order.
 std::vector<std::string> computed_text_keys(std::string_view text);
 /// The text with every {key} replaced by value(key) ("…" when that is empty: not computed yet).
-std::string fill_computed_text(std::string_view text, const std::function<std::string(std::string_view)>& value);
+std::string fill_computed_text(std::string_view text,
+                               const std::function<std::string(std::string_view)>& value);
 
 /// Where the lessons are: $GELULAB_LESSONS if set, else <prefix>/share/gelulab/lessons next to the
 /// installed binary, else the source tree's assets/lessons (running from a build directory).

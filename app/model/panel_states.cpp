@@ -410,7 +410,8 @@ const Schema<PrecisionState>& precision_schema() {
   static const Schema<S> schema(
       "panel state",
       {
-          {"entries", "[zoo id, …]", "the zoo entries swept (gelulab list --zoo; the Designer's candidates are fit_…)",
+          {"entries", "[zoo id, …]",
+           "the zoo entries swept (gelulab list --zoo; the Designer's candidates are fit_…)",
            [](const json::Value& v, S& s) { s.cfg.entries = read_entry_ids(v, "entries"); },
            [](const S& s) { return entry_ids_json(s.cfg.entries); }},
           {"formats", "[bf16, f16, e4m3, e5m2]", "the storage formats, every value of each",
@@ -420,7 +421,8 @@ const Schema<PrecisionState>& precision_schema() {
              if (!v.is_array() || v.as_array().empty()) throw json::JsonError(bad);
              std::vector<bool> on(known.size(), false);
              for (const json::Value& f : v.as_array()) {
-               const auto it = f.is_string() ? std::find(known.begin(), known.end(), f.as_string()) : known.end();
+               const auto it =
+                   f.is_string() ? std::find(known.begin(), known.end(), f.as_string()) : known.end();
                if (it == known.end()) throw json::JsonError(bad);
                on[static_cast<std::size_t>(it - known.begin())] = true;
              }
@@ -429,13 +431,15 @@ const Schema<PrecisionState>& precision_schema() {
                if (on[i]) s.cfg.formats.push_back(known[i]);
            },
            [](const S& s) { return string_array(s.cfg.formats); }},
-          choice_field<S>("compute", [](auto& s) -> auto& { return s.cfg.compute; }, precision_compute_formats(),
-                          "the format intermediates are rounded to (auto: f32, as frameworks upcast)"),
+          choice_field<S>(
+              "compute", [](auto& s) -> auto& { return s.cfg.compute; }, precision_compute_formats(),
+              "the format intermediates are rounded to (auto: f32, as frameworks upcast)"),
           {"derivatives", "true|false", "sweep f′ against GELU′ instead of f against GELU",
            [](const json::Value& v, S& s) { s.cfg.order = read_bool_value(v, "derivatives") ? 1 : 0; },
            [](const S& s) { return json::Value(s.cfg.order == 1); }},
-          number_field<S>("int8_scale", [](auto& s) -> auto& { return s.cfg.int8_scale; }, 1e-4, 1,
-                          "the int8 view's scale: value = scale · code (zero point 0)"),
+          number_field<S>(
+              "int8_scale", [](auto& s) -> auto& { return s.cfg.int8_scale; }, 1e-4, 1,
+              "the int8 view's scale: value = scale · code (zero point 0)"),
           range_field<S>("x", &S::x, "the x range of the ULP plot (the sweep covers every value regardless)"),
           {"export", "file name base", "what the summary's CSV and Markdown files are called",
            [](const json::Value& v, S& s) {
@@ -469,7 +473,8 @@ std::string precision_text_problem(const json::Value& state, std::string_view ke
     return "write {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]} or {lobe:ENTRY}";
   if (std::find(s.cfg.entries.begin(), s.cfg.entries.end(), parts[1]) == s.cfg.entries.end())
     return quote(parts[1]) + " is not among the step's entries";
-  if (parts.size() == 3 && std::find(s.cfg.formats.begin(), s.cfg.formats.end(), parts[2]) == s.cfg.formats.end())
+  if (parts.size() == 3 &&
+      std::find(s.cfg.formats.begin(), s.cfg.formats.end(), parts[2]) == s.cfg.formats.end())
     return quote(parts[2]) + " is not among the step's formats";
   if (what == "lobe" && s.cfg.order != 0) return "the int8 view is of f, not f′";
   return {};
@@ -480,7 +485,8 @@ namespace {
 
 /// A field holding one of a gelu::fit name table's values (an enum).
 template <class E, class Ref>
-Field<fit::Spec> enum_field(std::string key, Ref ref, std::span<const fit::Named<E>> table, std::string help) {
+Field<fit::Spec> enum_field(std::string key, Ref ref, std::span<const fit::Named<E>> table,
+                            std::string help) {
   std::vector<std::string> names;
   for (const fit::Named<E>& n : table) names.emplace_back(n.name);
   std::string type;
@@ -515,8 +521,9 @@ const Schema<fit::Spec>& fit_spec_schema() {
           integer_field<S>("denominator_degree", &S::denominator_degree, 1, fit::kMaxDegree,
                            "rational: the denominator's degree"),
           integer_field<S>("pieces", &S::pieces, 1, fit::kMaxPieces, "piecewise: the number of pieces"),
-          enum_field<fit::Breakpoints>("breakpoints", &S::breakpoints, fit::breakpoint_rules(),
-                                       "piecewise: uniform pieces, or breakpoints that equalize their errors"),
+          enum_field<fit::Breakpoints>(
+              "breakpoints", &S::breakpoints, fit::breakpoint_rules(),
+              "piecewise: uniform pieces, or breakpoints that equalize their errors"),
           {"range", "[A, B] within [-1e6, 1e6]", "the range [A, B] fitted",
            [](const json::Value& v, S& s) {
              const plot::Range r = read_range_value(v, "range");
@@ -526,10 +533,13 @@ const Schema<fit::Spec>& fit_spec_schema() {
              s.a = r.min;
              s.b = r.max;
            },
-           [](const S& s) { return range_json(plot::Range{s.a, s.b}); }},
+           [](const S& s) {
+             return range_json(plot::Range{s.a, s.b});
+           }},
           enum_field<fit::Clamp>("clamp", &S::clamp, fit::clamps(),
                                  "outside [A, B]: limits (GELU's 0 and x), zero, x, or none"),
-          enum_field<fit::Weight>("weight", &S::weight, fit::weights(), "the error minimized: abs, rel or ulp"),
+          enum_field<fit::Weight>("weight", &S::weight, fit::weights(),
+                                  "the error minimized: abs, rel or ulp"),
           enum_field<fit::Method>("method", &S::method, fit::methods(), "minimax (Remez) or lsq"),
           {"format", "f64|f32|bf16|f16", "the coefficients' format",
            [](const json::Value& v, S& s) {
@@ -565,16 +575,19 @@ const Schema<DesignerState>& designer_schema() {
              json::Object rest = q.as_object();
              const json::Value* id = q.find("id");
              if (!id || !id->is_string() || !is_candidate_id(id->as_string()))
-               throw json::JsonError(quoted_key(key) + ": 'id' must be a candidate id (fit_ then a-z, 0-9, _)");
+               throw json::JsonError(quoted_key(key) +
+                                     ": 'id' must be a candidate id (fit_ then a-z, 0-9, _)");
              k.id = id->as_string();
              for (const KeptCandidate& other : kept)
-               if (other.id == k.id) throw json::JsonError(quoted_key(key) + ": the id " + quote(k.id) + " is taken");
+               if (other.id == k.id)
+                 throw json::JsonError(quoted_key(key) + ": the id " + quote(k.id) + " is taken");
              if (const json::Value* c = q.find("compared")) k.compared = read_bool_value(*c, "compared");
              rest.erase("id");
              rest.erase("compared");
              k.c = std::make_shared<const fit::Candidate>(read_candidate(json::Value(std::move(rest)), key));
              if (k.compared && k.c->spec.target == fit::Target::GeluPrime)
-               throw json::JsonError(quoted_key(key) + ": a gelu_prime candidate cannot be compared with GELU");
+               throw json::JsonError(quoted_key(key) +
+                                     ": a gelu_prime candidate cannot be compared with GELU");
              kept.push_back(std::move(k));
            }
            s.candidates = std::move(kept);
@@ -598,10 +611,12 @@ const Schema<DesignerState>& designer_schema() {
                         s.export_name = n;
                       },
                       [](const S& s) { return json::Value(s.export_name); }});
-    fields.push_back({"export", "file name base", "what the exported files are called (BASE.hpp, BASE.glsl, …)",
+    fields.push_back({"export", "file name base",
+                      "what the exported files are called (BASE.hpp, BASE.glsl, …)",
                       [](const json::Value& v, S& s) {
                         const std::string& base = read_string_value(v, "export");
-                        if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
+                        if (base.empty())
+                          throw json::JsonError("'export' must be a non-empty file name base");
                         s.export_base = base;
                       },
                       [](const S& s) { return json::Value(s.export_base); }});

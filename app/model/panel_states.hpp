@@ -44,7 +44,8 @@ struct ApproxState {
   std::string tuned_form = "sigmoid";
   double tuned = 1.6;  // k of the sigmoid form or c of the tanh form
   bool gpu = false;
-  std::vector<std::string> compare;  // zoo entries shown beside the forms (the Designer's "Add to comparison")
+  std::vector<std::string>
+      compare;  // zoo entries shown beside the forms (the Designer's "Add to comparison")
 };
 const Schema<ApproxState>& approx_schema();
 

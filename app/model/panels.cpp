@@ -10,12 +10,15 @@ namespace {
 
 template <class S>
 PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) {
-  return {id, title,
+  return {id,
+          title,
           [schema](const json::Value& state) {
             S s;
             schema().read(state, s);
           },
-          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); }, nullptr};
+          [schema] { return schema().help(); },
+          [schema] { return schema().write(S{}); },
+          nullptr};
 }
 
 PanelKind with_text(PanelKind k, std::string (*problem)(const json::Value&, std::string_view)) {

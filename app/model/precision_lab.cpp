@@ -279,7 +279,8 @@ void PrecisionLab::loop() {
 bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>& stale) {
   std::vector<ZooEntryInfo> catalog;
   for (const zoo::Entry& e : zoo::entries())
-    catalog.push_back({e.id, e.name, e.formula, e.used_in, e.cost.text(), e.has_d1(), e.origin == zoo::Origin::User});
+    catalog.push_back(
+        {e.id, e.name, e.formula, e.used_in, e.cost.text(), e.has_d1(), e.origin == zoo::Origin::User});
   publish([&](PrecisionSnapshot& s) {
     s.catalog = std::move(catalog);
     s.constants = zoo::fitted_constants();

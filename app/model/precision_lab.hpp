@@ -44,7 +44,7 @@ struct PrecisionCell {
   std::string format;       // storage format name
   std::string compute;      // compute format name as used ("" when the entry ignores it)
   int order = 0;
-  std::vector<double> x, ulp;     // every input and its ULP error (0: identical after rounding)
+  std::vector<double> x, ulp;      // every input and its ULP error (0: identical after rounding)
   std::vector<double> overflow_x;  // inputs at which an intermediate overflowed
   std::size_t n = 0, mismatch = 0;
   double max_ulp = 0, x_at_max = 0, mean_ulp = 0;
@@ -70,8 +70,8 @@ struct ZooPoint {
   double max_abs_error = 0, x_at_max = 0;
   bool user = false;  // added at run time (a Designer candidate)
 };
-/// The yardstick shared by the Precision scatter and the Designer's Pareto plot: max |f − GELU| over `samples`
-/// even points of [lo, hi], the entry computed in f64 (its own accuracy, not a format's).
+/// The yardstick shared by the Precision scatter and the Designer's Pareto plot: max |f − GELU| over
+/// `samples` even points of [lo, hi], the entry computed in f64 (its own accuracy, not a format's).
 ZooPoint zoo_point(const zoo::Entry& e, double lo = -8, double hi = 8, std::size_t samples = 20001);
 /// Every zoo entry on the yardstick (entries that cannot be evaluated are left out), computed once per
 /// comparison generation and shared by the Precision and Designer workers (thread-safe; ~0.1 s when stale).
@@ -86,15 +86,15 @@ struct ZooEntryInfo {
 };
 
 struct PrecisionSnapshot {
-  PrecisionConfig cfg;                                  // what the cells are for
+  PrecisionConfig cfg;                                      // what the cells are for
   std::vector<std::shared_ptr<const PrecisionCell>> cells;  // entries × formats, entry-major (done so far)
   std::vector<std::shared_ptr<const Int8Cell>> int8;        // one per entry (order 0 only)
   /// Where exact GELU (correctly rounded: the registry's double, rounded once) is 0 in each format.
   std::vector<std::pair<std::string, precision::Tails>> exact_tails;
-  std::vector<ZooPoint> zoo;                            // every zoo entry on the yardstick
-  std::vector<ZooEntryInfo> catalog;                    // the zoo's entries (built on the worker: first use
-  zoo::FittedConstants constants;                       // fits the constants, tens of ms)
-  std::vector<std::string> missing;                     // configured ids that are not in the zoo now
+  std::vector<ZooPoint> zoo;          // every zoo entry on the yardstick
+  std::vector<ZooEntryInfo> catalog;  // the zoo's entries (built on the worker: first use
+  zoo::FittedConstants constants;     // fits the constants, tens of ms)
+  std::vector<std::string> missing;   // configured ids that are not in the zoo now
   int done = 0, total = 0;
   bool running = false;
   std::string current;  // what is being swept now

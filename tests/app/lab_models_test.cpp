@@ -1,7 +1,7 @@
 // The Precision and Designer panels' models (app/model, no ImGui): PrecisionLab's cells against core's own
 // sweeps and verdicts, its cache and its worker (the latest request wins), the summary export; DesignerLab's
-// fits against gelu::fit, the worker, candidates as zoo entries, their session form (a round trip evaluates bit
-// for bit the same; hostile candidates are refused), the comparison's announcements, the Approximations
+// fits against gelu::fit, the worker, candidates as zoo entries, their session form (a round trip evaluates
+// bit for bit the same; hostile candidates are refused), the comparison's announcements, the Approximations
 // panel's coefficient fit (analysis::fit_minimax), and lesson 7's computed text.
 #include <gtest/gtest.h>
 #include <time.h>
@@ -18,7 +18,6 @@
 #include "gelu/json.hpp"
 #include "gelu/precision.hpp"
 #include "model/comparison.hpp"
-#include "model/designer_lab.hpp"
 #include "model/designer_lab.hpp"
 #include "model/lessons.hpp"
 #include "model/panel_states.hpp"
@@ -357,19 +356,21 @@ TEST(Candidates, ExportWritesEveryFileWithTheCheckCommand) {
   const fit::Candidate c = fit::fit(default_spec());
   const fs::path dir = fs::temp_directory_path() / ("gelulab_export_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const ExportResult r = export_candidate(
-      c, (dir / "cand").string(), "my_gelu",
-      {ExportKind::Cpp, ExportKind::Glsl, ExportKind::Cuda, ExportKind::Vectors});
+  const ExportResult r =
+      export_candidate(c, (dir / "cand").string(), "my_gelu",
+                       {ExportKind::Cpp, ExportKind::Glsl, ExportKind::Cuda, ExportKind::Vectors});
   ASSERT_EQ(r.written.size(), 4u) << r.message;
   EXPECT_EQ(r.check.rfind("gelulab check --fn gelu --dtype f32", 0), 0u) << r.check;
-  for (const char* f : {"cand.hpp", "cand.glsl", "cand.cu", "cand_vectors.txt"}) EXPECT_TRUE(fs::exists(dir / f)) << f;
+  for (const char* f : {"cand.hpp", "cand.glsl", "cand.cu", "cand_vectors.txt"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
   std::ifstream cpp(dir / "cand.hpp");
   std::stringstream text;
   text << cpp.rdbuf();
   EXPECT_NE(text.str().find("inline float my_gelu(float x)"), std::string::npos);
   EXPECT_NE(text.str().find(r.check), std::string::npos);
   EXPECT_NE(text.str().find("cand_vectors.txt"), std::string::npos);
-  EXPECT_TRUE(export_candidate(c, (dir / "x").string(), "not an identifier", {ExportKind::Cpp}).written.empty());
+  EXPECT_TRUE(
+      export_candidate(c, (dir / "x").string(), "not an identifier", {ExportKind::Cpp}).written.empty());
   const ExportResult refused = export_candidate(c, (dir / "nodir" / "x").string(), "g", {ExportKind::Cpp});
   EXPECT_TRUE(refused.written.empty());
   EXPECT_EQ(refused.message.rfind("cannot write", 0), 0u) << refused.message;
@@ -423,10 +424,10 @@ TEST(Lesson7, ChecksAndQuotesOnlyTextThePanelComputes) {
   EXPECT_GE(quoted, 6);
   EXPECT_EQ(computed_text_keys("a {verdict:tanh_form} b {not a key} {zero:erf_naive:bf16}"),
             (std::vector<std::string>{"verdict:tanh_form", "zero:erf_naive:bf16"}));
-  EXPECT_EQ(fill_computed_text("x {verdict:a} y {b}", [](std::string_view k) {
-              return k == "b" ? std::string("B") : std::string();
-            }),
-            "x … y B");
+  EXPECT_EQ(
+      fill_computed_text("x {verdict:a} y {b}",
+                         [](std::string_view k) { return k == "b" ? std::string("B") : std::string(); }),
+      "x … y B");
   // A key the step's panel does not compute, or for an entry the step does not sweep, fails the check.
   const auto step = [](const std::string& panel, const std::string& text) {
     return R"({"title": "t", "steps": [{"title": "s", "text": ")" + text + R"(", "panel": ")" + panel +
@@ -437,7 +438,8 @@ TEST(Lesson7, ChecksAndQuotesOnlyTextThePanelComputes) {
   EXPECT_THROW(check_lesson(step("precision", "{verdict:tanh_form:e5m2}"), "l.json"), LessonError);
   EXPECT_THROW(check_lesson(step("precision", "{median:tanh_form}"), "l.json"), LessonError);
   try {
-    check_lesson(R"({"title": "t", "steps": [{"title": "s", "text": "{verdict:x}", "panel": "curves"}]})", "l.json");
+    check_lesson(R"({"title": "t", "steps": [{"title": "s", "text": "{verdict:x}", "panel": "curves"}]})",
+                 "l.json");
     ADD_FAILURE();
   } catch (const LessonError& e) {
     EXPECT_NE(std::string(e.what()).find("steps[0].text: {verdict:x}: the Curves panel computes no text"),

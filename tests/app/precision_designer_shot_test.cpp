@@ -72,8 +72,8 @@ Shot shot(const std::string& name, const std::string& args) {
   const fs::path png = test_dir() / (name + ".png"), meta = test_dir() / (name + ".meta.json"),
                  err = test_dir() / (name + ".err");
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE +
-                          "' shot --size 1280x800 --out '" + png.string() + "' --meta '" + meta.string() + "' " +
-                          args + " 2> '" + err.string() + "'";
+                          "' shot --size 1280x800 --out '" + png.string() + "' --meta '" + meta.string() +
+                          "' " + args + " 2> '" + err.string() + "'";
   Shot s;
   const int st = std::system(cmd.c_str());
   s.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
@@ -91,7 +91,8 @@ fs::path file(const std::string& name, const std::string& text) {
 
 Shot state_shot(const std::string& panel, const std::string& name, const std::string& state,
                 const std::string& more = "") {
-  return shot(name, "--panel " + panel + " --state '" + file(name + ".state.json", state).string() + "' " + more);
+  return shot(name,
+              "--panel " + panel + " --state '" + file(name + ".state.json", state).string() + "' " + more);
 }
 
 P::Sweep core_sweep(const std::string& id, FormatId storage, FormatId compute, int order = 0) {
@@ -153,8 +154,8 @@ TEST(PrecisionShot, UlpCurvesVerdictsAndTailsAreCores) {
   ASSERT_TRUE(v.identical_from.has_value());
   int drawn = 0;
   for (double x = *v.identical_from + 0.3; x < g.x_max - 0.2; x += 0.05)
-    drawn += column_count(img, static_cast<int>(std::lround(g.px(x))), static_cast<int>((g.top + g.bottom) / 2),
-                          static_cast<int>(g.bottom) - 2, col);
+    drawn += column_count(img, static_cast<int>(std::lround(g.px(x))),
+                          static_cast<int>((g.top + g.bottom) / 2), static_cast<int>(g.bottom) - 2, col);
   EXPECT_EQ(drawn, 0);
   // Exact GELU is 0 in bf16 from −13.5625 down: marked by a dark dashed line there.
   EXPECT_EQ(s.meta.at("exact_first_zero").at("bf16").as_number(), -13.5625);
@@ -169,20 +170,23 @@ TEST(PrecisionShot, UlpCurvesVerdictsAndTailsAreCores) {
   // erf_naive's own zero (−5.54 in f32, as docs/precision.md states) is marked in its colour.
   const Value& naive = *find_cell(s.meta, "erf_naive", "bf16");
   EXPECT_NEAR(naive.at("first_zero").as_number(), -5.5625, 0.05);
-  EXPECT_GT(column_count(img, static_cast<int>(std::lround(g.px(naive.at("first_zero").as_number()))),
-                         static_cast<int>(g.top), static_cast<int>(g.bottom), hex(naive.at("color").as_string())),
-            10);
+  EXPECT_GT(
+      column_count(img, static_cast<int>(std::lround(g.px(naive.at("first_zero").as_number()))),
+                   static_cast<int>(g.top), static_cast<int>(g.bottom), hex(naive.at("color").as_string())),
+      10);
 }
 
 TEST(PrecisionShot, HalfPrecisionArithmeticMarksTheOverflows) {
-  const Shot s = state_shot("precision", "prec_f16_compute",
-                            R"({"entries": ["tanh_form"], "formats": ["f16"], "compute": "f16", "x": [-45, 45]})");
+  const Shot s =
+      state_shot("precision", "prec_f16_compute",
+                 R"({"entries": ["tanh_form"], "formats": ["f16"], "compute": "f16", "x": [-45, 45]})");
   ASSERT_EQ(s.status, 0) << s.err;
   const Value& c = *find_cell(s.meta, "tanh_form", "f16");
   EXPECT_EQ(c.at("compute").as_string(), "f16");
   EXPECT_EQ(c.at("overflow_above").as_number(), 40.34375);
   EXPECT_EQ(c.at("overflow_below").as_number(), -40.34375);
-  EXPECT_EQ(c.at("verdict").as_string(), P::verdict(core_sweep("tanh_form", FormatId::F16, FormatId::F16)).text);
+  EXPECT_EQ(c.at("verdict").as_string(),
+            P::verdict(core_sweep("tanh_form", FormatId::F16, FormatId::F16)).text);
   const Image img(s.png);
   const Geom g(s.meta.at("plots").at("ulp_f16"));
   int overflows = 0;
@@ -190,21 +194,25 @@ TEST(PrecisionShot, HalfPrecisionArithmeticMarksTheOverflows) {
     if (d.at("kind").as_string() != "overflow") continue;
     ++overflows;
     // A solid line of the entry's colour over much of the plot's height.
-    EXPECT_GT(column_count(img, static_cast<int>(std::lround(g.px(d.at("x").as_number()))), static_cast<int>(g.top),
-                           static_cast<int>(g.bottom), hex(c.at("color").as_string())),
-              static_cast<int>((g.bottom - g.top) / 3));
+    EXPECT_GT(
+        column_count(img, static_cast<int>(std::lround(g.px(d.at("x").as_number()))), static_cast<int>(g.top),
+                     static_cast<int>(g.bottom), hex(c.at("color").as_string())),
+        static_cast<int>((g.bottom - g.top) / 3));
   }
   EXPECT_EQ(overflows, 2);
 }
 
 TEST(PrecisionShot, DerivativesInt8AndTheZooAgainstCost) {
-  const Shot s = state_shot("precision", "prec_d1", R"({"entries": ["tanh_form", "f16_lut"], "formats": ["bf16"],
+  const Shot s =
+      state_shot("precision", "prec_d1", R"({"entries": ["tanh_form", "f16_lut"], "formats": ["bf16"],
                                                          "derivatives": true})");
   ASSERT_EQ(s.status, 0) << s.err;
   const Value& d = *find_cell(s.meta, "tanh_form", "bf16");
   EXPECT_EQ(d.at("order").as_number(), 1);
-  EXPECT_EQ(d.at("verdict").as_string(), P::verdict(core_sweep("tanh_form", FormatId::BF16, FormatId::F32, 1)).text);
-  EXPECT_NE(find_cell(s.meta, "f16_lut", "bf16")->at("error").as_string().find("no derivative"), std::string::npos);
+  EXPECT_EQ(d.at("verdict").as_string(),
+            P::verdict(core_sweep("tanh_form", FormatId::BF16, FormatId::F32, 1)).text);
+  EXPECT_NE(find_cell(s.meta, "f16_lut", "bf16")->at("error").as_string().find("no derivative"),
+            std::string::npos);
 
   const Shot q = state_shot("precision", "prec_int8", R"({"entries": ["tanh_form", "sigmoid_form"],
                                                           "formats": ["bf16"], "int8_scale": 0.03125})");
@@ -212,8 +220,8 @@ TEST(PrecisionShot, DerivativesInt8AndTheZooAgainstCost) {
   const auto& int8 = q.meta.at("int8").as_array();
   ASSERT_EQ(int8.size(), 2u);
   for (const Value& c : int8) {
-    const P::Int8View v = P::int8_view(*gelu::zoo::find(c.at("entry").as_string()), gelu::Quantization{0.03125, 0},
-                                       Format(FormatId::F32));
+    const P::Int8View v = P::int8_view(*gelu::zoo::find(c.at("entry").as_string()),
+                                       gelu::Quantization{0.03125, 0}, Format(FormatId::F32));
     EXPECT_EQ(c.at("lobe_codes").as_number(), v.lobe_codes);
     EXPECT_EQ(c.at("lobe_codes_reached").as_number(), v.lobe_codes_reached);
     EXPECT_EQ(c.at("max_ulp").as_number(), v.ulp.max);
@@ -301,7 +309,8 @@ TEST(DesignerShot, TheParetoPlotShowsTheZooAndTheKeptCandidates) {
     zoo += kind == "zoo";
     kept += kind == "kept";
     current += kind == "current";
-    EXPECT_LT(img.nearest(g.px(k.at("x").as_number()), g.py(k.at("y").as_number()), hex(k.at("color").as_string()), 1),
+    EXPECT_LT(img.nearest(g.px(k.at("x").as_number()), g.py(k.at("y").as_number()),
+                          hex(k.at("color").as_string()), 1),
               60.0)
         << k.at("label").as_string();
     if (k.at("label").as_string() == "tanh_form") {
@@ -346,8 +355,8 @@ TEST(ComparisonShot, ACandidateInTheSessionIsAZooEntryOfTheApproximationsAndPrec
   auto cp = std::make_shared<const gelu::fit::Candidate>(c);
   P::SweepSpec spec;
   spec.storage = Format(FormatId::BF16);
-  const P::Sweep sw =
-      P::sweep(gelu::app::candidate_entry(cp, "fit_mine"), gelu::analysis::spec(*gelu::find_activation("gelu")), spec);
+  const P::Sweep sw = P::sweep(gelu::app::candidate_entry(cp, "fit_mine"),
+                               gelu::analysis::spec(*gelu::find_activation("gelu")), spec);
   EXPECT_EQ(cell->at("verdict").as_string(), P::verdict(sw).text);
   // ... and the Approximations panel draws it beside the forms.
   const Shot ap = shot("cmp_approx", "--session '" + session.string() + "' --panel approx");
@@ -387,7 +396,8 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
                 "derivatives": false, "x": [-16, 8])";
   const auto at = lesson.find(from);
   ASSERT_NE(at, std::string::npos);
-  lesson.replace(at, from.size(), R"("formats": ["f16"], "compute": "auto", "derivatives": false, "x": [-16, 8])");
+  lesson.replace(at, from.size(),
+                 R"("formats": ["f16"], "compute": "auto", "derivatives": false, "x": [-16, 8])");
   const fs::path f16 = file("lesson7_f16.json", lesson);
   const Shot t = shot("lesson7_1_f16", "--lesson '" + f16.string() + "' --step 1");
   ASSERT_EQ(t.status, 0) << t.err;
@@ -398,7 +408,8 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
   EXPECT_EQ(text16.find(bf16), std::string::npos);
   // Every step fills every quoted text.
   for (int step = 2; step <= 7; ++step) {
-    const Shot k = shot("lesson7_" + std::to_string(step), "--lesson '" + lesson7() + "' --step " + std::to_string(step));
+    const Shot k = shot("lesson7_" + std::to_string(step),
+                        "--lesson '" + lesson7() + "' --step " + std::to_string(step));
     ASSERT_EQ(k.status, 0) << k.err;
     const std::string tx = k.meta.at("lesson").at("text").as_string();
     EXPECT_EQ(tx.find("…"), std::string::npos) << step << ": " << tx;

@@ -421,12 +421,13 @@ void ApproxPanel::drawContent() {
       const bool f32 = f32_;
       char label[200];
       std::snprintf(label, sizeof label, "%s: max %s at x = %s##cmp%s", c.label.c_str(),
-                    plot::unicode_minus(fmt_g(c.max.value)).c_str(), plot::unicode_minus(fmt_f(c.max.x)).c_str(),
-                    c.id.c_str());
+                    plot::unicode_minus(fmt_g(c.max.value)).c_str(),
+                    plot::unicode_minus(fmt_f(c.max.x)).c_str(), c.id.c_str());
       p.function(label, c.color, [e, m, f32](std::span<const double> x, std::span<double> y) {
         entry_error_curve(m, f32, *e, x, y);
       });
-      if (!eplot_.hidden.count("cmp" + c.id) && std::isfinite(c.max.value)) p.marker(c.max.x, c.max.value, c.color);
+      if (!eplot_.hidden.count("cmp" + c.id) && std::isfinite(c.max.value))
+        p.marker(c.max.x, c.max.value, c.color);
     }
     if (gpu_) gpu_series(p, xr);
     for (const Series& s : ss) {

@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 

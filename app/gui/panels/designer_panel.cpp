@@ -70,18 +70,20 @@ std::string DesignerPanel::shot_limit_error() const {
   // every piece up to 16 times. Measured (docs/designer.md): degree 30 ~0.1 s, 8 optimized pieces of degree 3
   // ~0.09 s; the limit keeps a shot under about 10 s.
   const fit::Spec& s = st_.spec;
-  const double coefficients = s.form == fit::Form::Piecewise ? s.pieces * (s.degree + 1.0)
+  const double coefficients = s.form == fit::Form::Piecewise  ? s.pieces * (s.degree + 1.0)
                               : s.form == fit::Form::Rational ? s.degree + s.denominator_degree + 2.0
                                                               : s.degree + 1.0;
-  const double rounds = s.form == fit::Form::Piecewise && s.breakpoints == fit::Breakpoints::Optimized ? 16 : 1;
+  const double rounds =
+      s.form == fit::Form::Piecewise && s.breakpoints == fit::Breakpoints::Optimized ? 16 : 1;
   const double work = coefficients * rounds;
   constexpr double kMaxShotWork = 4096;
   if (work <= kMaxShotWork) return {};
   char buf[240];
-  std::snprintf(buf, sizeof buf,
-                "the designer state asks for a fit of %.0f coefficients%s, more than a headless shot fits (at most "
-                "%.0f coefficients x refits; fewer pieces or a lower degree)",
-                coefficients, rounds > 1 ? " with optimized breakpoints (16 refits)" : "", kMaxShotWork);
+  std::snprintf(
+      buf, sizeof buf,
+      "the designer state asks for a fit of %.0f coefficients%s, more than a headless shot fits (at most "
+      "%.0f coefficients x refits; fewer pieces or a lower degree)",
+      coefficients, rounds > 1 ? " with optimized breakpoints (16 refits)" : "", kMaxShotWork);
   return buf;
 }
 
@@ -105,13 +107,14 @@ void DesignerPanel::spec_controls() {
   if (enum_combo("form", &s.form, fit::forms())) changed();
   const int zero = 0, one = 1, max_degree = fit::kMaxDegree, max_pieces = fit::kMaxPieces;
   ImGui::SetNextItemWidth(-5.5f * em);
-  if (ImGui::SliderScalar(s.form == fit::Form::Rational ? "numerator" : "degree", ImGuiDataType_S32, &s.degree,
-                          &zero, &max_degree))
+  if (ImGui::SliderScalar(s.form == fit::Form::Rational ? "numerator" : "degree", ImGuiDataType_S32,
+                          &s.degree, &zero, &max_degree))
     changed();
   ui::mark("slider:degree");
   if (s.form == fit::Form::Rational) {
     ImGui::SetNextItemWidth(-5.5f * em);
-    if (ImGui::SliderScalar("denominator", ImGuiDataType_S32, &s.denominator_degree, &one, &max_degree)) changed();
+    if (ImGui::SliderScalar("denominator", ImGuiDataType_S32, &s.denominator_degree, &one, &max_degree))
+      changed();
   }
   if (s.form == fit::Form::Piecewise) {
     ImGui::SetNextItemWidth(-5.5f * em);
@@ -123,8 +126,8 @@ void DesignerPanel::spec_controls() {
   ImGui::SetNextItemWidth(-5.5f * em);
   if (ImGui::InputScalarN("range", ImGuiDataType_Double, ab, 2, nullptr, nullptr, "%.4g",
                           ImGuiInputTextFlags_EnterReturnsTrue)) {
-    if (std::isfinite(ab[0]) && std::isfinite(ab[1]) && ab[0] < ab[1] && std::fabs(ab[0]) <= fit::kMaxAbsRange &&
-        std::fabs(ab[1]) <= fit::kMaxAbsRange) {
+    if (std::isfinite(ab[0]) && std::isfinite(ab[1]) && ab[0] < ab[1] &&
+        std::fabs(ab[0]) <= fit::kMaxAbsRange && std::fabs(ab[1]) <= fit::kMaxAbsRange) {
       s.a = ab[0];
       s.b = ab[1];
       changed();
@@ -172,7 +175,8 @@ void DesignerPanel::keep(bool compare) {
     if (x.c == c) k = &x;
   if (!k) {
     if (st_.candidates.size() >= model::DesignerState::kMaxCandidates) {
-      note_ = "at most " + std::to_string(model::DesignerState::kMaxCandidates) + " candidates: remove one first";
+      note_ =
+          "at most " + std::to_string(model::DesignerState::kMaxCandidates) + " candidates: remove one first";
       return;
     }
     std::vector<std::string> taken;
@@ -315,14 +319,16 @@ void DesignerPanel::error_plot(ImVec2 size) {
     }
     const double m = c->max_error > 0 ? c->max_error : 1e-300;
     err_.y.scale = st_.log_error ? plot::Scale::Log10 : plot::Scale::Linear;
-    err_.y.range = err_.home_y = st_.log_error ? plot::Range{m * 1e-4, m * 4} : plot::Range{-1.25 * m, 1.5 * m};
+    err_.y.range = err_.home_y =
+        st_.log_error ? plot::Range{m * 1e-4, m * 4} : plot::Range{-1.25 * m, 1.5 * m};
   }
-  const char* unit = !c ? "" : c->spec.weight == fit::Weight::Abs ? "absolute" : c->spec.weight == fit::Weight::Rel
-                                                                                    ? "relative"
-                                                                                    : "ULPs";
+  const char* unit = !c                                   ? ""
+                     : c->spec.weight == fit::Weight::Abs ? "absolute"
+                     : c->spec.weight == fit::Weight::Rel ? "relative"
+                                                          : "ULPs";
   char title[200];
-  std::snprintf(title, sizeof title, "%serror of the candidate as stored (%s)%s", st_.log_error ? "|" : "", unit,
-                st_.log_error ? "|" : ", signed: target − candidate");
+  std::snprintf(title, sizeof title, "%serror of the candidate as stored (%s)%s", st_.log_error ? "|" : "",
+                unit, st_.log_error ? "|" : ", signed: target − candidate");
   plot::Plot p("error", err_, size, "x", title);
   if (c) {
     const bool lg = st_.log_error;
@@ -353,8 +359,10 @@ void DesignerPanel::error_plot(ImVec2 size) {
                   c->extrema.size());
     p.note(note, 3, IM_COL32(40, 40, 40, 255));
   } else {
-    p.note(snap_.running ? "fitting…" : snap_.error.empty() ? "" : "no candidate: see the message on the left", 0,
-           IM_COL32(90, 90, 90, 255));
+    p.note(snap_.running         ? "fitting…"
+           : snap_.error.empty() ? ""
+                                 : "no candidate: see the message on the left",
+           0, IM_COL32(90, 90, 90, 255));
   }
   p.end();
   ui::mark_plot("error", err_);
@@ -372,18 +380,20 @@ void DesignerPanel::coefficient_table(ImVec2 size) {
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
   ImGui::TextWrapped("%s", c->name().c_str());
   if (ui::fonts().bold) ImGui::PopFont();
-  ImGui::TextWrapped("%s ≈ %s", s.target == fit::Target::GeluPrime ? "GELU′(x)" : "GELU(x)", c->formula().c_str());
+  ImGui::TextWrapped("%s ≈ %s", s.target == fit::Target::GeluPrime ? "GELU′(x)" : "GELU(x)",
+                     c->formula().c_str());
   ImGui::Text("max error %s at x = %s%s", g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(),
               c->certified ? " (certified)" : " (sampled)");
   if (c->certified)
-    ImGui::Text("certified in [%s, %s]", g3(c->certified_lo, "%.9g").c_str(), g3(c->certified_hi, "%.9g").c_str());
+    ImGui::Text("certified in [%s, %s]", g3(c->certified_lo, "%.9g").c_str(),
+                g3(c->certified_hi, "%.9g").c_str());
   ImGui::Text("before rounding %s, rounded to nearest %s", g3(c->unrounded_max_error).c_str(),
               g3(c->naive_max_error).c_str());
   ImGui::Text("cost %s (weighted %g); fitted in %.1f ms", c->cost().text().c_str(), c->cost().weighted(),
               c->fit_seconds * 1e3);
   const std::size_t per = static_cast<std::size_t>(s.degree) + 1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("coefs", 3, flags, ImVec2(0, 0))) {
     ImGui::TableSetupScrollFreeze(0, 1);
     ImGui::TableSetupColumn("coef", ImGuiTableColumnFlags_WidthStretch, 0.5f);
@@ -436,8 +446,9 @@ void DesignerPanel::pareto_plot(ImVec2 size) {
   if (pts.empty()) lo = 1e-8, hi = 1;
   pareto_.y.range = {lo / 5, hi * 8};
   pareto_.x.range = {-1, cmax * 1.08 + 4};
-  plot::Plot p("pareto", pareto_, size, "cost (weighted operations: madd 1, div 4, transcendental 16, table 2)",
-               "Pareto: max |f − GELU| on [−8, 8] in f64 against cost — the zoo (grey) and this session's candidates");
+  plot::Plot p(
+      "pareto", pareto_, size, "cost (weighted operations: madd 1, div 4, transcendental 16, table 2)",
+      "Pareto: max |f − GELU| on [−8, 8] in f64 against cost — the zoo (grey) and this session's candidates");
   // The Pareto front: the points no other point beats in both cost and error.
   std::vector<const Pt*> sorted;
   for (const Pt& q : pts) sorted.push_back(&q);

@@ -1,7 +1,7 @@
 // Designer: fit your own GELU (gelu/fit.hpp). Form, degree, range, clamp, weight and format as controls; a
-// live refit on DesignerLab's worker thread (model/designer_lab.hpp) at every change; the error curve with its
-// equioscillation points and extrema marked; the coefficient table with hex floats; the cost; a Pareto plot of
-// cost against maximum error with every zoo entry and every candidate kept in this session; "Add to
+// live refit on DesignerLab's worker thread (model/designer_lab.hpp) at every change; the error curve with
+// its equioscillation points and extrema marked; the coefficient table with hex floats; the cost; a Pareto
+// plot of cost against maximum error with every zoo entry and every candidate kept in this session; "Add to
 // comparison" (the candidate becomes a zoo entry the Approximations and Precision panels show); certification
 // by Sollya on request; export as C++, GLSL, CUDA C and test vectors with the gelulab check command.
 #pragma once

@@ -68,10 +68,11 @@ std::string PrecisionPanel::shot_limit_error() const {
   sweeps *= static_cast<double>(st_.cfg.entries.size());
   if (sweeps <= kMaxShotSweeps16) return {};
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "the precision state asks for %.0f exhaustive 16-bit sweeps (entries x bf16/f16 formats), more "
-                "than the %.0f a headless shot runs (fewer entries or formats)",
-                sweeps, kMaxShotSweeps16);
+  std::snprintf(
+      buf, sizeof buf,
+      "the precision state asks for %.0f exhaustive 16-bit sweeps (entries x bf16/f16 formats), more "
+      "than the %.0f a headless shot runs (fewer entries or formats)",
+      sweeps, kMaxShotSweeps16);
   return buf;
 }
 
@@ -127,7 +128,8 @@ void PrecisionPanel::entry_list() {
     ui::mark("check:" + e.id);
     ImGui::PopStyleColor();
     ImGui::SameLine();
-    ImGui::PushStyleColor(ImGuiCol_Text, on ? entry_color(e.id) : (e.user ? kCandidate : ImGui::GetColorU32(ImGuiCol_Text)));
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          on ? entry_color(e.id) : (e.user ? kCandidate : ImGui::GetColorU32(ImGuiCol_Text)));
     ImGui::TextUnformatted(e.id.c_str());
     ImGui::PopStyleColor();
     if (ImGui::IsItemHovered())
@@ -153,8 +155,9 @@ void PrecisionPanel::controls() {
     if (ImGui::Checkbox(formats[i].c_str(), &on)) {
       std::vector<std::string> next;
       for (const std::string& f : formats)
-        if (f == formats[i] ? on : std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), f) !=
-                                       st_.cfg.formats.end())
+        if (f == formats[i]
+                ? on
+                : std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), f) != st_.cfg.formats.end())
           next.push_back(f);
       if (!next.empty()) {
         st_.cfg.formats = next;
@@ -168,7 +171,8 @@ void PrecisionPanel::controls() {
   const std::string shown = st_.cfg.compute == "auto" ? "auto (f32)" : st_.cfg.compute;
   if (ImGui::BeginCombo("compute in", shown.c_str())) {
     for (const std::string& c : precision_compute_formats())
-      if (ImGui::Selectable(c == "auto" ? "auto (f32, as frameworks upcast)" : c.c_str(), c == st_.cfg.compute)) {
+      if (ImGui::Selectable(c == "auto" ? "auto (f32, as frameworks upcast)" : c.c_str(),
+                            c == st_.cfg.compute)) {
         st_.cfg.compute = c;
         changed();
       }
@@ -223,9 +227,11 @@ void PrecisionPanel::controls() {
     ImGui::TextDisabled("%s", export_note_.c_str());
     ImGui::PopTextWrapPos();
   }
-  const float frac = snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 1.0f;
+  const float frac =
+      snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 1.0f;
   char over[64];
-  std::snprintf(over, sizeof over, snap_.running ? "sweeping %d / %d" : "%d / %d done", snap_.done, snap_.total);
+  std::snprintf(over, sizeof over, snap_.running ? "sweeping %d / %d" : "%d / %d done", snap_.done,
+                snap_.total);
   ImGui::ProgressBar(snap_.running ? frac : 1.0f, ImVec2(-1, 0), over);
   if (snap_.running && !snap_.current.empty()) ImGui::TextDisabled("%s", snap_.current.c_str());
 }
@@ -287,7 +293,8 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   std::size_t n = 0;
   for (const PrecisionCell* c : cells) n = std::max(n, c->n);
   char title[200];
-  std::snprintf(title, sizeof title, "%s%s: ULP error against the correctly rounded GELU%s (all %zu values; 0 not drawn)",
+  std::snprintf(title, sizeof title,
+                "%s%s: ULP error against the correctly rounded GELU%s (all %zu values; 0 not drawn)",
                 format.c_str(), st_.cfg.order ? " f′" : "", st_.cfg.order ? "′" : "", n);
   const std::string id = "ulp_" + format;
   plot::Plot p(id.c_str(), ps, size, x_label ? "x" : nullptr, title);
@@ -296,13 +303,14 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   for (const PrecisionCell* c : cells) {
     const Envelope& e = envelope(*c, xr, columns);
     char label[200];
-    std::snprintf(label, sizeof label, "%s: %s differ, max %s ULP##%s", c->entry.c_str(), pct(c->mismatch, c->n).c_str(),
-                  g3(c->max_ulp).c_str(), c->entry.c_str());
+    std::snprintf(label, sizeof label, "%s: %s differ, max %s ULP##%s", c->entry.c_str(),
+                  pct(c->mismatch, c->n).c_str(), g3(c->max_ulp).c_str(), c->entry.c_str());
     const unsigned int col = entry_color(c->entry);
     p.line(label, col, e.x, e.y, 0.14f);
     drawn_.push_back({id, "series", c->entry, col, 0, 0, e.x.size()});
   }
-  const double ylab = std::pow(10.0, std::log10(ps.y.range.min) + 0.93 * (std::log10(top) - std::log10(ps.y.range.min)));
+  const double ylab =
+      std::pow(10.0, std::log10(ps.y.range.min) + 0.93 * (std::log10(top) - std::log10(ps.y.range.min)));
   // Where exact GELU is 0 in this format, and where each entry is 0 or overflows.
   for (const auto& [f, t] : snap_.exact_tails) {
     if (f != format || !t.first_zero) continue;
@@ -316,7 +324,8 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   double row = 0;
   for (const PrecisionCell* c : cells) {
     const unsigned int col = entry_color(c->entry);
-    const double y = std::pow(10.0, std::log10(ylab) - (0.12 + 0.1 * row) * (std::log10(top) - std::log10(ps.y.range.min)));
+    const double y = std::pow(
+        10.0, std::log10(ylab) - (0.12 + 0.1 * row) * (std::log10(top) - std::log10(ps.y.range.min)));
     bool any = false;
     auto mark = [&](double x, const char* kind, const std::string& text, bool dashed) {
       p.vline(x, col, 0.08f, dashed);
@@ -333,14 +342,15 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
     if (t.overflow_below) mark(*t.overflow_below, "overflow", c->entry + ": overflow from here down", false);
     row += any ? 1 : 0;
   }
-  if (cells.empty()) p.note(snap_.running ? "sweeping…" : "no results: pick entries", 0, IM_COL32(90, 90, 90, 255));
+  if (cells.empty())
+    p.note(snap_.running ? "sweeping…" : "no results: pick entries", 0, IM_COL32(90, 90, 90, 255));
   p.end();
   ui::mark_plot(id, ps);
 }
 
 void PrecisionPanel::verdict_table(ImVec2 size) {
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_BordersInnerV |
-                                ImGuiTableFlags_SizingStretchProp;
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   const float top = ImGui::GetCursorScreenPos().y;
   if (!ImGui::BeginTable("verdicts", 5, flags, size)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
@@ -376,8 +386,9 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
     if (c.tails.overflow_above || c.tails.overflow_below) {
       v += "; an intermediate overflows in " + c.compute;
       if (c.tails.overflow_above) v += " from x = " + g3(*c.tails.overflow_above) + " up";
-      if (c.tails.overflow_below) v += std::string(c.tails.overflow_above ? " and" : "") + " from x = " +
-                                       g3(*c.tails.overflow_below) + " down";
+      if (c.tails.overflow_below)
+        v += std::string(c.tails.overflow_above ? " and" : "") + " from x = " + g3(*c.tails.overflow_below) +
+             " down";
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(v.c_str());
@@ -401,8 +412,8 @@ void PrecisionPanel::int8_plot(ImVec2 size) {
   int8_.x.range = {std::max(-128 * scale, -4.5), std::min(127 * scale, 0.5)};
   int8_.y.range = {std::min(ymin, lobe) - 1.5 * scale, std::max(0.04, 2.5 * scale)};
   char title[160];
-  std::snprintf(title, sizeof title, "int8, scale %.4g: GELU's lobe (min %s) gets %d codes", scale, g3(lobe).c_str(),
-                codes);
+  std::snprintf(title, sizeof title, "int8, scale %.4g: GELU's lobe (min %s) gets %d codes", scale,
+                g3(lobe).c_str(), codes);
   plot::Plot p("int8", int8_, size, "x", title);
   auto steps = [](const std::vector<double>& x, const std::vector<double>& y, std::vector<double>& sx,
                   std::vector<double>& sy) {
@@ -475,8 +486,11 @@ void PrecisionPanel::cost_plot(ImVec2 size) {
         std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end();
     const unsigned int col = picked ? entry_color(z.id) : z.user ? kCandidate : kOtherZoo;
     p.marker(z.cost, std::max(z.max_abs_error, 1e-17), col, z.id.c_str(), picked || z.user ? 0.3f : 0.2f);
-    drawn_.push_back({"cost", picked ? "picked" : z.user ? "candidate" : "zoo", z.id, col, z.cost,
-                      z.max_abs_error, 1});
+    drawn_.push_back({"cost",
+                      picked   ? "picked"
+                      : z.user ? "candidate"
+                               : "zoo",
+                      z.id, col, z.cost, z.max_abs_error, 1});
   }
   p.end();
   ui::mark_plot("cost", cost_);
@@ -509,7 +523,7 @@ void PrecisionPanel::drawContent() {
   for (std::size_t i = 0; i < nf; ++i) {
     const bool last = i + 1 == nf;
     const float h = std::max(5.5f * em, std::floor((ulp_h - st.ItemSpacing.y * static_cast<float>(nf - 1)) /
-                                                    static_cast<float>(nf)));
+                                                   static_cast<float>(nf)));
     ulp_plot(st_.cfg.formats[i], ImVec2(-1, h), last);
   }
   verdict_table(ImVec2(0, table_h));
@@ -587,7 +601,8 @@ json::Object PrecisionPanel::meta() const {
   }
   o["cells"] = std::move(cells);
   json::Object exact;
-  for (const auto& [f, t] : snap_.exact_tails) exact[f] = t.first_zero ? json::Value(*t.first_zero) : json::Value();
+  for (const auto& [f, t] : snap_.exact_tails)
+    exact[f] = t.first_zero ? json::Value(*t.first_zero) : json::Value();
   o["exact_first_zero"] = std::move(exact);
   json::Array int8;
   for (const auto& cp : snap_.int8) {

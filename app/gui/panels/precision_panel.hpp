@@ -1,10 +1,10 @@
 // Precision: zoo entries (gelu/zoo.hpp) as shipped, in the storage formats models run in — bf16, f16, fp8 —
 // on every value of each format: the error in ULPs of the format against the correctly rounded GELU (one
-// plot per format, log y), where exact GELU and each entry become 0 and where intermediates overflow (marked),
-// a verdict line per entry and format, derivatives on a toggle, the int8 view (the codes GELU's negative lobe
-// gets at a scale, and the error that follows), the whole zoo's cost against its error, the fitted constants
-// beside the shipped ones, and the summary table as CSV and Markdown. The sweeps run on PrecisionLab's worker
-// thread (model/precision_lab.hpp); this class holds the view and draws.
+// plot per format, log y), where exact GELU and each entry become 0 and where intermediates overflow
+// (marked), a verdict line per entry and format, derivatives on a toggle, the int8 view (the codes GELU's
+// negative lobe gets at a scale, and the error that follows), the whole zoo's cost against its error, the
+// fitted constants beside the shipped ones, and the summary table as CSV and Markdown. The sweeps run on
+// PrecisionLab's worker thread (model/precision_lab.hpp); this class holds the view and draws.
 #pragma once
 
 #include <cstdint>

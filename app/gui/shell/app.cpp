@@ -302,9 +302,8 @@ std::string App::step_text() const {
   if (!lesson_) return {};
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const Panel& p = *panels_[active_];
-  return fill_computed_text(s.text, [&](std::string_view key) {
-    return s.panel == p.id() ? p.computed_text(key) : std::string();
-  });
+  return fill_computed_text(
+      s.text, [&](std::string_view key) { return s.panel == p.id() ? p.computed_text(key) : std::string(); });
 }
 
 namespace {
