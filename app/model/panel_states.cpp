@@ -518,8 +518,8 @@ const Schema<fit::Spec>& fit_spec_schema() {
           enum_field<fit::Form>("form", &S::form, fit::forms(), "the form fitted (docs/designer.md)"),
           integer_field<S>("degree", &S::degree, 0, fit::kMaxDegree,
                            "the degree (rational: of the numerator; piecewise: of each piece)"),
-          integer_field<S>("denominator_degree", &S::denominator_degree, 1, fit::kMaxDegree,
-                           "rational: the denominator's degree"),
+          integer_field<S>("denominator_degree", &S::denominator_degree, 0, fit::kMaxDegree,
+                           "rational: the denominator's degree (at least 1; other forms store 0)"),
           integer_field<S>("pieces", &S::pieces, 1, fit::kMaxPieces, "piecewise: the number of pieces"),
           enum_field<fit::Breakpoints>(
               "breakpoints", &S::breakpoints, fit::breakpoint_rules(),

@@ -132,7 +132,18 @@ TEST(PrecisionLab, DerivativesAndEntriesWithoutOne) {
   lab.take(s);
   ASSERT_EQ(s.cells.size(), 2u);
   EXPECT_TRUE(s.cells[0]->error.empty());
-  EXPECT_NE(s.cells[0]->verdict.find("derivative"), std::string::npos) << s.cells[0]->verdict;
+  // The derivative's sweep, not f's: its own order and a verdict other than f's.
+  EXPECT_EQ(s.cells[0]->order, 1);
+  PrecisionConfig f = c;
+  f.order = 0;
+  f.entries = {"tanh_form"};
+  PrecisionLab lab_f;
+  lab_f.run_now(f);
+  PrecisionSnapshot sf;
+  lab_f.take(sf);
+  ASSERT_EQ(sf.cells.size(), 1u);
+  EXPECT_NE(s.cells[0]->verdict, sf.cells[0]->verdict);
+  EXPECT_NE(s.cells[0]->max_ulp, sf.cells[0]->max_ulp);
   EXPECT_NE(s.cells[1]->error.find("no derivative"), std::string::npos) << s.cells[1]->error;
   EXPECT_TRUE(s.int8.empty());  // the int8 view is of f
   ASSERT_EQ(s.missing.size(), 1u);
