@@ -59,6 +59,8 @@ DesignerPanel::DesignerPanel() : Panel(kId) {
   pareto_.y.scale = plot::Scale::Log10;
   pareto_.legend_anchor = ImVec2(1, 0);
   err_.legend_anchor = ImVec2(1, 0);
+  pareto_.legend_auto = err_.legend_auto = true;  // off the dots and curves, wherever they fall
+  pareto_.spread_labels = true;                   // the zoo's labelled dots, several at one cost
 }
 
 unsigned int DesignerPanel::kept_color(std::size_t i) const {

@@ -48,6 +48,8 @@ PrecisionPanel::PrecisionPanel() : Panel(kId) {
   cost_.y.scale = plot::Scale::Log10;
   cost_.legend_anchor = ImVec2(1, 0);
   int8_.legend_anchor = ImVec2(1, 1);
+  cost_.legend_auto = int8_.legend_auto = true;  // off the dots and curves, wherever they fall
+  cost_.spread_labels = true;                    // 16 labelled dots, several at one cost
   compare_generation_ = comparison_generation();
   changed();
 }
@@ -481,7 +483,16 @@ void PrecisionPanel::cost_plot(ImVec2 size) {
     }
   }
   p.scatter("other zoo entries", kOtherZoo, gx, gy, 0.2f);
-  for (const ZooPoint& z : snap_.zoo) {
+  // The grey entries first, the picked ones and the candidates last: a dot of the same cost and error (e.g.
+  // tanh_form and dnnl_gelu_tanh) does not hide a picked one.
+  std::vector<const ZooPoint*> order;
+  for (const bool front : {false, true})
+    for (const ZooPoint& z : snap_.zoo)
+      if ((z.user ||
+           std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end()) == front)
+        order.push_back(&z);
+  for (const ZooPoint* zp : order) {
+    const ZooPoint& z = *zp;
     const bool picked =
         std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end();
     const unsigned int col = picked ? entry_color(z.id) : z.user ? kCandidate : kOtherZoo;
@@ -511,6 +522,7 @@ void PrecisionPanel::drawContent() {
       ps.home_x = {-12, 6};
       ps.y_fixed = true;
       ps.legend_anchor = ImVec2(1, 0);
+      ps.legend_auto = true;
     }
   }
   ui::begin_panel(20.5f, [this] { controls(); });
