@@ -168,7 +168,7 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
     const float y = std::floor(static_cast<float>(tf_.px_y(t.value))) + 0.5f;
     dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), t.major ? kGridMajor : kGridMinor, 1.0f);
   }
-  layers_.Split(dl_, 3);
+  layers_.Split(dl_, 4);
   layers_.SetCurrentChannel(dl_, 0);
   dl_->PushClipRect(area_min_, area_max_, true);
   if (s_.x.range.contains(0.0) && s_.x_categories.empty()) {
@@ -402,8 +402,10 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   const ImVec2 p = px(x, y);
   radius_em *= g_line_scale;
   // The dot on the top channel: no label (placed before or after it) nor curve covers it.
+  // White halos under every dot's colour (channel 2 under 3): a halo never covers a neighbouring dot.
   layers_.SetCurrentChannel(dl_, 2);
   dl_->AddCircleFilled(p, radius_em * em_, IM_COL32_WHITE, 16);
+  layers_.SetCurrentChannel(dl_, 3);
   dl_->AddCircleFilled(p, radius_em * em_ * 0.72f, color, 16);
   layers_.SetCurrentChannel(dl_, 0);
   occupied_.push_back(p);

@@ -146,7 +146,7 @@ class Plot {
   Transform tf_;
   ImDrawList* dl_ = nullptr;
   // Channel 0: series and shading; channel 1: marker labels and notes, so no curve drawn later covers them;
-  // channel 2: marker dots, so no label covers a dot.
+  // channels 2 and 3: marker dots' halos and colours, so no label covers a dot.
   // Its own splitter, so a plot inside an ImGui table (which splits the window's list) still works.
   ImDrawListSplitter layers_;
   ImVec2 frame_min_, frame_max_, area_min_, area_max_;

@@ -483,10 +483,10 @@ void PrecisionPanel::cost_plot(ImVec2 size) {
     }
   }
   p.scatter("other zoo entries", kOtherZoo, gx, gy, 0.2f);
-  // The grey entries first, the picked ones and the candidates last: a dot of the same cost and error (e.g.
-  // tanh_form and dnnl_gelu_tanh) does not hide a picked one.
+  // The picked entries and the candidates first with larger dots, the grey ones smaller on top: a grey dot
+  // next to a picked one stays visible, and the picked one shows as a ring around it.
   std::vector<const ZooPoint*> order;
-  for (const bool front : {false, true})
+  for (const bool front : {true, false})
     for (const ZooPoint& z : snap_.zoo)
       if ((z.user ||
            std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end()) == front)
