@@ -164,6 +164,7 @@ int run_shot(Args& args) {
       les["step"] = app.lesson_step() + 1;
       les["steps"] = static_cast<int>(l->steps.size());
       les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
+      les["text"] = app.step_text();  // with the text computed at run time filled in
       m["lesson"] = les;
     }
     auto rect = [](const char* name) {

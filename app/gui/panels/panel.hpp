@@ -44,6 +44,9 @@ class Panel {
   /// Why settle_for_shot() would take too long for a headless shot (what the state asks for and the
   /// limit), or empty. `gelulab shot` refuses such a state before it starts.
   virtual std::string shot_limit_error() const { return {}; }
+  /// Text computed at run time that a lesson step quotes as {key} (model::PanelKind::computed_text_problem
+  /// says which keys); empty while it is not computed yet.
+  virtual std::string computed_text(std::string_view /*key*/) const { return {}; }
 
  private:
   const model::PanelKind* kind_;
