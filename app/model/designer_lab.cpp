@@ -5,6 +5,7 @@
 //   [SECTION] Candidates as zoo entries
 //   [SECTION] Candidates in sessions
 //   [SECTION] Export
+//   [SECTION] One-coefficient fits
 #include "model/designer_lab.hpp"
 
 #include <algorithm>

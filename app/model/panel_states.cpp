@@ -1,12 +1,13 @@
 // The panels' field tables (see panel_states.hpp and state_schema.hpp).
 //
-// [SECTION] Curves
-// [SECTION] Approximations
-// [SECTION] Dropout view
-// [SECTION] FFN lab
-// [SECTION] Benchmarks
-// [SECTION] Precision
-// [SECTION] Designer
+// Index of this file:
+//   [SECTION] Curves
+//   [SECTION] Approximations
+//   [SECTION] Dropout view
+//   [SECTION] FFN lab
+//   [SECTION] Benchmarks
+//   [SECTION] Precision
+//   [SECTION] Designer
 #include "model/panel_states.hpp"
 
 #include <algorithm>

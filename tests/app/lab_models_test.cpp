@@ -3,6 +3,11 @@
 // fits against gelu::fit, the worker, candidates as zoo entries, their session form (a round trip evaluates
 // bit for bit the same; hostile candidates are refused), the comparison's announcements, the Approximations
 // panel's coefficient fit (analysis::fit_minimax), and lesson 7's computed text.
+//
+// Index of this file:
+//   [SECTION] PrecisionLab
+//   [SECTION] DesignerLab and candidates
+//   [SECTION] The Approximations panel's fit, lesson 7's computed text
 #include <gtest/gtest.h>
 #include <time.h>
 #include <unistd.h>

@@ -246,12 +246,12 @@ TEST(PrecisionShot, DerivativesInt8AndTheZooAgainstCost) {
     dots.push_back(
         {g.px(m.at("x").as_number()), g.py(y), hex(m.at("color").as_string()), m.at("label").as_string()});
   }
-  for (const Dot& d : dots) {
-    double best = img.nearest(d.px, d.py, d.color, 1);
+  for (const Dot& dot : dots) {
+    double best = img.nearest(dot.px, dot.py, dot.color, 1);
     for (const Dot& o : dots)
-      if (&o != &d && std::hypot(o.px - d.px, o.py - d.py) <= 3.0)
-        best = std::min(best, img.nearest(d.px, d.py, o.color, 1));
-    EXPECT_LT(best, 60.0) << d.label;
+      if (&o != &dot && std::hypot(o.px - dot.px, o.py - dot.py) <= 3.0)
+        best = std::min(best, img.nearest(dot.px, dot.py, o.color, 1));
+    EXPECT_LT(best, 60.0) << dot.label;
   }
   EXPECT_GE(dots.size(), 16u);
 }

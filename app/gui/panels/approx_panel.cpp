@@ -1,4 +1,11 @@
 // Approximations panel (see approx_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Error curves from the core analysis
+//   [SECTION] Series, fitting and the comparison
+//   [SECTION] Controls
+//   [SECTION] GPU series and drawing
+//   [SECTION] State and meta
 #include "gui/panels/approx_panel.hpp"
 
 #include <algorithm>
@@ -14,6 +21,8 @@
 #include "model/designer_lab.hpp"
 
 namespace gelu::app {
+
+// [SECTION] Error curves from the core analysis
 
 namespace {
 
@@ -120,6 +129,8 @@ ApproxPanel::ApproxPanel()
   compare_generation_ = comparison_generation();
 }
 
+// [SECTION] Series, fitting and the comparison
+
 std::vector<ApproxPanel::Series> ApproxPanel::series() const {
   std::vector<Series> s;
   char label[96];
@@ -210,6 +221,8 @@ void ApproxPanel::compare_controls() {
   ui::mark("combo:compare");
 }
 
+// [SECTION] Controls
+
 void ApproxPanel::controls() {
   const float em = ui::em();
   ui::heading("Error metric");
@@ -296,6 +309,8 @@ void ApproxPanel::controls() {
       "and reports how many float32 ULPs the GPU results are from the CPU's.");
   if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
 }
+
+// [SECTION] GPU series and drawing
 
 void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
   // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
@@ -440,6 +455,8 @@ void ApproxPanel::drawContent() {
   last_ = ss;
   ImGui::EndChild();
 }
+
+// [SECTION] State and meta
 
 model::ApproxState ApproxPanel::current() const {
   model::ApproxState s;
