@@ -528,21 +528,28 @@ void PrecisionPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float em = ui::em();
-  const float ulp_h = std::floor(avail.y * 0.47f);
-  const float table_h = std::floor(avail.y * 0.2f);
-  const std::size_t nf = st_.cfg.formats.size();
+  // A projector's text scale (presentation 2× and 3×) leaves too little height for five plots and a table:
+  // there the panel shows fewer plots rather than shrinking them (the first format's ULP plot and the verdict
+  // table; the other formats, int8 and cost come back at 1× or with a taller window). Otherwise the ULP plots
+  // share 42 % of the height, the table 20 %, the int8 and cost plots the rest.
+  const bool compact = avail.y < 26.0f * ui::em();
+  compact_ = compact;
+  const std::size_t nf = compact ? std::min<std::size_t>(1, st_.cfg.formats.size()) : st_.cfg.formats.size();
+  const float ulp_h = std::floor(avail.y * (compact ? 0.6f : 0.42f));
+  const float table_h = compact ? -1.0f : std::floor(avail.y * 0.2f);  // compact: the rest
   for (std::size_t i = 0; i < nf; ++i) {
     const bool last = i + 1 == nf;
-    const float h = std::max(5.5f * em, std::floor((ulp_h - st.ItemSpacing.y * static_cast<float>(nf - 1)) /
-                                                   static_cast<float>(nf)));
+    const float h = std::max(
+        48.0f, std::floor((ulp_h - st.ItemSpacing.y * static_cast<float>(nf - 1)) / static_cast<float>(nf)));
     ulp_plot(st_.cfg.formats[i], ImVec2(-1, h), last);
   }
   verdict_table(ImVec2(0, table_h));
-  const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
-  int8_plot(ImVec2(half, -1));
-  ImGui::SameLine();
-  cost_plot(ImVec2(-1, -1));
+  if (!compact) {
+    const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
+    int8_plot(ImVec2(half, -1));
+    ImGui::SameLine();
+    cost_plot(ImVec2(-1, -1));
+  }
   ImGui::EndChild();
   st_.x = shared_x_.range;
 }
@@ -583,10 +590,15 @@ void PrecisionPanel::set_state(const json::Value& state) {
 
 json::Object PrecisionPanel::meta() const {
   json::Object o, plots;
-  for (std::size_t i = 0; i < ulp_plots_.size() && i < st_.cfg.formats.size(); ++i)
+  // Only the plots drawn in the last frame (the compact layout leaves some out).
+  const std::size_t shown = compact_ ? std::min<std::size_t>(1, ulp_plots_.size()) : ulp_plots_.size();
+  for (std::size_t i = 0; i < shown && i < st_.cfg.formats.size(); ++i)
     plots["ulp_" + st_.cfg.formats[i]] = plot_meta(ulp_plots_[i]);
-  plots["int8"] = plot_meta(int8_);
-  plots["cost"] = plot_meta(cost_);
+  if (!compact_) {
+    plots["int8"] = plot_meta(int8_);
+    plots["cost"] = plot_meta(cost_);
+  }
+  o["compact"] = compact_;
   o["plots"] = plots;
   json::Array cells;
   for (const auto& cp : snap_.cells) {

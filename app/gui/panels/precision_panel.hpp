@@ -47,7 +47,8 @@ class PrecisionPanel : public Panel {
   model::PrecisionState st_;
   PrecisionLab lab_;
   PrecisionSnapshot snap_;
-  bool dirty_ = true;  // the config changed since the worker was last asked
+  bool dirty_ = true;     // the config changed since the worker was last asked
+  bool compact_ = false;  // the last frame drew the compact layout (a projector's text scale: fewer plots)
   std::uint64_t compare_generation_ = 0;
   std::string export_note_;
   plot::Axis shared_x_;
