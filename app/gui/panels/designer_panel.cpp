@@ -495,12 +495,21 @@ void DesignerPanel::drawContent() {
   ui::begin_panel(21.0f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.55f);
-  const float left_w = std::floor((avail.x - st.ItemSpacing.x) * 0.58f);
-  error_plot(ImVec2(left_w, top_h));
-  ImGui::SameLine();
-  coefficient_table(ImVec2(0, top_h));
-  pareto_plot(ImVec2(-1, -1));
+  // At a projector's 3× text the Pareto plot got 31 px: under 16 em of height the panel shows the error plot
+  // across the width and the coefficients below it, and leaves the Pareto plot out (as the Precision panel
+  // does).
+  compact_ = avail.y < 16.0f * ui::em();
+  if (compact_) {
+    error_plot(ImVec2(-1, std::floor(avail.y * 0.6f)));
+    coefficient_table(ImVec2(0, -1));
+  } else {
+    const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.55f);
+    const float left_w = std::floor((avail.x - st.ItemSpacing.x) * 0.58f);
+    error_plot(ImVec2(left_w, top_h));
+    ImGui::SameLine();
+    coefficient_table(ImVec2(0, top_h));
+    pareto_plot(ImVec2(-1, -1));
+  }
   ImGui::EndChild();
 }
 
@@ -524,7 +533,8 @@ void DesignerPanel::set_state(const json::Value& state) {
 json::Object DesignerPanel::meta() const {
   json::Object o, plots;
   plots["error"] = plot_meta(err_);
-  plots["pareto"] = plot_meta(pareto_);
+  if (!compact_) plots["pareto"] = plot_meta(pareto_);  // only the plots drawn in the last frame
+  o["compact"] = compact_;
   o["plots"] = plots;
   o["error"] = snap_.error;
   if (const auto& c = snap_.candidate) {

@@ -46,6 +46,7 @@ class DesignerPanel : public Panel {
   DesignerLab lab_;
   DesignerSnapshot snap_;
   bool dirty_ = true, points_dirty_ = true;
+  bool compact_ = false;  // the last frame drew the compact layout (a projector's 3× text: no Pareto plot)
   std::string note_, check_;
   plot::PlotState err_, pareto_;
   plot::Range shown_range_{0, 0};  // the fitted range the error plot was last fitted to
