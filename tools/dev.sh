@@ -58,6 +58,10 @@ build() {
 # fuzzed under the same sanitizers by tools/fuzz.sh), with -O1 so the build and the tests fit in CI's time; the
 # exhaustive sweep runs every 997th float instead of every 97th. Any report is fatal (-fno-sanitize-recover=all,
 # halt_on_error), so a test that trips a sanitizer fails.
+# Time bounds (FitSpeed: the Designer's live refit under 100 ms of CPU) are the release build's promise, checked
+# by the first stage; at -O1 with ASan the same fits take 3 to 6 times longer (degree 12: 16-33 ms release,
+# 96-138 ms here, on a loaded 2-core EPYC), so this stage leaves them out.
+SANITIZE_EXCLUDE='^FitSpeed\.'
 sanitize() {
   local dir=build-asan
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
@@ -69,7 +73,7 @@ sanitize() {
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
   GELU_EXHAUSTIVE_STRIDE=997 \
-    ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "$@"
+    ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -E "$SANITIZE_EXCLUDE" "$@"
 }
 
 cmd=${1:-run}
