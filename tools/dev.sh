@@ -20,6 +20,7 @@ RUN_PACKAGES=(
   libeigen3-dev libgtest-dev libbenchmark-dev
   libimgui-dev libstb-dev libglfw3-dev libepoxy-dev libegl-dev
   libegl-mesa0 libgl1-mesa-dri libgl1 libglx-mesa0 fonts-dejavu-core
+  file  # cpack -G DEB computes Depends with dpkg-shlibdeps, which CPack refuses to run without `file`
 )
 TEST_PACKAGES=(
   xvfb xauth python3 python3-mpmath python3-numpy python3-torch libdnnl-dev
