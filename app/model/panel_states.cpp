@@ -42,6 +42,23 @@ json::Value string_array(const std::vector<std::string>& v) {
   return a;
 }
 
+// [SECTION] Samplers shared by the custom fields
+std::string random_registry_id(SampleRng& rng) {
+  return registry()[static_cast<std::size_t>(rng.below(registry().size()))].id;
+}
+
+/// 0 to max_n registry ids, in any order, repeats included (the readers sort and merge them as they do).
+json::Value random_registry_ids(SampleRng& rng, std::size_t max_n) {
+  json::Array a;
+  for (std::uint64_t n = rng.below(max_n + 1); n > 0; --n) a.emplace_back(random_registry_id(rng));
+  return a;
+}
+
+/// Mostly small counts, sometimes up to `max`: the limits are valid, and a state of them all is slow.
+std::size_t random_count(SampleRng& rng, std::size_t small, std::size_t max) {
+  return static_cast<std::size_t>(rng.below((rng.chance(0.9) ? small : max) + 1));
+}
+
 }  // namespace
 
 // [SECTION] Curves
@@ -63,7 +80,8 @@ const Schema<CurvesState>& curves_schema() {
            [](const json::Value& v, S& s) {
              s.functions = read_registry_ids(v, "functions", "'functions' must be an array of registry ids");
            },
-           [](const S& s) { return string_array(s.functions); }},
+           [](const S& s) { return string_array(s.functions); },
+           [](SampleRng& rng, const json::Object&) { return random_registry_ids(rng, registry().size() + 2); }},
           {"params", "{\"id.param\": value, …}", "parameters that differ from their defaults",
            [](const json::Value& v, S& s) {
              if (!v.is_object())
@@ -89,13 +107,23 @@ const Schema<CurvesState>& curves_schema() {
                if (pi >= 0 && value != a->params[static_cast<std::size_t>(pi)].default_value) o[key] = value;
              }
              return json::Value(std::move(o));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Object o;
+             for (const Activation& a : registry())
+               for (const ParamSpec& p : a.params)
+                 if (rng.chance(0.3)) o[std::string(a.id) + "." + p.name] = rng.number(p.min, p.max);
+             return json::Value(std::move(o));
            }},
           {"probe", "number in [-1e6, 1e6] or null", "the x of the probe line and readout (null: none)",
            [](const json::Value& v, S& s) {
              s.probe =
                  v.is_null() ? std::nullopt : std::optional<double>(read_number_value(v, "probe", -1e6, 1e6));
            },
-           [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); }},
+           [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); },
+           [](SampleRng& rng, const json::Object&) {
+             return rng.chance(0.2) ? json::Value() : json::Value(rng.number(-1e6, 1e6));
+           }},
           {"derivatives", "[1, 2]", "the derivative plots shown below f",
            [](const json::Value& v, S& s) {
              if (!v.is_array()) throw json::JsonError("'derivatives' must be an array like [1, 2]");
@@ -112,6 +140,11 @@ const Schema<CurvesState>& curves_schema() {
              json::Array a;
              if (s.d1) a.emplace_back(1);
              if (s.d2) a.emplace_back(2);
+             return json::Value(std::move(a));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array a;
+             for (std::uint64_t n = rng.below(4); n > 0; --n) a.emplace_back(rng.chance(0.5) ? 1 : 2);
              return json::Value(std::move(a));
            }},
           bool_field<S>("shade_dip", &S::shade_dip, "shade GELU's negative dip and mark its minimum"),
@@ -142,14 +175,22 @@ const Schema<ApproxState>& approx_schema() {
                            ->params[0]
                            .default_value;
            },
-           [](const S& s) { return json::Value(s.tuned_form); }},
+           [](const S& s) { return json::Value(s.tuned_form); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "sigmoid" : "tanh"); }},
           {"tuned", "number in the form's parameter range", "k of the sigmoid form or c of the tanh form",
            [](const json::Value& v, S& s) {
              const ParamSpec& ps =
                  find_activation(s.tuned_form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
              s.tuned = read_number_value(v, "tuned", ps.min, ps.max);
            },
-           [](const S& s) { return json::Value(s.tuned); }},
+           [](const S& s) { return json::Value(s.tuned); },
+           [](SampleRng& rng, const json::Object& drawn) {
+             // Within the range of the form this state ends up with (drawn here, else the default's).
+             const auto f = drawn.find("tuned_form");
+             const std::string form = f != drawn.end() ? f->second.as_string() : S{}.tuned_form;
+             const ParamSpec& ps = find_activation(form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
+             return json::Value(rng.number(ps.min, ps.max));
+           }},
           bool_field<S>("gpu", &S::gpu, "also evaluate on the GPU and compare"),
       });
   return schema;
@@ -212,7 +253,19 @@ Field<FfnState> net_field(const char* key, int i) {
           i == 0 ? "network A: its activations per layer, GLU kind and stochastic GELU"
                  : "network B, trained beside A from the same weights",
           [i](const json::Value& v, FfnState& s) { read_net(v, s.cfg.nets[static_cast<std::size_t>(i)]); },
-          [i](const FfnState& s) { return net_json(s.cfg.nets[static_cast<std::size_t>(i)]); }};
+          [i](const FfnState& s) { return net_json(s.cfg.nets[static_cast<std::size_t>(i)]); },
+          [](SampleRng& rng, const json::Object&) {
+            json::Object o;
+            if (rng.chance(0.8)) {
+              json::Array acts;
+              for (std::uint64_t n = 1 + rng.below(5); n > 0; --n) acts.emplace_back(random_registry_id(rng));
+              o["activations"] = std::move(acts);
+            }
+            static const std::vector<std::string> kinds = {"geglu", "swiglu", "reglu"};
+            if (rng.chance(0.5)) o["glu"] = rng.pick(kinds);
+            if (rng.chance(0.5)) o["stochastic"] = rng.chance(0.5);
+            return json::Value(std::move(o));
+          }};
 }
 
 }  // namespace
@@ -230,13 +283,22 @@ const Schema<FfnState>& ffn_schema() {
                throw json::JsonError("'dataset' must be a 2-D classification dataset");
              s.cfg.data.id = info->id;
            },
-           [](const S& s) { return json::Value(s.cfg.data.id); }},
+           [](const S& s) { return json::Value(s.cfg.data.id); },
+           [](SampleRng& rng, const json::Object&) {
+             std::vector<std::string> ids;
+             for (const ffn::DatasetInfo& d : ffn::datasets())
+               if (d.task == ffn::Task::Classification && d.inputs == 2) ids.emplace_back(d.id);
+             return json::Value(rng.pick(ids));
+           }},
           integer_field<S>("samples", [](auto& s) -> auto& { return s.cfg.data.samples; }, 8, 20000, "points"),
           {"noise", "number in [0, 2] (negative: the dataset's default)", "label noise / jitter",
            [](const json::Value& v, S& s) {
              s.cfg.data.noise = v.is_number() && v.as_number() < 0 ? -1.0 : read_number_value(v, "noise", 0, 2);
            },
-           [](const S& s) { return json::Value(s.cfg.data.noise); }},
+           [](const S& s) { return json::Value(s.cfg.data.noise); },
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.chance(0.2) ? rng.number(-1e300, -0.0) : rng.number(0, 2));
+           }},
           integer_field<S>("classes", [](auto& s) -> auto& { return s.cfg.data.classes; }, 2, 8, "classes"),
           integer_field<S>("data_seed", [](auto& s) -> auto& { return s.cfg.data.seed; }, 0, 1e15,
                            "the dataset's seed"),
@@ -276,6 +338,19 @@ const Schema<FfnState>& ffn_schema() {
                e.emplace_back(std::move(q));
              }
              return json::Value(std::move(e));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array e;
+             for (std::size_t n = random_count(rng, 6, 200); n > 0; --n) {
+               json::Object q;
+               const bool add = rng.chance(0.7);
+               q["op"] = add ? "add" : "remove";
+               q["x"] = rng.chance(0.8) ? rng.uniform(-3, 3) : rng.number(-1e6, 1e6);
+               q["y"] = rng.chance(0.8) ? rng.uniform(-3, 3) : rng.number(-1e6, 1e6);
+               if (add) q["label"] = rng.integer(0, 7);
+               e.emplace_back(std::move(q));
+             }
+             return json::Value(std::move(e));
            }},
           {"widths", "[1 to 4 widths in [1, 128]]", "hidden layer widths",
            [](const json::Value& v, S& s) {
@@ -289,6 +364,11 @@ const Schema<FfnState>& ffn_schema() {
              json::Array w;
              for (int x : s.cfg.widths) w.emplace_back(x);
              return json::Value(std::move(w));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array w;
+             for (std::uint64_t n = 1 + rng.below(4); n > 0; --n) w.emplace_back(rng.chance(0.9) ? rng.integer(1, 24) : rng.integer(1, 128));
+             return json::Value(std::move(w));
            }},
           bool_field<S>("glu", [](auto& s) -> auto& { return s.cfg.glu; }, "GLU blocks instead of plain layers"),
           net_field("a", 0),
@@ -300,14 +380,16 @@ const Schema<FfnState>& ffn_schema() {
              if (!o) throw json::JsonError("'optimizer' must be sgd or adam");
              s.cfg.optimizer = *o;
            },
-           [](const S& s) { return json::Value(ffn::to_string(s.cfg.optimizer)); }},
+           [](const S& s) { return json::Value(ffn::to_string(s.cfg.optimizer)); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "sgd" : "adam"); }},
           number_field<S>("lr", [](auto& s) -> auto& { return s.cfg.lr; }, 1e-5, 1, "learning rate"),
           integer_field<S>("batch", [](auto& s) -> auto& { return s.cfg.batch; }, 1, 4096, "batch size"),
           integer_field<S>("init_seed", [](auto& s) -> auto& { return s.cfg.init_seed; }, 0, 1e15,
                            "the weights' seed (A and B start identical)"),
           {"backend", "cpu|gpu", "where the nets train",
            [](const json::Value& v, S& s) { s.cfg.gpu = read_choice_value(v, "backend", {"cpu", "gpu"}) == "gpu"; },
-           [](const S& s) { return json::Value(s.cfg.gpu ? "gpu" : "cpu"); }},
+           [](const S& s) { return json::Value(s.cfg.gpu ? "gpu" : "cpu"); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "gpu" : "cpu"); }},
           integer_field<S>("grid", [](auto& s) -> auto& { return s.cfg.grid; }, 8, 256, "decision map resolution"),
           integer_field<S>("speed", [](auto& s) -> auto& { return s.cfg.speed; }, 0, 1000000,
                            "training steps per second while playing (0: as fast as it goes)"),
@@ -335,7 +417,8 @@ const Schema<BenchState>& bench_schema() {
              }
              s.cfg.functions = std::move(f);
            },
-           [](const S& s) { return string_array(s.cfg.functions); }},
+           [](const S& s) { return string_array(s.cfg.functions); },
+           [](SampleRng& rng, const json::Object&) { return random_registry_ids(rng, 4); }},
           {"sizes", "[element counts in [1, 67108864]]", "the array sizes",
            [](const json::Value& v, S& s) {
              if (!v.is_array() || v.as_array().empty())
@@ -353,6 +436,12 @@ const Schema<BenchState>& bench_schema() {
            [](const S& s) {
              json::Array a;
              for (std::size_t n : s.cfg.sizes) a.emplace_back(static_cast<double>(n));
+             return json::Value(std::move(a));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array a;
+             for (std::uint64_t n = 1 + rng.below(4); n > 0; --n)
+               a.emplace_back(rng.chance(0.9) ? rng.integer(1, 65536) : rng.integer(1, 67108864.0));
              return json::Value(std::move(a));
            }},
           {"backends", "[cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end]", "what is measured",
@@ -374,6 +463,12 @@ const Schema<BenchState>& bench_schema() {
              for (int i = 0; i < kBenchBackends; ++i)
                if (s.cfg.backends[i]) b.emplace_back(to_string(static_cast<BenchBackend>(i)));
              return json::Value(std::move(b));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array b;
+             for (std::uint64_t n = rng.below(kBenchBackends + 2); n > 0; --n)
+               b.emplace_back(to_string(static_cast<BenchBackend>(rng.below(kBenchBackends))));
+             return json::Value(std::move(b));
            }},
           integer_field<S>(
               "reps", [](auto& s) -> auto& { return s.cfg.reps; }, 1, 1000, "repetitions per cell"),
@@ -384,14 +479,26 @@ const Schema<BenchState>& bench_schema() {
              if (!find_activation(fn)) throw json::JsonError("'shown_function' must be a registry id");
              s.shown_function = fn;
            },
-           [](const S& s) { return json::Value(s.shown_function); }},
+           [](const S& s) { return json::Value(s.shown_function); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(random_registry_id(rng)); }},
           {"export", "file name base", "what the CSV and JSON exports are called",
            [](const json::Value& v, S& s) {
              const std::string& base = read_string_value(v, "export");
-             if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
+             // A NUL would end the path early (the file would be written under another name), and a control
+             // character in a file name is a trap: both are refused.
+             const bool control = std::any_of(base.begin(), base.end(), [](char c) {
+               return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+             });
+             if (base.empty() || control)
+               throw json::JsonError("'export' must be a non-empty file name base without control characters");
              s.export_base = base;
            },
-           [](const S& s) { return json::Value(s.export_base); }},
+           [](const S& s) { return json::Value(s.export_base); },
+           [](SampleRng& rng, const json::Object&) {
+             // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
+             // that may not exist: the export then says why it failed).
+             return json::Value(rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
+           }},
       });
   return schema;
 }

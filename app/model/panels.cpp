@@ -15,7 +15,9 @@ PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) 
             S s;
             schema().read(state, s);
           },
-          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); }};
+          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); },
+          [schema](SampleRng& rng) { return schema().sample(rng); },
+          [schema](const json::Value& state) { return schema().normalized(state); }};
 }
 
 }  // namespace

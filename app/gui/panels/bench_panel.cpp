@@ -91,7 +91,9 @@ void BenchPanel::export_files() {
   const fs::path csv = fs::absolute(export_base_ + ".csv"), js = fs::absolute(export_base_ + ".json");
   try {
     write_file_atomic(csv.string(), bench_csv(snap_));
-    write_file_atomic(js.string(), json::write(bench_json(snap_), 2) + "\n");
+    // A measurement export, like a report: a non-finite number is null plus the "non_finite" note (the JSON
+    // policy, gelu/json.hpp), never an exception out of the frame.
+    write_file_atomic(js.string(), json::write(bench_json(snap_), 2, json::NonFinite::NullWithNote) + "\n");
     export_note_ = "wrote " + csv.string() + " and " + js.filename().string();
   } catch (const FileError& e) {
     export_note_ = e.what();
@@ -214,6 +216,7 @@ void BenchPanel::controls() {
   if (ImGui::InputText("name", buf, sizeof buf)) export_base_ = buf;
   ImGui::BeginDisabled(snap_.rows.empty());
   if (ImGui::Button("Save CSV + JSON")) export_files();
+  ui::mark("button:export");
   ImGui::EndDisabled();
   if (!export_note_.empty()) {
     ImGui::PushTextWrapPos(0);

@@ -1,0 +1,514 @@
+// Everything the app writes, it reads back (reliability class 5), as a property: random sessions — every
+// panel's state drawn from its field table (model::PanelKind::sample, so a new panel or field is covered the
+// day it is added), presentation settings, window geometries below the minimum and huge, lessons made of
+// random steps — and random scripts and window sizes are saved by the app and loaded back to the same
+// session; every JSON file the app writes on the way (sessions, `gui --report`, `shot --meta`, bench exports,
+// model files, lessons made of its states) parses with its own strict reader, gelu::json::parse.
+//
+// Seeded and reproducible: GELU_PROPERTY_SEED (default 1851) picks the cases, GELU_PROPERTY_CASES multiplies
+// their number (default 1: 300 sessions in process, 1 end-to-end case per panel, 3 model files). A failure
+// names the seed and the case. GELU_PROPERTY_KEEP=1 keeps the end-to-end files (their directory is printed);
+// GELU_PROPERTY_CORPUS=DIR writes the sessions and panel states drawn, one file each (the seed corpus of
+// tests/fuzz's fuzz_session_roundtrip came from here).
+//
+// Index of this file:
+//   [SECTION] Helpers
+//   [SECTION] Random documents: lessons, sessions, scripts
+//   [SECTION] In process: save, strict parse, load, the same session
+//   [SECTION] End to end: gui --headless and shot save, and load back
+//   [SECTION] Model files
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gelu/ffn/dataset.hpp"
+#include "gelu/ffn/network.hpp"
+#include "gelu/json.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/classroom.hpp"
+#include "gui/shell/session.hpp"
+#include "gui/testing/script.hpp"
+#include "model/lessons.hpp"
+#include "model/panels.hpp"
+#include "model/state_schema.hpp"
+#include "support/png_image.hpp"
+#include "support/run_gelulab.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = gelu::json;
+using gelu::app::App;
+using gelu::app::Presentation;
+using gelu::app::WindowGeometry;
+using gelu::app::model::PanelKind;
+using gelu::app::model::SampleRng;
+
+// [SECTION] Helpers
+
+std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
+}
+std::uint64_t seed() {
+  return env_number("GELU_PROPERTY_SEED", 1851);
+}
+int cases(int per_unit) {
+  return per_unit * static_cast<int>(std::max<std::uint64_t>(1, env_number("GELU_PROPERTY_CASES", 1)));
+}
+/// A generator for one case: the seed, what is drawn and the case number (FNV-1a, the same everywhere).
+SampleRng rng_for(const std::string& what, int i) {
+  std::uint64_t h = 1469598103934665603ULL ^ seed();
+  for (const char c : what + "#" + std::to_string(i)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return SampleRng(h);
+}
+std::string case_name(const std::string& what, int i) {
+  return "GELU_PROPERTY_SEED=" + std::to_string(seed()) + ", " + what + " case " + std::to_string(i);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+void put(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+/// A directory of its own under the temporary directory, removed afterwards unless GELU_PROPERTY_KEEP=1.
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name)
+      : dir_(fs::temp_directory_path() / ("gelulab_property_" + std::to_string(::getpid())) / name) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "run");
+  }
+  ~Scratch() {
+    if (env_number("GELU_PROPERTY_KEEP", 0))
+      std::printf("kept %s\n", dir_.c_str());
+    else
+      fs::remove_all(dir_);
+  }
+  const fs::path& dir() const { return dir_; }
+  fs::path operator/(const std::string& name) const { return dir_ / name; }
+  /// gelulab in this directory (its exports land here), with a private config directory and no display.
+  gelu::test::ExecResult run(const std::vector<std::string>& args, int timeout_s = 180) const {
+    return gelu::test::exec_gelulab(args, "", (dir_ / "run").string(),
+                                    {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()},
+                                    timeout_s, 0, gelu::test::StdoutTo::Captured, dir_.string());
+  }
+
+ private:
+  fs::path dir_;
+};
+
+/// The text with the app's own strict reader, or a test failure naming the file.
+json::Value parse_file(const fs::path& p) {
+  const std::string text = slurp(p);
+  try {
+    return json::parse(text);
+  } catch (const json::JsonError& e) {
+    ADD_FAILURE() << p << " does not parse with gelu::json::parse: " << e.what() << "\n" << text.substr(0, 2000);
+    return json::Value();
+  }
+}
+
+/// Every file a run left in `dir` that the app wrote besides the session: JSON parses strictly, a CSV has its
+/// header and rows, a PNG decodes. Returns how many files it checked.
+int check_written_files(const fs::path& dir, const std::vector<std::string>& skip) {
+  int n = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string name = e.path().filename().string();
+    if (std::find(skip.begin(), skip.end(), name) != skip.end()) continue;
+    SCOPED_TRACE(name);
+    const std::string ext = e.path().extension().string();
+    if (ext == ".json") {
+      parse_file(e.path());
+    } else if (ext == ".csv") {
+      std::istringstream in(slurp(e.path()));
+      std::string first, header, row;
+      std::getline(in, first);
+      if (first.rfind("# gelulab plot ", 0) == 0) {
+        std::getline(in, header);
+        EXPECT_EQ(header, "series,x,y");
+      } else {
+        EXPECT_EQ(first.rfind("function,backend,size", 0), 0u) << first;  // the benchmark export
+      }
+      EXPECT_TRUE(static_cast<bool>(std::getline(in, row))) << "no rows";
+    } else if (ext == ".png") {
+      const gelu::test::Image img(e.path().string());
+      EXPECT_TRUE(img.ok() && img.w() > 0 && img.h() > 0);
+    } else {
+      continue;
+    }
+    ++n;
+  }
+  return n;
+}
+
+// [SECTION] Random documents: lessons, sessions, scripts
+
+/// Text people write into lessons: letters, punctuation, quotes, backslashes, accents, symbols, emoji.
+std::string random_words(SampleRng& rng, std::size_t max_chars) {
+  return "T" + rng.text(0, max_chars, "abc xyz ABC 0129 ,.;:!?'\"\\/()–—…éüßΦσ√≈🙂\t");
+}
+
+/// A lesson of 1 to 4 random steps, each on a random panel with a state drawn from its table, as a teacher's
+/// "save this view as a step" would write it.
+json::Value random_lesson(SampleRng& rng) {
+  json::Object l;
+  l["title"] = random_words(rng, 18);  // 4-byte characters at most: within kLessonTitleMax
+  l["version"] = gelu::app::kLessonVersion;
+  json::Array steps;
+  const auto kinds = gelu::app::model::panel_kinds();
+  for (std::uint64_t n = 1 + rng.below(4); n > 0; --n) {
+    const PanelKind& k = kinds[static_cast<std::size_t>(rng.below(kinds.size()))];
+    json::Object s;
+    s["title"] = random_words(rng, 18);
+    s["text"] = random_words(rng, 100);
+    s["panel"] = k.id;
+    if (rng.chance(0.85)) s["state"] = k.sample(rng);
+    steps.emplace_back(std::move(s));
+  }
+  l["steps"] = std::move(steps);
+  return l;
+}
+
+/// A session document the reader takes: each part present or not, every panel's state drawn from its table.
+json::Value random_session(SampleRng& rng, const std::string& lesson_file, std::size_t lesson_steps) {
+  const auto kinds = gelu::app::model::panel_kinds();
+  json::Object s;
+  s["format"] = "gelulab-session";
+  s["version"] = gelu::app::kSessionVersion;
+  if (rng.chance(0.9)) s["active_panel"] = kinds[static_cast<std::size_t>(rng.below(kinds.size()))].id;
+  if (rng.chance(0.9)) {
+    json::Object panels;
+    for (const PanelKind& k : kinds)
+      if (rng.chance(0.8)) panels[k.id] = k.sample(rng);
+    s["panels"] = std::move(panels);
+  }
+  if (rng.chance(0.9)) {
+    json::Object p;
+    p["on"] = rng.chance(0.5);
+    p["scale"] = rng.number(Presentation::kMinScale, Presentation::kMaxScale);
+    s["presentation"] = std::move(p);
+  }
+  if (rng.chance(0.9)) {
+    using G = WindowGeometry;
+    json::Object w;
+    w["x"] = rng.integer(-G::kMaxOffset, G::kMaxOffset);
+    w["y"] = rng.integer(-G::kMaxOffset, G::kMaxOffset);
+    w["width"] = rng.integer(G::kMinWidth, G::kMaxSide);
+    w["height"] = rng.integer(G::kMinHeight, G::kMaxSide);
+    w["fullscreen"] = rng.chance(0.3);
+    s["window"] = std::move(w);
+  }
+  if (!lesson_file.empty() && rng.chance(0.6)) {
+    json::Object l;
+    l["file"] = lesson_file;
+    l["step"] = rng.integer(1, static_cast<double>(lesson_steps));
+    s["lesson"] = std::move(l);
+  } else if (rng.chance(0.5)) {
+    s["lesson"] = json::Value();
+  }
+  return s;
+}
+
+/// A side of a window as a window system may report it: below the minimum, zero, negative, huge.
+int random_side(SampleRng& rng) {
+  static const std::vector<int> edges = {INT_MIN, -(1 << 30), -5, 0, 1, 100, 239, 240, 319, 320, 1280,
+                                         WindowGeometry::kMaxSide, WindowGeometry::kMaxSide + 1, 1 << 30, INT_MAX};
+  return rng.chance(0.5) ? rng.pick(edges) : static_cast<int>(rng.integer(-100000, 100000));
+}
+
+/// What the session must hold after `doc` was applied to a fresh app whose window then took `geometry`.
+json::Value expected_session(const json::Value& doc, const WindowGeometry& geometry) {
+  json::Object want;
+  want["format"] = "gelulab-session";
+  want["version"] = gelu::app::kSessionVersion;
+  const json::Value* active = doc.find("active_panel");
+  want["active_panel"] = active ? active->as_string() : gelu::app::model::panel_kinds()[0].id;
+  json::Object panels;
+  const json::Value* given = doc.find("panels");
+  for (const PanelKind& k : gelu::app::model::panel_kinds()) {
+    const json::Value* st = given ? given->find(k.id) : nullptr;
+    panels[k.id] = st ? k.normalize(*st) : k.defaults();
+  }
+  want["panels"] = std::move(panels);
+  json::Object pres;
+  const json::Value* p = doc.find("presentation");
+  pres["on"] = p && p->at("on").as_bool();
+  pres["scale"] = static_cast<double>(
+      p ? static_cast<float>(p->at("scale").as_number()) : Presentation::kDefaultScale);  // held as a float
+  want["presentation"] = std::move(pres);
+  const WindowGeometry g = geometry.clamped();
+  json::Object win;
+  win["x"] = g.x;
+  win["y"] = g.y;
+  win["width"] = g.width;
+  win["height"] = g.height;
+  win["fullscreen"] = g.fullscreen;
+  want["window"] = std::move(win);
+  const json::Value* l = doc.find("lesson");
+  if (l && !l->is_null()) {
+    json::Object les;
+    les["file"] = fs::absolute(l->at("file").as_string()).lexically_normal().string();
+    les["step"] = l->at("step");
+    want["lesson"] = std::move(les);
+  } else {
+    want["lesson"] = json::Value();
+  }
+  return want;
+}
+
+/// A random script (app/gui/testing/script.hpp) on `panel`: mouse commands aimed at the widgets it drew
+/// (`marks`, each optional: skipped when a state or a key took it off the screen), the script language's
+/// keys, waits, and returns to the panel. *frames gets how many frames it takes.
+std::string random_script(SampleRng& rng, const std::string& panel, const std::vector<std::string>& marks,
+                          int* frames) {
+  static const std::vector<std::string> keys = gelu::app::Script::key_names();
+  std::string out = "panel " + panel + "\nwait 3\n";
+  *frames = 4;
+  char buf[160];
+  const auto frac = [&] { return rng.uniform(-0.1, 1.1); };
+  for (std::uint64_t block = 2 + rng.below(4); block > 0; --block) {
+    for (std::uint64_t op = 1 + rng.below(4); op > 0 && !marks.empty(); --op) {
+      const std::string t = rng.pick(marks) + "?";
+      switch (rng.below(5)) {
+        case 0:
+          std::snprintf(buf, sizeof buf, "move %s %.3f %.3f\n", t.c_str(), frac(), frac());
+          *frames += 1;
+          break;
+        case 1:
+          std::snprintf(buf, sizeof buf, "click %s %.3f %.3f\n", t.c_str(), frac(), frac());
+          *frames += 3;
+          break;
+        case 2:
+          std::snprintf(buf, sizeof buf, "dblclick %s %.3f %.3f\n", t.c_str(), frac(), frac());
+          *frames += 5;
+          break;
+        case 3: {
+          const int n = 1 + static_cast<int>(rng.below(8));
+          std::snprintf(buf, sizeof buf, "drag %s %.3f %.3f %.3f %.3f %d\n", t.c_str(), frac(), frac(), frac(),
+                        frac(), n);
+          *frames += n + 3;
+          break;
+        }
+        default: {
+          const int n = 1 + static_cast<int>(rng.below(6));
+          std::snprintf(buf, sizeof buf, "wheel %s %.3f %.3f %d\n", t.c_str(), frac(), frac(),
+                        rng.chance(0.5) ? n : -n);
+          *frames += n;
+          break;
+        }
+      }
+      out += buf;
+    }
+    for (std::uint64_t k = rng.below(3); k > 0; --k) {
+      out += "key " + rng.pick(keys) + "\n";
+      *frames += 3;
+    }
+    const int w = 1 + static_cast<int>(rng.below(4));
+    out += "wait " + std::to_string(w) + "\n";
+    *frames += w;
+    if (rng.chance(0.4)) {
+      out += "panel " + panel + "\nwait 3\n";
+      *frames += 4;
+    }
+  }
+  return out;
+}
+
+/// Writes a drawn document into GELU_PROPERTY_CORPUS, when set.
+void to_corpus(const std::string& name, const json::Value& v) {
+  const char* dir = std::getenv("GELU_PROPERTY_CORPUS");
+  if (!dir || !*dir) return;
+  fs::create_directories(dir);
+  put(fs::path(dir) / name, json::write(v));
+}
+
+// [SECTION] In process: save, strict parse, load, the same session
+
+TEST(SessionProperty, RandomSessionsAreSavedAndLoadedBackToTheSameSession) {
+  const Scratch dir("in_process");
+  // A few lessons of random steps: the lesson reader takes what the panels' tables write.
+  std::vector<std::pair<std::string, std::size_t>> lessons;
+  for (int i = 0; i < 4; ++i) {
+    SampleRng rng = rng_for("lesson", i);
+    const json::Value l = random_lesson(rng);
+    const fs::path p = dir / ("lesson" + std::to_string(i) + ".json");
+    put(p, json::write(l, 2) + "\n");
+    ASSERT_NO_THROW(gelu::app::load_lesson(p.string())) << case_name("lesson", i);
+    lessons.emplace_back(p.string(), l.at("steps").as_array().size());
+  }
+  const int n = cases(300);
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE(case_name("session", i));
+    SampleRng rng = rng_for("session", i);
+    const auto& [lesson, steps] = lessons[static_cast<std::size_t>(rng.below(lessons.size()))];
+    const json::Value doc = random_session(rng, lesson, steps);
+    to_corpus("session_" + std::to_string(i) + ".json", doc);
+    if (const json::Value* ps = doc.find("panels"))
+      for (const auto& [id, st] : ps->as_object()) to_corpus("state_" + id + "_" + std::to_string(i) + ".json", st);
+    App app;
+    ASSERT_NO_THROW(gelu::app::apply_session(app, doc, "random.json")) << json::write(doc, 2);
+    EXPECT_EQ(app.message(), "");
+    // The window system resized it meanwhile: anything a window manager may report, the minimum not kept.
+    WindowGeometry g = app.window_geometry();
+    if (rng.chance(0.6)) g = {random_side(rng), random_side(rng), random_side(rng), random_side(rng), rng.chance(0.5)};
+    app.window_geometry() = g;
+
+    const fs::path file = dir / "session.json";
+    ASSERT_NO_THROW(gelu::app::save_session(app, file.string()));
+    const std::string text = slurp(file);
+    const json::Value saved = parse_file(file);
+    EXPECT_EQ(json::write(saved, 2), json::write(expected_session(doc, g), 2)) << json::write(doc, 2);
+
+    App back;
+    ASSERT_NO_THROW(gelu::app::load_session(back, file.string())) << text;
+    EXPECT_EQ(back.message(), "");
+    EXPECT_EQ(json::write(gelu::app::session_json(back), 2) + "\n", text);
+    if (HasFailure()) return;  // the first failing case is enough to reproduce
+  }
+}
+
+// [SECTION] End to end: gui --headless and shot save, and load back
+
+std::vector<std::string> panel_ids() {
+  std::vector<std::string> ids;
+  for (const PanelKind& k : gelu::app::model::panel_kinds()) ids.emplace_back(k.id);
+  return ids;
+}
+
+std::string size_text(int w, int h) {
+  return std::to_string(w) + "x" + std::to_string(h);
+}
+
+class SessionPropertyE2E : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
+  const std::string panel = GetParam();
+  const Scratch dir("e2e_" + panel);
+  // The widgets the panel draws (its marks): what the random scripts aim at.
+  std::vector<std::string> marks;
+  {
+    const auto r = dir.run({"gui", "--headless", "--size", "1280x800", "--frames", "4", "--panel", panel,
+                            "--report", "marks.json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const auto& [name, rect] : parse_file(dir / "marks.json").at("marks").as_object()) marks.push_back(name);
+    ASSERT_FALSE(marks.empty());
+    fs::remove(dir / "marks.json");
+  }
+  const int n = cases(1);
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE(case_name("e2e " + panel, i));
+    SampleRng rng = rng_for("e2e " + panel, i);
+    const fs::path lesson = dir / "lesson.json";
+    const json::Value l = random_lesson(rng);
+    put(lesson, json::write(l, 2) + "\n");
+    json::Value doc = random_session(rng, lesson.string(), l.at("steps").as_array().size());
+    doc.as_object()["active_panel"] = panel;
+    {
+      App check;
+      ASSERT_NO_THROW(gelu::app::apply_session(check, doc, "random.json")) << json::write(doc, 2);
+    }
+    put(dir / "s.json", json::write(doc, 2) + "\n");
+    // The picture: mostly ordinary, sometimes the smallest, a wide strip or a tall one.
+    int w = static_cast<int>(rng.integer(320, 1600)), h = static_cast<int>(rng.integer(240, 1000));
+    if (rng.chance(0.15)) w = 320, h = 240;
+    if (rng.chance(0.1)) w = 4096, h = 240;
+    if (rng.chance(0.1)) w = 320, h = 2048;
+    int frames = 0;
+    const std::string script = random_script(rng, panel, marks, &frames);
+    put(dir / "script.txt", script);
+    const std::string what = "size " + size_text(w, h) + "\nscript:\n" + script + "\nsession:\n" + json::write(doc, 2);
+
+    // 1. The app runs the script and saves the session on exit; the session loads and writes the same bytes.
+    const auto r = dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", std::to_string(frames + 5),
+                            "--session", "s.json", "--script", "script.txt", "--report", "r.json"});
+    ASSERT_TRUE(r.exited && r.status == 0) << "status " << r.status << " signal " << r.signal << "\n"
+                                           << r.err << "\n"
+                                           << what;
+    const std::string s1 = slurp(dir / "s.json");
+    const json::Value v1 = parse_file(dir / "s.json");
+    App loaded;
+    ASSERT_NO_THROW(gelu::app::apply_session(loaded, v1, "s.json")) << s1;
+    EXPECT_EQ(json::write(gelu::app::session_json(loaded), 2) + "\n", s1) << what;
+    EXPECT_EQ(parse_file(dir / "r.json").at("status").as_number(), 0);
+    // Exports the keys made (CSV, PNG, the benchmark's CSV and JSON) parse and decode.
+    check_written_files(dir.dir(), {"s.json", "r.json", "lesson.json"});
+
+    // 2. Started again on that session, the app saves it unchanged.
+    fs::copy_file(dir / "s.json", dir / "s2.json", fs::copy_options::overwrite_existing);
+    const auto r2 = dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", "2", "--session", "s2.json"});
+    ASSERT_EQ(r2.status, 0) << r2.err;
+    EXPECT_EQ(json::write(parse_file(dir / "s2.json"), 2), json::write(v1, 2)) << what;
+
+    // 3. shot restores it, applies the active panel's defaults (--state), and writes the session it shows.
+    const std::string active = v1.at("active_panel").as_string();
+    const PanelKind* kind = gelu::app::model::find_panel_kind(active);
+    ASSERT_NE(kind, nullptr);
+    put(dir / "defaults.json", json::write(kind->defaults(), 2));
+    const auto r3 = dir.run({"shot", "--session", "s.json", "--state", "defaults.json", "--session-out", "o.json",
+                             "--out", "o.png", "--meta", "m.json", "--size",
+                             size_text(std::min(w, 1600), std::min(h, 1000))});
+    ASSERT_EQ(r3.status, 0) << r3.err << "\n" << what;
+    json::Value want = v1;
+    want.as_object()["panels"].as_object()[active] = kind->defaults();
+    EXPECT_EQ(json::write(parse_file(dir / "o.json"), 2), json::write(want, 2)) << what;
+    EXPECT_EQ(parse_file(dir / "m.json").at("panel").as_string(), active);
+    for (const fs::directory_entry& e : fs::directory_iterator(dir.dir()))
+      if (e.is_regular_file() && e.path().filename() != "lesson.json" && e.path().filename() != "script.txt")
+        fs::remove(e.path());
+    if (HasFailure()) return;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPanel, SessionPropertyE2E, ::testing::ValuesIn(panel_ids()),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// [SECTION] Model files
+
+TEST(SessionProperty, ModelFilesTrainSavesLoadAndSaveTheSame) {
+  // train --save writes a model file; train --load reads it and, with no steps, saves the same bytes.
+  const Scratch dir("model");
+  std::vector<std::string> datasets, acts;
+  for (const gelu::ffn::DatasetInfo& d : gelu::ffn::datasets()) datasets.emplace_back(d.id);
+  for (const gelu::Activation& a : gelu::registry()) acts.emplace_back(a.id);
+  const std::vector<std::string> glus = {"", "geglu", "swiglu", "reglu"};
+  const int n = cases(3);
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE(case_name("model", i));
+    SampleRng rng = rng_for("model", i);
+    const std::string ds = rng.pick(datasets);
+    std::vector<std::string> args = {"train",   "--dataset", ds,        "--steps", std::to_string(rng.below(30)),
+                                     "--batch", "16",        "--every", "1000",    "--samples",
+                                     "200",     "--act",     rng.pick(acts)};
+    if (const std::string g = rng.pick(glus); !g.empty()) args.insert(args.end(), {"--glu", g});
+    if (rng.chance(0.3)) args.emplace_back("--stochastic");
+    args.insert(args.end(), {"--save", "m.json", "--json"});
+    const auto r = dir.run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NO_THROW(json::parse(r.out)) << r.out;
+    const json::Value m = parse_file(dir / "m.json");
+    const auto r2 = dir.run({"train", "--dataset", ds, "--samples", "200", "--steps", "0", "--load", "m.json",
+                             "--save", "m2.json"});
+    ASSERT_EQ(r2.status, 0) << r2.err;
+    EXPECT_EQ(json::write(parse_file(dir / "m2.json"), 2), json::write(m, 2));
+  }
+}
+
+}  // namespace
