@@ -100,7 +100,7 @@ class Schema {
     }
     S next = s;
     for (const Field<S>& f : fields_)
-      if (const json::Value* v = state.find(f.key)) f.read(*v, next);
+      if (const json::Value* v = state.find(f.key)) read_field(f, *v, next);
     s = std::move(next);
   }
   /// Every field of `s`.
@@ -137,6 +137,18 @@ class Schema {
   json::Value normalized(const json::Value& state, S from = S{}) const {
     read(state, from);
     return write(from);
+  }
+  /// One field read; a message that does not start with the field's key gets it in front ("'a': 'glu' must
+  /// be ..."), so every refusal names the field it came from (reliability class 5).
+  static void read_field(const Field<S>& f, const json::Value& v, S& s) {
+    try {
+      f.read(v, s);
+    } catch (const json::JsonError& e) {
+      const std::string_view m = e.what();
+      const std::string q = "'" + f.key;
+      if (m.rfind(q, 0) == 0 && m.size() > q.size() && (m[q.size()] == '\'' || m[q.size()] == '[')) throw;
+      throw json::JsonError(quoted_key(f.key) + ": " + std::string(m));
+    }
   }
   std::string keys_text() const {
     std::string list;

@@ -15,6 +15,7 @@
 //   [SECTION] Helpers
 //   [SECTION] Random documents: lessons, sessions, scripts
 //   [SECTION] In process: save, strict parse, load, the same session
+//   [SECTION] Invalid values: refused with a message naming the field, never a crash
 //   [SECTION] End to end: gui --headless and shot save, and load back
 //   [SECTION] Model files
 #include <gtest/gtest.h>
@@ -382,6 +383,165 @@ TEST(SessionProperty, RandomSessionsAreSavedAndLoadedBackToTheSameSession) {
     EXPECT_EQ(back.message(), "");
     EXPECT_EQ(json::write(gelu::app::session_json(back), 2) + "\n", text);
     if (HasFailure()) return;  // the first failing case is enough to reproduce
+  }
+}
+
+// [SECTION] Invalid values: refused with a message naming the field, never a crash
+
+/// A random JSON value of any type and shape (numbers at the edges, words the tables know, invisible
+/// characters, nested arrays and objects): most are not what a given field takes.
+json::Value random_value(SampleRng& rng, int depth = 0) {
+  static const std::vector<double> numbers = {0,    -0.0,  0.5,   -1,      1,          2,     3,
+                                              7,    8,     129,   4097,    67108865.0, 1e-300, 1e300,
+                                              -1e300, 1e15, 1e15 + 2, 9007199254740993.0, -7.5};
+  static const std::vector<std::string> words = {
+      "",      "?",     "gelu",  "nosuch",     "sigmoid", "tanh", "cpu",      "gpu",         "gpu_kernel",
+      "adam",  "geglu", "add",   "moons",      "1",       "true", "null",     "\xef\xbb\xbfgelu",
+      "gelu\xe2\x80\x8b", "a\nb", "gelu.c",    "gelu_tanh.c"};
+  switch (rng.below(depth > 1 ? 5 : 7)) {
+    case 0:
+      return json::Value();
+    case 1:
+      return json::Value(rng.chance(0.5));
+    case 2:
+      return json::Value(rng.number(-1e300, 1e300));
+    case 3:
+      return json::Value(rng.pick(numbers));
+    case 4:
+      return json::Value(rng.chance(0.7) ? rng.pick(words) : rng.text(0, 12, "ab?. \t\"\\é"));
+    case 5: {
+      json::Array a;
+      for (std::uint64_t n = rng.below(5); n > 0; --n) a.push_back(random_value(rng, depth + 1));
+      return json::Value(std::move(a));
+    }
+    default: {
+      static const std::vector<std::string> keys = {"activations", "glu", "stochastic", "op", "x", "y",
+                                                    "label",       "k",   "gelu_tanh.c", "?", ""};
+      json::Object o;
+      for (std::uint64_t n = rng.below(4); n > 0; --n) o[rng.pick(keys)] = random_value(rng, depth + 1);
+      return json::Value(std::move(o));
+    }
+  }
+}
+
+/// Whether `message` starts with one of the table's keys in quotes ('key': or 'key' must ...).
+bool names_a_field(const std::string& message, const json::Object& fields) {
+  for (const auto& [key, v] : fields)
+    if (message.rfind("'" + key + "'", 0) == 0 || message.rfind("'" + key + "[", 0) == 0) return true;
+  return false;
+}
+
+TEST(SessionProperty, InvalidPanelValuesAreRefusedNamingTheFieldAndChangeNothing) {
+  // Every field of every table: random valid states with that one field replaced by a random value of any
+  // type. An accepted value must round-trip like any valid state; a refused one must be refused through the
+  // table (--state, lessons) with a message starting with the field's key, and through a session with
+  // "FILE: panels.ID: 'key'..." leaving the app as it was. Any other exception is a failure.
+  const int n = cases(40);
+  for (const PanelKind& k : gelu::app::model::panel_kinds()) {
+    const json::Value defaults = k.defaults();
+    for (const auto& [key, def] : defaults.as_object()) {
+      const std::string field = std::string(k.id) + "." + key;
+      int refused = 0, named = 0;
+      for (int i = 0; i <= n; ++i) {
+        SCOPED_TRACE(case_name("invalid " + field, i));
+        SampleRng rng = rng_for("invalid " + field, i);
+        json::Value state = k.sample(rng);
+        json::Object wrong;  // case 0: a value no field takes
+        wrong["?"] = json::Array{};
+        state.as_object()[key] = i == 0 ? json::Value(std::move(wrong)) : random_value(rng);
+        const std::string what = json::write(state);
+        std::string message;
+        try {
+          k.validate(state);
+        } catch (const json::JsonError& e) {
+          message = e.what();
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "not a JsonError: " << e.what() << "\n" << what;
+          continue;
+        }
+        if (message.empty()) {
+          const json::Value normal = k.normalize(state);
+          EXPECT_EQ(json::write(k.normalize(normal)), json::write(normal)) << what;
+          continue;
+        }
+        ++refused;
+        // A value that makes a later field out of range (another tuned_form, say) is named by that field.
+        EXPECT_TRUE(names_a_field(message, defaults.as_object())) << message << "\n" << what;
+        named += message.rfind("'" + key, 0) == 0;
+        json::Object doc;
+        doc["format"] = "gelulab-session";
+        doc["version"] = gelu::app::kSessionVersion;
+        json::Object panels;
+        panels[k.id] = state;
+        doc["panels"] = std::move(panels);
+        App app;
+        const std::string before = json::write(gelu::app::session_json(app));
+        try {
+          gelu::app::apply_session(app, json::Value(std::move(doc)), "bad.json");
+          ADD_FAILURE() << "a session accepted a state the table refuses: " << message << "\n" << what;
+        } catch (const gelu::app::SessionError& e) {
+          EXPECT_EQ(std::string(e.what()), "bad.json: panels." + std::string(k.id) + ": " + message);
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << "not a SessionError: " << e.what() << "\n" << what;
+        }
+        EXPECT_EQ(json::write(gelu::app::session_json(app)), before) << "a refused session changed the app";
+      }
+      EXPECT_GT(named, 0) << field << ": no value was refused naming it (" << refused << " refused)";
+      if (HasFailure()) return;
+    }
+  }
+}
+
+TEST(SessionProperty, InvalidSessionValuesAreRefusedNamingTheFieldAndChangeNothing) {
+  // The session's own fields, each replaced in random valid sessions by a random value of any type.
+  const Scratch dir("invalid_session");
+  SampleRng lr = rng_for("invalid lesson", 0);
+  const json::Value l = random_lesson(lr);
+  const fs::path lesson = dir / "lesson.json";
+  put(lesson, json::write(l, 2) + "\n");
+  const std::vector<std::vector<std::string>> paths = {
+      {"format"},       {"version"},         {"active_panel"},      {"panels"},         {"presentation"},
+      {"presentation", "on"}, {"presentation", "scale"}, {"window"}, {"window", "x"},  {"window", "y"},
+      {"window", "width"},    {"window", "height"},       {"window", "fullscreen"},     {"lesson"},
+      {"lesson", "file"}};
+  const int n = cases(30);
+  for (const auto& path : paths) {
+    std::string field = path[0];
+    for (std::size_t j = 1; j < path.size(); ++j) field += "." + path[j];
+    int refused = 0;
+    for (int i = 0; i <= n; ++i) {
+      SCOPED_TRACE(case_name("invalid session " + field, i));
+      SampleRng rng = rng_for("invalid session " + field, i);
+      json::Value doc = random_session(rng, lesson.string(), l.at("steps").as_array().size());
+      json::Object* parent = &doc.as_object();
+      for (std::size_t j = 0; j + 1 < path.size(); ++j) {
+        json::Value& child = (*parent)[path[j]];
+        if (!child.is_object()) child = json::Object{};
+        parent = &child.as_object();
+      }
+      json::Object wrong;
+      wrong["?"] = json::Array{};
+      (*parent)[path.back()] = i == 0 ? json::Value(std::move(wrong)) : random_value(rng);
+      const std::string what = json::write(doc);
+      App app;
+      const std::string before = json::write(gelu::app::session_json(app));
+      try {
+        gelu::app::apply_session(app, doc, "bad.json");
+        continue;  // a valid value (or a lesson that no longer opens: a note, not an error)
+      } catch (const gelu::app::SessionError& e) {
+        ++refused;
+        // The refused field is named; one the random value made incomplete (a missing sibling) names that.
+        const std::string m = e.what();
+        const std::string parent_field = field.substr(0, field.find('.'));
+        EXPECT_TRUE(m.rfind("bad.json: " + field, 0) == 0 || m.rfind("bad.json: " + parent_field, 0) == 0)
+            << m << "\n" << what;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "not a SessionError: " << e.what() << "\n" << what;
+      }
+      EXPECT_EQ(json::write(gelu::app::session_json(app)), before) << "a refused session changed the app";
+    }
+    EXPECT_GT(refused, 0) << field << ": no value was refused";
+    if (HasFailure()) return;
   }
 }
 
