@@ -97,6 +97,7 @@ std::string FfnPanel::shot_limit_error() const {
 }
 
 void FfnPanel::settle_for_shot() {
+  playing_ = false;
   lab_.set_running(false);
   lab_.reset(cfg_);
   lab_.step(shot_steps_);
@@ -155,8 +156,13 @@ void FfnPanel::net_choice(int i) {
 
 void FfnPanel::controls() {
   const float em = ui::em();
+  // The lab pauses itself when the nets cannot train (an error); the saved state follows it from here.
   const bool playing = lab_.running();
-  if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) lab_.set_running(!playing);
+  playing_ = playing_ && playing;
+  if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) {
+    lab_.set_running(!playing);
+    playing_ = !playing;
+  }
   ui::mark("button:play");
   ImGui::SameLine();
   char step_label[32];
@@ -499,7 +505,7 @@ void FfnPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value FfnPanel::state() const {
-  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, lab_.running()});
+  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, playing_});
 }
 
 void FfnPanel::set_state(const json::Value& state) {
@@ -509,6 +515,7 @@ void FfnPanel::set_state(const json::Value& state) {
   cfg_ = s.cfg;
   shot_steps_ = s.shot_steps;
   lab_.reset(cfg_);
+  playing_ = s.playing;
   lab_.set_running(s.playing);
 }
 
