@@ -282,7 +282,8 @@ TEST_P(OptionMatrixPanel, EveryGuiOptionWorks) {
   auto r = d.run({"gui", "--headless", "--frames", "4", "--panel", panel, "--report", "plots.json"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::vector<std::string> plots;
-  for (const json::Value& id : parse_file(d / "plots.json").at("plot_ids").as_array()) plots.push_back(id.as_string());
+  const json::Value first = parse_file(d / "plots.json");  // kept: the loop reads into it
+  for (const json::Value& id : first.at("plot_ids").as_array()) plots.push_back(id.as_string());
   ASSERT_FALSE(plots.empty());
   int frames = 0;
   std::ofstream(d / "script.txt") << export_script(plots, &frames);

@@ -568,7 +568,8 @@ TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
     const auto r = dir.run({"gui", "--headless", "--size", "1280x800", "--frames", "4", "--panel", panel,
                             "--report", "marks.json"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const auto& [name, rect] : parse_file(dir / "marks.json").at("marks").as_object()) marks.push_back(name);
+    const json::Value report = parse_file(dir / "marks.json");  // kept: the loop reads into it
+    for (const auto& [name, rect] : report.at("marks").as_object()) marks.push_back(name);
     ASSERT_FALSE(marks.empty());
     fs::remove(dir / "marks.json");
   }
