@@ -91,8 +91,8 @@ void check_output_path(std::string_view option, const std::string& path);
 int run_main(int argc, char** argv);
 
 /// Every option and flag the subcommand `name` accepts, as its run function declares them (run with no
-/// arguments in validate-only mode, up to its Args::finish()): tests that cover every option of a command take
-/// the list from here, so a new option is covered, or fails its test, the day it is added. Empty for an
+/// arguments in validate-only mode, up to its Args::finish()): tests that cover every option of a command
+/// take the list from here, so a new option is covered, or fails its test, the day it is added. Empty for an
 /// unknown subcommand.
 std::vector<Args::Declared> declared_options(std::string_view name);
 

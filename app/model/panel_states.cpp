@@ -81,7 +81,9 @@ const Schema<CurvesState>& curves_schema() {
              s.functions = read_registry_ids(v, "functions", "'functions' must be an array of registry ids");
            },
            [](const S& s) { return string_array(s.functions); },
-           [](SampleRng& rng, const json::Object&) { return random_registry_ids(rng, registry().size() + 2); }},
+           [](SampleRng& rng, const json::Object&) {
+             return random_registry_ids(rng, registry().size() + 2);
+           }},
           {"params", "{\"id.param\": value, …}", "parameters that differ from their defaults",
            [](const json::Value& v, S& s) {
              if (!v.is_object())
@@ -176,7 +178,9 @@ const Schema<ApproxState>& approx_schema() {
                            .default_value;
            },
            [](const S& s) { return json::Value(s.tuned_form); },
-           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "sigmoid" : "tanh"); }},
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.chance(0.5) ? "sigmoid" : "tanh");
+           }},
           {"tuned", "number in the form's parameter range", "k of the sigmoid form or c of the tanh form",
            [](const json::Value& v, S& s) {
              const ParamSpec& ps =
@@ -188,7 +192,8 @@ const Schema<ApproxState>& approx_schema() {
              // Within the range of the form this state ends up with (drawn here, else the default's).
              const auto f = drawn.find("tuned_form");
              const std::string form = f != drawn.end() ? f->second.as_string() : S{}.tuned_form;
-             const ParamSpec& ps = find_activation(form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
+             const ParamSpec& ps =
+                 find_activation(form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
              return json::Value(rng.number(ps.min, ps.max));
            }},
           bool_field<S>("gpu", &S::gpu, "also evaluate on the GPU and compare"),
@@ -249,7 +254,8 @@ json::Value net_json(const NetChoice& n) {
 }
 
 Field<FfnState> net_field(const char* key, int i) {
-  return {key, "{activations, glu, stochastic}",
+  return {key,
+          "{activations, glu, stochastic}",
           i == 0 ? "network A: its activations per layer, GLU kind and stochastic GELU"
                  : "network B, trained beside A from the same weights",
           [i](const json::Value& v, FfnState& s) { read_net(v, s.cfg.nets[static_cast<std::size_t>(i)]); },
@@ -490,14 +496,16 @@ const Schema<BenchState>& bench_schema() {
                return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
              });
              if (base.empty() || control)
-               throw json::JsonError("'export' must be a non-empty file name base without control characters");
+               throw json::JsonError(
+                   "'export' must be a non-empty file name base without control characters");
              s.export_base = base;
            },
            [](const S& s) { return json::Value(s.export_base); },
            [](SampleRng& rng, const json::Object&) {
              // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
              // that may not exist: the export then says why it failed).
-             return json::Value(rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
+             return json::Value(
+                 rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
            }},
       });
   return schema;

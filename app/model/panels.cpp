@@ -10,12 +10,14 @@ namespace {
 
 template <class S>
 PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) {
-  return {id, title,
+  return {id,
+          title,
           [schema](const json::Value& state) {
             S s;
             schema().read(state, s);
           },
-          [schema] { return schema().help(); }, [schema] { return schema().write(S{}); },
+          [schema] { return schema().help(); },
+          [schema] { return schema().write(S{}); },
           [schema](SampleRng& rng) { return schema().sample(rng); },
           [schema](const json::Value& state) { return schema().normalized(state); }};
 }

@@ -174,7 +174,9 @@ decltype(auto) access(const Ref& ref, S& s) {
 
 template <class S, class Ref>
 Field<S> range_field(std::string key, Ref ref, std::string help) {
-  return {key, "[min, max]", std::move(help),
+  return {key,
+          "[min, max]",
+          std::move(help),
           [key, ref](const json::Value& v, S& s) { access(ref, s) = read_range_value(v, key); },
           [ref](const S& s) { return range_json(access(ref, s)); },
           [](SampleRng& rng, const json::Object&) { return range_json(rng.range()); }};
@@ -183,7 +185,9 @@ Field<S> range_field(std::string key, Ref ref, std::string help) {
 template <class S, class Ref>
 Field<S> number_field(std::string key, Ref ref, double min, double max, std::string help) {
   const std::string type = "number in [" + format_f64(min) + ", " + format_f64(max) + "]";
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, min, max](const json::Value& v, S& s) {
             access(ref, s) = read_number_value(v, key, min, max);
           },
@@ -195,7 +199,9 @@ Field<S> number_field(std::string key, Ref ref, double min, double max, std::str
 template <class S, class Ref>
 Field<S> integer_field(std::string key, Ref ref, double min, double max, std::string help) {
   const std::string type = "integer in [" + format_f64(min) + ", " + format_f64(max) + "]";
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, min, max](const json::Value& v, S& s) {
             auto& m = access(ref, s);
             m = static_cast<std::remove_reference_t<decltype(m)>>(read_number_value(v, key, min, max));
@@ -206,7 +212,9 @@ Field<S> integer_field(std::string key, Ref ref, double min, double max, std::st
 
 template <class S, class Ref>
 Field<S> bool_field(std::string key, Ref ref, std::string help) {
-  return {key, "true|false", std::move(help),
+  return {key,
+          "true|false",
+          std::move(help),
           [key, ref](const json::Value& v, S& s) { access(ref, s) = read_bool_value(v, key); },
           [ref](const S& s) { return json::Value(static_cast<bool>(access(ref, s))); },
           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5)); }};
@@ -216,7 +224,9 @@ template <class S, class Ref>
 Field<S> choice_field(std::string key, Ref ref, std::vector<std::string> choices, std::string help) {
   std::string type;
   for (const std::string& c : choices) type += (type.empty() ? "" : "|") + c;
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, choices](const json::Value& v, S& s) {
             access(ref, s) = read_choice_value(v, key, choices);
           },

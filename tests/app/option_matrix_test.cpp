@@ -55,17 +55,33 @@ using Runs = std::map<std::string, std::vector<std::string>>;
 /// the panel's second plot as CSV; each further plot by id at the smallest size; an unknown plot id.
 Runs shot_runs(const std::string& panel, const std::vector<std::string>& plots) {
   Runs r;
-  r["outputs"] = {"shot",   "--panel",   panel,      "--state", "state.json",   "--size",   "800x500",
-                  "--scale", "1.25",     "--out",    "a.png",   "--csv",        "a.csv",    "--plot-out",
-                  "ap.png", "--meta",    "am.json",  "--session-out", "as.json"};
-  r["classroom"] = {"shot",     "--session", "as.json", "--lesson", "lesson.json", "--step",   lesson_step(panel),
-                    "--presentation", "2",   "--size",  "640x400",  "--out",       "b.png",    "--meta",
-                    "bm.json",  "--csv",     "b.csv",   "--csv-plot", plots.size() > 1 ? plots[1] : plots[0]};
+  r["outputs"] = {"shot",    "--panel", panel,     "--state",       "state.json", "--size", "800x500",
+                  "--scale", "1.25",    "--out",   "a.png",         "--csv",      "a.csv",  "--plot-out",
+                  "ap.png",  "--meta",  "am.json", "--session-out", "as.json"};
+  r["classroom"] = {"shot",
+                    "--session",
+                    "as.json",
+                    "--lesson",
+                    "lesson.json",
+                    "--step",
+                    lesson_step(panel),
+                    "--presentation",
+                    "2",
+                    "--size",
+                    "640x400",
+                    "--out",
+                    "b.png",
+                    "--meta",
+                    "bm.json",
+                    "--csv",
+                    "b.csv",
+                    "--csv-plot",
+                    plots.size() > 1 ? plots[1] : plots[0]};
   for (std::size_t i = 2; i < plots.size(); ++i)
-    r["plot " + plots[i]] = {"shot", "--panel", panel, "--size", "320x240", "--out", "c.png",
-                             "--csv", "c.csv", "--csv-plot", plots[i]};
-  r["unknown plot"] = {"shot", "--panel", panel,   "--size",     "320x240",
-                       "--out", "d.png",  "--csv", "d.csv",      "--csv-plot", "no_such_plot"};
+    r["plot " + plots[i]] = {"shot",  "--panel", panel,   "--size",     "320x240", "--out",
+                             "c.png", "--csv",   "c.csv", "--csv-plot", plots[i]};
+  r["unknown plot"] = {"shot",  "--panel", panel,   "--size",     "320x240",     "--out",
+                       "d.png", "--csv",   "d.csv", "--csv-plot", "no_such_plot"};
   return r;
 }
 
@@ -86,14 +102,38 @@ std::string export_script(const std::vector<std::string>& plots, int* frames) {
 /// script looped, the report, the last frame's PNG, the soak limits); then the panel's lesson step.
 Runs gui_runs(const std::string& panel, int frames) {
   Runs r;
-  r["outputs"] = {"gui",          "--headless",  "--size",     "800x500",   "--frames",  std::to_string(frames),
-                  "--panel",      panel,         "--state",    "state.json", "--session", "gs.json",
-                  "--presentation", "1.5",       "--script",   "script.txt", "--script-loop", "--report",
-                  "gr.json",      "--save-png",  "g.png",      "--report-frame-time", "--max-rss-growth-kb",
-                  "1048576",      "--rss-baseline-frame", "2", "--max-frame-time-growth", "100"};
-  r["lesson"] = {"gui",      "--headless", "--size",  "640x400", "--frames",   "6",       "--lesson",
-                 "lesson.json", "--step",  lesson_step(panel), "--session", "gl.json", "--report",
-                 "glr.json", "--save-png", "gl.png"};
+  r["outputs"] = {"gui",
+                  "--headless",
+                  "--size",
+                  "800x500",
+                  "--frames",
+                  std::to_string(frames),
+                  "--panel",
+                  panel,
+                  "--state",
+                  "state.json",
+                  "--session",
+                  "gs.json",
+                  "--presentation",
+                  "1.5",
+                  "--script",
+                  "script.txt",
+                  "--script-loop",
+                  "--report",
+                  "gr.json",
+                  "--save-png",
+                  "g.png",
+                  "--report-frame-time",
+                  "--max-rss-growth-kb",
+                  "1048576",
+                  "--rss-baseline-frame",
+                  "2",
+                  "--max-frame-time-growth",
+                  "100"};
+  r["lesson"] = {"gui",       "--headless", "--size",      "640x400",  "--frames",
+                 "6",         "--lesson",   "lesson.json", "--step",   lesson_step(panel),
+                 "--session", "gl.json",    "--report",    "glr.json", "--save-png",
+                 "gl.png"};
   return r;
 }
 
@@ -185,9 +225,10 @@ class Dir {
   const fs::path& path() const { return dir_; }
   gelu::test::ExecResult run(const std::vector<std::string>& args) const {
     auto a = args;
-    return gelu::test::exec_gelulab(a, "", (dir_ / "run").string(),
-                                    {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()},
-                                    120, 0, gelu::test::StdoutTo::Captured, dir_.string());
+    return gelu::test::exec_gelulab(
+        a, "", (dir_ / "run").string(),
+        {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()}, 120, 0,
+        gelu::test::StdoutTo::Captured, dir_.string());
   }
 
  private:
@@ -268,7 +309,8 @@ TEST_P(OptionMatrixPanel, EveryShotOptionWorks) {
   r = d.run(runs.at("unknown plot"));
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_NE(r.err.find("--csv-plot: no plot 'no_such_plot' on the " + panel + " panel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--csv-plot: no plot 'no_such_plot' on the " + panel + " panel"), std::string::npos)
+      << r.err;
   for (const std::string& id : plots) EXPECT_NE(r.err.find(id), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d / "d.csv"));
 }

@@ -2,7 +2,8 @@
 // registered under its id and no class is registered outside the list; every panel's state() reads back
 // through its table to the same state; the tables' defaults are what a fresh panel writes; and a lesson
 // step's state is validated headless, through the table, with the same messages a panel gives; every field
-// of every table can draw random values that its reader takes, and a panel given one saves what the table says.
+// of every table can draw random values that its reader takes, and a panel given one saves what the table
+// says.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -71,7 +71,8 @@ int cases(int per_unit) {
 /// A generator for one case: the seed, what is drawn and the case number (FNV-1a, the same everywhere).
 SampleRng rng_for(const std::string& what, int i) {
   std::uint64_t h = 1469598103934665603ULL ^ seed();
-  for (const char c : what + "#" + std::to_string(i)) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  for (const char c : what + "#" + std::to_string(i))
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
   return SampleRng(h);
 }
 std::string case_name(const std::string& what, int i) {
@@ -106,9 +107,10 @@ class Scratch {
   fs::path operator/(const std::string& name) const { return dir_ / name; }
   /// gelulab in this directory (its exports land here), with a private config directory and no display.
   gelu::test::ExecResult run(const std::vector<std::string>& args, int timeout_s = 180) const {
-    return gelu::test::exec_gelulab(args, "", (dir_ / "run").string(),
-                                    {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()},
-                                    timeout_s, 0, gelu::test::StdoutTo::Captured, dir_.string());
+    return gelu::test::exec_gelulab(
+        args, "", (dir_ / "run").string(),
+        {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()}, timeout_s, 0,
+        gelu::test::StdoutTo::Captured, dir_.string());
   }
 
  private:
@@ -121,7 +123,8 @@ json::Value parse_file(const fs::path& p) {
   try {
     return json::parse(text);
   } catch (const json::JsonError& e) {
-    ADD_FAILURE() << p << " does not parse with gelu::json::parse: " << e.what() << "\n" << text.substr(0, 2000);
+    ADD_FAILURE() << p << " does not parse with gelu::json::parse: " << e.what() << "\n"
+                  << text.substr(0, 2000);
     return json::Value();
   }
 }
@@ -230,8 +233,21 @@ json::Value random_session(SampleRng& rng, const std::string& lesson_file, std::
 
 /// A side of a window as a window system may report it: below the minimum, zero, negative, huge.
 int random_side(SampleRng& rng) {
-  static const std::vector<int> edges = {INT_MIN, -(1 << 30), -5, 0, 1, 100, 239, 240, 319, 320, 1280,
-                                         WindowGeometry::kMaxSide, WindowGeometry::kMaxSide + 1, 1 << 30, INT_MAX};
+  static const std::vector<int> edges = {INT_MIN,
+                                         -(1 << 30),
+                                         -5,
+                                         0,
+                                         1,
+                                         100,
+                                         239,
+                                         240,
+                                         319,
+                                         320,
+                                         1280,
+                                         WindowGeometry::kMaxSide,
+                                         WindowGeometry::kMaxSide + 1,
+                                         1 << 30,
+                                         INT_MAX};
   return rng.chance(0.5) ? rng.pick(edges) : static_cast<int>(rng.integer(-100000, 100000));
 }
 
@@ -252,8 +268,8 @@ json::Value expected_session(const json::Value& doc, const WindowGeometry& geome
   json::Object pres;
   const json::Value* p = doc.find("presentation");
   pres["on"] = p && p->at("on").as_bool();
-  pres["scale"] = static_cast<double>(
-      p ? static_cast<float>(p->at("scale").as_number()) : Presentation::kDefaultScale);  // held as a float
+  pres["scale"] = static_cast<double>(p ? static_cast<float>(p->at("scale").as_number())
+                                        : Presentation::kDefaultScale);  // held as a float
   want["presentation"] = std::move(pres);
   const WindowGeometry g = geometry.clamped();
   json::Object win;
@@ -303,8 +319,8 @@ std::string random_script(SampleRng& rng, const std::string& panel, const std::v
           break;
         case 3: {
           const int n = 1 + static_cast<int>(rng.below(8));
-          std::snprintf(buf, sizeof buf, "drag %s %.3f %.3f %.3f %.3f %d\n", t.c_str(), frac(), frac(), frac(),
-                        frac(), n);
+          std::snprintf(buf, sizeof buf, "drag %s %.3f %.3f %.3f %.3f %d\n", t.c_str(), frac(), frac(),
+                        frac(), frac(), n);
           *frames += n + 3;
           break;
         }
@@ -363,13 +379,15 @@ TEST(SessionProperty, RandomSessionsAreSavedAndLoadedBackToTheSameSession) {
     const json::Value doc = random_session(rng, lesson, steps);
     to_corpus("session_" + std::to_string(i) + ".json", doc);
     if (const json::Value* ps = doc.find("panels"))
-      for (const auto& [id, st] : ps->as_object()) to_corpus("state_" + id + "_" + std::to_string(i) + ".json", st);
+      for (const auto& [id, st] : ps->as_object())
+        to_corpus("state_" + id + "_" + std::to_string(i) + ".json", st);
     App app;
     ASSERT_NO_THROW(gelu::app::apply_session(app, doc, "random.json")) << json::write(doc, 2);
     EXPECT_EQ(app.message(), "");
     // The window system resized it meanwhile: anything a window manager may report, the minimum not kept.
     WindowGeometry g = app.window_geometry();
-    if (rng.chance(0.6)) g = {random_side(rng), random_side(rng), random_side(rng), random_side(rng), rng.chance(0.5)};
+    if (rng.chance(0.6))
+      g = {random_side(rng), random_side(rng), random_side(rng), random_side(rng), rng.chance(0.5)};
     app.window_geometry() = g;
 
     const fs::path file = dir / "session.json";
@@ -391,13 +409,31 @@ TEST(SessionProperty, RandomSessionsAreSavedAndLoadedBackToTheSameSession) {
 /// A random JSON value of any type and shape (numbers at the edges, words the tables know, invisible
 /// characters, nested arrays and objects): most are not what a given field takes.
 json::Value random_value(SampleRng& rng, int depth = 0) {
-  static const std::vector<double> numbers = {0,    -0.0,  0.5,   -1,      1,          2,     3,
-                                              7,    8,     129,   4097,    67108865.0, 1e-300, 1e300,
-                                              -1e300, 1e15, 1e15 + 2, 9007199254740993.0, -7.5};
-  static const std::vector<std::string> words = {
-      "",      "?",     "gelu",  "nosuch",     "sigmoid", "tanh", "cpu",      "gpu",         "gpu_kernel",
-      "adam",  "geglu", "add",   "moons",      "1",       "true", "null",     "\xef\xbb\xbfgelu",
-      "gelu\xe2\x80\x8b", "a\nb", "gelu.c",    "gelu_tanh.c"};
+  static const std::vector<double> numbers = {0,      -0.0,  0.5,    -1,   1,        2,
+                                              3,      7,     8,      129,  4097,     67108865.0,
+                                              1e-300, 1e300, -1e300, 1e15, 1e15 + 2, 9007199254740993.0,
+                                              -7.5};
+  static const std::vector<std::string> words = {"",
+                                                 "?",
+                                                 "gelu",
+                                                 "nosuch",
+                                                 "sigmoid",
+                                                 "tanh",
+                                                 "cpu",
+                                                 "gpu",
+                                                 "gpu_kernel",
+                                                 "adam",
+                                                 "geglu",
+                                                 "add",
+                                                 "moons",
+                                                 "1",
+                                                 "true",
+                                                 "null",
+                                                 "\xef\xbb\xbfgelu",
+                                                 "gelu\xe2\x80\x8b",
+                                                 "a\nb",
+                                                 "gelu.c",
+                                                 "gelu_tanh.c"};
   switch (rng.below(depth > 1 ? 5 : 7)) {
     case 0:
       return json::Value();
@@ -415,8 +451,8 @@ json::Value random_value(SampleRng& rng, int depth = 0) {
       return json::Value(std::move(a));
     }
     default: {
-      static const std::vector<std::string> keys = {"activations", "glu", "stochastic", "op", "x", "y",
-                                                    "label",       "k",   "gelu_tanh.c", "?", ""};
+      static const std::vector<std::string> keys = {"activations", "glu", "stochastic",  "op", "x", "y",
+                                                    "label",       "k",   "gelu_tanh.c", "?",  ""};
       json::Object o;
       for (std::uint64_t n = rng.below(4); n > 0; --n) o[rng.pick(keys)] = random_value(rng, depth + 1);
       return json::Value(std::move(o));
@@ -499,11 +535,21 @@ TEST(SessionProperty, InvalidSessionValuesAreRefusedNamingTheFieldAndChangeNothi
   const json::Value l = random_lesson(lr);
   const fs::path lesson = dir / "lesson.json";
   put(lesson, json::write(l, 2) + "\n");
-  const std::vector<std::vector<std::string>> paths = {
-      {"format"},       {"version"},         {"active_panel"},      {"panels"},         {"presentation"},
-      {"presentation", "on"}, {"presentation", "scale"}, {"window"}, {"window", "x"},  {"window", "y"},
-      {"window", "width"},    {"window", "height"},       {"window", "fullscreen"},     {"lesson"},
-      {"lesson", "file"}};
+  const std::vector<std::vector<std::string>> paths = {{"format"},
+                                                       {"version"},
+                                                       {"active_panel"},
+                                                       {"panels"},
+                                                       {"presentation"},
+                                                       {"presentation", "on"},
+                                                       {"presentation", "scale"},
+                                                       {"window"},
+                                                       {"window", "x"},
+                                                       {"window", "y"},
+                                                       {"window", "width"},
+                                                       {"window", "height"},
+                                                       {"window", "fullscreen"},
+                                                       {"lesson"},
+                                                       {"lesson", "file"}};
   const int n = cases(30);
   for (const auto& path : paths) {
     std::string field = path[0];
@@ -534,7 +580,8 @@ TEST(SessionProperty, InvalidSessionValuesAreRefusedNamingTheFieldAndChangeNothi
         const std::string m = e.what();
         const std::string parent_field = field.substr(0, field.find('.'));
         EXPECT_TRUE(m.rfind("bad.json: " + field, 0) == 0 || m.rfind("bad.json: " + parent_field, 0) == 0)
-            << m << "\n" << what;
+            << m << "\n"
+            << what;
       } catch (const std::exception& e) {
         ADD_FAILURE() << "not a SessionError: " << e.what() << "\n" << what;
       }
@@ -595,11 +642,13 @@ TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
     int frames = 0;
     const std::string script = random_script(rng, panel, marks, &frames);
     put(dir / "script.txt", script);
-    const std::string what = "size " + size_text(w, h) + "\nscript:\n" + script + "\nsession:\n" + json::write(doc, 2);
+    const std::string what =
+        "size " + size_text(w, h) + "\nscript:\n" + script + "\nsession:\n" + json::write(doc, 2);
 
     // 1. The app runs the script and saves the session on exit; the session loads and writes the same bytes.
-    const auto r = dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", std::to_string(frames + 5),
-                            "--session", "s.json", "--script", "script.txt", "--report", "r.json"});
+    const auto r =
+        dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", std::to_string(frames + 5),
+                 "--session", "s.json", "--script", "script.txt", "--report", "r.json"});
     ASSERT_TRUE(r.exited && r.status == 0) << "status " << r.status << " signal " << r.signal << "\n"
                                            << r.err << "\n"
                                            << what;
@@ -614,7 +663,8 @@ TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
 
     // 2. Started again on that session, the app saves it unchanged.
     fs::copy_file(dir / "s.json", dir / "s2.json", fs::copy_options::overwrite_existing);
-    const auto r2 = dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", "2", "--session", "s2.json"});
+    const auto r2 =
+        dir.run({"gui", "--headless", "--size", size_text(w, h), "--frames", "2", "--session", "s2.json"});
     ASSERT_EQ(r2.status, 0) << r2.err;
     EXPECT_EQ(json::write(parse_file(dir / "s2.json"), 2), json::write(v1, 2)) << what;
 
@@ -623,8 +673,8 @@ TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
     const PanelKind* kind = gelu::app::model::find_panel_kind(active);
     ASSERT_NE(kind, nullptr);
     put(dir / "defaults.json", json::write(kind->defaults(), 2));
-    const auto r3 = dir.run({"shot", "--session", "s.json", "--state", "defaults.json", "--session-out", "o.json",
-                             "--out", "o.png", "--meta", "m.json", "--size",
+    const auto r3 = dir.run({"shot", "--session", "s.json", "--state", "defaults.json", "--session-out",
+                             "o.json", "--out", "o.png", "--meta", "m.json", "--size",
                              size_text(std::min(w, 1600), std::min(h, 1000))});
     ASSERT_EQ(r3.status, 0) << r3.err << "\n" << what;
     json::Value want = v1;
@@ -655,9 +705,19 @@ TEST(SessionProperty, ModelFilesTrainSavesLoadAndSaveTheSame) {
     SCOPED_TRACE(case_name("model", i));
     SampleRng rng = rng_for("model", i);
     const std::string ds = rng.pick(datasets);
-    std::vector<std::string> args = {"train",   "--dataset", ds,        "--steps", std::to_string(rng.below(30)),
-                                     "--batch", "16",        "--every", "1000",    "--samples",
-                                     "200",     "--act",     rng.pick(acts)};
+    std::vector<std::string> args = {"train",
+                                     "--dataset",
+                                     ds,
+                                     "--steps",
+                                     std::to_string(rng.below(30)),
+                                     "--batch",
+                                     "16",
+                                     "--every",
+                                     "1000",
+                                     "--samples",
+                                     "200",
+                                     "--act",
+                                     rng.pick(acts)};
     const std::string glu = rng.pick(glus);
     if (!glu.empty()) args.insert(args.end(), {"--glu", glu});
     if (rng.chance(0.3) && (args[12] == "gelu" || glu == "geglu")) args.emplace_back("--stochastic");

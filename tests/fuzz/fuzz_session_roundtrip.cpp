@@ -1,9 +1,9 @@
 // Everything the app writes, it reads back (reliability class 5), for any input: bytes that load as a session
 // (apply_session, as `gelulab gui` restores one) or as a panel state of any panel of model::panel_kinds()
-// (the field table, and the panel itself, as `--state`, lessons and sessions apply one) are written as the app
-// writes them; the text parses with the strict reader (json::parse), loads again, and writes the same text
-// again. A failed load leaves nothing to check (fuzz_session checks that it changes nothing); anything else
-// escaping, a written text that does not parse or load, or a second write that differs, is a bug.
+// (the field table, and the panel itself, as `--state`, lessons and sessions apply one) are written as the
+// app writes them; the text parses with the strict reader (json::parse), loads again, and writes the same
+// text again. A failed load leaves nothing to check (fuzz_session checks that it changes nothing); anything
+// else escaping, a written text that does not parse or load, or a second write that differs, is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -108,8 +108,8 @@ class App {
   std::vector<std::unique_ptr<Panel>> panels_;
   std::size_t active_ = 0;
   int pending_select_ = -1;
-  int drawn_ = -1;        // the panel whose tab was drawn this frame (ui::frame_plots() are its plots)
-  int export_wait_ = 0;   // frames an export request has waited for the active panel to be drawn
+  int drawn_ = -1;       // the panel whose tab was drawn this frame (ui::frame_plots() are its plots)
+  int export_wait_ = 0;  // frames an export request has waited for the active panel to be drawn
   bool png_request_ = false, quit_ = false;
   int png_counter_ = 0;
   std::string status_;
