@@ -235,9 +235,20 @@ class Dir {
   fs::path dir_;
 };
 
+/// The panel's default state, except that a benchmark measures one small size once: the matrix is about the
+/// options, and a default sweep would take minutes per shot on 2 cores.
+json::Value quick_state(const PanelKind& kind) {
+  json::Value s = kind.defaults();
+  if (std::string(kind.id) == "bench") {
+    s.as_object()["sizes"] = json::Array{4096};
+    s.as_object()["reps"] = 1;
+  }
+  return s;
+}
+
 /// The files every run of a panel reads: its default state and a lesson with one step per panel.
 void write_inputs(const Dir& d, const PanelKind& kind) {
-  std::ofstream(d / "state.json") << json::write(kind.defaults(), 2);
+  std::ofstream(d / "state.json") << json::write(quick_state(kind), 2);
   json::Object lesson;
   lesson["title"] = "Every panel";
   lesson["version"] = gelu::app::kLessonVersion;
@@ -247,7 +258,7 @@ void write_inputs(const Dir& d, const PanelKind& kind) {
     s["title"] = std::string("The ") + k.title + " panel";
     s["text"] = "One step per panel, with its default state.";
     s["panel"] = k.id;
-    s["state"] = k.defaults();
+    s["state"] = quick_state(k);
     steps.emplace_back(std::move(s));
   }
   lesson["steps"] = std::move(steps);
@@ -283,7 +294,7 @@ TEST_P(OptionMatrixPanel, EveryShotOptionWorks) {
   expect_csv(d / "a.csv", plots[0]);  // the default plot is the first
   expect_png(d / "ap.png", 0, 0);
   const json::Value session = expect_session(d / "as.json", panel);
-  EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(kind.defaults())));
+  EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(quick_state(kind))));
 
   const Runs runs = shot_runs(panel, plots);
   r = d.run(runs.at("classroom"));
@@ -339,7 +350,7 @@ TEST_P(OptionMatrixPanel, EveryGuiOptionWorks) {
   EXPECT_EQ(report.at("active_panel").as_string(), panel);
   for (const std::string& id : panel_ids()) EXPECT_NE(report.at("panels").find(id), nullptr) << id;
   const json::Value session = expect_session(d / "gs.json", panel);
-  EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(kind.defaults())));
+  EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(quick_state(kind))));
   EXPECT_TRUE(session.at("presentation").at("on").as_bool());
   EXPECT_EQ(session.at("presentation").at("scale").as_number(), 1.5);
   // Ctrl+E wrote each plot's CSV (gelulab-PANEL-PLOT-N.csv), Shift+F12 a plot PNG, F12 the window.
