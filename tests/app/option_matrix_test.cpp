@@ -52,7 +52,8 @@ std::string lesson_step(const std::string& panel) {
 using Runs = std::map<std::string, std::vector<std::string>>;
 
 /// shot: every output at once; the session it wrote restored under a lesson step in presentation mode with
-/// the panel's second plot as CSV; each further plot by id at the smallest size; an unknown plot id.
+/// the panel's second plot as CSV; each further plot by id at the smallest size; an unknown plot id. Every
+/// run starts from the matrix's state (without it a benchmark shot would measure the default sweep).
 Runs shot_runs(const std::string& panel, const std::vector<std::string>& plots) {
   Runs r;
   r["outputs"] = {"shot",    "--panel", panel,     "--state",       "state.json", "--size", "800x500",
@@ -78,10 +79,11 @@ Runs shot_runs(const std::string& panel, const std::vector<std::string>& plots) 
                     "--csv-plot",
                     plots.size() > 1 ? plots[1] : plots[0]};
   for (std::size_t i = 2; i < plots.size(); ++i)
-    r["plot " + plots[i]] = {"shot",  "--panel", panel,   "--size",     "320x240", "--out",
-                             "c.png", "--csv",   "c.csv", "--csv-plot", plots[i]};
-  r["unknown plot"] = {"shot",  "--panel", panel,   "--size",     "320x240",     "--out",
-                       "d.png", "--csv",   "d.csv", "--csv-plot", "no_such_plot"};
+    r["plot " + plots[i]] = {"shot",   "--panel",    panel,    "--state", "state.json",
+                             "--size", "320x240",    "--out",  "c.png",   "--csv",
+                             "c.csv",  "--csv-plot", plots[i], "--meta",  "cm.json"};
+  r["unknown plot"] = {"shot",  "--panel", panel,   "--state", "state.json", "--size",      "320x240",
+                       "--out", "d.png",   "--csv", "d.csv",   "--csv-plot", "no_such_plot"};
   return r;
 }
 
@@ -193,15 +195,56 @@ void expect_png(const fs::path& p, int w, int h) {
   }
 }
 
-/// The plot CSV: its '#' line names the plot, then the header, then at least one row.
+/// The plot CSV: its '#' line names the plot, then the header (a heat map's cells add a value column, which
+/// some row then fills), then at least one row.
 void expect_csv(const fs::path& p, const std::string& plot) {
   std::istringstream in(slurp(p));
   std::string first, header, row;
   std::getline(in, first);
   EXPECT_EQ(first.rfind("# gelulab plot " + plot + ": visible x [", 0), 0u) << p << ": " << first;
   std::getline(in, header);
-  EXPECT_EQ(header, "series,x,y") << p;
-  EXPECT_TRUE(static_cast<bool>(std::getline(in, row))) << p << " has no rows";
+  const bool cells = header == "series,x,y,value";
+  EXPECT_TRUE(cells || header == "series,x,y") << p << ": " << header;
+  int rows = 0, values = 0;
+  while (std::getline(in, row)) {
+    ++rows;
+    const auto commas = std::count(row.begin(), row.end(), ',');
+    EXPECT_GE(commas, cells ? 3 : 2) << p << ": " << row;
+    if (cells && row.back() != ',') ++values;
+  }
+  EXPECT_GT(rows, 0) << p << " has no rows";
+  if (cells) {
+    EXPECT_GT(values, 0) << p << " has a value column and no values";
+  }
+}
+
+/// The line a CSV request for a plot without data writes to stderr (and nothing else).
+std::string no_data_line(const std::string& panel, const std::string& plot) {
+  return "gelulab: CSV: the plot '" + plot + "' on the " + panel +
+         " panel has no data yet; nothing written\n";
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+/// What a CSV request of `plot` must leave, by what the run's last frame drew (`plots` of --meta or of the
+/// report, counted where the plot draws, not where it exports): with data, the CSV with its rows; without,
+/// no file and one stderr line naming the plot. A plot that drew data and exported no rows fails here.
+void expect_plot_csv(const fs::path& p, const std::string& panel, const std::string& plot,
+                     const json::Value& meta, const std::string& err) {
+  const double items = meta.at("plots").at(plot).at("data_items").as_number();
+  if (items > 0) {
+    ASSERT_TRUE(fs::exists(p)) << plot << " drew " << items
+                               << " data items and its CSV was not written: " << err;
+    expect_csv(p, plot);
+    EXPECT_EQ(count_of(err, no_data_line(panel, plot)), 0u) << err;
+  } else {
+    EXPECT_FALSE(fs::exists(p)) << plot << " drew no data, yet " << p << " was written";
+    EXPECT_EQ(count_of(err, no_data_line(panel, plot)), 1u) << err;
+  }
 }
 
 /// The session a run wrote: it parses, loads into a fresh app, and shows `panel`.
@@ -235,13 +278,15 @@ class Dir {
   fs::path dir_;
 };
 
-/// The panel's default state, except that a benchmark measures one small size once: the matrix is about the
-/// options, and a default sweep would take minutes per shot on 2 cores.
+/// The panel's default state, except that a benchmark measures the smallest sweep that still draws bars (64
+/// elements, once, on the scalar CPU backend, whose first measurement needs no GPU context): the matrix is
+/// about the options, and a default sweep takes minutes per shot on 2 cores.
 json::Value quick_state(const PanelKind& kind) {
   json::Value s = kind.defaults();
   if (std::string(kind.id) == "bench") {
-    s.as_object()["sizes"] = json::Array{4096};
+    s.as_object()["sizes"] = json::Array{64};
     s.as_object()["reps"] = 1;
+    s.as_object()["backends"] = json::Array{"cpu_scalar"};
   }
   return s;
 }
@@ -291,7 +336,7 @@ TEST_P(OptionMatrixPanel, EveryShotOptionWorks) {
   EXPECT_EQ(meta.at("height").as_number(), 500);
   EXPECT_NEAR(meta.at("font_px").as_number(), gelu::app::kBaseFontPx * 1.25, 0.01);  // --scale
   expect_png(d / "a.png", 800, 500);
-  expect_csv(d / "a.csv", plots[0]);  // the default plot is the first
+  expect_plot_csv(d / "a.csv", panel, plots[0], meta, r.err);  // the default plot is the first
   expect_png(d / "ap.png", 0, 0);
   const json::Value session = expect_session(d / "as.json", panel);
   EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(quick_state(kind))));
@@ -305,7 +350,7 @@ TEST_P(OptionMatrixPanel, EveryShotOptionWorks) {
   EXPECT_TRUE(m2.at("presentation").at("on").as_bool());
   EXPECT_EQ(m2.at("presentation").at("scale").as_number(), 2);
   expect_png(d / "b.png", 640, 400);
-  expect_csv(d / "b.csv", plots.size() > 1 ? plots[1] : plots[0]);
+  expect_plot_csv(d / "b.csv", panel, plots.size() > 1 ? plots[1] : plots[0], m2, r.err);
 
   for (std::size_t i = 2; i < plots.size(); ++i) {
     SCOPED_TRACE(plots[i]);
@@ -313,7 +358,7 @@ TEST_P(OptionMatrixPanel, EveryShotOptionWorks) {
     r = d.run(runs.at("plot " + plots[i]));
     ASSERT_EQ(r.status, 0) << r.err;
     expect_png(d / "c.png", 320, 240);
-    expect_csv(d / "c.csv", plots[i]);
+    expect_plot_csv(d / "c.csv", panel, plots[i], parse_file(d / "cm.json"), r.err);
   }
 
   // An unknown plot id: exit 2, one line naming every plot of the panel.
@@ -353,18 +398,26 @@ TEST_P(OptionMatrixPanel, EveryGuiOptionWorks) {
   EXPECT_EQ(json::write(session.at("panels").at(panel)), json::write(kind.normalize(quick_state(kind))));
   EXPECT_TRUE(session.at("presentation").at("on").as_bool());
   EXPECT_EQ(session.at("presentation").at("scale").as_number(), 1.5);
-  // Ctrl+E wrote each plot's CSV (gelulab-PANEL-PLOT-N.csv), Shift+F12 a plot PNG, F12 the window.
+  // Ctrl+E wrote each plot's CSV (gelulab-PANEL-PLOT-N.csv) or, for a plot that had no data then, one line
+  // on stderr; Shift+F12 a plot PNG, F12 the window. A plot that still has no data in the last frame (the
+  // report's data_items) must have said so; one that has data must have its CSV.
   for (const std::string& id : plots) {
     SCOPED_TRACE(id);
-    bool found = false;
+    int found = 0;
     for (const fs::directory_entry& e : fs::directory_iterator(d.path())) {
       const std::string name = e.path().filename().string();
       if (name.rfind("gelulab-" + panel + "-" + id + "-", 0) == 0 && e.path().extension() == ".csv") {
         expect_csv(e.path(), id);
-        found = true;
+        ++found;
       }
     }
-    EXPECT_TRUE(found) << "Ctrl+E wrote no CSV of " << id;
+    const std::size_t said = count_of(r.err, no_data_line(panel, id));
+    EXPECT_GE(found + said, 1u) << "Ctrl+E wrote no CSV of " << id << " and said nothing: " << r.err;
+    if (report.at("plots").at(id).at("data_items").as_number() > 0) {
+      EXPECT_GE(found, 1) << id << " has data and Ctrl+E wrote no CSV of it: " << r.err;
+    } else {
+      EXPECT_EQ(found, 0) << id << " has no data and a CSV of it was written";
+    }
   }
   int window_pngs = 0, plot_pngs = 0;
   for (const fs::directory_entry& e : fs::directory_iterator(d.path())) {

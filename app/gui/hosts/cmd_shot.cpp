@@ -142,7 +142,8 @@ int run_shot(Args& args) {
   // one being the default, and what --meta lists.
   std::vector<std::string> plot_ids;
   for (const ui::PlotRef& r : ui::frame_plots()) plot_ids.push_back(r.id);
-  if (csv_opt && app.last_csv().empty()) {
+  // A plot without data yet: the app said so on stderr and wrote nothing; not a failure of the shot.
+  if (csv_opt && app.last_csv().empty() && app.csv_no_data().empty()) {
     std::string ids;
     for (const std::string& id : plot_ids) ids += (ids.empty() ? "" : ", ") + id;
     const std::string panel_name = std::string("the ") + app.active().id() + " panel";

@@ -310,6 +310,16 @@ void BenchPanel::size_plot(ImVec2 size) {
     }
   if (limit > 0) hi = std::max(hi, limit);
   sizes_.y.range = log_range(lo, hi);
+  // x: 512 .. 1.3e8 elements, widened to every size measured (a sweep may start at 1): an unpanned view
+  // follows its home, so no measured size is drawn off the plot.
+  double size_lo = 512, size_hi = 1.3e8;
+  for (const BenchRow& r : snap_.rows) {
+    size_lo = std::min(size_lo, static_cast<double>(r.size) / 1.5);
+    size_hi = std::max(size_hi, static_cast<double>(r.size) * 1.5);
+  }
+  if (sizes_.x.range.min == sizes_.home_x.min && sizes_.x.range.max == sizes_.home_x.max)
+    sizes_.x.range = {size_lo, size_hi};
+  sizes_.home_x = {size_lo, size_hi};
   const Activation* a = find_activation(shown_fn_);
   char yl[96];
   std::snprintf(yl, sizeof yl, "%s: Gelem/s (median) by size", a ? a->name : shown_fn_.c_str());
@@ -322,6 +332,7 @@ void BenchPanel::size_plot(ImVec2 size) {
     p.line(label, kBackendColor[b], xs[b], ys[b], 0.14f);
     std::snprintf(label, sizeof label, "##sizedot%d", b);  // colours as in the bar plot's legend
     p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.26f);
+    p.data(display_name(static_cast<BenchBackend>(b)), xs[b], ys[b]);  // the CSV's name for it
   }
   p.end();
   ui::mark_plot("sizes", sizes_);
@@ -352,6 +363,7 @@ void BenchPanel::history_plot(ImVec2 size) {
     char label[32];
     std::snprintf(label, sizeof label, "##hist%d", b);
     p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.2f);
+    p.data(display_name(static_cast<BenchBackend>(b)), xs[b], ys[b]);
   }
   p.end();
   ui::mark_plot("history", history_);

@@ -309,6 +309,26 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
     p.scatter("##rim", IM_COL32_WHITE, train_x_[c], train_y_[c], 0.3f);
     p.scatter("##dot", class_color(static_cast<int>(c)), train_x_[c], train_y_[c], 0.22f);
   }
+  if (st.capture) {  // the CSV export: the map's cells with their values, then the points on it
+    const ffn::GridOutput& g = n.grid;
+    if (g.nx >= 2 && g.ny >= 2 &&
+        g.values.size() == static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny)) {
+      std::vector<double> cx, cy;
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {  // x fastest, as in the grid's values
+          cx.push_back(g.lo[0] + (g.hi[0] - g.lo[0]) * x / (g.nx - 1));
+          cy.push_back(g.lo[1] + (g.hi[1] - g.lo[1]) * y / (g.ny - 1));
+        }
+      p.cells(d.classes == 0   ? "output"
+              : d.classes == 2 ? "P(class 1)"
+                               : "predicted class",
+              cx, cy, g.values);
+    }
+    for (std::size_t c = 0; c < train_x_.size(); ++c) {
+      p.data(("train points, class " + std::to_string(c)).c_str(), train_x_[c], train_y_[c]);
+      p.data(("test points, class " + std::to_string(c)).c_str(), test_x_[c], test_y_[c]);
+    }
+  }
   if (!n.error.empty()) p.note(n.error.c_str(), 0, IM_COL32(200, 30, 30, 255));
   const plot::Transform tf = p.transform();
   const bool hovered = p.hovered();

@@ -457,6 +457,7 @@ void App::session_dialogs() {
 
 void App::request_csv(std::string plot_id, std::string path) {
   csv_stage_ = 1;
+  csv_no_data_.clear();
   csv_plot_ = std::move(plot_id);
   csv_path_ = std::move(path);
 }
@@ -521,6 +522,13 @@ void App::export_requests() {
         std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
     if (!drawn || csv_state_->capture) {
       set_status("CSV: the plot was not drawn");
+    } else if (captured_rows(*csv_state_) == 0) {
+      // Nothing to export yet (a benchmark before its first measurement, per-layer statistics before the
+      // first step): no file with a header and no rows, and one line that names the plot.
+      csv_no_data_ = csv_plot_;
+      set_status("CSV: the plot '" + csv_plot_ + "' on the " + std::string(active_id()) +
+                 " panel has no data yet; nothing written");
+      std::fprintf(stderr, "gelulab: %s\n", status_.c_str());
     } else {
       const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ +
                                                        "-" + std::to_string(png_counter_) + ".csv"

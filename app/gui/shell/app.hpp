@@ -83,6 +83,9 @@ class App {
   void request_plot_png() { plot_png_wanted_ = true; }
   /// Non-empty once a requested CSV was written (its path) — for the headless shot.
   const std::string& last_csv() const { return last_csv_; }
+  /// Non-empty when the last CSV request found its plot without data (the plot's id): nothing was written,
+  /// and one line on stderr said so.
+  const std::string& csv_no_data() const { return csv_no_data_; }
   /// The last line of the status bar ("saved FILE", or why an export failed).
   const std::string& status() const { return status_; }
 
@@ -134,7 +137,7 @@ class App {
   ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};
   std::string plot_png_path_;
   int csv_stage_ = 0;  // 1: pick a plot at the end of this frame, 2: write what it captured
-  std::string csv_plot_, csv_path_, last_csv_;
+  std::string csv_plot_, csv_path_, last_csv_, csv_no_data_;
   plot::PlotState* csv_state_ = nullptr;
 };
 
