@@ -119,7 +119,8 @@ TEST(PanelList, SamplesCoverEveryFieldAndAreReproducible) {
       EXPECT_EQ(json::write(s), json::write(k.sample(b)));
       for (const auto& [key, v] : s.as_object()) seen.push_back(key);
     }
-    for (const auto& [key, v] : k.defaults().as_object())
+    const json::Value defaults = k.defaults();  // kept: iterating a temporary's object dangles
+    for (const auto& [key, v] : defaults.as_object())
       EXPECT_NE(std::find(seen.begin(), seen.end(), key), seen.end()) << key << " never drawn";
   }
 }
