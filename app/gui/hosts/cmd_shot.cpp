@@ -90,7 +90,8 @@ int run_shot(Args& args) {
     std::fprintf(stderr, "gelulab shot: %s\n", error.c_str());
     return 2;
   }
-  const auto [w, h] = size;
+  const int w = size.first,
+            h = size.second;  // not a structured binding: the render lambda captures them (clang)
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
