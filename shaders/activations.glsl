@@ -410,6 +410,20 @@ float act_elu(float x, int order, vec4 p) {
   return exp_scaled(x, 0.0, p.xy);
 }
 
+// SELU: λ·x for x > 0, λ·α·(eˣ − 1) otherwise (the twin of formulas::selu; λ and λ·α as float pairs).
+const vec2 SELU_LAMBDA = vec2(1.0507010221481323, -3.479265231476347e-08);
+const vec2 SELU_LAMBDA_ALPHA = vec2(1.7580993175506592, 2.3296717444054593e-08);
+
+float act_selu(float x, int order, vec4 p) {
+  if (isnan(x)) return x;
+  if (x > 0.0) {
+    if (order == 0) return abs(x) > 1e30 ? SELU_LAMBDA.x * x : ff_round_mul(x, SELU_LAMBDA);
+    return order == 1 ? SELU_LAMBDA.x : 0.0;
+  }
+  if (order == 0) return ff_round_mul(expm1_neg(x), SELU_LAMBDA_ALPHA);
+  return exp_scaled(x, 0.0, SELU_LAMBDA_ALPHA);
+}
+
 // [SECTION] Softplus: log(1 + exp(b x)) / b.
 
 float act_softplus(float x, int order, vec4 p) {

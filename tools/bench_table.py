@@ -1,35 +1,163 @@
 #!/usr/bin/env python3
-"""Runs tests/bench/activations_bench and prints the README's speed table (ns/element, medians, ratios).
+"""Runs tests/bench/activations_bench once and prints docs/performance.md's tables (ns/element, medians, ratios).
 
-usage: tools/bench_table.py BUILD_DIR [extra benchmark args]
+usage: tools/bench_table.py BUILD_DIR [--json FILE] [extra benchmark args]
+       tools/bench_table.py --from FILE        (tables from a saved --benchmark_format=json run)
+
+Every figure in one printout comes from the same run. Medians of --benchmark_repetitions (default 5).
 """
-import json, subprocess, sys
+import json, re, subprocess, sys
 
-build = sys.argv[1] if len(sys.argv) > 1 else "build"
-args = [f"{build}/tests/bench/activations_bench", "--benchmark_filter=copy|dnnl_gelu_erf|^gelu/",
-        "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true", "--benchmark_format=json"] + sys.argv[2:]
-out = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
-ns = {}
-for b in out["benchmarks"]:
+FILTER = ("^copy/|^dnnl_|^gelu/|^gelu_nt/|^gelu_tanh/|^gelu_tanh_accurate/|^gelu_sigmoid|^silu|"
+          "^softplus|^mish|^gelu_bf16/|^gelu_tanh_bf16/")
+
+
+def run(argv):
+    if argv and argv[0] == "--from":
+        with open(argv[1]) as f:
+            return json.load(f), f"(from {argv[1]})"
+    build = argv[0] if argv else "build"
+    save = None
+    rest = argv[1:]
+    if rest[:1] == ["--json"]:
+        save, rest = rest[1], rest[2:]
+    args = [f"{build}/tests/bench/activations_bench", f"--benchmark_filter={FILTER}",
+            "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+            "--benchmark_format=json"] + rest
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    if save:
+        with open(save, "w") as f:
+            f.write(out)
+    return json.loads(out), " ".join(args)
+
+
+data, command = run(sys.argv[1:])
+ns = {}  # (name, size, threads) -> ns/element (median)
+for b in data["benchmarks"]:
     if b.get("aggregate_name") != "median":
         continue
-    name, size = b["run_name"].split("/min_time")[0].rsplit("/", 1)
-    ns[(name, int(size))] = b["ns_per_elem"] * 1e9 if b["ns_per_elem"] < 1e-6 else b["ns_per_elem"]
-sizes = sorted({s for _, s in ns})
+    name = re.sub(r"/(min_time:[^/]+|real_time|repeats:\d+)", "", b["run_name"])
+    m = re.match(r"^(.*)/(\d+)(?:/threads:(\d+))?$", name)
+    if not m:
+        continue
+    v = b["ns_per_elem"]
+    ns[(m.group(1), int(m.group(2)), int(m.group(3) or 1))] = v * 1e9 if v < 1e-6 else v
+
 label = {4096: "4K", 262144: "256K", 67108864: "64M"}
-rows = [("copy (y = 1.0001·x)", "copy"), ("oneDNN gelu_erf forward", "dnnl_gelu_erf/f"),
-        ("**GELU Lab gelu forward**", "gelu/f"), ("oneDNN gelu_erf backward (dy·f′)", "dnnl_gelu_erf/backward"),
-        ("**GELU Lab gelu backward (dy·f′)**", "gelu/backward"), ("GELU Lab gelu f′", "gelu/df")]
-print("| ns/element | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
-print("|---|" + "---|" * len(sizes))
-for title, key in rows:
-    if (key, sizes[0]) in ns:
-        print(f"| {title} | " + " | ".join(f"{ns[(key, s)]:.3f}" for s in sizes) + " |")
-def ratio(a, b, s):
-    return ns[(a, s)] / ns[(b, s)] if (a, s) in ns and (b, s) in ns else float("nan")
+sizes = sorted({s for _, s, t in ns if t == 1})
+
+
+def cell(key, s, t=1):
+    return f"{ns[(key, s, t)]:.3f}" if (key, s, t) in ns else "–"
+
+
+def ratio(a, b, s, ta=1, tb=1):
+    if (a, s, ta) in ns and (b, s, tb) in ns:
+        return f"{ns[(a, s, ta)] / ns[(b, s, tb)]:.2f}"
+    return "–"
+
+
+def table(title, rows):
+    print(f"| {title} | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    for text, key in rows:
+        if any((key, s, 1) in ns for s in sizes):
+            print(f"| {text} | " + " | ".join(cell(key, s) for s in sizes) + " |")
+    print()
+
+
+def ratios(title, rows):
+    print(f"| {title} | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
+    print("|---|" + "---|" * len(sizes))
+    for text, a, b in rows:
+        if any((a, s, 1) in ns and (b, s, 1) in ns for s in sizes):
+            print(f"| {text} | " + " | ".join(ratio(a, b, s) for s in sizes) + " |")
+    print()
+
+
+ctx = data.get("context", {})
+print(f"Command: `{command}`")
+print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
+      f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}; "
+      f"load average at start: {ctx.get('load_avg', '?')}")
 print()
-print("| ratio (time, lower is better) | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
-print("|---|" + "---|" * len(sizes))
-print("| forward: GELU Lab / oneDNN | " + " | ".join(f"{ratio('gelu/f', 'dnnl_gelu_erf/f', s):.2f}" for s in sizes) + " |")
-print("| backward: GELU Lab / oneDNN | " + " | ".join(f"{ratio('gelu/backward', 'dnnl_gelu_erf/backward', s):.2f}" for s in sizes) + " |")
-print("| forward: GELU Lab / copy | " + " | ".join(f"{ratio('gelu/f', 'copy', s):.2f}" for s in sizes) + " |")
+print("Single thread, float32, ns per element (lower is better), medians:")
+print()
+table("ns/element (f32, one thread)", [
+    ("copy y = 1.0001·x", "copy"),
+    ("**GELU Lab gelu f**", "gelu/f"), ("oneDNN gelu_erf f", "dnnl_gelu_erf/f"),
+    ("GELU Lab gelu f, streaming stores (before)", "gelu_nt/f"),
+    ("**GELU Lab gelu backward**", "gelu/backward"), ("oneDNN gelu_erf backward", "dnnl_gelu_erf/backward"),
+    ("GELU Lab gelu f′", "gelu/df"),
+    ("**GELU Lab gelu_tanh f**", "gelu_tanh/f"), ("oneDNN gelu_tanh f", "dnnl_gelu_tanh/f"),
+    ("**GELU Lab gelu_tanh backward**", "gelu_tanh/backward"),
+    ("oneDNN gelu_tanh backward", "dnnl_gelu_tanh/backward"),
+    ("GELU Lab gelu_tanh f′", "gelu_tanh/df"),
+    ("GELU Lab gelu_tanh f, accurate path", "gelu_tanh_accurate/f"),
+    ("GELU Lab gelu_tanh f′, accurate path", "gelu_tanh_accurate/df"),
+    ("**GELU Lab gelu_sigmoid f**", "gelu_sigmoid/f"), ("oneDNN swish α=1.702 f", "dnnl_swish_1702/f"),
+    ("**GELU Lab gelu_sigmoid backward**", "gelu_sigmoid/backward"),
+    ("oneDNN swish α=1.702 backward", "dnnl_swish_1702/backward"),
+    ("GELU Lab gelu_sigmoid f′", "gelu_sigmoid/df"),
+    ("GELU Lab gelu_sigmoid f, accurate path", "gelu_sigmoid_accurate/f"),
+    ("**GELU Lab silu f**", "silu/f"), ("oneDNN swish α=1 f", "dnnl_swish/f"),
+    ("**GELU Lab silu backward**", "silu/backward"), ("oneDNN swish α=1 backward", "dnnl_swish/backward"),
+    ("GELU Lab silu f′", "silu/df"),
+    ("GELU Lab silu f, accurate path", "silu_accurate/f"),
+    ("GELU Lab softplus f / f′", "softplus/f"), ("GELU Lab softplus f′", "softplus/df"),
+    ("GELU Lab softplus f, accurate path", "softplus_accurate/f"),
+    ("GELU Lab mish f", "mish/f"), ("GELU Lab mish f′", "mish/df"),
+    ("GELU Lab mish f, accurate path", "mish_accurate/f"),
+])
+ratios("ratio (time, lower is better)", [
+    ("gelu f / oneDNN gelu_erf f (target ≤ 0.85 at 4K, 256K)", "gelu/f", "dnnl_gelu_erf/f"),
+    ("gelu backward / oneDNN gelu_erf backward", "gelu/backward", "dnnl_gelu_erf/backward"),
+    ("gelu f / copy (target ≤ 1.3 at 64M)", "gelu/f", "copy"),
+    ("gelu f with streaming stores / copy", "gelu_nt/f", "copy"),
+    ("gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9)", "gelu_tanh/f", "dnnl_gelu_tanh/f"),
+    ("gelu_tanh backward / oneDNN (target ≤ 0.9)", "gelu_tanh/backward", "dnnl_gelu_tanh/backward"),
+    ("gelu_sigmoid f / oneDNN swish 1.702 f (target ≤ 0.9)", "gelu_sigmoid/f", "dnnl_swish_1702/f"),
+    ("gelu_sigmoid backward / oneDNN (target ≤ 0.9)", "gelu_sigmoid/backward", "dnnl_swish_1702/backward"),
+    ("silu f / oneDNN swish 1 f (target ≤ 0.9)", "silu/f", "dnnl_swish/f"),
+    ("silu backward / oneDNN (target ≤ 0.9)", "silu/backward", "dnnl_swish/backward"),
+])
+print("bf16 arrays, one thread, ns per element:")
+print()
+table("ns/element (bf16, one thread)", [
+    ("**GELU Lab gelu bf16 f**", "gelu_bf16/f"), ("oneDNN gelu_erf bf16 f", "dnnl_gelu_erf_bf16/f"),
+    ("GELU Lab gelu bf16 backward", "gelu_bf16/backward"),
+    ("oneDNN gelu_erf bf16 backward", "dnnl_gelu_erf_bf16/backward"),
+    ("**GELU Lab gelu_tanh bf16 f**", "gelu_tanh_bf16/f"), ("oneDNN gelu_tanh bf16 f", "dnnl_gelu_tanh_bf16/f"),
+    ("GELU Lab gelu_tanh bf16 backward", "gelu_tanh_bf16/backward"),
+    ("oneDNN gelu_tanh bf16 backward", "dnnl_gelu_tanh_bf16/backward"),
+])
+ratios("ratio (time, lower is better)", [
+    ("gelu bf16 f / oneDNN (target ≤ 0.8 at 256K, 64M)", "gelu_bf16/f", "dnnl_gelu_erf_bf16/f"),
+    ("gelu bf16 backward / oneDNN", "gelu_bf16/backward", "dnnl_gelu_erf_bf16/backward"),
+    ("gelu_tanh bf16 f / oneDNN (target ≤ 0.8 at 256K, 64M)", "gelu_tanh_bf16/f", "dnnl_gelu_tanh_bf16/f"),
+    ("gelu_tanh bf16 backward / oneDNN", "gelu_tanh_bf16/backward", "dnnl_gelu_tanh_bf16/backward"),
+])
+tsizes = sorted({s for _, s, t in ns if t == 2})
+if tsizes:
+    print("Two threads (wall time), ns per element, with the one-thread figure of the same run:")
+    print()
+    print("| ns/element | " + " | ".join(f"{label.get(s, s)} ×2 | {label.get(s, s)} ×1" for s in tsizes) + " |")
+    print("|---|" + "---|---|" * len(tsizes))
+    for text, key in [("copy", "copy"), ("GELU Lab gelu f", "gelu/f"), ("oneDNN gelu_erf f", "dnnl_gelu_erf/f"),
+                      ("GELU Lab gelu backward", "gelu/backward"), ("GELU Lab gelu_tanh f", "gelu_tanh/f"),
+                      ("oneDNN gelu_tanh f", "dnnl_gelu_tanh/f"), ("GELU Lab gelu_tanh backward",
+                                                                   "gelu_tanh/backward"),
+                      ("GELU Lab gelu bf16 f", "gelu_bf16/f"), ("oneDNN gelu_erf bf16 f", "dnnl_gelu_erf_bf16/f"),
+                      ("GELU Lab gelu_tanh bf16 f", "gelu_tanh_bf16/f"),
+                      ("oneDNN gelu_tanh bf16 f", "dnnl_gelu_tanh_bf16/f")]:
+        if any((key, s, 2) in ns for s in tsizes):
+            print(f"| {text} | " + " | ".join(f"{cell(key, s, 2)} | {cell(key, s)}" for s in tsizes) + " |")
+    print()
+    print("| ratio, two threads | " + " | ".join(label.get(s, str(s)) for s in tsizes) + " |")
+    print("|---|" + "---|" * len(tsizes))
+    for text, a, b in [("gelu f / two-thread copy (target ≤ 1.2 at 64M)", "gelu/f", "copy"),
+                       ("gelu_tanh f / two-thread copy", "gelu_tanh/f", "copy"),
+                       ("gelu f / oneDNN gelu_erf f, both two threads", "gelu/f", "dnnl_gelu_erf/f"),
+                       ("gelu_tanh f / oneDNN gelu_tanh f, both two threads", "gelu_tanh/f", "dnnl_gelu_tanh/f")]:
+        print(f"| {text} | " + " | ".join(ratio(a, b, s, 2, 2) for s in tsizes) + " |")
+    print()

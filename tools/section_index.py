@@ -76,8 +76,18 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--check"]
     check = "--check" in sys.argv[1:]
     if not args:
-        out = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp", "*.glsl"], cwd=ROOT, capture_output=True,
-                             text=True).stdout.split()
+        try:
+            r = subprocess.run(["git", "ls-files", "*.cpp", "*.hpp", "*.glsl"], cwd=ROOT, capture_output=True,
+                               text=True)
+            out = r.stdout.split() if r.returncode == 0 else None
+        except OSError:
+            out = None
+        if out is None:  # not a git checkout (an unpacked source tarball): the source folders
+            out = []
+            for top in ("core", "app", "tests", "shaders", "tools"):
+                for d, _, files in os.walk(os.path.join(ROOT, top)):
+                    out += [os.path.relpath(os.path.join(d, f), ROOT) for f in files
+                            if f.endswith((".cpp", ".hpp", ".glsl"))]
         args = [os.path.join(ROOT, p) for p in out if "/corpus/" not in p]
     problems = [p for p in (process(a, check) for a in args) if p]
     for p in problems:

@@ -11,6 +11,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
 #include "gelu/json.hpp"
+#include "gelu/kernels.hpp"
 #include "model/backends.hpp"
 
 namespace gelu::cli {
@@ -72,6 +73,8 @@ int run_bench(Args& args) {
   const std::vector<std::string> size_texts = args.options("size");
   const std::vector<std::string> order_texts = args.options("order");
   const auto reps_text = args.option("reps");
+  const auto path_text = args.option("path");
+  const auto threads_text = args.option("threads");
   const bool json = args.flag("json");
   args.finish();
 
@@ -92,7 +95,21 @@ int run_bench(Args& args) {
     orders.push_back(static_cast<int>(Args::to_int("order", s, 0, kMaxOrder)));
   if (orders.empty()) orders = {0};
   const int reps = reps_text ? static_cast<int>(Args::to_int("reps", *reps_text, 1, 100000)) : 10;
-  check_budget(reps, sizes, fns.size() * orders.size() * (backend == Backend::All ? 2 : 1));
+  // --path: which float kernels the CPU rows time (the fast ones by default; the correctly rounded ones that
+  // the error analysis uses; or both, one row each).
+  std::vector<Path> paths{Path::Fast};
+  if (path_text) {
+    if (*path_text == "accurate")
+      paths = {Path::Accurate};
+    else if (*path_text == "both")
+      paths = {Path::Fast, Path::Accurate};
+    else if (*path_text != "fast")
+      throw UsageError("--path: expected fast, accurate or both, got " + quote(*path_text));
+  }
+  if (threads_text && backend == Backend::Gpu) throw UsageError("--threads: applies to the CPU backend only");
+  const int threads = threads_text ? static_cast<int>(Args::to_int("threads", *threads_text, 1, 1024)) : 0;
+  const std::size_t cpu_targets = backend == Backend::Gpu ? 0 : paths.size();
+  check_budget(reps, sizes, fns.size() * orders.size() * (cpu_targets + (backend == Backend::Cpu ? 0 : 1)));
   if (dry_run()) return 0;
 
   const bool want_cpu = backend != Backend::Gpu;
@@ -101,9 +118,15 @@ int run_bench(Args& args) {
   std::vector<std::unique_ptr<bench::Target>> owned;
   std::vector<std::string> names;
   if (want_cpu) {
-    owned.push_back(bench::cpu_vector_target());
-    names.emplace_back("cpu");
+    for (const Path path : paths) {
+      owned.push_back(bench::cpu_vector_target(path));
+      names.emplace_back(paths.size() == 1 ? "cpu" : (path == Path::Fast ? "cpu" : "cpu_accurate"));
+    }
   }
+  // The batched API splits arrays above its threshold across thread_count() threads; --threads sets it for
+  // this run (1: single-threaded figures).
+  if (threads) set_thread_count(threads);
+  const int threads_used = thread_count();
   if (want_gpu) {
     std::unique_ptr<bench::Target> gpu = app::gpu_bench_target(&device);
     if (!gpu) throw UsageError("GPU backend unavailable: " + device);
@@ -154,11 +177,15 @@ int run_bench(Args& args) {
     w.begin_object();
     w.key("gpu_device").value(device);
     w.key("reps").value(reps);
+    w.key("cpu_threads").value(threads_used);
+    w.key("cpu_path").value(paths.size() == 2 ? "both" : (paths[0] == Path::Fast ? "fast" : "accurate"));
     w.key("bytes_per_element").value(kBytesPerElement);
     w.key("results").begin_array();
     for (const Row& r : rows) {
       w.begin_object();
       w.key("backend").value(r.backend);
+      if (r.backend != "gpu")
+        w.key("path").value(r.backend == "cpu" && paths[0] == Path::Fast ? "fast" : "accurate");
       w.key("fn").value(r.fn->id);
       w.key("order").value(r.order);
       w.key("size").value(r.size);
@@ -172,15 +199,22 @@ int run_bench(Args& args) {
     return 0;
   }
   if (want_gpu) std::printf("GPU: %s\n", device.c_str());
+  if (want_cpu) {
+    std::printf("CPU: %s kernels, %d thread%s",
+                paths.size() == 2 ? "fast and accurate" : (paths[0] == Path::Fast ? "fast" : "accurate"),
+                threads_used, threads_used == 1 ? "" : "s");
+    if (threads_used > 1) std::printf(" for arrays of %zu elements or more", kParallelMinFloat);
+    std::printf("\n");
+  }
   std::printf(
       "median [min .. max] over %d repetitions; GB/s counts one float read and one written per element\n",
       reps);
   for (const Row& r : rows) {
-    std::printf("%-3s %-13s f%-2s %10zu  %s %s\n", r.backend.c_str(), r.fn->id,
+    std::printf("%-12s %-13s f%-2s %10zu  %s %s\n", r.backend.c_str(), r.fn->id,
                 r.order == 0 ? "" : (r.order == 1 ? "'" : "''"), r.size,
                 r.backend == "gpu" ? "end-to-end" : "          ", stats_text(r.result.wall, r.size).c_str());
     if (r.result.kernel)
-      std::printf("%-3s %-13s %-3s %10s  %s %s\n", "", "", "", "", "kernel    ",
+      std::printf("%-12s %-13s %-3s %10s  %s %s\n", "", "", "", "", "kernel    ",
                   stats_text(*r.result.kernel, r.size).c_str());
   }
   return 0;
@@ -191,7 +225,7 @@ int run_bench(Args& args) {
 GELU_COMMAND(
     bench, "bench", "throughput of the registry functions on the CPU and the GPU",
     "usage: gelulab bench [--backend cpu|gpu|all] [--fn ID]... [--size N]... [--order 0|1|2]...\n"
-    "                     [--reps N] [--json]\n\n"
+    "                     [--reps N] [--path fast|accurate|both] [--threads N] [--json]\n\n"
     "Times y = f(x) over float32 arrays: min, median and max over --reps repetitions (default 10,\n"
     "after one warm-up), in Gelem/s and GB/s (8 bytes per element: one read, one write).\n"
     "The GPU reports end-to-end (upload + dispatch + read-back) and kernel-only (GL timer queries).\n"
@@ -199,6 +233,9 @@ GELU_COMMAND(
     "  --fn       function id, repeatable (default: every registered function)\n"
     "  --size     elements, repeatable, 1 to 268435456 (default: 4096, 262144, 67108864)\n"
     "  --order    derivative order, repeatable (default: 0)\n"
+    "  --path     CPU float kernels: fast (default; <= 2 ULP), accurate (correctly rounded, the ones the\n"
+    "             error analysis uses) or both (one row each)\n"
+    "  --threads  CPU threads for arrays above the split size (default: GELU_THREADS or every core)\n"
     "  --json     one JSON object with every result\n"
     "A progress line is drawn on stderr when it is a terminal. GPU unavailable -> exit status 2.\n"
     "A run may do at most 1e11 evaluations ((reps + 1) x sizes x functions x orders x backends).\n",

@@ -102,6 +102,40 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
   return lesson;
 }
 
+namespace {
+/// The {key} at text[at] ('{' there): its length including the braces, or 0 when it is not one.
+std::size_t key_length(std::string_view text, std::size_t at) {
+  std::size_t i = at + 1;
+  while (i < text.size() && ((text[i] >= 'a' && text[i] <= 'z') || (text[i] >= '0' && text[i] <= '9') ||
+                             text[i] == '_' || text[i] == ':'))
+    ++i;
+  return i > at + 1 && i < text.size() && text[i] == '}' ? i + 1 - at : 0;
+}
+}  // namespace
+
+std::vector<std::string> computed_text_keys(std::string_view text) {
+  std::vector<std::string> keys;
+  for (std::size_t at = text.find('{'); at != std::string_view::npos; at = text.find('{', at + 1))
+    if (const std::size_t n = key_length(text, at)) keys.emplace_back(text.substr(at + 1, n - 2));
+  return keys;
+}
+
+std::string fill_computed_text(std::string_view text,
+                               const std::function<std::string(std::string_view)>& value) {
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t at = text.find('{'); at != std::string_view::npos; at = text.find('{', at + 1)) {
+    const std::size_t n = key_length(text, at);
+    if (!n) continue;
+    out.append(text.substr(from, at - from));
+    const std::string v = value(text.substr(at + 1, n - 2));
+    out += v.empty() ? "…" : v;
+    from = at + n;
+  }
+  out.append(text.substr(from));
+  return out;
+}
+
 Lesson check_lesson(std::string_view text, const std::string& name) {
   std::vector<std::string> ids;
   for (const model::PanelKind& k : model::panel_kinds()) ids.push_back(k.id);
@@ -109,10 +143,17 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
   // Every step's state must be one its panel reads (the same field table the lesson bar applies); no ImGui.
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
     const LessonStep& s = lesson.steps[i];
+    const model::PanelKind* kind = model::find_panel_kind(s.panel);
     try {
-      model::find_panel_kind(s.panel)->validate(s.state);
+      kind->validate(s.state);
     } catch (const json::JsonError& e) {
       fail(name, "steps[" + std::to_string(i) + "].state", e.what());
+    }
+    for (const std::string& key : computed_text_keys(s.text)) {
+      const std::string problem = kind->computed_text_problem
+                                      ? kind->computed_text_problem(s.state, key)
+                                      : "the " + std::string(kind->title) + " panel computes no text";
+      if (!problem.empty()) fail(name, "steps[" + std::to_string(i) + "].text", "{" + key + "}: " + problem);
     }
   }
   return lesson;

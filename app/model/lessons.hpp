@@ -2,11 +2,17 @@
 // through with the arrow keys. A step's state is a panel state (the same JSON as `gelulab shot --state`),
 // applied to a fresh panel so every step looks the same however the class got there.
 //
+// Text computed at run time: a step's text may quote {key} (key: a-z, 0-9, _ and :), which the app fills in
+// from the step's panel when it shows the step (Panel::computed_text; e.g. the Precision panel's
+// {verdict:tanh_form}, a verdict line computed from every bf16 value). The check asks the step's panel kind
+// whether it computes that key for the step's state (PanelKind::computed_text_problem).
+//
 // File format (version 1; unknown keys are errors, so typos do not pass silently):
 //   {"title": "What GELU is", "version": 1, "steps": [
 //     {"title": "…", "text": "two or three sentences", "panel": "curves", "state": {"functions": ["gelu"]}}]}
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -43,6 +49,12 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
 Lesson check_lesson(std::string_view text, const std::string& name);
 /// Reads a lesson file and check_lesson()s it.
 Lesson load_lesson(const std::string& path);
+
+/// The {key}s quoted in a step's text, in order.
+std::vector<std::string> computed_text_keys(std::string_view text);
+/// The text with every {key} replaced by value(key) ("…" when that is empty: not computed yet).
+std::string fill_computed_text(std::string_view text,
+                               const std::function<std::string(std::string_view)>& value);
 
 /// Where the lessons are: $GELULAB_LESSONS if set, else <prefix>/share/gelulab/lessons next to the
 /// installed binary, else the source tree's assets/lessons (running from a build directory).

@@ -1,10 +1,13 @@
 // The panels' field tables (see panel_states.hpp and state_schema.hpp).
 //
-// [SECTION] Curves
-// [SECTION] Approximations
-// [SECTION] Dropout view
-// [SECTION] FFN lab
-// [SECTION] Benchmarks
+// Index of this file:
+//   [SECTION] Curves
+//   [SECTION] Approximations
+//   [SECTION] Dropout view
+//   [SECTION] FFN lab
+//   [SECTION] Benchmarks
+//   [SECTION] Precision
+//   [SECTION] Designer
 #include "model/panel_states.hpp"
 
 #include <algorithm>
@@ -12,7 +15,10 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/ffn/dataset.hpp"
+#include "gelu/fit_export.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/zoo.hpp"
+#include "model/comparison.hpp"
 
 namespace gelu::app::model {
 namespace {
@@ -57,6 +63,43 @@ json::Value random_registry_ids(SampleRng& rng, std::size_t max_n) {
 /// Mostly small counts, sometimes up to `max`: the limits are valid, and a state of them all is slow.
 std::size_t random_count(SampleRng& rng, std::size_t small, std::size_t max) {
   return static_cast<std::size_t>(rng.below((rng.chance(0.9) ? small : max) + 1));
+}
+
+/// `min_n` to `max_n` zoo entry ids (gelulab list --zoo), repeats included (the reader merges them).
+json::Value random_zoo_ids(SampleRng& rng, std::size_t min_n, std::size_t max_n) {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> v;
+    for (const zoo::Entry& e : zoo::builtin_entries()) v.push_back(e.id);
+    return v;
+  }();
+  json::Array a;
+  for (std::uint64_t n = min_n + rng.below(max_n - min_n + 1); n > 0; --n) a.emplace_back(rng.pick(ids));
+  return a;
+}
+
+/// The file name base of a panel's exports (S::export_base). A NUL would end the path early (the file would
+/// be written under another name), and a control character in a file name is a trap: both are refused.
+template <class S>
+Field<S> export_field(std::string help) {
+  return {
+      "export",
+      "file name base",
+      std::move(help),
+      [](const json::Value& v, S& s) {
+        const std::string& base = read_string_value(v, "export");
+        const bool control = std::any_of(base.begin(), base.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        if (base.empty() || control)
+          throw json::JsonError("'export' must be a non-empty file name base without control characters");
+        s.export_base = base;
+      },
+      [](const S& s) { return json::Value(s.export_base); },
+      [](SampleRng& rng, const json::Object&) {
+        // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
+        // that may not exist: the export then says why it failed).
+        return json::Value(rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
+      }};
 }
 
 }  // namespace
@@ -197,6 +240,11 @@ const Schema<ApproxState>& approx_schema() {
              return json::Value(rng.number(ps.min, ps.max));
            }},
           bool_field<S>("gpu", &S::gpu, "also evaluate on the GPU and compare"),
+          {"compare", "[zoo id, …]",
+           "zoo entries drawn beside the forms (gelulab list --zoo; the Designer's candidates are fit_…)",
+           [](const json::Value& v, S& s) { s.compare = read_entry_ids(v, "compare"); },
+           [](const S& s) { return entry_ids_json(s.compare); },
+           [](SampleRng& rng, const json::Object&) { return random_zoo_ids(rng, 0, 4); }},
       });
   return schema;
 }
@@ -487,27 +535,282 @@ const Schema<BenchState>& bench_schema() {
            },
            [](const S& s) { return json::Value(s.shown_function); },
            [](SampleRng& rng, const json::Object&) { return json::Value(random_registry_id(rng)); }},
-          {"export", "file name base", "what the CSV and JSON exports are called",
-           [](const json::Value& v, S& s) {
-             const std::string& base = read_string_value(v, "export");
-             // A NUL would end the path early (the file would be written under another name), and a control
-             // character in a file name is a trap: both are refused.
-             const bool control = std::any_of(base.begin(), base.end(), [](char c) {
-               return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-             });
-             if (base.empty() || control)
-               throw json::JsonError(
-                   "'export' must be a non-empty file name base without control characters");
-             s.export_base = base;
-           },
-           [](const S& s) { return json::Value(s.export_base); },
-           [](SampleRng& rng, const json::Object&) {
-             // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
-             // that may not exist: the export then says why it failed).
-             return json::Value(
-                 rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
-           }},
+          export_field<S>("what the CSV and JSON exports are called"),
       });
+  return schema;
+}
+
+// [SECTION] Precision
+const Schema<PrecisionState>& precision_schema() {
+  using S = PrecisionState;
+  static const Schema<S> schema(
+      "panel state",
+      {
+          {"entries", "[zoo id, …]",
+           "the zoo entries swept (gelulab list --zoo; the Designer's candidates are fit_…)",
+           [](const json::Value& v, S& s) { s.cfg.entries = read_entry_ids(v, "entries"); },
+           [](const S& s) { return entry_ids_json(s.cfg.entries); },
+           // One or two: every value of every format is swept per entry, and the tests draw many states.
+           [](SampleRng& rng, const json::Object&) { return random_zoo_ids(rng, 1, 2); }},
+          {"formats", "[bf16, f16, e4m3, e5m2]", "the storage formats, every value of each",
+           [](const json::Value& v, S& s) {
+             const std::vector<std::string>& known = precision_storage_formats();
+             const std::string bad = "'formats' must be a non-empty array of " + choices_text(known);
+             if (!v.is_array() || v.as_array().empty()) throw json::JsonError(bad);
+             std::vector<bool> on(known.size(), false);
+             for (const json::Value& f : v.as_array()) {
+               const auto it =
+                   f.is_string() ? std::find(known.begin(), known.end(), f.as_string()) : known.end();
+               if (it == known.end()) throw json::JsonError(bad);
+               on[static_cast<std::size_t>(it - known.begin())] = true;
+             }
+             s.cfg.formats.clear();
+             for (std::size_t i = 0; i < known.size(); ++i)
+               if (on[i]) s.cfg.formats.push_back(known[i]);
+           },
+           [](const S& s) { return string_array(s.cfg.formats); },
+           [](SampleRng& rng, const json::Object&) {
+             const std::vector<std::string>& known = precision_storage_formats();
+             json::Array a;
+             a.emplace_back(rng.pick(known));
+             if (rng.chance(0.15)) a.emplace_back(rng.pick(known));  // sometimes two, or one twice
+             return json::Value(std::move(a));
+           }},
+          choice_field<S>(
+              "compute", [](auto& s) -> auto& { return s.cfg.compute; }, precision_compute_formats(),
+              "the format intermediates are rounded to (auto: f32, as frameworks upcast)"),
+          {"derivatives", "true|false", "sweep f′ against GELU′ instead of f against GELU",
+           [](const json::Value& v, S& s) { s.cfg.order = read_bool_value(v, "derivatives") ? 1 : 0; },
+           [](const S& s) { return json::Value(s.cfg.order == 1); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5)); }},
+          number_field<S>(
+              "int8_scale", [](auto& s) -> auto& { return s.cfg.int8_scale; }, 1e-4, 1,
+              "the int8 view's scale: value = scale · code (zero point 0)"),
+          range_field<S>("x", &S::x, "the x range of the ULP plot (the sweep covers every value regardless)"),
+          export_field<S>("what the summary's CSV and Markdown files are called"),
+      });
+  return schema;
+}
+
+std::string precision_text_problem(const json::Value& state, std::string_view key) {
+  PrecisionState s;
+  try {
+    precision_schema().read(state, s);
+  } catch (const json::JsonError& e) {
+    return e.what();
+  }
+  std::vector<std::string> parts;
+  for (std::size_t at = 0;;) {
+    const std::size_t colon = key.find(':', at);
+    parts.emplace_back(key.substr(at, colon == std::string_view::npos ? colon : colon - at));
+    if (colon == std::string_view::npos) break;
+    at = colon + 1;
+  }
+  const std::string& what = parts[0];
+  if (what != "verdict" && what != "zero" && what != "lobe")
+    return "the Precision panel computes {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]} and {lobe:ENTRY}";
+  if (parts.size() < 2 || parts.size() > (what == "lobe" ? 2u : 3u))
+    return "write {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]} or {lobe:ENTRY}";
+  if (std::find(s.cfg.entries.begin(), s.cfg.entries.end(), parts[1]) == s.cfg.entries.end())
+    return quote(parts[1]) + " is not among the step's entries";
+  if (parts.size() == 3 &&
+      std::find(s.cfg.formats.begin(), s.cfg.formats.end(), parts[2]) == s.cfg.formats.end())
+    return quote(parts[2]) + " is not among the step's formats";
+  if (what == "lobe" && s.cfg.order != 0) return "the int8 view is of f, not f′";
+  return {};
+}
+
+// [SECTION] Designer
+namespace {
+
+/// A field holding one of a gelu::fit name table's values (an enum).
+template <class E, class Ref>
+Field<fit::Spec> enum_field(std::string key, Ref ref, std::span<const fit::Named<E>> table,
+                            std::string help) {
+  std::vector<std::string> names;
+  for (const fit::Named<E>& n : table) names.emplace_back(n.name);
+  std::string type;
+  for (const std::string& n : names) type += (type.empty() ? "" : "|") + n;
+  return {key,
+          type,
+          std::move(help),
+          [key, ref, table, names](const json::Value& v, fit::Spec& s) {
+            const std::string& name = read_choice_value(v, key, names);
+            for (const fit::Named<E>& n : table)
+              if (name == n.name) access(ref, s) = n.id;
+          },
+          [ref](const fit::Spec& s) { return json::Value(fit::name(access(ref, s))); },
+          [names](SampleRng& rng, const json::Object&) { return json::Value(rng.pick(names)); }};
+}
+
+/// A small fit (cubic polynomial for GELU on [-4, 4], f32): the candidate the samplers put in a state.
+fit::Spec sample_candidate_spec() {
+  fit::Spec s;
+  s.target = fit::Target::Gelu;
+  s.form = fit::Form::Poly;
+  s.degree = 3;
+  s.a = -4;
+  s.b = 4;
+  s.format = FormatId::F32;
+  return s;
+}
+
+}  // namespace
+
+fit::Spec default_designer_spec() {
+  fit::Spec s;
+  s.format = FormatId::F32;
+  return s;
+}
+
+const Schema<fit::Spec>& fit_spec_schema() {
+  using S = fit::Spec;
+  static const Schema<S> schema(
+      "fit spec",
+      {
+          enum_field<fit::Target>("target", &S::target, fit::targets(),
+                                  "what the form approximates: gelu, phi (GELU = x·f), erf, gelu_prime"),
+          enum_field<fit::Form>("form", &S::form, fit::forms(), "the form fitted (docs/designer.md)"),
+          integer_field<S>("degree", &S::degree, 0, fit::kMaxDegree,
+                           "the degree (rational: of the numerator; piecewise: of each piece)"),
+          integer_field<S>("denominator_degree", &S::denominator_degree, 0, fit::kMaxDegree,
+                           "rational: the denominator's degree (at least 1; other forms store 0)"),
+          integer_field<S>("pieces", &S::pieces, 1, fit::kMaxPieces, "piecewise: the number of pieces"),
+          enum_field<fit::Breakpoints>(
+              "breakpoints", &S::breakpoints, fit::breakpoint_rules(),
+              "piecewise: uniform pieces, or breakpoints that equalize their errors"),
+          {"range", "[A, B] within [-1e6, 1e6]", "the range [A, B] fitted",
+           [](const json::Value& v, S& s) {
+             const plot::Range r = read_range_value(v, "range");
+             if (std::fabs(r.min) > fit::kMaxAbsRange || std::fabs(r.max) > fit::kMaxAbsRange ||
+                 r.max - r.min < fit::kMinWidth)
+               throw json::JsonError("'range' must be [A, B] within [-1e6, 1e6], at least 1e-6 wide");
+             s.a = r.min;
+             s.b = r.max;
+           },
+           [](const S& s) {
+             return range_json(plot::Range{s.a, s.b});
+           },
+           [](SampleRng& rng, const json::Object&) {
+             // Mostly ranges a person fits ([-8, 8] and the like), sometimes anywhere within the limits.
+             double a = rng.number(-fit::kMaxAbsRange, fit::kMaxAbsRange);
+             double b = rng.number(-fit::kMaxAbsRange, fit::kMaxAbsRange);
+             if (rng.chance(0.7)) {
+               b = rng.uniform(0.5, 10);
+               a = -rng.uniform(0.5, 10);
+             }
+             if (a > b) std::swap(a, b);
+             if (!(b - a >= fit::kMinWidth)) {  // too narrow: one unit wide, inside the limits
+               if (b - 1 >= -fit::kMaxAbsRange)
+                 a = b - 1;
+               else
+                 b = a + 1;
+             }
+             return range_json(plot::Range{a, b});
+           }},
+          enum_field<fit::Clamp>("clamp", &S::clamp, fit::clamps(),
+                                 "outside [A, B]: limits (GELU's 0 and x), zero, x, or none"),
+          enum_field<fit::Weight>("weight", &S::weight, fit::weights(),
+                                  "the error minimized: abs, rel or ulp"),
+          enum_field<fit::Method>("method", &S::method, fit::methods(), "minimax (Remez) or lsq"),
+          {"format", "f64|f32|bf16|f16", "the coefficients' format",
+           [](const json::Value& v, S& s) {
+             s.format = Format::parse(read_choice_value(v, "format", {"f64", "f32", "bf16", "f16"}))->id();
+           },
+           [](const S& s) { return json::Value(number_format(s.format).name); },
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.pick(std::vector<std::string>{"f64", "f32", "bf16", "f16"}));
+           }},
+          bool_field<S>("reoptimize", &S::reoptimize,
+                        "after rounding: re-fit greedily and search the lattice (never worse than naive)"),
+      });
+  return schema;
+}
+
+const Schema<DesignerState>& designer_schema() {
+  using S = DesignerState;
+  static const Schema<S> schema = [] {
+    std::vector<Field<S>> fields;
+    for (const Field<fit::Spec>& f : fit_spec_schema().fields())
+      fields.push_back({f.key, f.type, f.help, [f](const json::Value& v, S& s) { f.read(v, s.spec); },
+                        [f](const S& s) { return f.write(s.spec); }, f.sample});
+    fields.push_back(
+        {"candidates", "[{id, compared, spec, coefficients, …}, …]",
+         "the candidates kept in this session (saved as fitted: spec, coefficients, breakpoints, centres)",
+         [](const json::Value& v, S& s) {
+           if (!v.is_array() || v.as_array().size() > S::kMaxCandidates)
+             throw json::JsonError("'candidates' must be an array of at most " +
+                                   std::to_string(S::kMaxCandidates) + " candidates");
+           std::vector<KeptCandidate> kept;
+           for (std::size_t i = 0; i < v.as_array().size(); ++i) {
+             const json::Value& q = v.as_array()[i];
+             const std::string key = "candidates[" + std::to_string(i) + "]";
+             if (!q.is_object()) throw json::JsonError(quoted_key(key) + " must be an object");
+             KeptCandidate k;
+             json::Object rest = q.as_object();
+             const json::Value* id = q.find("id");
+             if (!id || !id->is_string() || !is_candidate_id(id->as_string()))
+               throw json::JsonError(quoted_key(key) +
+                                     ": 'id' must be a candidate id (fit_ then a-z, 0-9, _)");
+             k.id = id->as_string();
+             for (const KeptCandidate& other : kept)
+               if (other.id == k.id)
+                 throw json::JsonError(quoted_key(key) + ": the id " + quote(k.id) + " is taken");
+             if (const json::Value* c = q.find("compared")) k.compared = read_bool_value(*c, "compared");
+             rest.erase("id");
+             rest.erase("compared");
+             k.c = std::make_shared<const fit::Candidate>(read_candidate(json::Value(std::move(rest)), key));
+             if (k.compared && k.c->spec.target == fit::Target::GeluPrime)
+               throw json::JsonError(quoted_key(key) +
+                                     ": a gelu_prime candidate cannot be compared with GELU");
+             kept.push_back(std::move(k));
+           }
+           s.candidates = std::move(kept);
+         },
+         [](const S& s) {
+           json::Array a;
+           for (const KeptCandidate& k : s.candidates) {
+             json::Object o = candidate_json(*k.c).as_object();
+             o["id"] = k.id;
+             o["compared"] = k.compared;
+             a.emplace_back(std::move(o));
+           }
+           return json::Value(std::move(a));
+         },
+         [](SampleRng& rng, const json::Object&) {
+           // Mostly none; else one or two copies of a small fit (made once), compared or not, under ids
+           // the reader accepts.
+           static const json::Value one = candidate_json(fit::fit(sample_candidate_spec()));
+           json::Array a;
+           if (rng.chance(0.6)) return json::Value(std::move(a));
+           for (std::uint64_t n = 1 + rng.below(2); n > 0; --n) {
+             json::Object o = one.as_object();
+             o["id"] = "fit_sample_" + std::to_string(n);
+             o["compared"] = rng.chance(0.5);
+             a.emplace_back(std::move(o));
+           }
+           return json::Value(std::move(a));
+         }});
+    fields.push_back(bool_field<S>("log_error", &S::log_error, "the error plot shows |error| on a log axis"));
+    fields.push_back({"export_name", "C identifier", "the exported function's name",
+                      [](const json::Value& v, S& s) {
+                        const std::string& n = read_string_value(v, "export_name");
+                        if (!fit::is_identifier(n))
+                          throw json::JsonError("'export_name' must be a C identifier (letters, digits, _)");
+                        s.export_name = n;
+                      },
+                      [](const S& s) { return json::Value(s.export_name); },
+                      [](SampleRng& rng, const json::Object&) {
+                        // Keywords, gl_ and __ prefixes are refused: draw again (rarely needed).
+                        for (;;) {
+                          std::string n =
+                              rng.text(1, 1, "abcxyzABC_") + rng.text(0, 30, "abcxyzABCXYZ0123456789_");
+                          if (fit::is_identifier(n)) return json::Value(std::move(n));
+                        }
+                      }});
+    fields.push_back(export_field<S>("what the exported files are called (BASE.hpp, BASE.glsl, …)"));
+    return Schema<S>("panel state", std::move(fields));
+  }();
   return schema;
 }
 

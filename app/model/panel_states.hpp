@@ -6,12 +6,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "gelu/fit.hpp"
+#include "model/backends.hpp"
 #include "model/bench_runner.hpp"
+#include "model/designer_lab.hpp"
 #include "model/ffn_lab.hpp"
+#include "model/precision_lab.hpp"
 #include "model/state_schema.hpp"
 #include "plot/plot_core.hpp"
 
@@ -40,6 +45,8 @@ struct ApproxState {
   std::string tuned_form = "sigmoid";
   double tuned = 1.6;  // k of the sigmoid form or c of the tanh form
   bool gpu = false;
+  std::vector<std::string>
+      compare;  // zoo entries shown beside the forms (the Designer's "Add to comparison")
 };
 const Schema<ApproxState>& approx_schema();
 
@@ -65,9 +72,12 @@ const Schema<FfnState>& ffn_schema();
 
 /// Benchmarks: the sweep's configuration plus what the plots show.
 struct BenchState {
+  // The default a fresh panel starts from, so a state read into it saves what the panel saves: without the
+  // GPU backend built, the GPU rows are off (fuzz_session_roundtrip found the two disagreeing).
   BenchConfig cfg = [] {
     BenchConfig c;
     c.functions = featured_functions();
+    if (!gpu_built()) c.backends[2] = c.backends[3] = false;
     return c;
   }();
   std::size_t shown_size = std::size_t{1} << 20;
@@ -75,5 +85,43 @@ struct BenchState {
   std::string export_base = "gelulab-bench";
 };
 const Schema<BenchState>& bench_schema();
+
+/// Precision: zoo entries in the storage formats models use, exhaustively.
+struct PrecisionState {
+  PrecisionConfig cfg;
+  plot::Range x{-12, 6};  // the ULP plot's x range
+  std::string export_base = "gelulab-precision";
+};
+const Schema<PrecisionState>& precision_schema();
+/// The text a Precision panel computes for a lesson step ({key} in its text; see model/lessons.hpp):
+///   verdict:ENTRY[:FORMAT]  the entry's verdict line in FORMAT (default: the first format)
+///   zero:ENTRY[:FORMAT]     where the entry's result becomes 0 ("x = −5.54"), or "nowhere"
+///   lobe:ENTRY              the int8 view: "k of n lobe codes, max error m LSB"
+/// Empty when `state` (a precision state) has that entry and format, else why not.
+std::string precision_text_problem(const json::Value& state, std::string_view key);
+
+/// A designer request (gelu::fit::Spec) as a field table: the Designer's controls, and the spec inside each
+/// saved candidate.
+const Schema<fit::Spec>& fit_spec_schema();
+
+/// A candidate the user kept: its zoo id and whether it is in the comparison (a zoo entry of its own).
+struct KeptCandidate {
+  std::string id;
+  bool compared = false;
+  std::shared_ptr<const fit::Candidate> c;
+};
+/// The Designer's default request: GELU by 0.5·x + a degree-6 polynomial in |x| on [−4, 4], f32 coefficients.
+fit::Spec default_designer_spec();
+
+/// Designer: a fit's request, the candidates kept in this session, and the export's names.
+struct DesignerState {
+  static constexpr std::size_t kMaxCandidates = 32;
+  fit::Spec spec = default_designer_spec();
+  std::vector<KeptCandidate> candidates;
+  bool log_error = false;  // the error plot: |error| on a log axis instead of the signed error
+  std::string export_name = "gelu_fit";
+  std::string export_base = "gelulab-fit";
+};
+const Schema<DesignerState>& designer_schema();
 
 }  // namespace gelu::app::model

@@ -19,7 +19,13 @@ PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) 
           [schema] { return schema().help(); },
           [schema] { return schema().write(S{}); },
           [schema](SampleRng& rng) { return schema().sample(rng); },
-          [schema](const json::Value& state) { return schema().normalized(state); }};
+          [schema](const json::Value& state) { return schema().normalized(state); },
+          nullptr};
+}
+
+PanelKind with_text(PanelKind k, std::string (*problem)(const json::Value&, std::string_view)) {
+  k.computed_text_problem = problem;
+  return k;
 }
 
 }  // namespace
@@ -28,6 +34,8 @@ std::span<const PanelKind> panel_kinds() {
   static const std::vector<PanelKind> kinds = {
       kind<CurvesState>("curves", "Curves", curves_schema),
       kind<ApproxState>("approx", "Approximations", approx_schema),
+      with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
+      kind<DesignerState>("designer", "Designer", designer_schema),
       kind<DropoutState>("dropout", "Dropout view", dropout_schema),
       kind<FfnState>("ffn", "FFN lab", ffn_schema),
       kind<BenchState>("bench", "Benchmarks", bench_schema),

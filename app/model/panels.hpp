@@ -29,11 +29,14 @@ struct PanelKind {
   /// `state` read into a fresh default state and written back: what a fresh panel given `state` saves.
   /// Throws json::JsonError as validate does.
   std::function<json::Value(const json::Value& state)> normalize;
+  /// Text this panel computes at run time, which a lesson step may quote as {key} (model/lessons.hpp): empty
+  /// when the panel in `state` computes `key`, else why not. Null: the panel computes no text.
+  std::function<std::string(const json::Value& state, std::string_view key)> computed_text_problem;
 };
 
 std::span<const PanelKind> panel_kinds();
 const PanelKind* find_panel_kind(std::string_view id);  // nullptr when unknown
-/// "curves|approx|dropout|ffn|bench", for messages.
+/// "curves|approx|precision|…", for messages.
 std::string panel_ids();
 
 }  // namespace gelu::app::model

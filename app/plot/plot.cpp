@@ -168,7 +168,7 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
     const float y = std::floor(static_cast<float>(tf_.px_y(t.value))) + 0.5f;
     dl_->AddLine(ImVec2(area_min_.x, y), ImVec2(area_max_.x, y), t.major ? kGridMajor : kGridMinor, 1.0f);
   }
-  layers_.Split(dl_, 2);
+  layers_.Split(dl_, 4);
   layers_.SetCurrentChannel(dl_, 0);
   dl_->PushClipRect(area_min_, area_max_, true);
   if (s_.x.range.contains(0.0) && s_.x_categories.empty()) {
@@ -210,6 +210,7 @@ void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU3
     pts.clear();
     for (std::size_t i = b; i < e; i += stride) pts.push_back(px(xs[i], ys[i]));
     if (stride > 1 && (e - 1 - b) % stride) pts.push_back(px(xs[e - 1], ys[e - 1]));
+    if (s_.legend_auto) occupied_.insert(occupied_.end(), pts.begin(), pts.end());
     if (pts.size() == 1) {
       dl_->AddCircleFilled(pts[0], thickness * 0.5f, color);
     } else {
@@ -265,6 +266,8 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
     dl_->AddCircleFilled(px(xs[i], ys[i]), radius_em * em_ * g_line_scale, color, 12);
+    occupied_.push_back(px(xs[i], ys[i]));
+    dots_.push_back(px(xs[i], ys[i]));
   }
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -405,19 +408,64 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   if (!std::isfinite(x) || !std::isfinite(y)) return;
   const ImVec2 p = px(x, y);
   radius_em *= g_line_scale;
+  // The dot on the top channel: no label (placed before or after it) nor curve covers it.
+  // White halos under every dot's colour (channel 2 under 3): a halo never covers a neighbouring dot.
+  layers_.SetCurrentChannel(dl_, 2);
   dl_->AddCircleFilled(p, radius_em * em_, IM_COL32_WHITE, 16);
+  layers_.SetCurrentChannel(dl_, 3);
   dl_->AddCircleFilled(p, radius_em * em_ * 0.72f, color, 16);
+  layers_.SetCurrentChannel(dl_, 0);
+  occupied_.push_back(p);
+  dots_.push_back(p);
   if (!text || !text[0]) return;
   const std::string t = unicode_minus(text);
   text = t.c_str();
   const ImVec2 ts = ImGui::CalcTextSize(text);
-  ImVec2 tp(p.x + 0.6f * em_, p.y + 0.35f * em_);
-  if (tp.x + ts.x > area_max_.x - 0.2f * em_) tp.x = p.x - 0.6f * em_ - ts.x;
-  if (tp.y + ts.y > area_max_.y - 0.2f * em_) tp.y = p.y - 0.35f * em_ - ts.y;
+  // The label beside the dot: right-below, right-above, left-below, left-above, further out, the first that
+  // stays inside the plot and clear of the labels and dots placed before it (else the least crowded).
+  const float dx = 0.6f * em_, dy = 0.35f * em_, m = 0.2f * em_;
+  auto box = [&](ImVec2 tp) {
+    return std::pair<ImVec2, ImVec2>(ImVec2(tp.x - m, tp.y - 0.05f * em_),
+                                     ImVec2(tp.x + ts.x + m, tp.y + ts.y));
+  };
+  auto overlap = [](const std::pair<ImVec2, ImVec2>& a, const std::pair<ImVec2, ImVec2>& b) {
+    return a.first.x < b.second.x && b.first.x < a.second.x && a.first.y < b.second.y &&
+           b.first.y < a.second.y;
+  };
+  ImVec2 best(p.x + dx, p.y + dy);
+  if (best.x + ts.x > area_max_.x - m) best.x = p.x - dx - ts.x;
+  if (best.y + ts.y > area_max_.y - m) best.y = p.y - dy - ts.y;
+  int best_score = s_.spread_labels ? 1 << 30 : 0;
+  for (const float reach : {1.0f, 2.2f}) {
+    for (const ImVec2 tp :
+         {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
+          ImVec2(p.x - dx * reach - ts.x, p.y + dy * reach),
+          ImVec2(p.x - dx * reach - ts.x, p.y - dy * reach - ts.y),
+          ImVec2(p.x - ts.x / 2, p.y + dy * reach + 0.3f * em_),
+          ImVec2(p.x - ts.x / 2, p.y - dy * reach - 0.3f * em_ - ts.y)}) {
+      const auto b = box(tp);
+      if (b.first.x < area_min_.x || b.second.x > area_max_.x || b.first.y < area_min_.y ||
+          b.second.y > area_max_.y)
+        continue;
+      // Another label under it is worst, a dot next (it stays on top, but reads as part of the text).
+      int score = 0;
+      for (const auto& l : labels_) score += overlap(b, l) ? 100 : 0;
+      const float r = 0.3f * em_;
+      for (const ImVec2& q : dots_)
+        score += overlap(b, {ImVec2(q.x - r, q.y - r), ImVec2(q.x + r, q.y + r)}) ? 1 : 0;
+      if (score < best_score) {
+        best_score = score;
+        best = tp;
+      }
+      if (score == 0) break;
+    }
+    if (best_score == 0) break;
+  }
+  const auto b = box(best);
+  labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
-  dl_->AddRectFilled(ImVec2(tp.x - 0.2f * em_, tp.y - 0.05f * em_),
-                     ImVec2(tp.x + ts.x + 0.2f * em_, tp.y + ts.y), IM_COL32(255, 255, 255, 235), 0.2f * em_);
-  dl_->AddText(tp, color, text);
+  dl_->AddRectFilled(b.first, b.second, IM_COL32(255, 255, 255, 235), 0.2f * em_);
+  dl_->AddText(best, color, text);
   layers_.SetCurrentChannel(dl_, 0);
 }
 
@@ -472,6 +520,8 @@ void Plot::note(const char* text, int corner, ImU32 color) {
                      ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_), IM_COL32(255, 255, 255, 225),
                      0.25f * em_);
   dl_->AddText(p, color, text);
+  labels_.push_back(
+      {ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y)});
   layers_.SetCurrentChannel(dl_, 0);
 }
 
@@ -528,8 +578,31 @@ void Plot::draw_legend() {
   for (const Entry& e : entries_) wmax = std::max(wmax, ImGui::CalcTextSize(e.label.c_str()).x);
   const ImVec2 box(2 * pad + swatch + 0.5f * em_ + wmax, 2 * pad + row * static_cast<float>(entries_.size()));
   const float inset = 0.6f * em_;
-  const ImVec2 a(area_min_.x + inset + (area_max_.x - area_min_.x - 2 * inset - box.x) * s_.legend_anchor.x,
-                 area_min_.y + inset + (area_max_.y - area_min_.y - 2 * inset - box.y) * s_.legend_anchor.y);
+  auto corner = [&](ImVec2 anchor) {
+    return ImVec2(area_min_.x + inset + (area_max_.x - area_min_.x - 2 * inset - box.x) * anchor.x,
+                  area_min_.y + inset + (area_max_.y - area_min_.y - 2 * inset - box.y) * anchor.y);
+  };
+  ImVec2 a = corner(s_.legend_anchor);
+  if (s_.legend_auto) {
+    // The anchor (the preferred one first) whose box covers the fewest drawn points and marker labels.
+    auto covered = [&](ImVec2 lo) {
+      const ImVec2 hi(lo.x + box.x, lo.y + box.y);
+      int n = 0;
+      for (const ImVec2& q : occupied_) n += q.x >= lo.x && q.x <= hi.x && q.y >= lo.y && q.y <= hi.y;
+      for (const auto& l : labels_)
+        n += 3 * (l.first.x < hi.x && lo.x < l.second.x && l.first.y < hi.y && lo.y < l.second.y);
+      return n;
+    };
+    int best = covered(a);
+    for (const ImVec2 anchor : {ImVec2(1, 0), ImVec2(0, 0), ImVec2(1, 1), ImVec2(0, 1), ImVec2(0.5f, 0),
+                                ImVec2(0.5f, 1), ImVec2(1, 0.5f), ImVec2(0, 0.5f), ImVec2(0.75f, 0),
+                                ImVec2(0.25f, 0), ImVec2(0.75f, 1), ImVec2(0.25f, 1)}) {
+      if (best == 0) break;
+      const ImVec2 c = corner(anchor);
+      const int n = covered(c);
+      if (n < best) best = n, a = c;
+    }
+  }
   const ImVec2 b(a.x + box.x, a.y + box.y);
   dl_->AddRectFilled(a, b, IM_COL32(255, 255, 255, 230), 0.3f * em_);
   dl_->AddRect(a, b, IM_COL32(0, 0, 0, 60), 0.3f * em_);

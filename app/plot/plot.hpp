@@ -39,6 +39,8 @@ struct PlotState {
   bool fit_x_request = false, fit_y_request = false;
   bool y_fixed = false;        // double-click leaves y alone (e.g. probabilities in [0, 1])
   ImVec2 legend_anchor{0, 0};  // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
+  bool legend_auto = false;    // move the legend off the drawn data (legend_anchor is tried first)
+  bool spread_labels = false;  // move marker labels off the labels and dots placed before them
   std::vector<std::string>
       x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
 
@@ -154,7 +156,8 @@ class Plot {
   PlotState& s_;
   Transform tf_;
   ImDrawList* dl_ = nullptr;
-  // Channel 0: series and shading; channel 1: marker labels and notes, so no curve drawn later covers them.
+  // Channel 0: series and shading; channel 1: marker labels and notes, so no curve drawn later covers them;
+  // channels 2 and 3: marker dots' halos and colours, so no label covers a dot.
   // Its own splitter, so a plot inside an ImGui table (which splits the window's list) still works.
   ImDrawListSplitter layers_;
   ImVec2 frame_min_, frame_max_, area_min_, area_max_;
@@ -165,7 +168,10 @@ class Plot {
   std::vector<Entry> entries_;
   std::string legend_first_;
   Range fit_y_{1e300, -1e300}, fit_x_{1e300, -1e300};
-  std::vector<double> sx_, sy_;  // sampling scratch
+  std::vector<double> sx_, sy_;                    // sampling scratch
+  std::vector<ImVec2> occupied_;                   // pixels with data drawn on them (for legend_auto)
+  std::vector<ImVec2> dots_;                       // marker and scatter dots drawn so far
+  std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
 };
 
 }  // namespace gelu::plot

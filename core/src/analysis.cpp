@@ -1,3 +1,8 @@
+// Index of this file:
+//   [SECTION] Distances
+//   [SECTION] Errors over a range
+//   [SECTION] Properties
+//   [SECTION] Minimax fitting
 #include "gelu/analysis.hpp"
 
 #include <algorithm>
@@ -199,7 +204,7 @@ void evaluate(ErrorReport& r) {
   for (double& x : r.x) x = r.format.round(x);  // the reference sees exactly the input fn saw
   if (r.format.id() == FormatId::F32) {
     std::vector<float> xf(r.x.begin(), r.x.end()), yf(n);
-    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params);
+    fn.fn->eval(std::span<const float>(xf), std::span<float>(yf), fn.order, &fn.params, Path::Accurate);
     for (std::size_t i = 0; i < n; ++i) r.value[i] = yf[i];
   } else {
     fn.fn->eval(std::span<const double>(r.x), std::span<double>(r.value), fn.order, &fn.params);

@@ -98,12 +98,16 @@ class CpuScalar final : public Target {
 
 class CpuVector final : public Target {
  public:
-  const char* id() const override { return "cpu_vector"; }
+  explicit CpuVector(Path path) : path_(path) {}
+  const char* id() const override { return path_ == Path::Fast ? "cpu_vector" : "cpu_accurate"; }
   std::optional<std::string> run(const Activation& fn, int order, const Params& p, std::span<const float> x,
                                  std::span<float> y, Sample&) override {
-    fn.eval(x, y, order, &p);
+    fn.eval(x, y, order, &p, path_);
     return std::nullopt;
   }
+
+ private:
+  Path path_;
 };
 
 }  // namespace
@@ -111,8 +115,8 @@ class CpuVector final : public Target {
 std::unique_ptr<Target> cpu_scalar_target() {
   return std::make_unique<CpuScalar>();
 }
-std::unique_ptr<Target> cpu_vector_target() {
-  return std::make_unique<CpuVector>();
+std::unique_ptr<Target> cpu_vector_target(Path path) {
+  return std::make_unique<CpuVector>(path);
 }
 
 int SweepPlan::total_reps(std::size_t targets) const {

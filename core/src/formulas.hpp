@@ -269,6 +269,21 @@ inline double elu_d2(double x, double a) {
   return x > 0 ? 0.0 : (x <= 0 ? a * std::exp(x) : x);
 }
 
+// SELU (Klambauer et al. 2017): λ·x for x > 0, λ·α·(eˣ − 1) otherwise, with the paper's constants as the
+// doubles every framework uses. λ·α is the double nearest the product of those two doubles.
+inline constexpr double kSeluLambda = 1.0507009873554805;
+inline constexpr double kSeluAlpha = 1.6732632423543772;
+inline constexpr double kSeluLambdaAlpha = 1.7580993408473766;
+inline double selu(double x) {
+  return x > 0 ? kSeluLambda * x : (x <= 0 ? kSeluLambdaAlpha * std::expm1(x) : x);
+}
+inline double selu_d1(double x) {
+  return x > 0 ? kSeluLambda : (x <= 0 ? kSeluLambdaAlpha * std::exp(x) : x);
+}
+inline double selu_d2(double x) {
+  return x > 0 ? 0.0 : (x <= 0 ? kSeluLambdaAlpha * std::exp(x) : x);
+}
+
 // [SECTION] Softplus: log(1 + exp(b x)) / b, stable for both signs.
 
 inline double softplus(double x, double b) {

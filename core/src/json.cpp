@@ -1,3 +1,8 @@
+// Index of this file:
+//   [SECTION] Value accessors
+//   [SECTION] Parser
+//   [SECTION] Writer
+//   [SECTION] Builder
 #include "gelu/json.hpp"
 
 #include <charconv>

@@ -1,5 +1,11 @@
 // The precision lab (gelu/precision.hpp): sweeps, facts, verdicts, the int8 view, summary tables and pair
 // checks.
+//
+// Index of this file:
+//   [SECTION] Sweeps
+//   [SECTION] Facts
+//   [SECTION] Summary tables
+//   [SECTION] Pair checks
 #include "gelu/precision.hpp"
 
 #include <algorithm>

@@ -4,6 +4,8 @@
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/kernels.hpp"
+#include "parallel.hpp"
 #include "simd_kernels.hpp"
 
 namespace gelu {
@@ -47,7 +49,23 @@ Activation make(const char* id, const char* name, const char* formula, const cha
                     {D0, D1, D2},
                     {f32_of<D0>, f32_of<D1>, f32_of<D2>},
                     {batch_f64_of<D0>, batch_f64_of<D1>, batch_f64_of<D2>},
-                    {batch_f32_of<D0>, batch_f32_of<D1>, batch_f32_of<D2>}};
+                    {batch_f32_of<D0>, batch_f32_of<D1>, batch_f32_of<D2>},
+                    {batch_f32_of<D0>, batch_f32_of<D1>, batch_f32_of<D2>},
+                    nullptr};
+}
+
+// Sets the float batched kernels of f and f' for both paths, and the fused backward pass.
+void set_kernels(Activation& a, BatchF32 fast_f, BatchF32 fast_d1, BatchF32 accurate_f, BatchF32 accurate_d1,
+                 BatchGradF32 backward) {
+  a.batch_f32[0] = fast_f;
+  a.batch_f32[1] = fast_d1;
+  a.batch_f32_accurate[0] = accurate_f;
+  a.batch_f32_accurate[1] = accurate_d1;
+  a.batch_backward_f32 = backward;
+}
+
+void gelu_backward(const float* x, const float* dy, float* dx, std::size_t n, const Params&) {
+  simd::gelu_backward_f32(x, dy, dx, n);
 }
 
 /// The entry's accuracy bounds for f, f', f'' ({f64 ULP, f32 ULP, |err| near a root, subnormal steps},
@@ -67,9 +85,8 @@ std::vector<Activation> build_registry() {
            {{{1, 0, 5.2939559203393771e-23, 1},
              {1, 0, 3.4694469519536142e-18, 0},
              {1, 0, 1.5908337540619828e-20, 0}}});
-  // The vectorized kernels replace the float batched path of exact GELU (f and f').
-  r.back().batch_f32[0] = simd::gelu_f32;
-  r.back().batch_f32[1] = simd::gelu_d1_f32;
+  // The vectorized kernels replace the float batched path of exact GELU (f and f'), on both paths.
+  set_kernels(r.back(), simd::gelu_f32, simd::gelu_d1_f32, simd::gelu_f32, simd::gelu_d1_f32, gelu_backward);
 
   r.push_back(make<p1<F::gelu_tanh>, p1<F::gelu_tanh_d1>, p1<F::gelu_tanh_d2>>(
       "gelu_tanh", "GELU (tanh approximation)", "½·x·(1 + tanh(√(2/π)·(x + c·x³)))",
@@ -79,8 +96,8 @@ std::vector<Activation> build_registry() {
            {{{2, 0, 2.7755575615628914e-17, 0},
              {21, 0, 1.1102230246251565e-16, 1017},
              {16639, 0, 3.3306690738754696e-16, 102622}}});
-  r.back().batch_f32[0] = simd::gelu_tanh_f32;
-  r.back().batch_f32[1] = simd::gelu_tanh_d1_f32;
+  set_kernels(r.back(), simd::gelu_tanh_fast_f32, simd::gelu_tanh_d1_fast_f32, simd::gelu_tanh_f32,
+              simd::gelu_tanh_d1_f32, simd::gelu_tanh_backward_f32);
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "gelu_sigmoid", "GELU (sigmoid / QuickGELU)", "x·σ(k·x)",
       "The sigmoid approximation of GELU (QuickGELU, used by CLIP); k = 1.702.", "act_x_sigmoid",
@@ -89,8 +106,8 @@ std::vector<Activation> build_registry() {
            {{{2, 0, 2.7755575615628914e-17, 0},
              {12, 0, 6.9388939039072284e-17, 0},
              {49, 0, 2.2204460492503131e-16, 685}}});
-  r.back().batch_f32[0] = simd::x_sigmoid_f32;
-  r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
+  set_kernels(r.back(), simd::x_sigmoid_fast_f32, simd::x_sigmoid_d1_fast_f32, simd::x_sigmoid_f32,
+              simd::x_sigmoid_d1_f32, simd::x_sigmoid_backward_f32);
   r.push_back(make<p0<F::relu>, p0<F::relu_d1>, p0<F::zero_d2>>(
       "relu", "ReLU", "max(x, 0)", "Rectified linear unit; f'(0) is taken as 0.", "act_relu", {}));
   contract(r.back(), true, {{}});
@@ -102,8 +119,11 @@ std::vector<Activation> build_registry() {
       "elu", "ELU", "x if x > 0, else α·(eˣ − 1)", "Exponential linear unit.", "act_elu",
       {{"alpha", 1.0, 0.0, 10.0, "saturation value -α for x -> -inf"}}));
   contract(r.back(), false, {{{1, 0, 1.1102230246251565e-16, 0}, {}, {}}});
-  r.back().batch_f32[0] = simd::elu_f32;
-  r.back().batch_f32[1] = simd::elu_d1_f32;
+  set_kernels(r.back(), simd::elu_f32, simd::elu_d1_f32, simd::elu_f32, simd::elu_d1_f32, nullptr);
+  r.push_back(make<p0<F::selu>, p0<F::selu_d1>, p0<F::selu_d2>>(
+      "selu", "SELU", "λ·x if x > 0, else λ·α·(eˣ − 1)",
+      "Scaled ELU (self-normalizing networks); λ ≈ 1.0507, α ≈ 1.6733 as in the paper.", "act_selu", {}));
+  contract(r.back(), false, {{{1, 0, 2.2204460492503131e-16, 0}, {2, 0, 0, 0}, {2, 0, 0, 0}}});
   r.push_back(make<p1<F::x_sigmoid>, p1<F::x_sigmoid_d1>, p1<F::x_sigmoid_d2>>(
       "silu", "SiLU / Swish", "x·σ(β·x)", "Sigmoid-weighted linear unit (Swish with β; SiLU is β = 1).",
       "act_x_sigmoid", {{"beta", 1.0, 0.1, 10.0, "slope inside the sigmoid"}}));
@@ -111,12 +131,14 @@ std::vector<Activation> build_registry() {
            {{{1, 0, 5.5511151231257827e-17, 0},
              {14, 0, 5.5511151231257827e-17, 0},
              {64, 0, 1.1102230246251565e-16, 0}}});
-  r.back().batch_f32[0] = simd::x_sigmoid_f32;
-  r.back().batch_f32[1] = simd::x_sigmoid_d1_f32;
+  set_kernels(r.back(), simd::x_sigmoid_fast_f32, simd::x_sigmoid_d1_fast_f32, simd::x_sigmoid_f32,
+              simd::x_sigmoid_d1_f32, simd::x_sigmoid_backward_f32);
   r.push_back(make<p1<F::softplus>, p1<F::softplus_d1>, p1<F::softplus_d2>>(
       "softplus", "Softplus", "log(1 + e^(β·x)) / β", "A smooth ReLU; sharper as β grows.", "act_softplus",
       {{"beta", 1.0, 0.1, 10.0, "sharpness"}}));
   contract(r.back(), false, {{{1, 0, 0, 0}, {2, 0, 0, 0}, {3, 0, 0, 0}}});
+  set_kernels(r.back(), simd::softplus_f32, simd::softplus_d1_f32, simd::softplus_f32, simd::softplus_d1_f32,
+              nullptr);
   r.push_back(make<p0<F::mish>, p0<F::mish_d1>, p0<F::mish_d2>>(
       "mish", "Mish", "x·tanh(softplus(x))", "Self-regularized non-monotonic activation (Misra 2019).",
       "act_mish", {}));
@@ -124,9 +146,7 @@ std::vector<Activation> build_registry() {
            {{{3, 0, 5.5511151231257827e-17, 0},
              {26, 0, 8.8904578143811364e-17, 0},
              {12, 0, 2.2204460492503131e-16, 491}}});
-  r.back().batch_f32[0] = simd::mish_f32;
-  r.back().batch_f32[1] = simd::mish_d1_f32;
-
+  set_kernels(r.back(), simd::mish_f32, simd::mish_d1_f32, simd::mish_f32, simd::mish_d1_f32, nullptr);
   return r;
 }
 
@@ -160,17 +180,24 @@ float Activation::eval(float x, int order, const Params* p) const {
   const Params d = p ? *p : defaults();
   return f32[static_cast<std::size_t>(order)](x, d);
 }
-void Activation::eval(std::span<const float> x, std::span<float> y, int order, const Params* p) const {
+void Activation::eval(std::span<const float> x, std::span<float> y, int order, const Params* p,
+                      Path path) const {
   check_order(order);
   if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
   const Params d = p ? *p : defaults();
-  batch_f32[static_cast<std::size_t>(order)](x.data(), y.data(), x.size(), d);
+  const BatchF32 k = (path == Path::Fast ? batch_f32 : batch_f32_accurate)[static_cast<std::size_t>(order)];
+  if (x.size() < detail::kParallelMinFloat || thread_count() == 1) return k(x.data(), y.data(), x.size(), d);
+  parallel_for(x.size(), detail::kParallelMinFloat / 2,
+               [&](std::size_t b, std::size_t e) { k(x.data() + b, y.data() + b, e - b, d); });
 }
 void Activation::eval(std::span<const double> x, std::span<double> y, int order, const Params* p) const {
   check_order(order);
   if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
   const Params d = p ? *p : defaults();
-  batch_f64[static_cast<std::size_t>(order)](x.data(), y.data(), x.size(), d);
+  const BatchF64 k = batch_f64[static_cast<std::size_t>(order)];
+  if (x.size() < detail::kParallelMinDouble || thread_count() == 1) return k(x.data(), y.data(), x.size(), d);
+  parallel_for(x.size(), detail::kParallelMinDouble / 2,
+               [&](std::size_t b, std::size_t e) { k(x.data() + b, y.data() + b, e - b, d); });
 }
 
 std::span<const Activation> registry() {

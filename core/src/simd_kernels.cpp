@@ -14,6 +14,14 @@
 // r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up.
 //
 // All tables are built at start-up from formulas.hpp, the double-precision source of truth.
+//
+// Index of this file:
+//   [SECTION] Constants and tables
+//   [SECTION] The pieces and their assembly
+//   [SECTION] f′
+//   [SECTION] Entry points
+//   [SECTION] bf16 inputs
+//   [SECTION] Portable build
 #include "simd_kernels.hpp"
 
 #include <array>
@@ -22,9 +30,13 @@
 #include <cstring>
 
 #include "formulas.hpp"
+#include "simd_fit.hpp"
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 #include <immintrin.h>
+
+#include "simd_bf16.hpp"
+#include "simd_loop.hpp"
 #define GELU_SIMD_AVX512 1
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -36,9 +48,12 @@ namespace {
 
 namespace F = formulas;
 
+// [SECTION] Constants and tables
+
 constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
 constexpr int kDegS = 5;     // degree of f_k
 constexpr int kDegRoot = 5;  // degree of P around the root of f'
+constexpr int kDegBf = 4;    // degree of S on each bin for the bf16 kernel (relative error < 2^-24 there)
 static_assert(kDegRoot % 2 == 1,
               "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
 constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
@@ -51,38 +66,6 @@ double S_ref(double t) {
   return F::normal_upper_tail(t) * std::exp(0.5 * t * t);
 }
 
-/// Solves the Vandermonde system for the monomial coefficients of the interpolant through (xs, ys).
-template <int N>
-std::array<double, N> interpolate(const std::array<double, N>& xs, const std::array<double, N>& ys) {
-  std::array<std::array<double, N + 1>, N> a{};
-  for (int i = 0; i < N; ++i) {
-    double p = 1;
-    for (int j = 0; j < N; ++j, p *= xs[i]) a[i][j] = p;
-    a[i][N] = ys[i];
-  }
-  for (int c = 0; c < N; ++c) {  // Gaussian elimination with partial pivoting
-    int piv = c;
-    for (int r = c + 1; r < N; ++r)
-      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
-    std::swap(a[c], a[piv]);
-    for (int r = 0; r < N; ++r) {
-      if (r == c) continue;
-      const double m = a[r][c] / a[c][c];
-      for (int j = c; j <= N; ++j) a[r][j] -= m * a[c][j];
-    }
-  }
-  std::array<double, N> coef{};
-  for (int i = 0; i < N; ++i) coef[i] = a[i][N] / a[i][i];
-  return coef;
-}
-
-template <int N>
-std::array<double, N> chebyshev_nodes(double lo, double hi) {
-  std::array<double, N> x{};
-  for (int i = 0; i < N; ++i) x[i] = 0.5 * (lo + hi) + 0.5 * (hi - lo) * std::cos(M_PI * (i + 0.5) / N);
-  return x;
-}
-
 struct Tables {
   alignas(64) float exp_hi[32];             // float(2^(j/32))
   alignas(64) float exp_rel[32];            // 2^(j/32)/exp_hi − 1: folded into q
@@ -91,6 +74,7 @@ struct Tables {
   alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
   float root_hi = 0, root_lo = 0;           // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};          // f'(r0 + δ) ≈ δ·Σ c_i δ^i
+  alignas(64) float bf_c[kDegBf + 1][kBins];  // for bf16 inputs: S(edge + d) ≈ Σ c_i d^i
 };
 
 Tables build_tables() {
@@ -115,6 +99,11 @@ Tables build_tables() {
     for (int n = 0; n <= kDegS; ++n) ys[n] = S_ref(t0 + xs[n]) / tb.s_k[b] - 1.0;
     const auto c = interpolate<kDegS + 1>(xs, ys);
     for (int n = 0; n <= kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
+    const auto xb = chebyshev_nodes<kDegBf + 1>(-pad, w + pad);
+    std::array<double, kDegBf + 1> yb{};
+    for (int n = 0; n <= kDegBf; ++n) yb[n] = S_ref(t0 + xb[n]);
+    const auto cb = interpolate<kDegBf + 1>(xb, yb);
+    for (int n = 0; n <= kDegBf; ++n) tb.bf_c[n][b] = static_cast<float>(cb[n]);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -135,7 +124,7 @@ Tables build_tables() {
   return tb;
 }
 
-const Tables& tables() {
+[[maybe_unused]] const Tables& tables() {  // unused without AVX-512
   static const Tables tb = build_tables();
   return tb;
 }
@@ -149,22 +138,14 @@ constexpr float kC_lo = static_cast<float>(0.69314718055994530941723212145817656
 constexpr float kMagic =
     12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
 
-#define GELU_INLINE inline __attribute__((always_inline))
-
 struct Pieces {
   __m512 t;      // |x| clamped to kTMax
   __m512 T;      // exp table value (float)
   __m512 q;      // e^r·(1 + exp_rel) − 1
   __m512 scale;  // n/32: scalef applies 2^floor(n/32)
+  __m512i kb;    // k's bits: n in the low mantissa bits (for the integer scaling)
   __m512 s_k;    // S at the bin midpoint
   __m512 f;      // S/s_k − 1
-};
-
-/// A 32-entry table held in two registers (vpermt2ps selects by the low 5 bits of each index lane).
-struct Table32 {
-  __m512 lo, hi;
-  explicit Table32(const float* t) : lo(_mm512_load_ps(t)), hi(_mm512_load_ps(t + 16)) {}
-  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
 
 /// All tables in registers for the duration of one call (20 of the 32 zmm registers).
@@ -181,6 +162,8 @@ struct Regs {
           Table32(t.s_c[3]), Table32(t.s_c[4]), Table32(t.s_c[5])},
         tb(t) {}
 };
+
+// [SECTION] The pieces and their assembly
 
 /// Everything G(t), Φ(−t) and φ(t) need: exp(−t²/2) = 2^m·T·(1 + q) and S(t) = s_k·(1 + f).
 GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
@@ -200,6 +183,7 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
   r = _mm512_add_ps(r, hl);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
+  p.kb = j;
   p.T = tb.exp_hi(j);
   const __m512 rel = tb.exp_rel(j);
   // e^r − 1 ≈ r + r²/2 + r³/6 (|r| <= 0.0109: truncation < 2^-30); the table's rounding folded in.
@@ -230,14 +214,17 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   const __m512 w = _mm512_add_ps(_mm512_fmadd_ps(p.q, p.f, p.q), p.f);
   const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);  // x for x >= 0 (and −0, NaN), else −0
   if constexpr (!exact_tail) {
-    const __m512 Ts = _mm512_scalef_ps(p.T, p.scale);  // exact: 2^m >= 2^-77 here
+    // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low
+    // bits vanish there).
+    const __m512 Ts = _mm512_castsi512_ps(
+        _mm512_add_epi32(_mm512_castps_si512(p.T),
+                         _mm512_and_si512(_mm512_slli_epi32(p.kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
     const __m512 P = _mm512_mul_ps(Ts, V);
     const __m512 pl = _mm512_fmsub_ps(Ts, V, P);
     const __m512 corr = _mm512_fmadd_ps(Ts, _mm512_fmadd_ps(V, w, v), pl);
-    // R − G by Fast2Sum (R >= 2G or R = −0), one rounding. For x < 0: −(P + corr), keeping −0 for G = 0.
-    const __m512 s = _mm512_sub_ps(R, P);
-    const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), P);
-    return _mm512_sub_ps(s, _mm512_sub_ps(corr, err));
+    // G = P + corr rounded once, then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x > 0 G's
+    // rounding is at most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to R/2.
+    return _mm512_sub_ps(R, _mm512_add_ps(P, corr));
   } else {
     const __m512 P = _mm512_mul_ps(p.T, V);
     const __m512 pl = _mm512_fmsub_ps(p.T, V, P);
@@ -280,6 +267,8 @@ GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
   b = gelu_assemble<false>(b, pb);
 }
 
+// [SECTION] f′
+
 GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   const Tables& tb = r.tb;
   const Pieces p = pieces(x, r);
@@ -316,96 +305,114 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   return y;
 }
 
-// Outputs larger than this go around the caches (streaming stores): no read-for-ownership of the destination,
-// so a 64M-element call moves 8 bytes per element instead of 12. Smaller outputs stay cached for the
-// consumer.
-constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
-
-/// y[i] = k(x[i]) (Unary) or y[i] = dy[i]·k(x[i]) (with a gradient): 16 floats at a time, two vectors per
-/// iteration so their independent chains overlap.
-template <bool kGrad, class Kernel, class PairKernel>
-GELU_INLINE void run16(const float* x, const float* dy, float* y, std::size_t n, Kernel k, PairKernel k2) {
-  const Regs r(tables());
-  auto one = [&](std::size_t i, __mmask16 m) {
-    const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i), r);
-    return kGrad ? _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v) : v;
-  };
-  auto two = [&](std::size_t i, __m512& a, __m512& b) {
-    a = _mm512_loadu_ps(x + i);
-    b = _mm512_loadu_ps(x + i + 16);
-    k2(a, b, r);
-    if constexpr (kGrad) {
-      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
-      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
-    }
-  };
-  std::size_t i = 0;
-  const bool stream = n * sizeof(float) >= kStreamBytes;
-  if (stream) {  // peel to a 64-byte aligned destination
-    const std::size_t head = ((64 - reinterpret_cast<std::uintptr_t>(y) % 64) % 64) / sizeof(float);
-    if (reinterpret_cast<std::uintptr_t>(y) % sizeof(float) == 0 && head > 0 && head < n) {
-      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
-      _mm512_mask_storeu_ps(y, m, one(0, m));
-      i = head;
-    }
-  }
-  if (stream && reinterpret_cast<std::uintptr_t>(y + i) % 64 == 0) {
-    for (; i + 32 <= n; i += 32) {
-      // Streaming stores leave the hardware prefetcher less room; fetch the inputs 2 KB ahead ourselves.
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 512), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + 528), _MM_HINT_T0);
-      if constexpr (kGrad) {
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 512), _MM_HINT_T0);
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + 528), _MM_HINT_T0);
-      }
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_stream_ps(y + i, a);
-      _mm512_stream_ps(y + i + 16, b);
-    }
-    _mm_sfence();
-  } else {
-    for (; i + 32 <= n; i += 32) {
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_storeu_ps(y + i, a);
-      _mm512_storeu_ps(y + i + 16, b);
-    }
-  }
-  for (; i < n; i += 16) {
-    const std::size_t left = n - i;
-    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
-    _mm512_mask_storeu_ps(y + i, m, one(i, m));
-  }
-}
-
 #endif  // GELU_SIMD_AVX512
 
 }  // namespace
 
 #ifdef GELU_SIMD_AVX512
 
+// [SECTION] Entry points
+
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(
-      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu16(v, r); },
-      [](__m512& a, __m512& b, const Regs& r) { gelu32(a, b, r); });
+  const Regs r(tables());
+  run_f32<false>(
+      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
+      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
 }
-// f' keeps one test per vector inside gelu_d1_16; the pair form only unrolls.
-constexpr auto kD1Pair = [](__m512& a, __m512& b, const Regs& r) {
-  a = gelu_d1_16(a, r);
-  b = gelu_d1_16(b, r);
-};
+void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
+  const Regs r(tables());
+  run_f32<false, Stores::Streaming>(
+      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
+      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
+}
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
-  run16<false>(
-      x, nullptr, y, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  const Regs r(tables());
+  run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  run16<true>(
-      x, dy, dx, n, [](__m512 v, const Regs& r) { return gelu_d1_16(v, r); }, kD1Pair);
+  const Regs r(tables());
+  run_f32<true>(x, dy, dx, n, [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 const char* isa() {
   return "avx512";
 }
+
+/// gelu for inputs that are bf16 values with |x| <= 12, to within a few float ULPs (the bf16 rounding guard
+/// in simd_bf16.hpp needs < 8): x has 8 significant bits, so t² is exact; e^(−t²/2) is one rounded float
+/// (exponent added to the table value's bits), S(t) a degree-4 polynomial per bin, G = e·t·S and R − G
+/// rounded plainly.
+struct BfRegs {
+  Table32 exp_hi;
+  Table32 c[kDegBf + 1];
+  explicit BfRegs(const Tables& t)
+      : exp_hi(t.exp_hi),
+        c{Table32(t.bf_c[0]), Table32(t.bf_c[1]), Table32(t.bf_c[2]), Table32(t.bf_c[3]),
+          Table32(t.bf_c[4])} {}
+};
+constexpr float kBfTMax =
+    12.0f;  // beyond, e^(−t²/2) leaves the normal range: the full kernel takes the vector
+
+// [SECTION] bf16 inputs
+
+GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
+  const __m512 t = _mm512_abs_ps(x);
+  const __m512 h = _mm512_mul_ps(_mm512_mul_ps(t, t), _mm512_set1_ps(-0.5f));  // exact for bf16 x
+  const __m512 k = _mm512_fmadd_ps(h, _mm512_set1_ps(46.166241308446828f), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_hi), h);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kC_lo), r);
+  const __m512i kb = _mm512_castps_si512(k);
+  const __m512 scaled = _mm512_castsi512_ps(
+      _mm512_add_epi32(_mm512_castps_si512(tb.exp_hi(kb)),
+                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
+                                   _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), r);
+  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
+  // u = t + 1 is exact (t has 8 significant bits and is below 16): the bin's edge is u with its low 20 bits
+  // cleared.
+  const __m512 u = _mm512_add_ps(t, _mm512_set1_ps(1.0f));
+  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(u), 20);
+  const __m512 d = _mm512_sub_ps(
+      u, _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(u), _mm512_set1_epi32(~0xFFFFF))));
+  __m512 S = tb.c[kDegBf](b);
+  for (int i = kDegBf - 1; i >= 0; --i) S = _mm512_fmadd_ps(S, d, tb.c[i](b));
+  const __m512 G = _mm512_mul_ps(_mm512_mul_ps(e, t), S);
+  return _mm512_sub_ps(_mm512_max_ps(_mm512_set1_ps(-0.0f), x), G);  // max(−0, x) keeps gelu(−0) = −0
+}
+
+template <bool kBf16Insn>
+void gelu_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                    std::size_t n) {
+  const Regs r(tables());
+  const BfRegs rb(tables());
+  auto f = [&](__m512 v) {
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(kBfTMax), _CMP_NLE_UQ)) return gelu16(v, r);
+    return gelu16_bf(v, rb);
+  };
+  auto d1 = [&](__m512 v) { return gelu_d1_16(v, r); };
+  switch (op) {
+    case Bf16Op::F:
+      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [](double v, double) { return F::gelu(v); });
+      break;
+    case Bf16Op::D1:
+      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1, [](double v, double) { return F::gelu_d1(v); });
+      break;
+    case Bf16Op::Backward:
+      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
+                                            [](double v, double g) { return g * F::gelu_d1(v); });
+      break;
+  }
+}
+
+void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y, std::size_t n,
+               bool bf16_insn) {
+#ifdef __AVX512BF16__
+  if (bf16_insn) return gelu_bf16_impl<true>(op, x, dy, y, n);
+#endif
+  (void)bf16_insn;
+  gelu_bf16_impl<false>(op, x, dy, y, n);
+}
+// [SECTION] Portable build
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).
 
@@ -417,6 +424,9 @@ void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_d1(x[i]));
+}
+void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
+  gelu_f32(x, y, n, {});
 }
 const char* isa() {
   return "scalar";

@@ -2,7 +2,10 @@
 // Each is tested against formulas.hpp over every finite float (tests/core/exhaustive_test.cpp).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #include "gelu/activation.hpp"
 
@@ -13,6 +16,9 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
+/// gelu_f32 with non-temporal stores for outputs of 16 MB and more (the policy gelu_f32 had before issue 16);
+/// kept for the 64M measurement in tests/bench (gelu_nt/f/N) and docs/performance.md. Same results.
+void gelu_f32_streaming(const float* x, float* y, std::size_t n);
 /// The backward pass: dx = dy * gelu'(x), same accuracy as gelu_d1_f32 before the product's rounding.
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n);
 
@@ -22,13 +28,61 @@ void x_sigmoid_f32(const float* x, float* y, std::size_t n, const Params& p);
 void x_sigmoid_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// The fast paths of the same two forms (core/src/simd_fast.cpp): float arithmetic only, <= 2 ULP from the
+/// correctly rounded value of the formula for every finite input (f and f'), limits and NaN as the formulas.
+/// The backward pass dx = dy·f'(x) rounds once more (the product).
+void x_sigmoid_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
+void x_sigmoid_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
+void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
+void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
+void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
+void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
 /// Mish and ELU (p[0] = α), f and f', the same way.
 void mish_f32(const float* x, float* y, std::size_t n, const Params& p);
 void mish_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 void elu_f32(const float* x, float* y, std::size_t n, const Params& p);
 void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// Softplus (p[0] = β), f = (max(z, 0) + log1p(e^−|z|))/β and f' = σ(z), z = βx, the same way (log1p by the
+/// atanh series, in double).
+void softplus_f32(const float* x, float* y, std::size_t n, const Params& p);
+void softplus_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
 /// Name of the instruction set the kernels were compiled for ("avx512", "avx2", "scalar").
 const char* isa();
+
+// [SECTION] bf16 arrays (gelu::bf16 in gelu/kernels.hpp is the public face).
+
+enum class Bf16Op { F, D1, Backward };
+
+/// The bf16 nearest to v, ties to even, from the double value directly (no float rounding in between).
+inline std::uint16_t bf16_from_double(double v) {
+  if (std::isnan(v)) return 0x7FC0;
+  const double a = std::fabs(v);
+  double r;
+  if (a >= 0x1p-126) {
+    int e;
+    const double m = std::frexp(a, &e);                       // a = m·2^e, m in [0.5, 1)
+    r = std::ldexp(std::nearbyint(std::ldexp(m, 8)), e - 8);  // 8 significant bits, ties to even
+    if (r > 0x1.FEp127) r = INFINITY;                         // beyond the largest bf16
+  } else {
+    r = std::ldexp(std::nearbyint(std::ldexp(a, 133)), -133);  // the subnormal grid, 2^-133
+  }
+  const float f = static_cast<float>(std::copysign(r, v));  // exact: r has at most 8 significant bits
+  std::uint32_t b;
+  std::memcpy(&b, &f, 4);
+  return static_cast<std::uint16_t>(b >> 16);
+}
+
+/// The AVX-512 bf16 kernels (exact GELU in simd_kernels.cpp, the tanh form with c = 0.044715 in
+/// simd_fast.cpp); bf16_insn selects vcvtne2ps2bf16 for the final rounding (only where the CPU has
+/// AVX512_BF16) or the integer rounding. Both give the correctly rounded result. Not defined without AVX-512
+/// (gelu::bf16 then runs the portable path).
+void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y, std::size_t n,
+               bool bf16_insn);
+void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                    std::size_t n, bool bf16_insn);
+/// The portable path, built everywhere (core/src/bf16.cpp): the double reference per element, rounded once.
+void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
+                        std::uint16_t* y, std::size_t n);
 
 }  // namespace gelu::simd

@@ -1,5 +1,6 @@
 // [SECTION] Vectorized float32 exp-based functions: the x·σ(z) family — gelu_sigmoid (z = k·x), silu (z =
-// β·x), gelu_tanh (z = 2·√(2/π)·(x + c·x³)) — plus Mish and ELU; f and f'.
+// β·x), gelu_tanh (z = 2·√(2/π)·(x + c·x³)) — plus Mish, ELU and Softplus; f and f'. These are the correctly
+// rounded kernels (Path::Accurate); simd_fast.cpp has the float-arithmetic ones.
 //
 // Each lane is evaluated in double precision (AVX-512, 8 lanes) and rounded to float once. The pieces:
 // exp(−|z|) from a 16-entry 2^(j/16) table, |r| <= ln2/32 and a degree-6 polynomial (relative error < 2^-50),
@@ -177,7 +178,37 @@ GELU_INLINE __m512d elu8(__m512d x, double alpha, __m512d tlo, __m512d thi) {
   }
 }
 
-enum class Fn { XSigmoid, Tanh, Mish, Elu };
+/// log(1 + e) for e in [0, 1]: 2·atanh(s), s = e/(2 + e) <= 1/3, as 2s + 2s·u·Q(u), u = s², Q the series
+/// through u^8/19 (truncation < 2^-33 relative); the last fma rounds once, to double.
+GELU_INLINE __m512d log1p_unit(__m512d e) {
+  const __m512d s = _mm512_div_pd(e, _mm512_add_pd(_mm512_set1_pd(2.0), e));
+  const __m512d u = _mm512_mul_pd(s, s);
+  __m512d q = _mm512_set1_pd(1.0 / 19);
+  for (int k = 8; k >= 1; --k) q = _mm512_fmadd_pd(q, u, _mm512_set1_pd(1.0 / (2 * k + 1)));
+  const __m512d s2 = _mm512_add_pd(s, s);
+  return _mm512_fmadd_pd(_mm512_mul_pd(s2, u), q, s2);
+}
+
+/// Softplus log(1 + e^(βx))/β = (max(z, 0) + log1p(e^−|z|))/β and its derivative σ(z), z = βx, in double.
+template <int kOrder>
+GELU_INLINE __m512d softplus8(__m512d x, double beta, __m512d tlo, __m512d thi) {
+  const __m512d z = _mm512_mul_pd(x, _mm512_set1_pd(beta));
+  const __m512d az = _mm512_min_pd(_mm512_abs_pd(z), _mm512_set1_pd(1000.0));  // NaN -> 1000; restored below
+  const __m512d e = exp_nonpositive(_mm512_sub_pd(_mm512_setzero_pd(), az), tlo, thi);  // e^−|z|
+  const __mmask8 nan = _mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q);
+  __m512d y;
+  if constexpr (kOrder == 0) {
+    const __m512d zpos = _mm512_max_pd(z, _mm512_setzero_pd());
+    y = _mm512_mul_pd(_mm512_add_pd(zpos, log1p_unit(e)), _mm512_set1_pd(1.0 / beta));
+  } else {
+    const __m512d inv = reciprocal(_mm512_add_pd(_mm512_set1_pd(1.0), e));
+    const __mmask8 pos = _mm512_cmp_pd_mask(z, _mm512_setzero_pd(), _CMP_GE_OQ);
+    y = _mm512_mask_blend_pd(pos, _mm512_mul_pd(e, inv), inv);
+  }
+  return _mm512_mask_blend_pd(nan, y, x);
+}
+
+enum class Fn { XSigmoid, Tanh, Mish, Elu, Softplus };
 
 template <Fn kFn, int kOrder>
 GELU_INLINE __m512d eval8(__m512d x, double param, __m512d tlo, __m512d thi) {
@@ -185,6 +216,7 @@ GELU_INLINE __m512d eval8(__m512d x, double param, __m512d tlo, __m512d thi) {
   if constexpr (kFn == Fn::Tanh) return x_sigmoid8<Form::Tanh, kOrder>(x, param, tlo, thi);
   if constexpr (kFn == Fn::Mish) return mish8<kOrder>(x, tlo, thi);
   if constexpr (kFn == Fn::Elu) return elu8<kOrder>(x, param, tlo, thi);
+  if constexpr (kFn == Fn::Softplus) return softplus8<kOrder>(x, param, tlo, thi);
 }
 
 template <Fn kFn, int kOrder>
@@ -232,6 +264,12 @@ void elu_f32(const float* x, float* y, std::size_t n, const Params& p) {
 void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
   run<Fn::Elu, 1>(x, y, n, p[0]);
 }
+void softplus_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Softplus, 0>(x, y, n, p[0]);
+}
+void softplus_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run<Fn::Softplus, 1>(x, y, n, p[0]);
+}
 
 #else  // No AVX-512: the double reference, rounded.
 
@@ -258,6 +296,12 @@ void elu_f32(const float* x, float* y, std::size_t n, const Params& p) {
 }
 void elu_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(formulas::elu_d1(x[i], p[0]));
+}
+void softplus_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(formulas::softplus(x[i], p[0]));
+}
+void softplus_d1_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(formulas::softplus_d1(x[i], p[0]));
 }
 
 #endif

@@ -4,6 +4,11 @@
 // Each built-in evaluator follows the operation order of the code it models (named in its comment), so
 // that in a narrow compute format it rounds and overflows where that code does. Their formulas are tested
 // against independent double and mpmath evaluations in tests/core/zoo_test.cpp.
+//
+// Index of this file:
+//   [SECTION] Arith
+//   [SECTION] Entries
+//   [SECTION] Factories and fitted constants
 #include "gelu/zoo.hpp"
 
 #include <algorithm>

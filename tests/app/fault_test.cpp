@@ -9,6 +9,7 @@
 //   [SECTION] Private mounts
 //   [SECTION] Disk full
 //   [SECTION] Read-only config directory
+//   [SECTION] The session's environment
 //   [SECTION] Signals while saving
 //   [SECTION] GPU faults
 #include <fcntl.h>

@@ -619,7 +619,7 @@ TEST_P(SessionPropertyE2E, TheAppSavesWhatItLoadsAfterRandomScriptsAndSizes) {
                             "--report", "marks.json"});
     ASSERT_EQ(r.status, 0) << r.err;
     const json::Value report = parse_file(dir / "marks.json");  // kept: the loop reads into it
-    for (const auto& [name, rect] : report.at("marks").as_object()) marks.push_back(name);
+    for (const auto& [name, rect] : report.at("ui_marks").as_object()) marks.push_back(name);
     ASSERT_FALSE(marks.empty());
     fs::remove(dir / "marks.json");
   }

@@ -1,14 +1,27 @@
-// Throughput of every registry function (f and f', float32, single thread) at 4K / 256K / 64M elements,
-// with the bandwidth line (a scaled copy y = 1.0001 x) and, when built with oneDNN, oneDNN's gelu_erf and
-// gelu_tanh forward/backward in the same run. Items/s is elements/s; see README for the table.
+// Throughput of every registry function (f and f', float32) at 4K / 256K / 64M elements, with the bandwidth
+// line (a scaled copy y = 1.0001 x) and, when built with oneDNN, oneDNN's eltwise peers in the same run.
+// Items/s is elements/s; `ns_per_elem` is the figure docs/performance.md quotes (tools/bench_table.py prints
+// the tables).
 //
 //   ./build/tests/bench/activations_bench --benchmark_filter='gelu|copy|dnnl'
 //
-// oneDNN runs on OpenMP: this program re-executes itself with OMP_NUM_THREADS=1 so every figure is
-// single-threaded.
+// Names (stable; the tables key on them):
+//   copy/N                        y = 1.0001·x, compiler-vectorized, one thread
+//   <id>/f/N, <id>/df/N           the registry's batched float path (Path::Fast), one thread
+//   <id>_accurate/f/N, …/df/N     Path::Accurate, for the functions whose default path is a fast kernel
+//   <id>/backward/N               dx = dy·f'(x) (gelu::backward), one thread
+//   gelu_bf16/f/N, …/backward/N   bf16 arrays (gelu::bf16), also gelu_tanh_bf16
+//   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
+//   study dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
+//   …/N/threads:2                 the same with two threads: ours through the core's pool
+//   (gelu::set_thread_count),
+//                                 the copy split in two halves on that pool, oneDNN with two OpenMP threads.
+// oneDNN runs on OpenMP: this program re-executes itself with OMP_NUM_THREADS=1 so every figure without
+// /threads:2 is single-threaded.
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -16,6 +29,7 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/kernels.hpp"
 #include "simd_kernels.hpp"
 
 #ifdef GELU_HAVE_DNNL
@@ -27,6 +41,7 @@
 namespace {
 
 constexpr std::size_t kSizes[] = {4096, 256 * 1024, 64 * 1024 * 1024};
+constexpr std::size_t kThreadedSizes[] = {256 * 1024, 64 * 1024 * 1024};
 
 // Inputs as a network would see them: mostly N(0, 2), with a few far tails, fixed seed.
 const std::vector<float>& inputs(std::size_t n) {
@@ -39,6 +54,15 @@ const std::vector<float>& inputs(std::size_t n) {
   }
   return x;
 }
+const std::vector<std::uint16_t>& inputs_bf16(std::size_t n) {
+  static std::vector<std::uint16_t> x;
+  if (x.size() < n) {
+    const std::vector<float>& f = inputs(n);
+    x.resize(n);
+    for (std::size_t i = 0; i < n; ++i) x[i] = gelu::bf16::from_float(f[i]);
+  }
+  return x;
+}
 
 void set_counters(benchmark::State& st, std::size_t n, std::size_t bytes_per_elem) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n));
@@ -48,57 +72,111 @@ void set_counters(benchmark::State& st, std::size_t n, std::size_t bytes_per_ele
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_copy(benchmark::State& st) {
-  const std::size_t n = static_cast<std::size_t>(st.range(0));
+/// Sets the core's thread count for one benchmark and restores single-threaded afterwards.
+struct Threads {
+  explicit Threads(int n) { gelu::set_thread_count(n); }
+  ~Threads() { gelu::set_thread_count(1); }
+};
+
+void BM_copy(benchmark::State& st, std::size_t n, int threads) {
+  const Threads t(threads);
   const float* x = inputs(n).data();
   std::vector<float> y(n);
+  float* yp = y.data();
+  auto copy = [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) yp[i] = 1.0001f * x[i];
+  };
   for (auto _ : st) {
-    for (std::size_t i = 0; i < n; ++i) y[i] = 1.0001f * x[i];
+    if (threads == 1)
+      copy(0, n);
+    else
+      gelu::parallel_for(n, 1, copy);  // two halves-ish: the pool's chunks
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
   set_counters(st, n, 8);
 }
 
-void BM_activation(benchmark::State& st, const gelu::Activation* a, int order) {
-  const std::size_t n = static_cast<std::size_t>(st.range(0));
+// exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
+void BM_gelu_streaming(benchmark::State& st, std::size_t n) {
+  const float* x = inputs(n).data();
+  std::vector<float> y(n);
+  for (auto _ : st) {
+    gelu::simd::gelu_f32_streaming(x, y.data(), n);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, n, 8);
+}
+
+void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, gelu::Path path, std::size_t n,
+                   int threads) {
+  const Threads t(threads);
   const float* x = inputs(n).data();
   std::vector<float> y(n);
   const gelu::Params p = a->defaults();
   for (auto _ : st) {
-    a->batch_f32[static_cast<std::size_t>(order)](x, y.data(), n, p);
+    a->eval(std::span<const float>(x, n), std::span<float>(y), order, &p, path);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
   set_counters(st, n, 8);
 }
 
-// The backward pass a framework runs: dx = dy * gelu'(x).
-void BM_gelu_backward(benchmark::State& st) {
-  const std::size_t n = static_cast<std::size_t>(st.range(0));
+// The backward pass a framework runs: dx = dy * f'(x).
+void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n, int threads) {
+  const Threads t(threads);
   const float* x = inputs(n).data();
   std::vector<float> dy(n, 0.5f), dx(n);
+  const gelu::Params p = a->defaults();
   for (auto _ : st) {
-    gelu::simd::gelu_backward_f32(x, dy.data(), dx.data(), n);
+    gelu::backward(*a, std::span<const float>(x, n), dy, dx, &p);
     benchmark::DoNotOptimize(dx.data());
     benchmark::ClobberMemory();
   }
   set_counters(st, n, 12);
 }
 
+void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n, int threads) {
+  const Threads t(threads);
+  const std::uint16_t* x = inputs_bf16(n).data();
+  std::vector<std::uint16_t> dy(n, gelu::bf16::from_float(0.5f)), y(n);
+  auto run = [&](std::size_t b, std::size_t e) {
+    if (backward)
+      (tanh_form ? gelu::bf16::gelu_tanh_backward : gelu::bf16::gelu_backward)(x + b, dy.data() + b,
+                                                                               y.data() + b, e - b);
+    else
+      (tanh_form ? gelu::bf16::gelu_tanh : gelu::bf16::gelu)(x + b, y.data() + b, e - b);
+  };
+  for (auto _ : st) {
+    if (threads == 1)
+      run(0, n);
+    else
+      gelu::parallel_for(n, 1, run);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(st, n, backward ? 6 : 4);
+}
+
 #ifdef GELU_HAVE_DNNL
-void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, bool backward) {
-  const std::size_t n = static_cast<std::size_t>(st.range(0));
+void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, bool backward, std::size_t n,
+             int threads) {
+  omp_set_num_threads(threads);
   dnnl::engine eng(dnnl::engine::kind::cpu, 0);
   dnnl::stream s(eng);
-  const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(n)}, dnnl::memory::data_type::f32,
-                              dnnl::memory::format_tag::a);
+  const auto dt = bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
+  const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(n)}, dt, dnnl::memory::format_tag::a);
   std::vector<float> dy(n, 0.5f), out(n);
-  dnnl::memory src(md, eng, const_cast<float*>(inputs(n).data()));
-  dnnl::memory dst(md, eng, out.data());
-  dnnl::memory ddst(md, eng, dy.data());
+  std::vector<std::uint16_t> dy16(n, gelu::bf16::from_float(0.5f)), out16(n);
+  void* src_p = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(inputs_bf16(n).data()))
+                     : static_cast<void*>(const_cast<float*>(inputs(n).data()));
+  dnnl::memory src(md, eng, src_p);
+  dnnl::memory dst(md, eng, bf16 ? static_cast<void*>(out16.data()) : static_cast<void*>(out.data()));
+  dnnl::memory ddst(md, eng, bf16 ? static_cast<void*>(dy16.data()) : static_cast<void*>(dy.data()));
   auto fwd_pd = dnnl::eltwise_forward::primitive_desc(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, 0.f, 0.f), eng);
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, alpha, 0.f), eng);
+  const std::size_t elem = bf16 ? 2 : 4;
   if (!backward) {
     dnnl::eltwise_forward fwd(fwd_pd);
     for (auto _ : st) {
@@ -106,45 +184,96 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, bool backward) {
       s.wait();
       benchmark::ClobberMemory();
     }
-    set_counters(st, n, 8);
+    set_counters(st, n, 2 * elem);
   } else {
-    auto bwd_pd = dnnl::eltwise_backward::primitive_desc(dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f),
-                                                         eng, fwd_pd);
+    auto bwd_pd = dnnl::eltwise_backward::primitive_desc(
+        dnnl::eltwise_backward::desc(alg, md, md, alpha, 0.f), eng, fwd_pd);
     dnnl::eltwise_backward bwd(bwd_pd);
     for (auto _ : st) {
       bwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dst}});
       s.wait();
       benchmark::ClobberMemory();
     }
-    set_counters(st, n, 12);
+    set_counters(st, n, 3 * elem);
   }
+  omp_set_num_threads(1);
 }
 #endif
 
-void apply_sizes(benchmark::internal::Benchmark* b) {
-  for (std::size_t n : kSizes) b->Arg(static_cast<int64_t>(n));
-  b->Unit(benchmark::kMicrosecond)->MinTime(0.3);
+/// Registers `fn` at every size (and, with `threaded`, at the threaded sizes with two threads) as
+/// NAME/N[/threads:2]. One thread: CPU time (robust to a shared machine's preemption); two threads: wall
+/// time.
+template <class Fn>
+void add(const std::string& name, Fn fn, bool threaded = false) {
+  for (std::size_t n : kSizes)
+    benchmark::RegisterBenchmark((name + "/" + std::to_string(n)).c_str(),
+                                 [=](benchmark::State& st) { fn(st, n, 1); })
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.3);
+  if (!threaded) return;
+  for (std::size_t n : kThreadedSizes)
+    benchmark::RegisterBenchmark((name + "/" + std::to_string(n) + "/threads:2").c_str(),
+                                 [=](benchmark::State& st) { fn(st, n, 2); })
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(0.3)
+        ->UseRealTime();
 }
 
 void register_all() {
-  benchmark::RegisterBenchmark("copy", BM_copy)->Apply(apply_sizes);
+  add(
+      "copy", [](benchmark::State& st, std::size_t n, int t) { BM_copy(st, n, t); }, true);
 #ifdef GELU_HAVE_DNNL
-  benchmark::RegisterBenchmark("dnnl_gelu_erf/f", BM_dnnl, dnnl::algorithm::eltwise_gelu_erf, false)
-      ->Apply(apply_sizes);
-  benchmark::RegisterBenchmark("dnnl_gelu_erf/backward", BM_dnnl, dnnl::algorithm::eltwise_gelu_erf, true)
-      ->Apply(apply_sizes);
-  benchmark::RegisterBenchmark("dnnl_gelu_tanh/f", BM_dnnl, dnnl::algorithm::eltwise_gelu_tanh, false)
-      ->Apply(apply_sizes);
-  benchmark::RegisterBenchmark("dnnl_gelu_tanh/backward", BM_dnnl, dnnl::algorithm::eltwise_gelu_tanh, true)
-      ->Apply(apply_sizes);
+  struct Peer {
+    const char* name;
+    dnnl::algorithm alg;
+    float alpha;
+    bool bf16;
+  };
+  const Peer peers[] = {{"dnnl_gelu_erf", dnnl::algorithm::eltwise_gelu_erf, 0.f, false},
+                        {"dnnl_gelu_tanh", dnnl::algorithm::eltwise_gelu_tanh, 0.f, false},
+                        {"dnnl_swish_1702", dnnl::algorithm::eltwise_swish, 1.702f, false},
+                        {"dnnl_swish", dnnl::algorithm::eltwise_swish, 1.0f, false},
+                        {"dnnl_gelu_erf_bf16", dnnl::algorithm::eltwise_gelu_erf, 0.f, true},
+                        {"dnnl_gelu_tanh_bf16", dnnl::algorithm::eltwise_gelu_tanh, 0.f, true}};
+  for (const Peer& q : peers)
+    for (bool bwd : {false, true})
+      add(
+          std::string(q.name) + (bwd ? "/backward" : "/f"),
+          [q, bwd](benchmark::State& st, std::size_t n, int t) {
+            BM_dnnl(st, q.alg, q.alpha, q.bf16, bwd, n, t);
+          },
+          !bwd &&
+              (q.alg == dnnl::algorithm::eltwise_gelu_erf || q.alg == dnnl::algorithm::eltwise_gelu_tanh));
 #endif
-  benchmark::RegisterBenchmark("gelu/backward", BM_gelu_backward)->Apply(apply_sizes);
+  add("gelu_nt/f", [](benchmark::State& st, std::size_t n, int) { BM_gelu_streaming(st, n); });
   for (const gelu::Activation& a : gelu::registry()) {
+    const bool hot = std::string(a.id) == "gelu" || std::string(a.id) == "gelu_tanh";
     for (int order = 0; order <= 1; ++order) {
       const std::string name = std::string(a.id) + (order == 0 ? "/f" : "/df");
-      benchmark::RegisterBenchmark(name.c_str(), BM_activation, &a, order)->Apply(apply_sizes);
+      add(
+          name,
+          [&a, order](benchmark::State& st, std::size_t n, int t) {
+            BM_activation(st, &a, order, gelu::Path::Fast, n, t);
+          },
+          hot && order == 0);
+      if (a.batch_f32[static_cast<std::size_t>(order)] !=
+          a.batch_f32_accurate[static_cast<std::size_t>(order)])
+        add(std::string(a.id) + "_accurate" + (order == 0 ? "/f" : "/df"),
+            [&a, order](benchmark::State& st, std::size_t n, int t) {
+              BM_activation(st, &a, order, gelu::Path::Accurate, n, t);
+            });
     }
+    if (a.batch_backward_f32)
+      add(
+          std::string(a.id) + "/backward",
+          [&a](benchmark::State& st, std::size_t n, int t) { BM_backward(st, &a, n, t); }, hot);
   }
+  for (bool tanh_form : {false, true})
+    for (bool bwd : {false, true})
+      add(
+          std::string(tanh_form ? "gelu_tanh_bf16" : "gelu_bf16") + (bwd ? "/backward" : "/f"),
+          [tanh_form, bwd](benchmark::State& st, std::size_t n, int t) { BM_bf16(st, tanh_form, bwd, n, t); },
+          !bwd);
 }
 
 }  // namespace
@@ -158,7 +287,10 @@ int main(int argc, char** argv) {
   }
   omp_set_num_threads(1);
 #endif
+  gelu::set_thread_count(1);
   benchmark::AddCustomContext("gelu_simd_isa", gelu::simd::isa());
+  benchmark::AddCustomContext("gelu_bf16_isa", gelu::bf16::isa());
+  benchmark::AddCustomContext("gelu_threads_default", std::to_string(gelu::thread_count()));
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 
 namespace {
@@ -273,6 +274,44 @@ TEST(Cli, HelpOnEverySubcommand) {
   const Result r = run({"frobnicate"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("unknown subcommand 'frobnicate'"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliBench, PathAndThreadsSelectTheKernelsTimed) {
+  // --path both: one row per path for each cell, each saying which kernels it timed; --threads 1 is reported.
+  const Result r = run({"bench", "--fn", "gelu_tanh", "--fn", "silu", "--size", "4096", "--reps", "2",
+                        "--path", "both", "--threads", "1", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const gelu::json::Value v = gelu::json::parse(r.out);
+  EXPECT_EQ(v.at("cpu_threads").as_number(), 1);
+  EXPECT_EQ(v.at("cpu_path").as_string(), "both");
+  const auto& rows = v.at("results").as_array();
+  ASSERT_EQ(rows.size(), 4u);
+  int fast = 0, accurate = 0;
+  for (const auto& row : rows) {
+    const std::string path = row.at("path").as_string();
+    fast += path == "fast";
+    accurate += path == "accurate";
+    EXPECT_EQ(row.at("backend").as_string(), path == "fast" ? "cpu" : "cpu_accurate");
+    EXPECT_GT(row.at("wall").at("median_s").as_number(), 0);
+  }
+  EXPECT_EQ(fast, 2);
+  EXPECT_EQ(accurate, 2);
+  // The text output names the kernels and the threads.
+  const Result t =
+      run({"bench", "--fn", "gelu", "--size", "100", "--reps", "1", "--path", "accurate", "--threads", "2"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("CPU: accurate kernels, 2 threads"), std::string::npos) << t.out;
+  // Usage errors name the option.
+  const Result bad = run({"bench", "--fn", "gelu", "--path", "quick"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--path"), std::string::npos) << bad.err;
+  const Result gpu = run({"bench", "--fn", "gelu", "--backend", "gpu", "--threads", "2"});
+  EXPECT_EQ(gpu.status, 2);
+  EXPECT_NE(gpu.err.find("--threads"), std::string::npos) << gpu.err;
 }
 
 }  // namespace

@@ -344,6 +344,7 @@ std::vector<Row> make_rows() {
   int_option(rows, "bench_size", {"bench", "--fn", "relu"}, "--size", true);
   int_option(rows, "bench_reps", {"bench", "--fn", "relu"}, "--reps", true, false);
   int_option(rows, "bench_order", {"bench", "--fn", "relu"}, "--order", false, false);
+  int_option(rows, "bench_threads", {"bench", "--fn", "relu"}, "--threads", true, false);
   int_option(rows, "eval_order", {"eval", "--fn", "gelu"}, "--order", false, false);
   int_option(rows, "train_steps", {"train"}, "--steps", false);
   int_option(rows, "train_batch", {"train"}, "--batch", true);
@@ -427,6 +428,7 @@ std::vector<Row> make_rows() {
   enum_option(rows, "error_metric", err, "--metric");
   enum_option(rows, "eval_backend", {"eval", "--fn", "gelu"}, "--backend");
   enum_option(rows, "bench_backend", {"bench"}, "--backend");
+  enum_option(rows, "bench_path", {"bench"}, "--path");
   enum_option(rows, "train_backend", {"train"}, "--backend");
   enum_option(rows, "train_dataset", {"train"}, "--dataset");
   enum_option(rows, "train_act", {"train"}, "--act");
@@ -1036,6 +1038,114 @@ std::vector<Row> make_rows() {
       {"bench", "shown_function_number", R"({"shown_function": 1})", "'shown_function'"},
       {"bench", "export_empty", R"({"export": ""})", "'export'"},
       {"bench", "measure_hours", R"({"sizes": [67108864, 67108863, 67108862], "reps": 1000})", "limit"},
+      {"approx", "compare_unknown", R"({"compare": ["nosuch"]})", "'compare': unknown zoo entry 'nosuch'"},
+      {"approx", "compare_string", R"({"compare": "tanh_form"})", "'compare'"},
+      {"precision", "entries_string", R"({"entries": "tanh_form"})", "'entries'"},
+      {"precision", "entries_number", R"({"entries": [1]})", "'entries'"},
+      {"precision", "entries_unknown", R"({"entries": ["nosuch"]})", "'entries': unknown zoo entry 'nosuch'"},
+      {"precision", "entries_registry_id", R"({"entries": ["gelu"]})", "unknown zoo entry 'gelu'"},
+      {"precision", "entries_candidate_badchar", R"({"entries": ["fit_A"]})", "unknown zoo entry 'fit_A'"},
+      {"precision", "entries_65",
+       [] {
+         std::string s = "{\"entries\": [";
+         for (int i = 0; i < 65; ++i) s += std::string(i ? "," : "") + "\"fit_" + std::to_string(i) + "\"";
+         return s + "]}";
+       }(),
+       "'entries' must be an array of at most 64"},
+      {"precision", "entries_1MiB", "{\"entries\": [\"" + kMiBa + "\"]}", "(1048576 bytes)"},
+      {"precision", "formats_empty", R"({"formats": []})", "'formats'"},
+      {"precision", "formats_f32", R"({"formats": ["f32"]})", "'formats'"},
+      {"precision", "formats_int8", R"({"formats": ["int8"]})", "'formats'"},
+      {"precision", "compute_int8", R"({"compute": "int8"})", "'compute'"},
+      {"precision", "derivatives_number", R"({"derivatives": 1})", "'derivatives'"},
+      {"precision", "int8_scale_zero", R"({"int8_scale": 0})", "'int8_scale'"},
+      {"precision", "int8_scale_1e308", R"({"int8_scale": 1e308})", "'int8_scale'"},
+      {"precision", "int8_scale_nan_string", R"({"int8_scale": "nan"})", "'int8_scale'"},
+      {"precision", "x_reversed", R"({"x": [8, -8]})", "'x'"},
+      {"precision", "export_empty", R"({"export": ""})", "'export'"},
+      {"precision", "unknown_key", R"({"entry": ["tanh_form"]})", "unknown key 'entry'"},
+      {"precision", "sweeps_too_many",
+       [] {
+         std::string s = "{\"formats\": [\"bf16\", \"f16\"], \"entries\": [";
+         for (int i = 0; i < 64; ++i) s += std::string(i ? "," : "") + "\"fit_" + std::to_string(i) + "\"";
+         return s + "]}";
+       }(),
+       "exhaustive 16-bit sweeps"},
+      {"designer", "target_unknown", R"({"target": "relu"})", "'target'"},
+      {"designer", "form_number", R"({"form": 1})", "'form'"},
+      {"designer", "degree_31", R"({"degree": 31})", "'degree'"},
+      {"designer", "degree_negative", R"({"degree": -1})", "'degree'"},
+      {"designer", "degree_1e308", R"({"degree": 1e308})", "'degree'"},
+      {"designer", "denominator_degree_negative", R"({"denominator_degree": -1})", "'denominator_degree'"},
+      {"designer", "denominator_degree_31", R"({"denominator_degree": 31})", "'denominator_degree'"},
+      {"designer", "pieces_65", R"({"pieces": 65})", "'pieces'"},
+      {"designer", "breakpoints_unknown", R"({"breakpoints": "random"})", "'breakpoints'"},
+      {"designer", "range_reversed", R"({"range": [4, -4]})", "'range'"},
+      {"designer", "range_1e7", R"({"range": [-1e7, 4]})", "'range'"},
+      {"designer", "range_narrow", R"({"range": [0, 1e-9]})", "'range'"},
+      {"designer", "clamp_unknown", R"({"clamp": "wrap"})", "'clamp'"},
+      {"designer", "weight_number", R"({"weight": 2})", "'weight'"},
+      {"designer", "method_unknown", R"({"method": "newton"})", "'method'"},
+      {"designer", "format_e4m3", R"({"format": "e4m3"})", "'format'"},
+      {"designer", "reoptimize_string", R"({"reoptimize": "yes"})", "'reoptimize'"},
+      {"designer", "candidates_object", R"({"candidates": {}})", "'candidates'"},
+      {"designer", "candidates_33",
+       [] {
+         std::string s = "{\"candidates\": [";
+         for (int i = 0; i < 33; ++i) s += std::string(i ? "," : "") + "{}";
+         return s + "]}";
+       }(),
+       "'candidates' must be an array of at most 32"},
+      {"designer", "candidate_number", R"({"candidates": [1]})", "'candidates[0]' must be an object"},
+      {"designer", "candidate_no_id", R"({"candidates": [{"spec": {}}]})", "'candidates[0]': 'id'"},
+      {"designer", "candidate_builtin_id", R"({"candidates": [{"id": "tanh_form"}]})",
+       "'candidates[0]': 'id'"},
+      {"designer", "candidate_no_spec", R"({"candidates": [{"id": "fit_x"}]})",
+       "'candidates[0]': missing spec"},
+      {"designer", "candidate_spec_degree", R"({"candidates": [{"id": "fit_x", "spec": {"degree": 99}}]})",
+       "'candidates[0]': spec: 'degree'"},
+      {"designer", "candidate_spec_rel_over_zero",
+       R"({"candidates": [{"id": "fit_x", "spec": {"weight": "rel"}}]})", "relative error makes no sense"},
+      {"designer", "candidate_coefficients_short",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 2}, "coefficients": [0, 0]}]})",
+       "coefficients must be an array of 3"},
+      {"designer", "candidate_coefficients_nan",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0}, "coefficients": [1e999]}]})",
+       "number out of range"},
+      {"designer", "candidate_coefficient_not_f32",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0, "format": "f32"}, "coefficients": [0.1]}]})",
+       "is not a value of f32"},
+      {"designer", "candidate_breakpoints_missing",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0, "form": "piecewise", "pieces": 2},
+                           "coefficients": [0, 0]}]})",
+       "breakpoints must be an array of 3"},
+      {"designer", "candidate_breakpoints_decreasing",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0, "form": "piecewise", "pieces": 2},
+                           "coefficients": [0, 0], "breakpoints": [-4, 5, 4], "centers": [0, 0]}]})",
+       "breakpoints must increase"},
+      {"designer", "candidate_max_error_missing",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0}, "coefficients": [0]}]})",
+       "missing max_error"},
+      {"designer", "candidate_extra_key",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0}, "coefficients": [0], "max_error": 1,
+                           "x_at_max": 0, "colour": 1}]})",
+       "unknown key 'colour'"},
+      {"designer", "candidate_twice",
+       R"({"candidates": [{"id": "fit_x", "spec": {"degree": 0}, "coefficients": [0], "max_error": 1, "x_at_max": 0},
+                          {"id": "fit_x", "spec": {"degree": 0}, "coefficients": [0], "max_error": 1, "x_at_max": 0}]})",
+       "is taken"},
+      {"designer", "candidate_prime_compared",
+       R"({"candidates": [{"id": "fit_x", "compared": true, "spec": {"degree": 0, "target": "gelu_prime"},
+                           "coefficients": [0], "max_error": 1, "x_at_max": 0}]})",
+       "cannot be compared"},
+      {"designer", "log_error_number", R"({"log_error": 0})", "'log_error'"},
+      {"designer", "export_name_space", R"({"export_name": "my gelu"})", "'export_name'"},
+      {"designer", "export_name_keyword", R"({"export_name": "float"})", "'export_name'"},
+      {"designer", "export_empty", R"({"export": ""})", "'export'"},
+      {"designer", "unknown_key", R"({"degre": 6})", "unknown key 'degre'"},
+      {"designer", "fit_too_big",
+       R"({"form": "piecewise", "pieces": 64, "degree": 30, "breakpoints": "optimized"})",
+       "more than a headless shot fits"},
   };
   for (const Field& f : fields)
     rows.push_back({"state_" + std::string(f.panel) + "_" + f.label,
@@ -1084,6 +1194,17 @@ std::vector<Row> make_rows() {
        "steps[0].state: 'samples'"},
       {"", "unknown_key_1MiB", lesson("\"title\": \"t\", \"" + kMiBa + "\": 1", "[" + step + "]"),
        "(1048576 bytes)"},
+      {"", "step_text_computed_by_no_panel",
+       lesson(R"("title": "t")", R"([{"title": "a", "text": "{verdict:tanh_form}", "panel": "curves"}])"),
+       "steps[0].text: {verdict:tanh_form}: the Curves panel computes no text"},
+      {"", "step_text_computed_unknown_entry",
+       lesson(R"("title": "t")",
+              R"([{"title": "a", "text": "{verdict:erf_naive}", "panel": "precision",
+                   "state": {"entries": ["tanh_form"]}}])"),
+       "steps[0].text: {verdict:erf_naive}: 'erf_naive' is not among the step's entries"},
+      {"", "step_text_computed_unknown_key",
+       lesson(R"("title": "t")", R"([{"title": "a", "text": "{median:tanh_form}", "panel": "precision"}])"),
+       "steps[0].text: {median:tanh_form}: the Precision panel computes"},
   };
   for (const Field& f : lesson_fields)
     rows.push_back(

@@ -10,6 +10,16 @@
 // (Class 6 is in tests/core/properties_range_test.cpp; 9 and 10 also have rows in hostile_input_test.cpp;
 // read-only disks and the session's environment (XDG_CONFIG_HOME, HOME) in tests/app/fault_test.cpp.)
 // Every run is bounded by exec_gelulab's 20 s limit: a hang fails its test instead of stalling the suite.
+//
+// Index of this file:
+//   [SECTION] Helpers
+//   [SECTION] 1
+//   [SECTION] 2
+//   [SECTION] 3
+//   [SECTION] 4
+//   [SECTION] 5
+//   [SECTION] 8
+//   [SECTION] 9
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -2,6 +2,16 @@
 // rounding to nearest, rational non-convergence reported with the best candidate, the evaluators (exact,
 // double, float scalar and vectorized loop) agreeing, targets agreeing with formulas.hpp, cost, progress and
 // cancellation, least squares and optimized breakpoints, and the live-refit time.
+//
+// Index of this file:
+//   [SECTION] Bad requests
+//   [SECTION] Rounding
+//   [SECTION] Rational
+//   [SECTION] Evaluators
+//   [SECTION] Targets against formulas
+//   [SECTION] Cost
+//   [SECTION] Progress, cancellation, methods, piecewise, speed
+//   [SECTION] Test vectors
 #include "gelu/fit.hpp"
 
 #include <gtest/gtest.h>
@@ -18,23 +28,14 @@
 #include "fit/fit_internal.hpp"
 #include "formulas.hpp"
 #include "gelu/fit_export.hpp"
+#include "support/fit_spec.hpp"
 
 namespace {
 
 using namespace gelu::fit;
 using gelu::FormatId;
 
-Spec spec(Target t, Form f, int d, double a, double b, Weight w = Weight::Abs, FormatId fmt = FormatId::F64) {
-  Spec s;
-  s.target = t;
-  s.form = f;
-  s.degree = d;
-  s.a = a;
-  s.b = b;
-  s.weight = w;
-  s.format = fmt;
-  return s;
-}
+using gelu::test::fit_spec;
 
 std::string refusal(const Spec& s) {
   try {
@@ -50,7 +51,7 @@ std::string refusal(const Spec& s) {
 // [SECTION] Bad requests
 
 TEST(FitValidate, RefusesBadRequestsWithOneLine) {
-  const Spec ok = spec(Target::Gelu, Form::HalfXPolyAbs, 6, -4, 4);
+  const Spec ok = fit_spec(Target::Gelu, Form::HalfXPolyAbs, 6, -4, 4);
   EXPECT_EQ(refusal(ok), "");
   Spec s = ok;
   s.degree = 31;
@@ -70,23 +71,23 @@ TEST(FitValidate, RefusesBadRequestsWithOneLine) {
   s.b = 2e6;
   EXPECT_NE(refusal(s).find("beyond"), std::string::npos);
   // Relative error (and ULPs) where the target crosses zero inside the range.
-  s = spec(Target::Gelu, Form::Poly, 6, -1, 1, Weight::Rel);
+  s = fit_spec(Target::Gelu, Form::Poly, 6, -1, 1, Weight::Rel);
   EXPECT_NE(refusal(s).find("relative error makes no sense for gelu on [-1, 1]: gelu is 0 at x = 0"),
             std::string::npos)
       << refusal(s);
-  s = spec(Target::GeluPrime, Form::Poly, 6, -2, 0, Weight::Ulp, FormatId::F32);
+  s = fit_spec(Target::GeluPrime, Form::Poly, 6, -2, 0, Weight::Ulp, FormatId::F32);
   EXPECT_NE(refusal(s).find("gelu_prime is 0 at x = -0.75179"), std::string::npos) << refusal(s);
-  s = spec(Target::Erf, Form::Poly, 6, 0, 2, Weight::Rel);  // erf(0) = 0 at the end of the range
+  s = fit_spec(Target::Erf, Form::Poly, 6, 0, 2, Weight::Rel);  // erf(0) = 0 at the end of the range
   EXPECT_NE(refusal(s).find("is 0 at x = 0"), std::string::npos);
-  s = spec(Target::Phi, Form::Poly, 6, -300, -200, Weight::Rel);
+  s = fit_spec(Target::Phi, Form::Poly, 6, -300, -200, Weight::Rel);
   EXPECT_NE(refusal(s).find("underflows"), std::string::npos) << refusal(s);
-  EXPECT_EQ(refusal(spec(Target::Phi, Form::Poly, 6, -4, 4, Weight::Rel)), "");  // Φ > 0 everywhere
-  s = spec(Target::Gelu, Form::Poly, 6, 0.5, 4, Weight::Ulp, FormatId::F64);
+  EXPECT_EQ(refusal(fit_spec(Target::Phi, Form::Poly, 6, -4, 4, Weight::Rel)), "");  // Φ > 0 everywhere
+  s = fit_spec(Target::Gelu, Form::Poly, 6, 0.5, 4, Weight::Ulp, FormatId::F64);
   EXPECT_NE(refusal(s).find("choose f32, bf16 or f16"), std::string::npos);
   s = ok;
   s.format = FormatId::E4M3;
   EXPECT_NE(refusal(s).find("not e4m3"), std::string::npos);
-  s = spec(Target::Gelu, Form::Rational, 4, -4, 4);
+  s = fit_spec(Target::Gelu, Form::Rational, 4, -4, 4);
   s.denominator_degree = 0;
   EXPECT_NE(refusal(s).find("denominator degree of at least 1"), std::string::npos);
   s.denominator_degree = 31;
@@ -94,7 +95,7 @@ TEST(FitValidate, RefusesBadRequestsWithOneLine) {
   s.denominator_degree = 2;
   s.method = Method::LeastSquares;
   EXPECT_NE(refusal(s).find("least squares"), std::string::npos);
-  s = spec(Target::Gelu, Form::Piecewise, 3, -4, 4);
+  s = fit_spec(Target::Gelu, Form::Piecewise, 3, -4, 4);
   s.pieces = 65;
   EXPECT_NE(refusal(s).find("pieces 65"), std::string::npos);
   EXPECT_THROW(fit(s), FitError);  // fit() validates too
@@ -104,12 +105,12 @@ TEST(FitValidate, RefusesBadRequestsWithOneLine) {
 
 TEST(FitRounding, ReoptimizedNeverWorseThanNaiveRounding) {
   const Spec cases[] = {
-      spec(Target::Gelu, Form::HalfXPolyAbs, 8, -4, 4),
-      spec(Target::Gelu, Form::Poly, 7, -3, 3),
-      spec(Target::Erf, Form::Poly, 9, -3, 3),
-      spec(Target::Gelu, Form::Even, 5, -3, 3),
-      spec(Target::Phi, Form::Poly, 6, -4, 0, Weight::Rel),
-      spec(Target::Gelu, Form::Poly, 6, 0.25, 4, Weight::Ulp),
+      fit_spec(Target::Gelu, Form::HalfXPolyAbs, 8, -4, 4),
+      fit_spec(Target::Gelu, Form::Poly, 7, -3, 3),
+      fit_spec(Target::Erf, Form::Poly, 9, -3, 3),
+      fit_spec(Target::Gelu, Form::Even, 5, -3, 3),
+      fit_spec(Target::Phi, Form::Poly, 6, -4, 0, Weight::Rel),
+      fit_spec(Target::Gelu, Form::Poly, 6, 0.25, 4, Weight::Ulp),
   };
   for (Spec s : cases)
     for (FormatId f : {FormatId::F32, FormatId::BF16, FormatId::F16}) {
@@ -127,7 +128,7 @@ TEST(FitRounding, ReoptimizedNeverWorseThanNaiveRounding) {
 TEST(FitRounding, GreedyAndLatticeRecoverMostOfTheLoss) {
   // f32 coefficients of a degree-12 fit: rounding to nearest loses an order of magnitude; re-optimization
   // stays within 2% of the unrounded minimax.
-  Spec s = spec(Target::Gelu, Form::HalfXPolyAbs, 12, -4, 4, Weight::Abs, FormatId::F32);
+  Spec s = fit_spec(Target::Gelu, Form::HalfXPolyAbs, 12, -4, 4, Weight::Abs, FormatId::F32);
   const Candidate c = fit(s);
   EXPECT_GT(c.naive_max_error, 5 * c.unrounded_max_error);
   EXPECT_LT(c.max_error, 1.02 * c.unrounded_max_error);
@@ -139,7 +140,7 @@ TEST(FitRounding, GreedyAndLatticeRecoverMostOfTheLoss) {
 // [SECTION] Rational
 
 TEST(FitRational, ConvergesAndEquioscillates) {
-  Spec s = spec(Target::Gelu, Form::Rational, 4, -4, 4);
+  Spec s = fit_spec(Target::Gelu, Form::Rational, 4, -4, 4);
   s.denominator_degree = 4;
   const Candidate c = fit(s);
   ASSERT_EQ(c.coefficients.size(), 10u);
@@ -152,7 +153,7 @@ TEST(FitRational, ConvergesAndEquioscillates) {
 
 TEST(FitRational, NonConvergenceReportsWhyAndTheBestCandidate) {
   // (5, 4) for GELU on [-4, 4]: every start the designer tries meets a denominator zero.
-  Spec s = spec(Target::Gelu, Form::Rational, 5, -4, 4);
+  Spec s = fit_spec(Target::Gelu, Form::Rational, 5, -4, 4);
   s.denominator_degree = 4;
   try {
     fit(s);
@@ -185,17 +186,17 @@ TEST(FitRational, NonConvergenceReportsWhyAndTheBestCandidate) {
 
 std::vector<Spec> evaluator_specs() {
   std::vector<Spec> v = {
-      spec(Target::Gelu, Form::HalfXPolyAbs, 8, -4, 4, Weight::Abs, FormatId::F32),
-      spec(Target::Gelu, Form::Poly, 6, -3, 3, Weight::Abs, FormatId::F64),
-      spec(Target::Gelu, Form::Even, 5, -3, 3, Weight::Abs, FormatId::F16),
-      spec(Target::Phi, Form::Poly, 7, -4, 4, Weight::Abs, FormatId::F32),
-      spec(Target::Erf, Form::Poly, 9, -3, 3, Weight::Abs, FormatId::BF16),
-      spec(Target::GeluPrime, Form::Poly, 8, -4, 4, Weight::Abs, FormatId::F32),
+      fit_spec(Target::Gelu, Form::HalfXPolyAbs, 8, -4, 4, Weight::Abs, FormatId::F32),
+      fit_spec(Target::Gelu, Form::Poly, 6, -3, 3, Weight::Abs, FormatId::F64),
+      fit_spec(Target::Gelu, Form::Even, 5, -3, 3, Weight::Abs, FormatId::F16),
+      fit_spec(Target::Phi, Form::Poly, 7, -4, 4, Weight::Abs, FormatId::F32),
+      fit_spec(Target::Erf, Form::Poly, 9, -3, 3, Weight::Abs, FormatId::BF16),
+      fit_spec(Target::GeluPrime, Form::Poly, 8, -4, 4, Weight::Abs, FormatId::F32),
   };
-  Spec r = spec(Target::Gelu, Form::Rational, 3, -4, 4, Weight::Abs, FormatId::F32);
+  Spec r = fit_spec(Target::Gelu, Form::Rational, 3, -4, 4, Weight::Abs, FormatId::F32);
   r.denominator_degree = 3;
   v.push_back(r);
-  Spec pw = spec(Target::Gelu, Form::Piecewise, 3, -4, 4, Weight::Abs, FormatId::F32);
+  Spec pw = fit_spec(Target::Gelu, Form::Piecewise, 3, -4, 4, Weight::Abs, FormatId::F32);
   pw.pieces = 5;
   v.push_back(pw);
   pw.breakpoints = Breakpoints::Optimized;
@@ -260,7 +261,7 @@ TEST(FitEval, ScalarLoopAndExactAgree) {
 }
 
 TEST(FitEval, ErrorCurveIsTheWeightedError) {
-  const Candidate c = fit(spec(Target::Gelu, Form::HalfXPolyAbs, 6, -4, 4));
+  const Candidate c = fit(fit_spec(Target::Gelu, Form::HalfXPolyAbs, 6, -4, 4));
   const std::vector<ErrorPoint> curve = c.error_curve(1001);
   ASSERT_EQ(curve.size(), 1001u);
   EXPECT_EQ(curve.front().x, -4);
@@ -302,7 +303,7 @@ TEST(FitCost, CountsEveryForm) {
     c.spec = s;
     return c.cost();
   };
-  Spec s = spec(Target::Gelu, Form::Poly, 6, -4, 4);
+  Spec s = fit_spec(Target::Gelu, Form::Poly, 6, -4, 4);
   EXPECT_EQ(cost(s), (gelu::Cost{6, 0, 0, 2, 0}));  // Horner; clamps on both sides
   s.form = Form::HalfXPolyAbs;
   EXPECT_EQ(cost(s), (gelu::Cost{7, 0, 0, 3, 0}));  // + 0.5·x; |x|
@@ -320,7 +321,7 @@ TEST(FitCost, CountsEveryForm) {
   EXPECT_EQ(cost(s), (gelu::Cost{5, 0, 0, 3, 8 * 5 * 4}));  // index, x − m, Horner; coefficients + centres
   s.breakpoints = Breakpoints::Optimized;
   EXPECT_EQ(cost(s), (gelu::Cost{4, 0, 0, 7, 8 * 5 * 4 + 7 * 4}));
-  s = spec(Target::Erf, Form::Poly, 6, -4, 4);
+  s = fit_spec(Target::Erf, Form::Poly, 6, -4, 4);
   EXPECT_EQ(cost(s).multiply_adds, 8);  // ½x(1 + f): one multiply, one fma
   s.target = Target::Phi;
   EXPECT_EQ(cost(s).multiply_adds, 7);
@@ -339,17 +340,17 @@ TEST(FitControl, ProgressAndCancel) {
     last = f;
     return true;
   };
-  fit(spec(Target::Gelu, Form::HalfXPolyAbs, 10, -4, 4, Weight::Abs, FormatId::F32), o);
+  fit(fit_spec(Target::Gelu, Form::HalfXPolyAbs, 10, -4, 4, Weight::Abs, FormatId::F32), o);
   EXPECT_GT(calls, 3);
   EXPECT_TRUE(monotone);
   EXPECT_EQ(last, 1.0);
   o.progress = [](double f, std::string_view) { return f < 0.3; };
-  EXPECT_THROW(fit(spec(Target::Gelu, Form::HalfXPolyAbs, 10, -4, 4, Weight::Abs, FormatId::F32), o),
+  EXPECT_THROW(fit(fit_spec(Target::Gelu, Form::HalfXPolyAbs, 10, -4, 4, Weight::Abs, FormatId::F32), o),
                Cancelled);
 }
 
 TEST(FitMethods, LeastSquaresIsNoBetterThanMinimax) {
-  Spec s = spec(Target::Gelu, Form::Poly, 8, -4, 4);
+  Spec s = fit_spec(Target::Gelu, Form::Poly, 8, -4, 4);
   const Candidate mm = fit(s);
   s.method = Method::LeastSquares;
   const Candidate ls = fit(s);
@@ -358,7 +359,7 @@ TEST(FitMethods, LeastSquaresIsNoBetterThanMinimax) {
 }
 
 TEST(FitPiecewise, OptimizedBreakpointsBeatUniformOnes) {
-  Spec s = spec(Target::Gelu, Form::Piecewise, 2, -6, 6);
+  Spec s = fit_spec(Target::Gelu, Form::Piecewise, 2, -6, 6);
   s.pieces = 6;
   const Candidate u = fit(s);
   s.breakpoints = Breakpoints::Optimized;
@@ -371,7 +372,7 @@ TEST(FitPiecewise, OptimizedBreakpointsBeatUniformOnes) {
 }
 
 TEST(FitRange, RoundedOutwardToTheFormat) {
-  const Candidate c = fit(spec(Target::Gelu, Form::Poly, 4, -3.3, 3.3, Weight::Abs, FormatId::BF16));
+  const Candidate c = fit(fit_spec(Target::Gelu, Form::Poly, 4, -3.3, 3.3, Weight::Abs, FormatId::BF16));
   EXPECT_LE(c.spec.a, -3.3);
   EXPECT_GE(c.spec.b, 3.3);
   EXPECT_TRUE(gelu::Format(FormatId::BF16).representable(c.spec.a));
@@ -394,7 +395,7 @@ TEST(FitSpeed, LiveRefitUnder100msUpToDegree12) {
       double best_cpu = 1e9, best_wall = 1e9;
       for (int run = 0; run < 3; ++run) {
         const double t0 = thread_cpu_seconds();
-        const Candidate c = fit(spec(Target::Gelu, f, d, -4, 4, Weight::Abs, FormatId::F32));
+        const Candidate c = fit(fit_spec(Target::Gelu, f, d, -4, 4, Weight::Abs, FormatId::F32));
         best_cpu = std::min(best_cpu, thread_cpu_seconds() - t0);
         best_wall = std::min(best_wall, c.fit_seconds);
       }
@@ -408,7 +409,7 @@ TEST(FitSpeed, LiveRefitUnder100msUpToDegree12) {
 
 TEST(FitVectors, OwnValuesPassTheirCheck) {
   for (FormatId f : {FormatId::F32, FormatId::BF16, FormatId::F16}) {
-    const Candidate c = fit(spec(Target::Gelu, Form::Poly, 6, 0.25, 4, Weight::Ulp, f));
+    const Candidate c = fit(fit_spec(Target::Gelu, Form::Poly, 6, 0.25, 4, Weight::Ulp, f));
     const TestVectors v = test_vectors(c);
     const gelu::Format fmt(f);
     if (f != FormatId::F32) {

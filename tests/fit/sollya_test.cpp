@@ -7,6 +7,7 @@
 
 #include "gelu/fit.hpp"
 #include "gelu/fit_sollya.hpp"
+#include "support/fit_spec.hpp"
 
 namespace {
 
@@ -16,15 +17,7 @@ using gelu::FormatId;
 TEST(FitSollya, CertifiedBoundContainsAndIsCloseToTheSampledMaximum) {
   std::vector<Spec> specs;
   const auto add = [&specs](Target t, Form f, int d, double a, double b, Weight w, FormatId fmt) {
-    Spec s;
-    s.target = t;
-    s.form = f;
-    s.degree = d;
-    s.a = a;
-    s.b = b;
-    s.weight = w;
-    s.format = fmt;
-    specs.push_back(s);
+    specs.push_back(gelu::test::fit_spec(t, f, d, a, b, w, fmt));
     return &specs.back();
   };
   add(Target::Gelu, Form::HalfXPolyAbs, 6, -4, 4, Weight::Abs, FormatId::F32);

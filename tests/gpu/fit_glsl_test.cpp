@@ -14,6 +14,7 @@
 #include "gelu/fit.hpp"
 #include "gelu/fit_export.hpp"
 #include "gpu_fixture.hpp"
+#include "support/fit_spec.hpp"
 
 namespace {
 
@@ -25,14 +26,7 @@ using gelu::gpu::test::ulp_distance;
 std::vector<Spec> specs() {
   std::vector<Spec> v;
   const auto add = [&v](Target t, Form f, int d, double a, double b, FormatId fmt) -> Spec& {
-    Spec s;
-    s.target = t;
-    s.form = f;
-    s.degree = d;
-    s.a = a;
-    s.b = b;
-    s.format = fmt;
-    v.push_back(s);
+    v.push_back(gelu::test::fit_spec(t, f, d, a, b, gelu::fit::Weight::Abs, fmt));
     return v.back();
   };
   add(Target::Gelu, Form::HalfXPolyAbs, 8, -4, 4, FormatId::F32);

@@ -131,6 +131,17 @@ def elu(x):
     return [a * mp.expm1(x), a * mp.exp(x), a * mp.exp(x)]
 
 
+SELU_LAMBDA = 1.0507009873554805  # the doubles every framework uses (formulas.hpp)
+SELU_ALPHA = 1.6732632423543772
+
+
+def selu(x):
+    la = mp.mpf(SELU_LAMBDA) * mp.mpf(SELU_ALPHA)
+    if x > 0:
+        return [mp.mpf(SELU_LAMBDA) * x, mp.mpf(SELU_LAMBDA), mp.mpf(0)]
+    return [la * mp.expm1(x), la * mp.exp(x), la * mp.exp(x)]
+
+
 def softplus(x):
     b = mp.mpf(BETA_SOFTPLUS)
     s = sig(b * x)
@@ -152,6 +163,7 @@ FUNCTIONS = {
     'relu': (relu, 'simple'),
     'leaky_relu': (leaky_relu, 'simple'),
     'elu': (elu, 'other'),
+    'selu': (selu, 'other'),
     'silu': (x_sigmoid(BETA_SILU), 'other'),
     'softplus': (softplus, 'other'),
     'mish': (mish, 'other'),

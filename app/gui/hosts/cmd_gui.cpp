@@ -6,6 +6,12 @@
 // [SECTION] Options and the session
 // [SECTION] The frame loop
 // [SECTION] The end of a run: session, report
+//
+// Index of this file:
+//   [SECTION] Signals
+//   [SECTION] Options and the session
+//   [SECTION] The frame loop
+//   [SECTION] The end of a run
 #include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 #include <imgui.h>
@@ -378,7 +384,7 @@ int run_gui(Args& args) {
     rep["message"] = app.message();
     rep["panels"] = std::move(panels_meta);
     rep["active_panel"] = app.active_id();
-    rep["marks"] = std::move(marks);
+    rep["ui_marks"] = std::move(marks);
     rep["plot_ids"] = std::move(plot_ids);
     rep["plots"] = std::move(plots_meta);
     rep["status"] = r.status;

@@ -181,7 +181,7 @@ int run_shot(Args& args) {
     for (const auto& [name, r] : ui::marks())
       marks[name] = json::Array{static_cast<double>(r.min.x), static_cast<double>(r.min.y),
                                 static_cast<double>(r.max.x), static_cast<double>(r.max.y)};
-    m["marks"] = std::move(marks);
+    m["ui_marks"] = std::move(marks);
     m["width"] = w;
     m["height"] = h;
     m["renderer"] = screen->renderer();
@@ -197,6 +197,7 @@ int run_shot(Args& args) {
       les["step"] = app.lesson_step() + 1;
       les["steps"] = static_cast<int>(l->steps.size());
       les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
+      les["text"] = app.step_text();  // with the text computed at run time filled in
       m["lesson"] = les;
     }
     auto rect = [](const char* name) {

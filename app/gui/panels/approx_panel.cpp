@@ -1,4 +1,11 @@
 // Approximations panel (see approx_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Error curves from the core analysis
+//   [SECTION] Series, fitting and the comparison
+//   [SECTION] Controls
+//   [SECTION] GPU series and drawing
+//   [SECTION] State and meta
 #include "gui/panels/approx_panel.hpp"
 
 #include <algorithm>
@@ -6,11 +13,16 @@
 #include <cstdio>
 
 #include "gelu/analysis.hpp"
+#include "gelu/precision.hpp"
 #include "gui/hosts/gpu_compare.hpp"
 #include "gui/kit/ui.hpp"
 #include "model/backends.hpp"
+#include "model/comparison.hpp"
+#include "model/designer_lab.hpp"
 
 namespace gelu::app {
+
+// [SECTION] Error curves from the core analysis
 
 namespace {
 
@@ -38,6 +50,35 @@ ApproxPanel::MaxError max_error(ErrorMetric m, bool f32, const Activation& appro
                         format_of(f32))
           .stats(m);
   return {s.x_at_max, s.max};
+}
+
+/// The same for a zoo entry against exact GELU: in f64, or with f32 the entry computed in float32 (compute
+/// format f32) on float32-rounded inputs, ULPs then float32 ULPs.
+void entry_error_curve(ErrorMetric m, bool f32, const zoo::Entry& e, std::span<const double> xs,
+                       std::span<double> err) {
+  const Format fmt = format_of(f32);
+  const std::size_t n = std::min(xs.size(), err.size());
+  thread_local std::vector<double> xd, r, v;
+  xd.assign(xs.begin(), xs.begin() + static_cast<long>(n));
+  for (double& x : xd) x = fmt.round(x);
+  r.resize(n);
+  v.resize(n);
+  const Activation& gelu = *find_activation("gelu");
+  gelu.eval(std::span<const double>(xd), std::span<double>(r));
+  e.eval(std::span<const double>(xd), std::span<double>(v), 0, fmt);
+  for (std::size_t i = 0; i < n; ++i) err[i] = analysis::error(m, fmt, v[i], r[i]);
+}
+
+ApproxPanel::MaxError entry_max_error(ErrorMetric m, bool f32, const zoo::Entry& e, double a, double b,
+                                      std::size_t n) {
+  precision::SweepSpec spec;
+  spec.storage = spec.compute = format_of(f32);
+  spec.lo = a;
+  spec.hi = b;
+  spec.samples = n;
+  const precision::Sweep s = precision::sweep(e, analysis::spec(*find_activation("gelu")), spec);
+  const analysis::ErrorStats& st = s.errors.stats(m);
+  return {st.x_at_max, st.max};
 }
 
 constexpr const char* kMetricName[3] = {"absolute  |f − GELU|", "relative  |f − GELU| / |GELU|",
@@ -85,7 +126,10 @@ ApproxPanel::ApproxPanel()
   eplot_.y.scale = plot::Scale::Log10;
   eplot_.y.range = eplot_.home_y = {1e-8, 0.3};
   eplot_.legend_anchor = ImVec2(0.5f, 1.0f);
+  compare_generation_ = comparison_generation();
 }
+
+// [SECTION] Series, fitting and the comparison
 
 std::vector<ApproxPanel::Series> ApproxPanel::series() const {
   std::vector<Series> s;
@@ -104,44 +148,80 @@ std::vector<ApproxPanel::Series> ApproxPanel::series() const {
 }
 
 void ApproxPanel::fit() {
-  // Golden-section search for the coefficient minimizing the max |error| against exact GELU on the
-  // visible x range (the max error is unimodal in the coefficient around the textbook values).
+  // The coefficient minimizing the max |error| against exact GELU on the visible x range: core's minimax
+  // fitter (analysis::fit_minimax, a few ms), the same that fits the zoo's constants.
   const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
   const ParamSpec& ps = form->params[0];
-  const Params exact_p = exact_->defaults();
   const plot::Range r = shared_x_.range;
-  auto objective = [&](double v) {
-    Params p;
-    p[0] = v;
-    return max_error(ErrorMetric::Abs, false, *form, p, *exact_, exact_p, r.min, r.max, kFitSamples).value;
-  };
-  double a = std::max(ps.min, ps.default_value * 0.5), b = std::min(ps.max, ps.default_value * 1.5);
-  const double g = (std::sqrt(5.0) - 1) / 2;
-  double c = b - g * (b - a), d = a + g * (b - a), fc = objective(c), fd = objective(d);
-  for (int i = 0; i < 90 && b - a > 1e-12 * std::fabs(b); ++i) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - g * (b - a);
-      fc = objective(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + g * (b - a);
-      fd = objective(d);
-    }
-  }
-  tuned_ = (a + b) / 2;
-  const double best = objective(tuned_), textbook = objective(ps.default_value);
+  const CoefficientFit f = fit_coefficient(*form, r.min, r.max, kFitSamples);
+  tuned_ = f.value;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "best %s on [%.3g, %.3g]: %.6f\n%+.6f from the textbook %g\nmax |error| %.3g (textbook %.3g)",
-                ps.name, shared_x_.range.min, shared_x_.range.max, tuned_, tuned_ - ps.default_value,
-                ps.default_value, best, textbook);
+                ps.name, r.min, r.max, tuned_, tuned_ - ps.default_value, ps.default_value, f.max_error,
+                f.textbook_error);
   fit_text_ = buf;
 }
+
+void ApproxPanel::refresh_compared() {
+  // New entries from "Add to comparison" join the list; the entries are looked up again when the
+  // comparison changes (a candidate replaced or removed), not every frame.
+  std::uint64_t now = 0;
+  const std::vector<std::string> added = compared_since(compare_generation_, &now);
+  if (now != compare_generation_) {
+    for (const std::string& id : added)
+      if (std::find(compare_.begin(), compare_.end(), id) == compare_.end()) compare_.push_back(id);
+    compare_generation_ = now;
+    compare_dirty_ = true;
+  }
+  if (!compare_dirty_) return;
+  compare_dirty_ = false;
+  compared_.clear();
+  for (std::size_t i = 0; i < compare_.size(); ++i) {
+    Compared c;
+    c.id = compare_[i];
+    c.entry = zoo::find(c.id);
+    c.label = c.entry ? c.entry->name : c.id + " (not in this session)";
+    c.color = plot::palette(5 + static_cast<int>(i));
+    compared_.push_back(std::move(c));
+  }
+}
+
+void ApproxPanel::compare_controls() {
+  const float em = ui::em();
+  ui::heading("Compared zoo entries");
+  ui::help_marker(
+      "Entries of the approximation zoo drawn beside the forms, computed as shipped (gelulab list --zoo). "
+      "The Designer's \"Add to comparison\" sends its candidates here.");
+  int remove = -1;
+  for (std::size_t i = 0; i < compared_.size(); ++i) {
+    ImGui::PushID(static_cast<int>(i));
+    if (ImGui::SmallButton("×")) remove = static_cast<int>(i);
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, compared_[i].color);
+    ImGui::TextUnformatted(compared_[i].entry ? compared_[i].entry->id.c_str() : compared_[i].label.c_str());
+    ImGui::PopStyleColor();
+    ImGui::PopID();
+  }
+  if (remove >= 0) {
+    compare_.erase(compare_.begin() + remove);
+    compare_dirty_ = true;
+  }
+  ImGui::SetNextItemWidth(-1.5f * em);
+  if (ImGui::BeginCombo("##addzoo", "add a zoo entry…")) {
+    for (const zoo::Entry& e : zoo::entries()) {
+      if (std::find(compare_.begin(), compare_.end(), e.id) != compare_.end()) continue;
+      if (ImGui::Selectable((e.id + "  —  " + e.name).c_str())) {
+        compare_.push_back(e.id);
+        compare_dirty_ = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  ui::mark("combo:compare");
+}
+
+// [SECTION] Controls
 
 void ApproxPanel::controls() {
   const float em = ui::em();
@@ -206,8 +286,19 @@ void ApproxPanel::controls() {
       ImGui::TableNextColumn();
       ImGui::Text("%.4f", s.max.x);
     }
+    for (const Compared& c : compared_) {
+      if (!c.entry) continue;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::PushStyleColor(ImGuiCol_Text, c.color);
+      ImGui::Text("%.3g", c.max.value);
+      ImGui::PopStyleColor();
+      ImGui::TableNextColumn();
+      ImGui::Text("%.4f", c.max.x);
+    }
     ImGui::EndTable();
   }
+  compare_controls();
   if (!gpu_built()) return;  // a build without the GPU backend has nothing to compare
   ui::heading("CPU vs GPU");
   ImGui::Checkbox("GPU results (float32)", &gpu_);
@@ -218,6 +309,8 @@ void ApproxPanel::controls() {
       "and reports how many float32 ULPs the GPU results are from the CPU's.");
   if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
 }
+
+// [SECTION] GPU series and drawing
 
 void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
   // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
@@ -265,6 +358,7 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
 }
 
 void ApproxPanel::drawContent() {
+  refresh_compared();
   ui::begin_panel(19.5f, [this] { controls(); });
   const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
   std::vector<Series> ss = series();
@@ -273,6 +367,14 @@ void ApproxPanel::drawContent() {
     plot::Plot p("functions", fplot_, ImVec2(-1, avail * 0.42f), nullptr, "f(x)");
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
+    const Format fmt(f32_ ? FormatId::F32 : FormatId::F64);
+    for (const Compared& c : compared_) {
+      if (!c.entry) continue;
+      const zoo::Entry* e = &*c.entry;
+      p.function((c.label + "##cmp" + c.id).c_str(), c.color,
+                 [e, fmt](std::span<const double> x, std::span<double> y) { e->eval(x, y, 0, fmt); }, nullptr,
+                 0.22f);
+    }
     p.function("exact GELU  x·Φ(x)", plot::palette(color_index(exact_)), batch(exact_, exact_p), nullptr,
                0.14f);
     p.legend_first("exact GELU  x·Φ(x)");
@@ -320,6 +422,28 @@ void ApproxPanel::drawContent() {
                    error_curve(m, f32, *a, pa, *exact_, exact_p, x, y);
                  });
     }
+    for (Compared& c : compared_) {
+      if (!c.entry) continue;
+      if (!c.measured || c.range != xr || c.metric != metric_ || c.f32 != f32_) {
+        c.max = entry_max_error(metric_, f32_, *c.entry, xr.min, xr.max, kFitSamples);
+        c.range = xr;
+        c.metric = metric_;
+        c.f32 = f32_;
+        c.measured = true;
+      }
+      const zoo::Entry* e = &*c.entry;
+      const ErrorMetric m = metric_;
+      const bool f32 = f32_;
+      char label[200];
+      std::snprintf(label, sizeof label, "%s: max %s at x = %s##cmp%s", c.label.c_str(),
+                    plot::unicode_minus(fmt_g(c.max.value)).c_str(),
+                    plot::unicode_minus(fmt_f(c.max.x)).c_str(), c.id.c_str());
+      p.function(label, c.color, [e, m, f32](std::span<const double> x, std::span<double> y) {
+        entry_error_curve(m, f32, *e, x, y);
+      });
+      if (!eplot_.hidden.count("cmp" + c.id) && std::isfinite(c.max.value))
+        p.marker(c.max.x, c.max.value, c.color);
+    }
     if (gpu_) gpu_series(p, xr);
     for (const Series& s : ss) {
       if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
@@ -332,6 +456,8 @@ void ApproxPanel::drawContent() {
   ImGui::EndChild();
 }
 
+// [SECTION] State and meta
+
 model::ApproxState ApproxPanel::current() const {
   model::ApproxState s;
   s.x = shared_x_.range;
@@ -343,6 +469,10 @@ model::ApproxState ApproxPanel::current() const {
   s.tuned_form = tuned_sigmoid_ ? "sigmoid" : "tanh";
   s.tuned = tuned_;
   s.gpu = gpu_;
+  s.compare = compare_;
+  // Entries added to the comparison since this panel last drew (a panel in a background tab) are in it too.
+  for (const std::string& id : compared_since(compare_generation_, nullptr))
+    if (std::find(s.compare.begin(), s.compare.end(), id) == s.compare.end()) s.compare.push_back(id);
   return s;
 }
 
@@ -362,6 +492,10 @@ void ApproxPanel::load_state(const json::Value& state) {
   tuned_sigmoid_ = s.tuned_form == "sigmoid";
   tuned_ = s.tuned;
   gpu_ = s.gpu;
+  if (s.compare != compare_) {
+    compare_ = s.compare;
+    compare_dirty_ = true;
+  }
 }
 
 json::Value ApproxPanel::state() const {
@@ -383,6 +517,18 @@ json::Object ApproxPanel::meta() const {
     ss.push_back(e);
   }
   o["series"] = ss;
+  json::Array cmp;
+  for (const Compared& c : compared_) {
+    json::Object e;
+    e["id"] = c.id;
+    e["label"] = c.label;
+    e["color"] = color_hex(c.color);
+    e["in_zoo"] = c.entry.has_value();
+    e["max_error"] = c.entry ? json::Value(c.max.value) : json::Value();
+    e["max_error_x"] = c.entry ? json::Value(c.max.x) : json::Value();
+    cmp.push_back(e);
+  }
+  o["compared"] = cmp;
   o["exact_color"] = color_hex(plot::palette(color_index(exact_)));
   o["metric"] = kMetricKey[static_cast<int>(metric_)];
   o["dtype"] = f32_ ? "f32" : "f64";

@@ -1,15 +1,20 @@
 // Approximations: exact GELU vs the tanh form vs the sigmoid form vs a user-tuned coefficient, with their
 // error curves (abs, rel, ULP; log y) in a linked plot below, max-error markers, float32 vs float64, a
-// "fit" button minimizing the max error on the visible range, and CPU vs GPU when gelu::gpu is linked.
+// "fit" button minimizing the max error on the visible range (analysis::fit_minimax, model/designer_lab.hpp),
+// CPU vs GPU when gelu::gpu is linked, and zoo entries compared beside them (the Designer's candidates arrive
+// here through "Add to comparison", model/comparison.hpp).
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "gelu/activation.hpp"
 #include "gelu/analysis.hpp"
+#include "gelu/zoo.hpp"
 #include "gui/panels/panel.hpp"
 #include "model/panel_states.hpp"
 
@@ -63,6 +68,23 @@ class ApproxPanel : public Panel {
     bool operator==(const MaxKey&) const = default;
   };
   std::vector<std::pair<MaxKey, MaxError>> max_cache_;
+  // Zoo entries compared (state key "compare"), their entries as of the last comparison generation, and the
+  // largest error of each on view (cached like the forms').
+  struct Compared {
+    std::string id, label;
+    std::optional<zoo::Entry> entry;  // empty: not in the zoo (a candidate whose Designer state is absent)
+    unsigned int color = 0;
+    MaxError max;
+    plot::Range range{0, 0};
+    ErrorMetric metric = ErrorMetric::Abs;
+    bool f32 = false, measured = false;
+  };
+  void refresh_compared();
+  void compare_controls();
+  std::vector<std::string> compare_;
+  std::vector<Compared> compared_;
+  std::uint64_t compare_generation_ = 0;
+  bool compare_dirty_ = true;
   void gpu_series(plot::Plot& p, plot::Range xr);
   plot::Range gpu_range_{0, 0};
   ErrorMetric gpu_metric_ = ErrorMetric::Abs;

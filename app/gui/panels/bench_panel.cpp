@@ -47,8 +47,7 @@ plot::Range log_range(double lo, double hi) {
 }  // namespace
 
 BenchPanel::BenchPanel() : Panel(kId) {
-  cfg_ = model::BenchState{}.cfg;
-  if (!gpu_built()) cfg_.backends[2] = cfg_.backends[3] = false;
+  cfg_ = model::BenchState{}.cfg;  // GPU rows off when the GPU backend is not built
   for (plot::PlotState* s : {&bars_, &sizes_, &history_}) {
     s->y.scale = plot::Scale::Log10;
     s->y.range = s->home_y = {0.01, 10};

@@ -298,6 +298,14 @@ void App::apply_pending() {
   select(s.panel);
 }
 
+std::string App::step_text() const {
+  if (!lesson_) return {};
+  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const Panel& p = *panels_[active_];
+  return fill_computed_text(
+      s.text, [&](std::string_view key) { return s.panel == p.id() ? p.computed_text(key) : std::string(); });
+}
+
 namespace {
 constexpr const char* kLessonButtons[3] = {"◀ Back", "Next ▶", "Leave"};
 
@@ -331,16 +339,15 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
 
 float App::lesson_bar_height() const {
   if (!lesson_) return 0;
-  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const ImGuiStyle& st = ImGui::GetStyle();
   const float em = ui::em();
   const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
-  const float text_h = ImGui::CalcTextSize(s.text.c_str(), nullptr, false, content_w).y;
+  const float text_h = ImGui::CalcTextSize(step_text().c_str(), nullptr, false, content_w).y;
   return 1.2f * em + lesson_header(*lesson_, step_, content_w).height + st.ItemSpacing.y + text_h + 2.0f;
 }
 
 void App::lesson_bar(float height) {
-  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const std::string text = step_text();
   const int n = static_cast<int>(lesson_->steps.size());
   const float em = ui::em();
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 247, 214, 255));
@@ -373,7 +380,7 @@ void App::lesson_bar(float height) {
   const bool leave = ImGui::Button(kLessonButtons[2]);
   ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
   ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(s.text.c_str());
+  ImGui::TextUnformatted(text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
   ImGui::PopStyleVar(2);

@@ -58,6 +58,8 @@ class App {
   void go_to_step(int step);
   /// Applies a pending lesson step now: a fresh panel of the step's kind with the step's state, selected.
   void apply_pending();
+  /// The current step's text with the {key}s its panel computes filled in (model/lessons.hpp).
+  std::string step_text() const;
 
   // [SECTION] Sessions and export
   /// Where the session is restored from on start and saved on exit; empty: no autosave.

@@ -9,6 +9,17 @@
 //  - float scalar: the double value rounded once, so <= 1 ULP wherever double is accurate.
 //  - float batched `gelu` (order 0 and 1): a vectorized kernel, <= 1 ULP (f) / <= 2 ULP (f') for every
 //    finite float, exhaustively tested against the double reference.
+//  - float batched, Path::Fast (the default; `batch_f32`): `gelu_tanh`, `gelu_sigmoid` and `silu` f and f'
+//    are float-arithmetic kernels within 2 ULP of the correctly rounded value for every finite float, the
+//    root of f' included (tests/exhaustive; maxima in docs/performance.md); limits, ±0 and NaN as formulas.
+//  - float batched, Path::Accurate (`batch_f32_accurate`): for those three, kernels that evaluate each lane
+//    in double and round once (<= 1 ULP). The error analysis uses this path. Every other function has one
+//    kernel on both paths: `gelu` the vectorized one above; `softplus`, `mish`, `elu` each lane in double
+//    (<= 1 ULP f, <= 2 ULP f'); the rest the double reference rounded.
+//  - `batch_backward_f32` (nullptr where there is none): the fused dx = dy·f'(x), f' as on the fast path,
+//    then one rounding for the product.
+//  - The span overloads split arrays above a measured size across the persistent thread pool
+//    (gelu/kernels.hpp); the result is bit-identical to the single-threaded one.
 #pragma once
 
 #include <array>
@@ -45,6 +56,10 @@ using ScalarF64 = double (*)(double x, const Params& p);
 using ScalarF32 = float (*)(float x, const Params& p);
 using BatchF64 = void (*)(const double* x, double* y, std::size_t n, const Params& p);
 using BatchF32 = void (*)(const float* x, float* y, std::size_t n, const Params& p);
+using BatchGradF32 = void (*)(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
+
+/// Which float32 batched kernel the span overload runs: the fast one (<= 2 ULP) or the correctly rounded one.
+enum class Path { Fast, Accurate };
 
 /// The accuracy of one order of a function in the scalar paths, as measured against the mpmath reference
 /// tables (tests/ref) and asserted by tests/core/accuracy_test.cpp — the registry carries each function's
@@ -71,8 +86,10 @@ struct Activation {
   std::array<ScalarF64, 3> f64;
   std::array<ScalarF32, 3> f32;
   std::array<BatchF64, 3> batch_f64;
-  std::array<BatchF32, 3> batch_f32;
-  std::array<Accuracy, 3> accuracy{};  // per order; see Accuracy
+  std::array<BatchF32, 3> batch_f32;           // Path::Fast
+  std::array<BatchF32, 3> batch_f32_accurate;  // Path::Accurate
+  BatchGradF32 batch_backward_f32 = nullptr;   // dx = dy·f'(x) fused, or nullptr
+  std::array<Accuracy, 3> accuracy{};          // per order, the scalar paths; see Accuracy
   bool featured = false;  // shown by default wherever a few functions are picked (Curves, Benchmarks, lists)
 
   Params defaults() const;
@@ -80,7 +97,8 @@ struct Activation {
 
   double eval(double x, int order = 0, const Params* p = nullptr) const;
   float eval(float x, int order = 0, const Params* p = nullptr) const;
-  void eval(std::span<const float> x, std::span<float> y, int order = 0, const Params* p = nullptr) const;
+  void eval(std::span<const float> x, std::span<float> y, int order = 0, const Params* p = nullptr,
+            Path path = Path::Fast) const;
   void eval(std::span<const double> x, std::span<double> y, int order = 0, const Params* p = nullptr) const;
 };
 

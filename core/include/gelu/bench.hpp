@@ -84,8 +84,10 @@ class Target {
 };
 /// The scalar float evaluator (the double formula rounded once), element by element.
 std::unique_ptr<Target> cpu_scalar_target();
-/// The registry's batched float path (Activation::eval over the array): the vectorized kernels.
-std::unique_ptr<Target> cpu_vector_target();
+/// The registry's batched float path (Activation::eval over the array): the vectorized kernels of `path`
+/// (Path::Fast: id "cpu_vector"; Path::Accurate, the correctly rounded kernels: "cpu_accurate"), split across
+/// the thread pool above its size threshold as thread_count() says (gelu/kernels.hpp).
+std::unique_ptr<Target> cpu_vector_target(Path path = Path::Fast);
 
 struct SweepPlan {
   std::vector<const Activation*> fns;  // at their default parameters

@@ -1,5 +1,11 @@
 // [SECTION] fit(): a request → a measured candidate. The linear forms (poly, half_x_poly_abs, even and each
 // piece of piecewise) go through fit_part; rational through rational_remez; then rounding and measurement.
+//
+// Index of this file:
+//   [SECTION] The variable of a linear form
+//   [SECTION] Rounding
+//   [SECTION] Measurement
+//   [SECTION] Linear forms and piecewise
 #include <algorithm>
 #include <cfloat>
 #include <chrono>

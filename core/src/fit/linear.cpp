@@ -8,6 +8,11 @@
 // section) and added to S; the loop ends when the largest continuous error equals h to 1e-9 (relative) or to
 // the precision of long double arithmetic. Non-Haar bases (|x|^k on a range across 0 for a target that is
 // not even about 0.5·x) need no special case: the same linear programme is solved.
+//
+// Index of this file:
+//   [SECTION] Chebyshev bases, grids and the search for extrema
+//   [SECTION] The exchange
+//   [SECTION] Minimax and least squares
 #include <algorithm>
 #include <cfloat>
 #include <numeric>
@@ -16,6 +21,8 @@
 #include "fit_internal.hpp"
 
 namespace gelu::fit::detail {
+
+// [SECTION] Chebyshev bases, grids and the search for extrema
 
 void Control::report(double fraction, std::string_view stage) const {
   if (!options || !options->progress) return;
@@ -132,6 +139,8 @@ ld linear_error(const LinearProblem& p, const std::vector<ld>& a, double x) {
   for (std::size_t k = 0; k < phi.size(); ++k) s += a[k] * phi[k];
   return p.weight(x) * (p.residual(x) - s);
 }
+
+// [SECTION] The exchange: a simplex on the dual with n + 1 reference points
 
 namespace {
 
@@ -336,6 +345,8 @@ ld noise_floor(const PointSet& s, const std::vector<ld>& a) {
 }
 
 }  // namespace
+
+// [SECTION] Minimax and least squares
 
 LinearFit minimax(const LinearProblem& p, const Control& ctl, int rounds) {
   if (rounds <= 0) rounds = 40;

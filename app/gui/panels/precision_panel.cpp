@@ -1,0 +1,682 @@
+// Precision panel (see precision_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Controls
+//   [SECTION] Plots and the verdict table
+//   [SECTION] State and meta
+#include "gui/panels/precision_panel.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "gelu/numio.hpp"
+#include "gui/kit/ui.hpp"
+#include "model/comparison.hpp"
+
+namespace gelu::app {
+
+namespace {
+
+constexpr ImU32 kExact = IM_COL32(20, 20, 20, 255);
+constexpr ImU32 kOtherZoo = IM_COL32(150, 150, 150, 255);
+constexpr ImU32 kCandidate = IM_COL32(148, 103, 189, 255);
+constexpr double kMaxShotSweeps16 = 96;  // 16-bit sweeps (with their tails) a headless shot runs: ~50 ms each
+
+std::string g3(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return plot::unicode_minus(b);
+}
+
+std::string pct(std::size_t k, std::size_t n) {
+  char b[32];
+  const double p = n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0;
+  std::snprintf(b, sizeof b, p > 0 && p < 0.01 ? "%.1e%%" : "%.3g%%", p);
+  return b;
+}
+
+bool enumerable16(const std::string& format) {
+  return format == "bf16" || format == "f16";
+}
+
+}  // namespace
+
+PrecisionPanel::PrecisionPanel() : Panel(kId) {
+  shared_x_.range = st_.x;
+  int8_.y_fixed = true;
+  cost_.y.scale = plot::Scale::Log10;
+  cost_.legend_anchor = ImVec2(1, 0);
+  int8_.legend_anchor = ImVec2(1, 1);
+  cost_.legend_auto = int8_.legend_auto = true;  // off the dots and curves, wherever they fall
+  cost_.spread_labels = true;                    // 16 labelled dots, several at one cost
+  compare_generation_ = comparison_generation();
+  changed();
+}
+
+void PrecisionPanel::changed() {
+  dirty_ = true;  // the next frame asks the worker (a panel that is never drawn sweeps nothing)
+}
+
+unsigned int PrecisionPanel::entry_color(const std::string& id) const {
+  const auto it = std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), id);
+  if (it == st_.cfg.entries.end()) return kOtherZoo;
+  return plot::palette(static_cast<int>(it - st_.cfg.entries.begin()));
+}
+
+std::string PrecisionPanel::shot_limit_error() const {
+  double sweeps = 0;
+  for (const std::string& f : st_.cfg.formats) sweeps += enumerable16(f) ? 1 : 0;
+  sweeps *= static_cast<double>(st_.cfg.entries.size());
+  if (sweeps <= kMaxShotSweeps16) return {};
+  char buf[200];
+  std::snprintf(
+      buf, sizeof buf,
+      "the precision state asks for %.0f exhaustive 16-bit sweeps (entries x bf16/f16 formats), more "
+      "than the %.0f a headless shot runs (fewer entries or formats)",
+      sweeps, kMaxShotSweeps16);
+  return buf;
+}
+
+void PrecisionPanel::settle_for_shot() {
+  sync_compared();
+  lab_.run_now(st_.cfg);
+  dirty_ = false;
+}
+
+std::string PrecisionPanel::computed_text(std::string_view key) const {
+  std::vector<std::string> parts;
+  for (std::size_t at = 0;;) {
+    const std::size_t colon = key.find(':', at);
+    parts.emplace_back(key.substr(at, colon == std::string_view::npos ? colon : colon - at));
+    if (colon == std::string_view::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() < 2 || !(snap_.cfg == st_.cfg)) return {};  // results for another config: not yet
+  if (parts[0] == "lobe") {
+    for (const auto& c : snap_.int8)
+      if (c->entry == parts[1] && c->error.empty()) {
+        char b[160];
+        std::snprintf(b, sizeof b, "%d of %d lobe codes, max error %s LSB", c->view.lobe_codes_reached,
+                      c->view.lobe_codes, g3(c->view.ulp.max).c_str());
+        return b;
+      }
+    return {};
+  }
+  const std::string format = parts.size() > 2 ? parts[2] : st_.cfg.formats.empty() ? "" : st_.cfg.formats[0];
+  const PrecisionCell* c = snap_.cell(parts[1], format);
+  if (!c) return {};
+  if (!c->error.empty()) return c->error;
+  if (parts[0] == "verdict") return c->verdict;
+  if (parts[0] == "zero") return c->tails.first_zero ? "x = " + g3(*c->tails.first_zero) : "nowhere";
+  return {};
+}
+
+// [SECTION] Controls
+
+void PrecisionPanel::entry_list() {
+  const float em = ui::em();
+  ImGui::BeginChild("entries", ImVec2(0, 9.5f * em), true);
+  if (snap_.catalog.empty()) ImGui::TextDisabled("reading the zoo…");
+  for (const ZooEntryInfo& e : snap_.catalog) {
+    bool on = std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), e.id) != st_.cfg.entries.end();
+    ImGui::PushID(e.id.c_str());
+    ImGui::PushStyleColor(ImGuiCol_CheckMark, entry_color(e.id));
+    if (ImGui::Checkbox("##on", &on)) {
+      std::erase(st_.cfg.entries, e.id);
+      if (on) st_.cfg.entries.push_back(e.id);
+      changed();
+    }
+    ui::mark("check:" + e.id);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text,
+                          on ? entry_color(e.id) : (e.user ? kCandidate : ImGui::GetColorU32(ImGuiCol_Text)));
+    ImGui::TextUnformatted(e.id.c_str());
+    ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("%s\n%s\n%s\ncost: %s%s", e.name.c_str(), e.formula.c_str(), e.used_in.c_str(),
+                        e.cost_text.c_str(), e.has_d1 ? "" : "\n(no f′: skipped under derivatives)");
+    ImGui::PopID();
+  }
+  for (const std::string& id : snap_.missing) ImGui::TextDisabled("%s (not in this session)", id.c_str());
+  ImGui::EndChild();
+}
+
+void PrecisionPanel::controls() {
+  const float em = ui::em();
+  ui::heading("Storage formats");
+  ui::help_marker(
+      "Every finite value of each format is an input (65,280 for bf16, 63,488 for f16, 254 for e4m3). The "
+      "entry runs with its intermediates in the compute format, its result is rounded once to the storage "
+      "format, and the error is the number of values of that format between it and the correctly rounded "
+      "GELU (0: identical).");
+  const auto& formats = precision_storage_formats();
+  for (std::size_t i = 0; i < formats.size(); ++i) {
+    bool on = std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), formats[i]) != st_.cfg.formats.end();
+    if (ImGui::Checkbox(formats[i].c_str(), &on)) {
+      std::vector<std::string> next;
+      for (const std::string& f : formats)
+        if (f == formats[i]
+                ? on
+                : std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), f) != st_.cfg.formats.end())
+          next.push_back(f);
+      if (!next.empty()) {
+        st_.cfg.formats = next;
+        changed();
+      }
+    }
+    ui::mark("check:" + formats[i]);
+    if (i + 1 < formats.size()) ImGui::SameLine();
+  }
+  ImGui::SetNextItemWidth(-7.5f * em);
+  const std::string shown = st_.cfg.compute == "auto" ? "auto (f32)" : st_.cfg.compute;
+  if (ImGui::BeginCombo("compute in", shown.c_str())) {
+    for (const std::string& c : precision_compute_formats())
+      if (ImGui::Selectable(c == "auto" ? "auto (f32, as frameworks upcast)" : c.c_str(),
+                            c == st_.cfg.compute)) {
+        st_.cfg.compute = c;
+        changed();
+      }
+    ImGui::EndCombo();
+  }
+  ui::mark("combo:compute");
+  bool d1 = st_.cfg.order == 1;
+  if (ImGui::Checkbox("derivatives: f′ against GELU′", &d1)) {
+    st_.cfg.order = d1 ? 1 : 0;
+    changed();
+  }
+  ui::mark("check:derivatives");
+
+  ui::heading("Zoo entries");
+  entry_list();
+
+  ui::heading("int8 view");
+  ImGui::SetNextItemWidth(-3.5f * em);
+  double scale = st_.cfg.int8_scale;
+  const double lo = 1e-3, hi = 0.25;
+  if (ImGui::SliderScalar("scale", ImGuiDataType_Double, &scale, &lo, &hi, "%.5f",
+                          ImGuiSliderFlags_Logarithmic)) {
+    st_.cfg.int8_scale = scale;
+    changed();
+  }
+  ui::mark("slider:int8_scale");
+
+  ui::heading("Fitted constants");
+  ui::help_marker(
+      "The shipped constants were fitted to Φ; these are fitted to GELU itself (minimax on [−8, 8], "
+      "analysis::fit_minimax), with the largest |f − GELU| of each.");
+  const zoo::FittedConstants& k = snap_.constants;
+  if (k.tanh_c > 0) {
+    ImGui::TextWrapped("tanh c: 0.044715 (%s) → %.7f (%s)", g3(k.shipped_tanh_error).c_str(), k.tanh_c,
+                       g3(k.tanh_c_error).c_str());
+    ImGui::TextWrapped("tanh a, c: %.6f, %.7f (%s)", k.tanh_a, k.tanh_ac_c, g3(k.tanh_ac_error).c_str());
+    ImGui::TextWrapped("sigmoid k: 1.702 (%s) → %.5f (%s)", g3(k.shipped_sigmoid_error).c_str(), k.sigmoid_k,
+                       g3(k.sigmoid_k_error).c_str());
+  }
+
+  ui::heading("Summary table");
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s", st_.export_base.c_str());
+  ImGui::SetNextItemWidth(-4 * em);
+  if (ImGui::InputText("name", buf, sizeof buf) && buf[0]) st_.export_base = buf;
+  ImGui::BeginDisabled(snap_.running || snap_.cells.empty());
+  if (ImGui::Button("Save CSV + Markdown")) export_note_ = export_summary(snap_, st_.export_base);
+  ImGui::EndDisabled();
+  ui::mark("button:export");
+  if (!export_note_.empty()) {
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextDisabled("%s", export_note_.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  const float frac =
+      snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 1.0f;
+  char over[64];
+  std::snprintf(over, sizeof over, snap_.running ? "sweeping %d / %d" : "%d / %d done", snap_.done,
+                snap_.total);
+  ImGui::ProgressBar(snap_.running ? frac : 1.0f, ImVec2(-1, 0), over);
+  if (snap_.running && !snap_.current.empty()) ImGui::TextDisabled("%s", snap_.current.c_str());
+}
+
+// [SECTION] Plots and the verdict table
+
+const PrecisionPanel::Envelope& PrecisionPanel::envelope(const PrecisionCell& c, plot::Range r, int columns) {
+  for (const Envelope& e : envelopes_)
+    if (e.cell == &c && e.range == r && e.columns == columns) return e;
+  Envelope e;
+  e.cell = &c;
+  e.range = r;
+  e.columns = columns;
+  // The largest error in each pixel column, at the x where it occurs; a NaN between runs of non-zero columns.
+  const auto begin = std::lower_bound(c.x.begin(), c.x.end(), r.min);
+  int col = -1;
+  double best = 0, best_x = 0;
+  bool gap = true;
+  auto flush = [&] {
+    if (col < 0) return;
+    if (best > 0) {
+      e.x.push_back(best_x);
+      e.y.push_back(best);
+      gap = false;
+    } else if (!gap) {
+      e.x.push_back(best_x);
+      e.y.push_back(NAN);
+      gap = true;
+    }
+  };
+  for (auto it = begin; it != c.x.end() && *it <= r.max; ++it) {
+    const std::size_t i = static_cast<std::size_t>(it - c.x.begin());
+    const int k = std::clamp(static_cast<int>((*it - r.min) / r.size() * columns), 0, columns - 1);
+    if (k != col) {
+      flush();
+      col = k;
+      best = 0;
+      best_x = *it;
+    }
+    if (c.ulp[i] > best) best = c.ulp[i], best_x = *it;
+  }
+  flush();
+  if (envelopes_.size() > 64) envelopes_.clear();
+  envelopes_.push_back(std::move(e));
+  return envelopes_.back();
+}
+
+void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_label) {
+  const std::size_t fi = static_cast<std::size_t>(
+      std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), format) - st_.cfg.formats.begin());
+  plot::PlotState& ps = ulp_plots_[fi];
+  std::vector<const PrecisionCell*> cells;
+  for (const auto& c : snap_.cells)
+    if (c->format == format && c->error.empty()) cells.push_back(c.get());
+  double top = 8;
+  for (const PrecisionCell* c : cells) top = std::max(top, 3 * c->max_ulp);
+  ps.y.scale = plot::Scale::Log10;
+  ps.y.range = {0.6, top};
+  std::size_t n = 0;
+  for (const PrecisionCell* c : cells) n = std::max(n, c->n);
+  char title[200];
+  std::snprintf(title, sizeof title,
+                "%s%s: ULP error against the correctly rounded GELU%s (all %zu values; 0 not drawn)",
+                format.c_str(), st_.cfg.order ? " f′" : "", st_.cfg.order ? "′" : "", n);
+  const std::string id = "ulp_" + format;
+  plot::Plot p(id.c_str(), ps, size, x_label ? "x" : nullptr, title);
+  const int columns = std::max(16, static_cast<int>(p.transform().right - p.transform().left));
+  const plot::Range xr = ps.x.range;
+  for (const PrecisionCell* c : cells) {
+    const Envelope& e = envelope(*c, xr, columns);
+    char label[200];
+    std::snprintf(label, sizeof label, "%s: %s differ, max %s ULP##%s", c->entry.c_str(),
+                  pct(c->mismatch, c->n).c_str(), g3(c->max_ulp).c_str(), c->entry.c_str());
+    const unsigned int col = entry_color(c->entry);
+    p.line(label, col, e.x, e.y, 0.14f);
+    drawn_.push_back({id, "series", c->entry, col, 0, 0, e.x.size()});
+  }
+  const double ylab =
+      std::pow(10.0, std::log10(ps.y.range.min) + 0.93 * (std::log10(top) - std::log10(ps.y.range.min)));
+  // Where exact GELU is 0 in this format, and where each entry is 0 or overflows.
+  for (const auto& [f, t] : snap_.exact_tails) {
+    if (f != format || !t.first_zero) continue;
+    p.vline(*t.first_zero, kExact, 0.1f, true);
+    char txt[96];
+    std::snprintf(txt, sizeof txt, "exact GELU%s is 0 from x = %s down", st_.cfg.order ? "′" : "",
+                  g3(*t.first_zero).c_str());
+    p.marker(*t.first_zero, ylab, kExact, txt, 0.22f);
+    drawn_.push_back({id, "exact_zero", "gelu", kExact, *t.first_zero, ylab, 0});
+  }
+  double row = 0;
+  for (const PrecisionCell* c : cells) {
+    const unsigned int col = entry_color(c->entry);
+    const double y = std::pow(
+        10.0, std::log10(ylab) - (0.12 + 0.1 * row) * (std::log10(top) - std::log10(ps.y.range.min)));
+    bool any = false;
+    auto mark = [&](double x, const char* kind, const std::string& text, bool dashed) {
+      p.vline(x, col, 0.08f, dashed);
+      if (xr.contains(x)) p.marker(x, y, col, text.c_str(), 0.2f);
+      drawn_.push_back({id, kind, c->entry, col, x, y, 0});
+      any = true;
+    };
+    const precision::Tails& t = c->tails;
+    bool same_as_exact = false;
+    for (const auto& [f, et] : snap_.exact_tails)
+      if (f == format) same_as_exact = et.first_zero == t.first_zero;
+    if (t.first_zero && !same_as_exact) mark(*t.first_zero, "zero", c->entry + ": 0 from here down", true);
+    if (t.overflow_above) mark(*t.overflow_above, "overflow", c->entry + ": overflow from here up", false);
+    if (t.overflow_below) mark(*t.overflow_below, "overflow", c->entry + ": overflow from here down", false);
+    row += any ? 1 : 0;
+  }
+  if (cells.empty())
+    p.note(snap_.running ? "sweeping…" : "no results: pick entries", 0, IM_COL32(90, 90, 90, 255));
+  p.end();
+  ui::mark_plot(id, ps);
+}
+
+void PrecisionPanel::verdict_table(ImVec2 size) {
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  const float top = ImGui::GetCursorScreenPos().y;
+  if (!ImGui::BeginTable("verdicts", 5, flags, size)) return;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("entry", ImGuiTableColumnFlags_WidthStretch, 0.9f);
+  ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthStretch, 0.45f);
+  ImGui::TableSetupColumn("differ", ImGuiTableColumnFlags_WidthStretch, 0.5f);
+  ImGui::TableSetupColumn("max ULP", ImGuiTableColumnFlags_WidthStretch, 0.5f);
+  ImGui::TableSetupColumn("verdict, computed now from every value", ImGuiTableColumnFlags_WidthStretch, 5.0f);
+  ImGui::TableHeadersRow();
+  for (const auto& cp : snap_.cells) {
+    const PrecisionCell& c = *cp;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::PushStyleColor(ImGuiCol_Text, entry_color(c.entry));
+    ImGui::TextUnformatted(c.entry.c_str());
+    ImGui::PopStyleColor();
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(c.format.c_str());
+    if (!c.error.empty()) {
+      ImGui::TableNextColumn();
+      ImGui::TableNextColumn();
+      ImGui::TableNextColumn();
+      ImGui::TextDisabled("%s", c.error.c_str());
+      continue;
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(pct(c.mismatch, c.n).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(g3(c.max_ulp).c_str());
+    ImGui::TableNextColumn();
+    std::string v = c.verdict;
+    if (c.tails.first_zero) v += "; 0 from x = " + g3(*c.tails.first_zero) + " down";
+    if (c.tails.overflow_above || c.tails.overflow_below) {
+      v += "; an intermediate overflows in " + c.compute;
+      if (c.tails.overflow_above) v += " from x = " + g3(*c.tails.overflow_above) + " up";
+      if (c.tails.overflow_below)
+        v += std::string(c.tails.overflow_above ? " and" : "") + " from x = " + g3(*c.tails.overflow_below) +
+             " down";
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(v.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::EndTable();
+  ui::mark("table:verdicts", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
+}
+
+void PrecisionPanel::int8_plot(ImVec2 size) {
+  const double scale = st_.cfg.int8_scale;
+  double lobe = -0.17, ymin = -0.17;
+  int codes = 0;
+  for (const auto& c : snap_.int8)
+    if (c->error.empty()) {
+      lobe = c->view.lobe_min;
+      codes = c->view.lobe_codes;
+      for (std::size_t i = 0; i < c->x.size(); ++i)
+        if (c->x[i] <= 0.5) ymin = std::min(ymin, c->value[i]);
+    }
+  int8_.x.range = {std::max(-128 * scale, -4.5), std::min(127 * scale, 0.5)};
+  int8_.y.range = {std::min(ymin, lobe) - 1.5 * scale, std::max(0.04, 2.5 * scale)};
+  char title[160];
+  std::snprintf(title, sizeof title, "int8, scale %.4g: GELU's lobe (min %s) gets %d codes", scale,
+                g3(lobe).c_str(), codes);
+  plot::Plot p("int8", int8_, size, "x", title);
+  auto steps = [](const std::vector<double>& x, const std::vector<double>& y, std::vector<double>& sx,
+                  std::vector<double>& sy) {
+    sx.clear();
+    sy.clear();
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double next = i + 1 < x.size() ? x[i + 1] : x[i];
+      const double mid = (x[i] + next) / 2, prev_mid = i > 0 ? (x[i - 1] + x[i]) / 2 : x[i];
+      sx.push_back(prev_mid);
+      sy.push_back(y[i]);
+      sx.push_back(mid);
+      sy.push_back(y[i]);
+    }
+  };
+  static thread_local std::vector<double> ex, ey;
+  static thread_local std::vector<std::vector<double>> sxs, sys;
+  sxs.resize(snap_.int8.size());
+  sys.resize(snap_.int8.size());
+  std::string notes;
+  for (std::size_t k = 0; k < snap_.int8.size(); ++k) {
+    const Int8Cell& c = *snap_.int8[k];
+    if (!c.error.empty()) continue;
+    if (k == 0) {
+      steps(c.x, c.ref, ex, ey);
+      p.line("exact GELU, rounded", kExact, ex, ey, 0.3f);
+    }
+    steps(c.x, c.value, sxs[k], sys[k]);
+    const unsigned int col = entry_color(c.entry);
+    p.line((c.entry + "##int8" + c.entry).c_str(), col, sxs[k], sys[k], 0.13f);
+    drawn_.push_back({"int8", "series", c.entry, col, 0, 0, sxs[k].size()});
+    char line[160];
+    std::snprintf(line, sizeof line, "%s%s: %d of %d lobe codes, max error %s LSB", notes.empty() ? "" : "\n",
+                  c.entry.c_str(), c.view.lobe_codes_reached, c.view.lobe_codes, g3(c.view.ulp.max).c_str());
+    notes += line;
+  }
+  if (!notes.empty()) p.note(notes.c_str(), 3, IM_COL32(40, 40, 40, 255));
+  if (snap_.int8.empty())
+    p.note(st_.cfg.order ? "int8: for f, not f′" : "sweeping…", 0, IM_COL32(90, 90, 90, 255));
+  p.end();
+  ui::mark_plot("int8", int8_);
+}
+
+void PrecisionPanel::cost_plot(ImVec2 size) {
+  double lo = 1e300, hi = 0, cmax = 0;
+  for (const ZooPoint& z : snap_.zoo) {
+    const double e = std::max(z.max_abs_error, 1e-17);
+    lo = std::min(lo, e);
+    hi = std::max(hi, e);
+    cmax = std::max(cmax, z.cost);
+  }
+  if (hi <= 0) lo = 1e-8, hi = 1;
+  cost_.y.range = {lo / 4, hi * 6};
+  cost_.x.range = {-1, cmax + 6};
+  plot::Plot p("cost", cost_, size, "cost (weighted operations: madd 1, div 4, transcendental 16, table 2)",
+               "the zoo: max |f − GELU| on [−8, 8] in f64 against cost");
+  static thread_local std::vector<double> gx, gy;
+  gx.clear();
+  gy.clear();
+  for (const ZooPoint& z : snap_.zoo) {
+    const bool picked =
+        std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end();
+    if (!picked && !z.user) {
+      gx.push_back(z.cost);
+      gy.push_back(std::max(z.max_abs_error, 1e-17));
+    }
+  }
+  p.scatter("other zoo entries", kOtherZoo, gx, gy, 0.2f);
+  // The picked entries and the candidates first with larger dots, the grey ones smaller on top: a grey dot
+  // next to a picked one stays visible, and the picked one shows as a ring around it.
+  std::vector<const ZooPoint*> order;
+  for (const bool front : {true, false})
+    for (const ZooPoint& z : snap_.zoo)
+      if ((z.user ||
+           std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end()) == front)
+        order.push_back(&z);
+  for (const ZooPoint* zp : order) {
+    const ZooPoint& z = *zp;
+    const bool picked =
+        std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), z.id) != st_.cfg.entries.end();
+    const unsigned int col = picked ? entry_color(z.id) : z.user ? kCandidate : kOtherZoo;
+    p.marker(z.cost, std::max(z.max_abs_error, 1e-17), col, z.id.c_str(), picked || z.user ? 0.3f : 0.2f);
+    drawn_.push_back({"cost",
+                      picked   ? "picked"
+                      : z.user ? "candidate"
+                               : "zoo",
+                      z.id, col, z.cost, z.max_abs_error, 1});
+  }
+  p.end();
+  ui::mark_plot("cost", cost_);
+}
+
+void PrecisionPanel::drawContent() {
+  sync_compared();
+  if (dirty_) {
+    lab_.start(st_.cfg);
+    dirty_ = false;
+  }
+  if (lab_.take(snap_)) envelopes_.clear();
+  drawn_.clear();
+  if (ulp_plots_.size() != st_.cfg.formats.size()) {
+    ulp_plots_.assign(st_.cfg.formats.size(), plot::PlotState{});
+    for (plot::PlotState& ps : ulp_plots_) {
+      ps.linked_x = &shared_x_;
+      ps.home_x = {-12, 6};
+      ps.y_fixed = true;
+      ps.legend_anchor = ImVec2(1, 0);
+      ps.legend_auto = true;
+    }
+  }
+  ui::begin_panel(20.5f, [this] { controls(); });
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  // A projector's text scale (presentation 2× and 3×) leaves too little height for five plots and a table:
+  // there the panel shows fewer plots rather than shrinking them (the first format's ULP plot and the verdict
+  // table; the other formats, int8 and cost come back at 1× or with a taller window). Otherwise the ULP plots
+  // share 42 % of the height, the table 20 %, the int8 and cost plots the rest.
+  const bool compact = avail.y < 26.0f * ui::em();
+  compact_ = compact;
+  const std::size_t nf = compact ? std::min<std::size_t>(1, st_.cfg.formats.size()) : st_.cfg.formats.size();
+  const float ulp_h = std::floor(avail.y * (compact ? 0.6f : 0.42f));
+  const float table_h = compact ? -1.0f : std::floor(avail.y * 0.2f);  // compact: the rest
+  for (std::size_t i = 0; i < nf; ++i) {
+    const bool last = i + 1 == nf;
+    const float h = std::max(
+        48.0f, std::floor((ulp_h - st.ItemSpacing.y * static_cast<float>(nf - 1)) / static_cast<float>(nf)));
+    ulp_plot(st_.cfg.formats[i], ImVec2(-1, h), last);
+  }
+  verdict_table(ImVec2(0, table_h));
+  if (!compact) {
+    const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
+    int8_plot(ImVec2(half, -1));
+    ImGui::SameLine();
+    cost_plot(ImVec2(-1, -1));
+  }
+  ImGui::EndChild();
+  st_.x = shared_x_.range;
+}
+
+// [SECTION] State and meta
+
+json::Value PrecisionPanel::state() const {
+  model::PrecisionState s = st_;
+  s.x = shared_x_.range;
+  // Entries added to the comparison since this panel last drew (a panel in a background tab) are in it too.
+  for (const std::string& id : compared_since(compare_generation_, nullptr))
+    if (std::find(s.cfg.entries.begin(), s.cfg.entries.end(), id) == s.cfg.entries.end())
+      s.cfg.entries.push_back(id);
+  return model::precision_schema().write(s);
+}
+
+void PrecisionPanel::sync_compared() {
+  std::uint64_t now = 0;
+  const std::vector<std::string> added = compared_since(compare_generation_, &now);
+  if (now == compare_generation_) return;
+  compare_generation_ = now;
+  for (const std::string& id : added)
+    if (std::find(st_.cfg.entries.begin(), st_.cfg.entries.end(), id) == st_.cfg.entries.end())
+      st_.cfg.entries.push_back(id);
+  changed();  // a candidate may have been replaced or removed too
+}
+
+void PrecisionPanel::set_state(const json::Value& state) {
+  model::PrecisionState s = st_;
+  s.x = shared_x_.range;
+  model::precision_schema().read(state, s);
+  const bool cfg_changed = !(s.cfg == st_.cfg);
+  st_ = s;
+  shared_x_.range = s.x;
+  for (plot::PlotState& ps : ulp_plots_) ps.x.range = s.x;
+  if (cfg_changed) changed();
+}
+
+json::Object PrecisionPanel::meta() const {
+  json::Object o, plots;
+  // Only the plots drawn in the last frame (the compact layout leaves some out).
+  const std::size_t shown = compact_ ? std::min<std::size_t>(1, ulp_plots_.size()) : ulp_plots_.size();
+  for (std::size_t i = 0; i < shown && i < st_.cfg.formats.size(); ++i)
+    plots["ulp_" + st_.cfg.formats[i]] = plot_meta(ulp_plots_[i]);
+  if (!compact_) {
+    plots["int8"] = plot_meta(int8_);
+    plots["cost"] = plot_meta(cost_);
+  }
+  o["compact"] = compact_;
+  o["plots"] = plots;
+  json::Array cells;
+  for (const auto& cp : snap_.cells) {
+    const PrecisionCell& c = *cp;
+    json::Object e;
+    e["entry"] = c.entry;
+    e["format"] = c.format;
+    e["compute"] = c.compute;
+    e["order"] = c.order;
+    e["color"] = color_hex(entry_color(c.entry));
+    e["error"] = c.error;
+    e["n"] = static_cast<double>(c.n);
+    e["mismatch"] = static_cast<double>(c.mismatch);
+    e["max_ulp"] = c.max_ulp;
+    e["x_at_max"] = c.x_at_max;
+    e["verdict"] = c.verdict;
+    e["sweep_ms"] = c.sweep_ms;
+    auto opt = [](const std::optional<double>& v) { return v ? json::Value(*v) : json::Value(); };
+    e["first_zero"] = opt(c.tails.first_zero);
+    e["overflow_above"] = opt(c.tails.overflow_above);
+    e["overflow_below"] = opt(c.tails.overflow_below);
+    e["overflows"] = static_cast<double>(c.overflow_x.size());
+    cells.emplace_back(std::move(e));
+  }
+  o["cells"] = std::move(cells);
+  json::Object exact;
+  for (const auto& [f, t] : snap_.exact_tails)
+    exact[f] = t.first_zero ? json::Value(*t.first_zero) : json::Value();
+  o["exact_first_zero"] = std::move(exact);
+  json::Array int8;
+  for (const auto& cp : snap_.int8) {
+    json::Object e;
+    e["entry"] = cp->entry;
+    e["lobe_codes"] = cp->view.lobe_codes;
+    e["lobe_codes_reached"] = cp->view.lobe_codes_reached;
+    e["max_ulp"] = cp->view.ulp.max;
+    e["max_abs"] = cp->view.abs.max;
+    e["error"] = cp->error;
+    int8.emplace_back(std::move(e));
+  }
+  o["int8"] = std::move(int8);
+  json::Array zoo;
+  for (const ZooPoint& z : snap_.zoo) {
+    json::Object e;
+    e["id"] = z.id;
+    e["cost"] = z.cost;
+    e["max_abs_error"] = z.max_abs_error;
+    e["user"] = z.user;
+    zoo.emplace_back(std::move(e));
+  }
+  o["zoo"] = std::move(zoo);
+  json::Array drawn;
+  for (const Drawn& d : drawn_) {
+    json::Object e;
+    e["plot"] = d.plot;
+    e["kind"] = d.kind;
+    e["label"] = d.label;
+    e["color"] = color_hex(d.color);
+    e["x"] = d.x;
+    e["y"] = d.y;
+    e["points"] = static_cast<double>(d.points);
+    drawn.emplace_back(std::move(e));
+  }
+  o["drawn"] = std::move(drawn);
+  json::Array missing;
+  for (const std::string& m : snap_.missing) missing.emplace_back(m);
+  o["missing"] = std::move(missing);
+  o["running"] = snap_.running;
+  const zoo::FittedConstants& k = snap_.constants;
+  json::Object fitted;
+  fitted["tanh_c"] = k.tanh_c;
+  fitted["sigmoid_k"] = k.sigmoid_k;
+  o["fitted_constants"] = std::move(fitted);
+  o["export_note"] = export_note_;
+  o["state"] = state();
+  return o;
+}
+
+GELU_PANEL(PrecisionPanel);
+
+}  // namespace gelu::app

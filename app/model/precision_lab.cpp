@@ -1,0 +1,382 @@
+// The Precision panel's model and worker thread (see precision_lab.hpp).
+//
+// Index of this file:
+//   [SECTION] Formats and the yardstick
+//   [SECTION] Cells
+//   [SECTION] Export
+//   [SECTION] Worker
+#include "model/precision_lab.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <tuple>
+
+#include "gelu/activation.hpp"
+#include "gelu/fileio.hpp"
+#include "gelu/numio.hpp"
+#include "model/comparison.hpp"
+
+namespace gelu::app {
+
+namespace {
+
+const analysis::FunctionSpec& gelu_reference() {
+  static const analysis::FunctionSpec s = analysis::spec(*find_activation("gelu"));
+  return s;
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::uint64_t stamp_of(const zoo::Entry& e) {
+  return e.origin == zoo::Origin::User ? comparison_generation() : 0;
+}
+
+}  // namespace
+
+// [SECTION] Formats and the yardstick
+
+const std::vector<std::string>& precision_storage_formats() {
+  static const std::vector<std::string> f = {"bf16", "f16", "e4m3", "e5m2"};
+  return f;
+}
+
+const std::vector<std::string>& precision_compute_formats() {
+  static const std::vector<std::string> f = {"auto", "f64", "f32", "bf16", "f16"};
+  return f;
+}
+
+Format compute_for(const std::string& compute, const Format& storage) {
+  if (compute == "auto") return precision::default_compute(storage);
+  const std::optional<Format> f = Format::parse(compute);
+  return f ? *f : precision::default_compute(storage);
+}
+
+ZooPoint zoo_point(const zoo::Entry& e, double lo, double hi, std::size_t samples) {
+  ZooPoint p;
+  p.id = e.id;
+  p.name = e.name;
+  p.cost = e.cost.weighted();
+  p.cost_text = e.cost.text();
+  p.user = e.origin == zoo::Origin::User;
+  precision::SweepSpec spec;
+  spec.storage = spec.compute = Format(FormatId::F64);
+  spec.lo = lo;
+  spec.hi = hi;
+  spec.samples = samples;
+  const precision::Sweep s = precision::sweep(e, gelu_reference(), spec);
+  p.max_abs_error = s.errors.abs_stats.max;
+  p.x_at_max = s.errors.abs_stats.x_at_max;
+  return p;
+}
+
+namespace {
+struct ZooCache {
+  std::mutex mu;
+  std::uint64_t stamp = ~std::uint64_t{0};
+  std::vector<ZooPoint> points;
+};
+ZooCache& zoo_cache() {
+  static ZooCache c;
+  return c;
+}
+}  // namespace
+
+std::vector<ZooPoint> zoo_points() {
+  ZooCache& c = zoo_cache();
+  std::lock_guard lk(c.mu);
+  const std::uint64_t stamp = comparison_generation();
+  if (c.stamp != stamp) {
+    c.points.clear();
+    for (const zoo::Entry& e : zoo::entries()) {
+      try {
+        c.points.push_back(zoo_point(e));
+      } catch (const std::exception&) {
+        // An entry that cannot be evaluated on the range is left off the plots.
+      }
+    }
+    c.stamp = stamp;
+  }
+  return c.points;
+}
+
+bool zoo_points_fresh() {
+  ZooCache& c = zoo_cache();
+  std::lock_guard lk(c.mu);
+  return c.stamp == comparison_generation();
+}
+
+// [SECTION] Cells
+
+namespace {
+
+std::shared_ptr<const PrecisionCell> make_cell(const zoo::Entry& e, const Format& storage,
+                                               const Format& compute, int order,
+                                               const precision::Progress& progress, bool* cancelled) {
+  auto c = std::make_shared<PrecisionCell>();
+  c->entry = e.id;
+  c->name = e.name;
+  c->format = std::string(storage.name());
+  c->compute = e.uses_compute ? std::string(compute.name()) : std::string();
+  c->order = order;
+  try {
+    precision::SweepSpec spec;
+    spec.storage = storage;
+    spec.compute = compute;
+    spec.order = order;
+    const auto t0 = std::chrono::steady_clock::now();
+    precision::Sweep s = precision::sweep(e, gelu_reference(), spec, progress);
+    c->sweep_ms = ms_since(t0);
+    if (s.cancelled) {
+      *cancelled = true;
+      return nullptr;
+    }
+    const analysis::ErrorReport& r = s.errors;
+    c->x = r.x;
+    c->ulp = r.ulp;
+    for (std::size_t i = 0; i < s.overflowed.size(); ++i)
+      if (s.overflowed[i]) c->overflow_x.push_back(r.x[i]);
+    c->n = r.ulp_stats.n;
+    c->mismatch = r.ulp_stats.mismatch;
+    c->max_ulp = r.ulp_stats.max;
+    c->x_at_max = r.ulp_stats.x_at_max;
+    c->mean_ulp = r.ulp_stats.mean;
+    c->verdict = precision::verdict(s).text;
+    c->row = precision::summary_row(s, e, "gelu");
+    c->tails = precision::tails(e, storage, compute, order);
+  } catch (const std::exception& ex) {
+    c->error = ex.what();
+  }
+  return c;
+}
+
+std::shared_ptr<const Int8Cell> make_int8(const zoo::Entry& e, double scale, const std::string& compute) {
+  auto c = std::make_shared<Int8Cell>();
+  c->entry = e.id;
+  c->name = e.name;
+  try {
+    const Quantization q{scale, 0};
+    const Format f(FormatId::Int8, q);
+    const Format cf = compute_for(compute, f);
+    c->view = precision::int8_view(e, q, cf);
+    const precision::Sweep s = precision::sweep_at(e, gelu_reference(), f.enumerate(), f, cf, 0);
+    c->x = s.errors.x;
+    c->value = s.errors.value;
+    c->ref.reserve(c->x.size());
+    for (double v : s.errors.ref_value) c->ref.push_back(f.round(v));
+  } catch (const std::exception& ex) {
+    c->error = ex.what();
+  }
+  return c;
+}
+
+}  // namespace
+
+const PrecisionCell* PrecisionSnapshot::cell(const std::string& entry, const std::string& format) const {
+  for (const auto& c : cells)
+    if (c->entry == entry && c->format == format) return c.get();
+  return nullptr;
+}
+
+// [SECTION] Export
+
+std::vector<precision::SummaryRow> summary_rows(const PrecisionSnapshot& s) {
+  std::vector<precision::SummaryRow> rows;
+  for (const auto& c : s.cells)
+    if (c->error.empty()) rows.push_back(c->row);
+  return rows;
+}
+
+std::string export_summary(const PrecisionSnapshot& s, const std::string& base) {
+  namespace fs = std::filesystem;
+  if (base.empty()) return "give a file name first";
+  const std::vector<precision::SummaryRow> rows = summary_rows(s);
+  if (rows.empty()) return "nothing to export yet";
+  const std::string csv = fs::absolute(base + ".csv").string(), md = fs::absolute(base + ".md").string();
+  for (const std::string& p : {csv, md})
+    if (const auto why = why_not_writable(p)) return "cannot write " + quote(p, 200) + ": " + *why;
+  try {
+    write_file_atomic(csv, precision::summary_csv(rows));
+    write_file_atomic(md, precision::summary_markdown(rows));
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "wrote " + csv + " and " + fs::path(md).filename().string();
+}
+
+// [SECTION] Worker
+
+PrecisionLab::~PrecisionLab() {
+  {
+    std::lock_guard lk(mu_);
+    stop_ = true;
+    ++request_;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PrecisionLab::start(const PrecisionConfig& c) {
+  {
+    std::lock_guard lk(mu_);
+    pending_ = c;
+    shared_.running = true;
+    ++shared_.version;
+    busy_ = true;
+    ++request_;  // under the lock: the worker reads it when it takes the config
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  }
+  cv_.notify_all();
+}
+
+void PrecisionLab::run_now(const PrecisionConfig& c) {
+  {
+    std::lock_guard lk(mu_);
+    pending_.reset();
+    ++request_;  // a sweep under way on the worker gives up
+  }
+  while (busy_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  busy_ = true;
+  compute(c, [] { return false; });
+  busy_ = false;
+}
+
+bool PrecisionLab::take(PrecisionSnapshot& out) {
+  std::lock_guard lk(mu_);
+  if (shared_.version == out.version) return false;
+  out = shared_;
+  return true;
+}
+
+void PrecisionLab::publish(const std::function<void(PrecisionSnapshot&)>& change) {
+  std::lock_guard lk(mu_);
+  change(shared_);
+  ++shared_.version;
+}
+
+void PrecisionLab::loop() {
+  for (;;) {
+    PrecisionConfig c;
+    std::uint64_t my = 0;
+    {
+      std::unique_lock lk(mu_);
+      cv_.wait(lk, [&] { return stop_ || pending_.has_value(); });
+      if (stop_) return;
+      c = *pending_;
+      pending_.reset();
+      my = request_.load();
+    }
+    compute(c, [&] { return request_.load() != my; });
+    std::lock_guard lk(mu_);
+    if (!pending_) busy_ = false;
+  }
+}
+
+bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>& stale) {
+  std::vector<ZooEntryInfo> catalog;
+  for (const zoo::Entry& e : zoo::entries())
+    catalog.push_back(
+        {e.id, e.name, e.formula, e.used_in, e.cost.text(), e.has_d1(), e.origin == zoo::Origin::User});
+  publish([&](PrecisionSnapshot& s) {
+    s.catalog = std::move(catalog);
+    s.constants = zoo::fitted_constants();
+  });
+  std::vector<zoo::Entry> entries;
+  std::vector<std::string> missing;
+  for (const std::string& id : c.entries) {
+    if (std::optional<zoo::Entry> e = zoo::find(id))
+      entries.push_back(std::move(*e));
+    else
+      missing.push_back(id);
+  }
+  std::vector<Format> formats;
+  for (const std::string& name : c.formats)
+    if (const std::optional<Format> f = Format::parse(name)) formats.push_back(*f);
+  const int int8_cells = c.order == 0 ? static_cast<int>(entries.size()) : 0;
+  const bool zoo_fresh = zoo_points_fresh();
+  const int total = static_cast<int>(entries.size() * formats.size()) + int8_cells + (zoo_fresh ? 0 : 1);
+  publish([&](PrecisionSnapshot& s) {
+    s.cfg = c;
+    s.cells.clear();
+    s.int8.clear();
+    s.exact_tails.clear();
+    s.missing = missing;
+    s.done = 0;
+    s.total = total;
+    s.running = true;
+  });
+  const precision::Progress progress = [&](double) { return !stale(); };
+  for (const Format& storage : formats) {
+    const Key key{"gelu", std::string(storage.name()), "", c.order, 0};
+    std::optional<precision::Tails> t;
+    {
+      std::lock_guard lk(cache_mu_);
+      if (const auto it = exact_.find(key); it != exact_.end()) t = it->second;
+    }
+    if (!t) {
+      t = precision::tails(zoo::from_registry(*find_activation("gelu")), storage, storage, c.order);
+      std::lock_guard lk(cache_mu_);
+      exact_[key] = *t;
+    }
+    publish([&](PrecisionSnapshot& s) { s.exact_tails.emplace_back(std::string(storage.name()), *t); });
+  }
+  for (const zoo::Entry& e : entries)
+    for (const Format& storage : formats) {
+      if (stale()) return false;
+      const Format compute = compute_for(c.compute, storage);
+      const Key key{e.id, std::string(storage.name()), std::string(compute.name()), c.order, stamp_of(e)};
+      std::shared_ptr<const PrecisionCell> cell;
+      {
+        std::lock_guard lk(cache_mu_);
+        if (const auto it = cells_.find(key); it != cells_.end()) cell = it->second;
+      }
+      if (!cell) {
+        publish([&](PrecisionSnapshot& s) { s.current = e.id + " in " + std::string(storage.name()); });
+        bool cancelled = false;
+        cell = make_cell(e, storage, compute, c.order, progress, &cancelled);
+        if (cancelled) return false;
+        std::lock_guard lk(cache_mu_);
+        cells_[key] = cell;
+      }
+      publish([&](PrecisionSnapshot& s) {
+        s.cells.push_back(cell);
+        ++s.done;
+      });
+    }
+  for (int i = 0; i < int8_cells; ++i) {
+    if (stale()) return false;
+    const zoo::Entry& e = entries[static_cast<std::size_t>(i)];
+    char scale[40];
+    std::snprintf(scale, sizeof scale, "int8:%.17g", c.int8_scale);
+    const Key key{e.id, scale, c.compute, 0, stamp_of(e)};
+    std::shared_ptr<const Int8Cell> cell;
+    {
+      std::lock_guard lk(cache_mu_);
+      if (const auto it = int8_.find(key); it != int8_.end()) cell = it->second;
+    }
+    if (!cell) {
+      cell = make_int8(e, c.int8_scale, c.compute);
+      std::lock_guard lk(cache_mu_);
+      int8_[key] = cell;
+    }
+    publish([&](PrecisionSnapshot& s) {
+      s.int8.push_back(cell);
+      ++s.done;
+    });
+  }
+  if (!zoo_fresh) publish([&](PrecisionSnapshot& s) { s.current = "the whole zoo's error in f64"; });
+  std::vector<ZooPoint> zoo = zoo_points();
+  publish([&](PrecisionSnapshot& s) {
+    s.zoo = std::move(zoo);
+    s.done = s.total;
+    s.current.clear();
+    s.running = false;
+  });
+  return true;
+}
+
+}  // namespace gelu::app

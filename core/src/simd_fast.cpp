@@ -1,0 +1,643 @@
+// [SECTION] Fast float32 kernels for the x·σ(z) family: gelu_sigmoid / silu (z = k·x) and gelu_tanh
+// (z = a·(x + c·x³), a = 2·√(2/π)); f, f' and the backward pass dx = dy·f'. <= 2 ULP from the correctly
+// rounded value of the formula for every finite float (tests/exhaustive), in float arithmetic only.
+//
+// The fast path (|z| <= 80 for f, <= 40 for f'; almost every input): with E = e^−z (z signed) and D = 1 + E,
+//     f = x / D,        f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D²,        w = x·z'(x).
+// What an error could be amplified by is carried as an unevaluated float pair: p = a + b·x² (z = x·p; x²
+// split exactly, ph = fma(b, x², ah) and its exact error, see a_plus_g_s_fast), the exponent's reduction
+// (formed from x·ph without rounding z), E's rounding for f', D = 1 + E (Fast2Sum), D² (TwoProd). Each
+// quotient is one correctly rounded vdivps plus one residual correction, so the result is rounded about once.
+// f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh form, z ≈ −1.2785 for the sigmoid form):
+// 1 + wh is exact there, and within 1/32 of the root (in z) the kernel uses δ·P(δ), δ = x − r0 exact, a
+// polynomial fitted per parameter from formulas.hpp.
+//
+// The general path (the other lanes' vectors, NaN, ±inf): with xn = −|x| clamped where σ saturates and
+// e = e^(xn·p) <= 1, f = x/(1 + e) or xn·e/(1 + e), f' = (D − e·wn)/D² or e·(D + wn)/D², with e's scale 2^m
+// applied after the division so that a subnormal result rounds once.
+//
+// Index of this file:
+//   [SECTION] Forms, constants and tables
+//   [SECTION] Float pairs and the exponential
+//   [SECTION] f
+//   [SECTION] f′ and its root
+//   [SECTION] Loops and entry points
+//   [SECTION] The tanh form on bf16 inputs
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "formulas.hpp"
+#include "simd_fit.hpp"
+#include "simd_kernels.hpp"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#include "simd_bf16.hpp"
+#include "simd_loop.hpp"
+#define GELU_FAST_AVX512 1
+// GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace gelu::simd {
+namespace {
+
+namespace F = formulas;
+
+#ifdef GELU_FAST_AVX512
+
+enum class Form { Sigmoid, Tanh };
+// [SECTION] Forms, constants and tables
+
+constexpr int kDegRoot = 5;      // degree of P around the root of f'
+constexpr double kZSat = 120;    // |z| beyond which σ is 0 or 1 far below float resolution (e^-120 < 2^-173)
+constexpr double kZFast = 80;    // |z| up to which the fast f's scaled exponential stays normal (2^-116)
+constexpr double kZFastD1 = 40;  // |z| up to which the fast f' keeps (1 + e^|z|)² finite
+
+/// Everything a call needs that depends on the parameter; built in double from formulas.hpp.
+struct Consts {
+  FloatPair a{}, b{}, b3{};  // z = x·(a + b·x²); z' = a + 3b·x² (b = 0 for the sigmoid form)
+  float tmax = 0;            // |x| clamp: kZSat <= |z(tmax)| <= 2·kZSat
+  float xfast = 0;           // |x| <= xfast  ->  |z| <= kZFast (the fast path; beyond, the general one)
+  float xfast_d1 = 0;        // |x| <= xfast_d1  ->  |z| <= kZFastD1 (the same for f')
+  FloatPair r0{};            // root of f'
+  float win = 0;             // half-width of the window around r0 where f' = δ·P(δ)
+  std::array<float, kDegRoot + 1> rc{};
+};
+
+double d1_ref(Form form, double x, double param) {
+  return form == Form::Sigmoid ? F::x_sigmoid_d1(x, param) : F::gelu_tanh_d1(x, param);
+}
+double d2_ref(Form form, double x, double param) {
+  return form == Form::Sigmoid ? F::x_sigmoid_d2(x, param) : F::gelu_tanh_d2(x, param);
+}
+
+Consts build_consts(Form form, double param) {
+  Consts c;
+  double slope, z0_guess;
+  if (form == Form::Sigmoid) {
+    c.a = split(param);
+    slope = param;
+    c.tmax = static_cast<float>(kZSat / param);
+    z0_guess = -1.2784645427610738;
+  } else {
+    const F::DD a = {2 * F::kSqrt2OverPi.hi, 2 * F::kSqrt2OverPi.lo};
+    // a's high part is a multiple of 2^-20 (21 significant bits): then ph − ah is exact for any float ph in
+    // [ah, 16), which a_plus_g_s_fast relies on.
+    c.a.hi = static_cast<float>(std::nearbyint(std::ldexp(a.hi, 20)) / 0x1p20);
+    c.a.lo = static_cast<float>((a.hi - static_cast<double>(c.a.hi)) + a.lo);
+    const F::DD b = F::dd_mul(a, param), b3 = F::dd_mul(a, 3 * param);
+    c.b = split(b.hi);
+    c.b.lo = static_cast<float>((b.hi - static_cast<double>(c.b.hi)) + b.lo);
+    c.b3 = split(b3.hi);
+    c.b3.lo = static_cast<float>((b3.hi - static_cast<double>(c.b3.hi)) + b3.lo);
+    // a·t <= kZSat and b·t³ <= kZSat, one of them with equality: kZSat <= z(t) <= 2·kZSat.
+    const double t = param > 0 ? std::min(kZSat / a.hi, std::cbrt(kZSat / b.hi)) : kZSat / a.hi;
+    c.tmax = static_cast<float>(t);
+    slope = a.hi;
+    z0_guess = -1.2784645427610738 * 0.95;
+  }
+  if (static_cast<double>(c.tmax) * slope < kZSat) c.tmax = std::nextafter(c.tmax, INFINITY);
+  // |x| where |z(x)| = a·x + b·x³ reaches zmax, by bisection in double (z is increasing), rounded down.
+  const auto x_at = [&](double zmax) {
+    const double a = static_cast<double>(c.a.hi) + static_cast<double>(c.a.lo);
+    const double b = static_cast<double>(c.b.hi) + static_cast<double>(c.b.lo);
+    double lo = 0, hi = zmax / a;
+    for (int it = 0; it < 200; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (a * mid + b * mid * mid * mid <= zmax ? lo : hi) = mid;
+    }
+    float x = static_cast<float>(lo);
+    if (static_cast<double>(x) > lo) x = std::nextafter(x, 0.0f);
+    return x;
+  };
+  c.xfast = x_at(kZFast);
+  c.xfast_d1 = x_at(kZFastD1);
+  // The fast paths also need a + 3b·x² < 16 (a_plus_g_s_fast); for c <= 0.1 the limits on z are the tighter
+  // ones.
+  if (form == Form::Tanh && param > 0) {
+    const double b3 = 3 * static_cast<double>(c.b.hi);
+    const float lim = static_cast<float>(std::sqrt((15.5 - static_cast<double>(c.a.hi)) / b3));
+    c.xfast = std::min(c.xfast, lim);
+    c.xfast_d1 = std::min(c.xfast_d1, lim);
+  }
+  // The root of f' by Newton on the double reference (f'' is its derivative).
+  double r = z0_guess / slope;
+  for (int it = 0; it < 60; ++it) {
+    const double step = d1_ref(form, r, param) / d2_ref(form, r, param);
+    r -= step;
+    if (std::fabs(step) < 1e-17 * std::fabs(r)) break;
+  }
+  c.r0 = split(r);
+  // Window: |δz| <= 1/32 in z. Outside, the numerator 1 + E·(1 + w) is at least ~0.04 and its absolute error
+  // (~2^-31, from E's pair) stays under 2^-26 relative; a wider window only costs branches (measured: the
+  // worst cases, ~1.5 ULP, lie outside either).
+  const double win = 1.0 / (32 * slope);
+  c.win = static_cast<float>(win);
+  const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
+  const auto xs = chebyshev_nodes<kDegRoot + 1>(-1.1 * win, 1.1 * win);  // even count: no node at δ = 0
+  std::array<double, kDegRoot + 1> ys{};
+  for (int i = 0; i <= kDegRoot; ++i) ys[i] = d1_ref(form, r0 + xs[i], param) / xs[i];
+  const auto co = interpolate<kDegRoot + 1>(xs, ys);
+  for (int i = 0; i <= kDegRoot; ++i) c.rc[i] = static_cast<float>(co[i]);
+  return c;
+}
+
+/// Per-thread cache of the last few parameter values (a GUI slider changes them every frame; a batch does
+/// not).
+const Consts& consts(Form form, double param) {
+  struct Entry {
+    Form form;
+    double param;
+    Consts c;
+    bool valid = false;
+  };
+  thread_local std::array<Entry, 4> cache{};
+  thread_local unsigned next = 0;
+  for (const Entry& e : cache)
+    if (e.valid && e.form == form && e.param == param) return e.c;
+  Entry& e = cache[next++ % cache.size()];
+  e = Entry{form, param, build_consts(form, param), true};
+  return e.c;
+}
+
+/// 2^(j/32) as a float and its rounding error relative to it (folded into the polynomial).
+struct ExpTable {
+  alignas(64) float hi[32];
+  alignas(64) float rel[32];
+  ExpTable() {
+    for (int j = 0; j < 32; ++j) {
+      const double v = std::exp2(j / 32.0);
+      hi[j] = static_cast<float>(v);
+      rel[j] = static_cast<float>(v / static_cast<double>(hi[j]) - 1.0);
+    }
+  }
+};
+const ExpTable& exp_table() {
+  static const ExpTable t;
+  return t;
+}
+
+// ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
+constexpr float kLn2Hi = 0x1.63p-6f;
+constexpr float kLn2Lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
+constexpr float kMagic =
+    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
+constexpr float kInvLn2x32 = 46.166241308446828f;
+
+/// The constants of one call, in registers.
+struct Regs {
+  Table32 exp_hi, exp_rel;
+  __m512 ah, al, bh, bl, b3h, b3l, tmax, xfast, xfast_d1, r0h, r0l, win_lo, win_hi, neg_slope_scaled;
+  __m512i xfast2, xfast_d1_2;  // bit patterns shifted left by one (see beyond())
+  __m512 rc[kDegRoot + 1];
+  explicit Regs(const Consts& c)
+      : exp_hi(exp_table().hi),
+        exp_rel(exp_table().rel),
+        ah(_mm512_set1_ps(c.a.hi)),
+        al(_mm512_set1_ps(c.a.lo)),
+        bh(_mm512_set1_ps(c.b.hi)),
+        bl(_mm512_set1_ps(c.b.lo)),
+        b3h(_mm512_set1_ps(c.b3.hi)),
+        b3l(_mm512_set1_ps(c.b3.lo)),
+        tmax(_mm512_set1_ps(c.tmax)),
+        xfast(_mm512_set1_ps(c.xfast)),
+        xfast_d1(_mm512_set1_ps(c.xfast_d1)),
+        r0h(_mm512_set1_ps(c.r0.hi)),
+        r0l(_mm512_set1_ps(c.r0.lo)),
+        win_lo(_mm512_set1_ps(c.r0.hi - c.win)),
+        win_hi(_mm512_set1_ps(c.r0.hi + c.win)),
+        neg_slope_scaled(_mm512_set1_ps(-c.a.hi * kInvLn2x32)),
+        xfast2(_mm512_slli_epi32(_mm512_castps_si512(xfast), 1)),
+        xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)) {
+    for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
+  }
+};
+
+struct Pair {
+  __m512 h, l;
+};
+
+// [SECTION] Float pairs and the exponential
+
+/// a + g·s as a pair, for a, g >= 0 and s = sh + sl (x² split exactly): the product's rounding error and the
+/// sum's (Fast2Sum on the larger of the two) are kept.
+GELU_INLINE Pair a_plus_g_s(__m512 ah, __m512 al, __m512 gh, __m512 gl, __m512 sh, __m512 sl) {
+  const __m512 p = _mm512_mul_ps(gh, sh);
+  const __m512 pe = _mm512_fmsub_ps(gh, sh, p);
+  const __m512 h = _mm512_add_ps(ah, p);
+  const __m512 big = _mm512_max_ps(ah, p), small = _mm512_min_ps(ah, p);
+  const __m512 e = _mm512_add_ps(_mm512_sub_ps(big, h), small);
+  const __m512 corr = _mm512_add_ps(_mm512_fmadd_ps(gh, sl, _mm512_fmadd_ps(gl, sh, al)), pe);
+  return {h, _mm512_add_ps(e, corr)};
+}
+
+/// a + g·s as a pair for the fast paths, where a's high part is a multiple of 2^-20 and a + g·s < 16: then
+/// ph = fma(g, s, a) rounds once and its error fma(g, s, ah − ph) is exact (ah − ph is), so no Fast2Sum.
+GELU_INLINE Pair a_plus_g_s_fast(__m512 ah, __m512 al, __m512 gh, __m512 gl, __m512 sh, __m512 sl) {
+  const __m512 h = _mm512_fmadd_ps(gh, sh, ah);
+  const __m512 e = _mm512_fmadd_ps(gh, sh, _mm512_sub_ps(ah, h));
+  return {h, _mm512_add_ps(e, _mm512_fmadd_ps(gh, sl, _mm512_fmadd_ps(gl, sh, al)))};
+}
+
+/// xn·(ph + pl) as a pair.
+GELU_INLINE Pair times(__m512 xn, Pair p) {
+  const __m512 h = _mm512_mul_ps(xn, p.h);
+  return {h, _mm512_fmadd_ps(xn, p.l, _mm512_fmsub_ps(xn, p.h, h))};
+}
+
+/// u = xn·p(x²) = −|z| and (for f') wn = xn·z'(x).
+template <Form kForm, bool kNeedW>
+GELU_INLINE void exponent(__m512 xn, const Regs& r, Pair& u, Pair& wn) {
+  if constexpr (kForm == Form::Sigmoid) {
+    u = times(xn, {r.ah, r.al});
+    if constexpr (kNeedW) wn = u;
+  } else {
+    const __m512 sh = _mm512_mul_ps(xn, xn);
+    const __m512 sl = _mm512_fmsub_ps(xn, xn, sh);
+    u = times(xn, a_plus_g_s(r.ah, r.al, r.bh, r.bl, sh, sl));
+    if constexpr (kNeedW) wn = times(xn, a_plus_g_s(r.ah, r.al, r.b3h, r.b3l, sh, sl));
+  }
+}
+
+/// e^u = 2^(n/32)·T·(1 + P) for u = uh + ul in [−240, 0]: T in [1, 2) from the table, P = e^r·(1 + rel) − 1
+/// with |r| <= ln2/64 (Taylor to r³: truncation < 2^-30), ns = n/32 for vscalefps (which floors it).
+struct Exp {
+  __m512 T, P, ns;
+};
+GELU_INLINE Exp exp_pieces(Pair u, const Regs& t) {
+  const __m512 k = _mm512_fmadd_ps(u.h, _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), u.h);  // exact (Sterbenz)
+  r = _mm512_add_ps(r, u.l);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+  const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
+  Exp e;
+  e.T = t.exp_hi(j);
+  __m512 p = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
+  p = _mm512_fmadd_ps(r, p, _mm512_set1_ps(1.0f));
+  e.P = _mm512_fmadd_ps(r, p, t.exp_rel(j));
+  e.ns = _mm512_mul_ps(n, _mm512_set1_ps(1.0f / 32.0f));
+  return e;
+}
+
+/// h + l renormalized (Fast2Sum, |h| >= |l|): the low part becomes a rounding error of the high part.
+GELU_INLINE Pair fast2sum(__m512 h, __m512 l) {
+  const __m512 s = _mm512_add_ps(h, l);
+  return {s, _mm512_add_ps(_mm512_sub_ps(h, s), l)};
+}
+
+/// 1 + e for e = eh + el in (0, 1] (|el| <= 0.012·eh), normalized: (1 − h) + eh is exact.
+GELU_INLINE Pair one_plus(__m512 eh, __m512 el) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 h = _mm512_add_ps(_mm512_add_ps(one, eh), el);
+  return {h, _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(one, h), eh), el)};
+}
+
+/// n / d for normalized pairs (|low| <= ulp(high)) with d.h in [1, 4]: vdivps (correctly rounded) and one
+/// residual correction (the residual n.h − q·d.h is exact).
+GELU_INLINE __m512 divide(Pair n, Pair d) {
+  const __m512 q = _mm512_div_ps(n.h, d.h);
+  const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q, d.h, n.h), _mm512_fnmadd_ps(q, d.l, n.l));
+  return _mm512_fmadd_ps(res, _mm512_rcp14_ps(d.h), q);
+}
+
+GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
+  return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_set1_epi32(INT32_MIN),
+                                                       _mm512_castps_si512(sign_of), _mm512_castps_si512(mag),
+                                                       0xCA));  // A ? B : C
+}
+
+/// f for any input (the general path: e scaled after the division, so subnormal results round once).
+template <Form kForm>
+// [SECTION] f: the general and the fast path
+
+GELU_INLINE __m512 f16_general(__m512 x, const Regs& r) {
+  const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);  // −min(|x|, tmax); NaN stays NaN
+  const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
+  Pair u, wn;
+  exponent<kForm, false>(xn, r, u, wn);
+  const Exp e = exp_pieces(u, r);
+  const __m512 eh = _mm512_scalef_ps(e.T, e.ns);
+  const __m512 el = _mm512_mul_ps(eh, e.P);
+  const Pair d = one_plus(eh, el);
+  // Numerator: x (x > 0), or xn·T·(1 + P) with the scale 2^m applied after the division.
+  const __m512 p = _mm512_mul_ps(xn, e.T);
+  Pair num = fast2sum(p, _mm512_fmadd_ps(p, e.P, _mm512_fmsub_ps(xn, e.T, p)));
+  num.h = _mm512_mask_mov_ps(num.h, pos, x);
+  num.l = _mm512_mask_mov_ps(num.l, pos, _mm512_setzero_ps());
+  __m512 y = divide(num, d);
+  y = _mm512_scalef_ps(y, _mm512_mask_mov_ps(e.ns, pos, _mm512_setzero_ps()));
+  y = copysign(y, x);  // f(±0) = ±0, tiny negatives −0
+  // NaN passes through; +inf too (inf/1 − inf·1 would be NaN).
+  return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
+}
+
+/// vfixupimmps tables (4 bits per input class: QNaN, SNaN, ±0, +1, −inf, +inf, negative, positive): token 0
+/// keeps the computed value, 1 passes x through, 7 is −0, 10 is +1.
+constexpr int kFixupF = 0x00170111;   // NaN -> x, ±0 -> x, −inf -> −0, +inf -> x
+constexpr int kFixupD1 = 0x00A70011;  // NaN -> x, −inf -> −0, +inf -> 1
+
+/// e^−z for z = x·p in [−80, 80] (p = ph + pl > 0), unrounded: scaled·(1 + q). The reduction r = −z −
+/// n·ln2/32 is formed without z itself (fnmadd(x, ph, −n·ln2hi) has an exact product and a small result); e =
+/// 2^m·T_j·(1 + P(r)) with 2^m added to T's exponent field (k holds n = 32m + j in its low mantissa bits);
+/// relative error < 2^-30.
+struct ExpZ {
+  __m512 scaled, q;
+};
+/// kUnit: the sigmoid form with slope exactly 1 (SiLU): z = x, no products.
+template <Form kForm, bool kUnit = false>
+GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair p, const Regs& t) {
+  // n = round(−z·32/ln2); any rounding of the product is fine (r below is exact relative to n).
+  const __m512 k =
+      kForm == Form::Sigmoid
+          ? _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic))
+          : _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 r;
+  if constexpr (kUnit) {
+    (void)p;
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), x));
+  } else {
+    r = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
+    r = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r));
+  }
+  const __m512i kb = _mm512_castps_si512(k);
+  const __m512 T = t.exp_hi(kb);
+  // bits 5.. of n (= m) into the exponent field; the low bits of the magic constant vanish there.
+  const __m512 scaled = _mm512_castsi512_ps(
+      _mm512_add_epi32(_mm512_castps_si512(T),
+                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  // e^r·(1 + rel) − 1 = r + rel + r²·(1/2 + r/6) (|r| <= ln2/64: truncation < 2^-30.7)
+  const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
+                                   _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)),
+                                   _mm512_add_ps(r, t.exp_rel(kb)));
+  return {scaled, q};
+}
+
+/// p(x²) = a + b·x² as a pair (a for the sigmoid form), and x² split exactly.
+template <Form kForm>
+GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
+  if constexpr (kForm == Form::Sigmoid) {
+    (void)x, (void)sh, (void)sl;
+    return {t.ah, t.al};
+  } else {
+    sh = _mm512_mul_ps(x, x);
+    sl = _mm512_fmsub_ps(x, x, sh);
+    return a_plus_g_s_fast(t.ah, t.al, t.bh, t.bl, sh, sl);
+  }
+}
+
+/// f where every lane has |x| <= xfast (|z| <= 80) or is NaN: f = x / (1 + E), E = e^−z in [e^-80, e^80]
+/// rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), one correctly rounded division with its
+/// residual fed back. Error: E's rounding (<= 1/2 ULP of f) + the division's (1/2 ULP) + < 2^-28.
+template <Form kForm, bool kUnit>
+GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
+  __m512 sh, sl;
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, slope<kForm>(x, r, sh, sl), r);
+  const __m512 e = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 dh = _mm512_add_ps(one, e);
+  const __m512 dl = _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
+  const __m512 q = _mm512_div_ps(x, dh);
+  const __m512 res = _mm512_fnmadd_ps(q, dl, _mm512_fnmadd_ps(q, dh, x));  // the inner residual is exact
+  const __m512 y = _mm512_fmadd_ps(res, _mm512_rcp14_ps(dh), q);
+  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
+}
+
+/// Lanes with |x| > lim or NaN: one shift and an unsigned compare of the bit patterns.
+GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2) {
+  return _mm512_cmpgt_epu32_mask(_mm512_slli_epi32(_mm512_castps_si512(x), 1), lim2);
+}
+
+template <Form kForm, bool kUnit = false>
+GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
+  if (beyond(x, r.xfast2)) return f16_general<kForm>(x, r);
+  return f16_fast<kForm, kUnit>(x, r);
+}
+
+/// f' where every lane has |x| <= xfast_d1 (|z| <= 40) or is NaN. With E = e^−z (signed z), D = 1 + E and
+/// w = x·z'(x): f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D². The numerator cancels near the root of f' (E·(1 +
+/// w)
+/// -> −1): there 1 + wh is exact, E = Eh + El and w = wh + wl are pairs, and fma(Eh, 1 + wh, 1) rounds once.
+/// D and D² are exact pairs; one correctly rounded division with its residual fed back. Within the root's
+/// window the caller substitutes δ·P(δ).
+template <Form kForm, bool kUnit>
+// [SECTION] f′ and its root
+
+GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
+  __m512 sh, sl;
+  const Pair p = slope<kForm>(x, r, sh, sl);
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, p, r);
+  const __m512 eh = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
+  const __m512 el = _mm512_fmadd_ps(ez.scaled, ez.q, _mm512_sub_ps(ez.scaled, eh));  // Sterbenz: exact
+  Pair w;  // x·z'(x): z' = p for the sigmoid form, a + 3b·x² for the tanh form
+  if constexpr (kUnit)
+    w = {x, _mm512_setzero_ps()};
+  else if constexpr (kForm == Form::Sigmoid)
+    w = times(x, p);
+  else
+    w = times(x, a_plus_g_s_fast(r.ah, r.al, r.b3h, r.b3l, sh, sl));
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 a = _mm512_add_ps(one, w.h);  // exact where it matters (w ≈ −1.28)
+  const __m512 nh = _mm512_fmadd_ps(eh, a, one);
+  const __m512 nl = _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
+  const __m512 dh = _mm512_add_ps(one, eh);
+  const __m512 dl =
+      _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh)), el);
+  const __m512 d2h = _mm512_mul_ps(dh, dh);
+  const __m512 d2l = _mm512_fmadd_ps(_mm512_add_ps(dh, dh), dl, _mm512_fmsub_ps(dh, dh, d2h));
+  const __m512 q = _mm512_div_ps(nh, d2h);
+  const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q, d2h, nh), _mm512_fnmadd_ps(q, d2l, nl));
+  const __m512 y = _mm512_fmadd_ps(res, _mm512_rcp14_ps(d2h), q);
+  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupD1), 0);
+}
+
+/// δ·P(δ) in the lanes within the window around the root of f', δ = (x − r0h) − r0l with x − r0h exact.
+GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
+  const __mmask16 near =
+      _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x, r.win_lo, _CMP_GE_OQ), x, r.win_hi, _CMP_LE_OQ);
+  if (!near) return y;
+  const __m512 dhi = _mm512_sub_ps(x, r.r0h);
+  const __m512 delta = _mm512_sub_ps(dhi, r.r0l);
+  __m512 poly = r.rc[kDegRoot];
+  for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, r.rc[i]);
+  return _mm512_mask_mov_ps(y, near, _mm512_fmsub_ps(dhi, poly, _mm512_mul_ps(r.r0l, poly)));
+}
+
+/// f' for any input (the general path: e scaled after the division).
+template <Form kForm>
+GELU_INLINE __m512 d1_general(__m512 x, const Regs& r) {
+  const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);
+  const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
+  Pair u, wn;
+  exponent<kForm, true>(xn, r, u, wn);
+  const Exp e = exp_pieces(u, r);
+  const __m512 eh = _mm512_scalef_ps(e.T, e.ns);
+  const __m512 el = _mm512_mul_ps(eh, e.P);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const Pair d = one_plus(eh, el);
+  // C = D + g·wn with g = 1 (x <= 0: Dh + wnh is exact where they cancel) or g = −e (x > 0: a sum of
+  // positives).
+  const __m512 neg_eh = _mm512_sub_ps(_mm512_setzero_ps(), eh);
+  const __m512 gh = _mm512_mask_mov_ps(one, pos, neg_eh);
+  const __m512 gl = _mm512_maskz_sub_ps(pos, _mm512_setzero_ps(), el);
+  const __m512 ch = _mm512_fmadd_ps(gh, wn.h, d.h);
+  const __m512 cl = _mm512_fmadd_ps(gh, wn.l, _mm512_fmadd_ps(gl, wn.h, d.l));
+  // N = m·C with m = 1 (x > 0) or T·(1 + P) (x <= 0, scaled by 2^m after the division).
+  const __m512 mh = _mm512_mask_mov_ps(e.T, pos, one);
+  const __m512 ml = _mm512_maskz_mul_ps(static_cast<__mmask16>(~pos), e.T, e.P);
+  const __m512 p = _mm512_mul_ps(mh, ch);
+  const Pair num = fast2sum(p, _mm512_fmadd_ps(ml, ch, _mm512_fmadd_ps(mh, cl, _mm512_fmsub_ps(mh, ch, p))));
+  // D² as a pair.
+  const __m512 d2h = _mm512_mul_ps(d.h, d.h);
+  const __m512 d2l = _mm512_fmadd_ps(_mm512_add_ps(d.h, d.h), d.l, _mm512_fmsub_ps(d.h, d.h, d2h));
+  __m512 y = divide(num, {d2h, d2l});
+  y = _mm512_scalef_ps(y, _mm512_mask_mov_ps(e.ns, pos, _mm512_setzero_ps()));
+  y = near_root(x, y, r);
+  return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80), x);  // NaN in, NaN out
+}
+
+template <Form kForm, bool kUnit = false>
+GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
+  if (beyond(x, r.xfast_d1_2)) return d1_general<kForm>(x, r);
+  return near_root(x, d1_fast<kForm, kUnit>(x, r), r);
+}
+
+template <Form kForm>
+// [SECTION] Loops and entry points
+
+void run_f(const float* x, float* y, std::size_t n, double param) {
+  const Regs r(consts(kForm, param));
+  if (kForm == Form::Sigmoid && param == 1.0)
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm, true>(v, r); });
+  else
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm>(v, r); });
+}
+template <Form kForm, bool kUnit>
+void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const Regs& r) {
+  if (dy)
+    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16<kForm, kUnit>(v, r); });
+  else
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16<kForm, kUnit>(v, r); });
+}
+template <Form kForm>
+void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param) {
+  const Regs r(consts(kForm, param));
+  if (kForm == Form::Sigmoid && param == 1.0)
+    run_d1_as<kForm, true>(x, dy, y, n, r);
+  else
+    run_d1_as<kForm, false>(x, dy, y, n, r);
+}
+
+#endif  // GELU_FAST_AVX512
+
+}  // namespace
+
+#ifdef GELU_FAST_AVX512
+
+void x_sigmoid_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run_f<Form::Sigmoid>(x, y, n, p[0]);
+}
+void x_sigmoid_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run_d1<Form::Sigmoid>(x, nullptr, y, n, p[0]);
+}
+void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
+  run_d1<Form::Sigmoid>(x, dy, dx, n, p[0]);
+}
+void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run_f<Form::Tanh>(x, y, n, p[0]);
+}
+void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  run_d1<Form::Tanh>(x, nullptr, y, n, p[0]);
+}
+void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
+  run_d1<Form::Tanh>(x, dy, dx, n, p[0]);
+}
+
+// [SECTION] The tanh form on bf16 inputs
+
+/// The tanh form for inputs that are bf16 values with |x| <= xfast, to within a few float ULPs (the bf16
+/// rounding guard needs < 8): x has 8 significant bits, so x² and x³ are exact and z = a·x + b·x³ is a pair
+/// from two exact products and one Fast2Sum; e^−z is one rounded float, f = x / (1 + e^−z) one division.
+GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
+  const __m512 s = _mm512_mul_ps(x, x);  // exact for bf16 x
+  const __m512 ph = _mm512_fmadd_ps(r.bh, s, r.ah);
+  const Pair p = {
+      ph, _mm512_add_ps(_mm512_fmadd_ps(r.bh, s, _mm512_sub_ps(r.ah, ph)), _mm512_fmadd_ps(r.bl, s, r.al))};
+  const __m512 k =
+      _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  __m512 rr = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
+  rr = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr));
+  const __m512i kb = _mm512_castps_si512(k);
+  const __m512 scaled = _mm512_castsi512_ps(
+      _mm512_add_epi32(_mm512_castps_si512(r.exp_hi(kb)),
+                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 q = _mm512_fmadd_ps(
+      _mm512_mul_ps(rr, rr), _mm512_fmadd_ps(rr, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), rr);
+  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
+  // ±0 gives ±0/2 and NaN gives NaN by themselves; ±inf are beyond xfast.
+  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+template <bool kBf16Insn>
+void gelu_tanh_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                         std::size_t n) {
+  constexpr double c = 0.044715;
+  const Regs r(consts(Form::Tanh, c));
+  auto f = [&](__m512 v) {
+    if (beyond(v, r.xfast2)) return f16_general<Form::Tanh>(v, r);
+    return tanh16_bf(v, r);
+  };
+  auto d1 = [&](__m512 v) { return d1_16<Form::Tanh>(v, r); };
+  switch (op) {
+    case Bf16Op::F:
+      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [](double v, double) { return F::gelu_tanh(v, c); });
+      break;
+    case Bf16Op::D1:
+      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1,
+                                      [](double v, double) { return F::gelu_tanh_d1(v, c); });
+      break;
+    case Bf16Op::Backward:
+      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
+                                            [](double v, double g) { return g * F::gelu_tanh_d1(v, c); });
+      break;
+  }
+}
+
+void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
+                    std::size_t n, bool bf16_insn) {
+#ifdef __AVX512BF16__
+  if (bf16_insn) return gelu_tanh_bf16_impl<true>(op, x, dy, y, n);
+#endif
+  (void)bf16_insn;
+  gelu_tanh_bf16_impl<false>(op, x, dy, y, n);
+}
+
+#else  // No AVX-512: the correctly rounded kernels (which are then the double reference, rounded).
+
+void x_sigmoid_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  x_sigmoid_f32(x, y, n, p);
+}
+void x_sigmoid_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  x_sigmoid_d1_f32(x, y, n, p);
+}
+void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::x_sigmoid_d1(x[i], p[0]));
+}
+void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  gelu_tanh_f32(x, y, n, p);
+}
+void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
+  gelu_tanh_d1_f32(x, y, n, p);
+}
+void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
+  for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_tanh_d1(x[i], p[0]));
+}
+
+#endif
+
+}  // namespace gelu::simd
