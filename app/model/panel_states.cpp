@@ -1,6 +1,7 @@
 // The panels' field tables (see panel_states.hpp and state_schema.hpp).
 //
 // Index of this file:
+//   [SECTION] Samplers shared by the custom fields
 //   [SECTION] Curves
 //   [SECTION] Approximations
 //   [SECTION] Dropout view

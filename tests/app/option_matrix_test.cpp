@@ -8,6 +8,11 @@
 //
 // Cells share processes (one shot writes --out, --csv, --plot-out, --meta and --session-out at once), so a
 // panel costs one shot per plot beyond the second, three more shots and two headless app runs.
+//
+// Index of this file:
+//   [SECTION] The runs
+//   [SECTION] Helpers
+//   [SECTION] The matrix
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -14,10 +14,10 @@
 //
 // Index of this file:
 //   [SECTION] Helpers
-//   [SECTION] Random documents: lessons, sessions, scripts
-//   [SECTION] In process: save, strict parse, load, the same session
-//   [SECTION] Invalid values: refused with a message naming the field, never a crash
-//   [SECTION] End to end: gui --headless and shot save, and load back
+//   [SECTION] Random documents
+//   [SECTION] In process
+//   [SECTION] Invalid values
+//   [SECTION] End to end
 //   [SECTION] Model files
 #include <gtest/gtest.h>
 #include <unistd.h>
