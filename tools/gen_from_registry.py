@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Writes what is generated from the activation registry (`gelulab list --json`), so that the registry stays
-the only list of functions:
+"""Writes what is generated from the activation registry (`gelulab list --json`) and the panels' field tables
+(`gelulab shot --help`), so that the registry and the tables stay the only lists of functions and state keys:
 
   README.md                    the function table between <!-- registry:begin --> and <!-- registry:end -->
-  tests/fuzz/dict/*.dict       the registry ids between "# registry:begin" and "# registry:end"
+  tests/fuzz/dict/*.dict       the registry ids between "# registry:begin" and "# registry:end", and the panel
+                               ids and state keys between "# panels:begin" and "# panels:end"
 
 usage: tools/gen_from_registry.py GELULAB [--check]
   --check   change nothing; exit 1 naming every file that is out of date (CTest: style_generated)
 """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -19,6 +21,27 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 def registry(gelulab):
     out = subprocess.run([gelulab, "list", "--json"], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+def panel_keys(gelulab):
+    """Panel ids and state keys as `gelulab shot --help` lists them (from model::panel_kinds() and the field
+    tables), or None when this build has no shot (no GUI)."""
+    run = subprocess.run([gelulab, "shot", "--help"], capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    ids, keys, listing = [], set(), False
+    for line in run.stdout.splitlines():
+        if line.startswith("Panel states"):
+            listing = True
+            continue
+        m = re.match(r"^  (\w+) \(.*\):$", line) if listing else None
+        if m:
+            ids.append(m.group(1))
+            continue
+        m = re.match(r"^    (\w+)  ", line) if listing else None
+        if m:
+            keys.add(m.group(1))
+    return "\n".join(f'"\\"{w}\\""' for w in ids + sorted(keys - set(ids)))
 
 
 def readme_table(reg):
@@ -58,6 +81,7 @@ def main():
         raise SystemExit(__doc__)
     check = "--check" in sys.argv[2:]
     reg = registry(sys.argv[1])
+    panels = panel_keys(sys.argv[1])
     targets = {os.path.join(ROOT, "README.md"): ("<!-- registry:begin -->", "<!-- registry:end -->",
                                                 readme_table(reg))}
     dict_dir = os.path.join(ROOT, "tests", "fuzz", "dict")
@@ -66,12 +90,18 @@ def main():
             quoted = name != "fuzz_cli.dict"
             targets[os.path.join(dict_dir, name)] = ("# registry:begin", "# registry:end",
                                                      dict_entries(reg, quoted))
+    panel_targets = {}
+    if panels is not None:
+        for name in sorted(os.listdir(dict_dir)):
+            if name.endswith(".dict"):
+                panel_targets[os.path.join(dict_dir, name)] = ("# panels:begin", "# panels:end", panels)
     stale = []
     for path, (begin, end, body) in targets.items():
         text = open(path, encoding="utf-8").read()
-        if begin not in text:
-            continue  # a dictionary without registry ids (numbers, model files' own keys)
-        new = replace_between(text, begin, end, body, path)
+        new = text
+        for b, e, body_ in [(begin, end, body)] + ([panel_targets[path]] if path in panel_targets else []):
+            if b in new:  # a dictionary without them (numbers, model files' own keys) is left alone
+                new = replace_between(new, b, e, body_, path)
         if new != text:
             stale.append(os.path.relpath(path, ROOT))
             if not check:

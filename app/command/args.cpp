@@ -35,7 +35,14 @@ bool Args::matches(std::size_t i, std::string_view name, std::optional<std::stri
   return false;
 }
 
+void Args::declare(std::string_view name, bool is_flag) {
+  for (const Declared& d : declared_)
+    if (d.name == name) return;
+  declared_.push_back({std::string(name), is_flag});
+}
+
 bool Args::flag(std::string_view name) {
+  declare(name, true);
   bool found = false;
   for (std::size_t i = 0; i < argv_.size(); ++i) {
     std::optional<std::string> v;
@@ -50,6 +57,7 @@ bool Args::flag(std::string_view name) {
 }
 
 std::vector<std::string> Args::options(std::string_view name) {
+  declare(name, false);
   std::vector<std::string> out;
   for (std::size_t i = 0; i < argv_.size(); ++i) {
     std::optional<std::string> v;

@@ -43,9 +43,18 @@ class Args {
 
   const std::string& command() const { return command_; }
 
+  /// An option or flag the command asked for (flag() or option()/options()), in the order it asked.
+  struct Declared {
+    std::string name;  // without the leading "--"
+    bool flag;         // takes no value
+  };
+  const std::vector<Declared>& declared() const { return declared_; }
+
  private:
+  void declare(std::string_view name, bool is_flag);
   std::string command_;
   std::vector<std::string> argv_;
+  std::vector<Declared> declared_;
   std::vector<bool> used_ = std::vector<bool>(argv_.size(), false);
   bool matches(std::size_t i, std::string_view name, std::optional<std::string>* inline_value) const;
 };
@@ -80,6 +89,12 @@ void check_output_path(std::string_view option, const std::string& path);
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
 /// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
 int run_main(int argc, char** argv);
+
+/// Every option and flag the subcommand `name` accepts, as its run function declares them (run with no
+/// arguments in validate-only mode, up to its Args::finish()): tests that cover every option of a command
+/// take the list from here, so a new option is covered, or fails its test, the day it is added. Empty for an
+/// unknown subcommand.
+std::vector<Args::Declared> declared_options(std::string_view name);
 
 /// Validate-only mode (the CLI fuzz target): every subcommand parses and checks all its options, then
 /// returns 0 before doing its work (nothing written, no window, no GPU, no training). gui and shot also read

@@ -140,6 +140,20 @@ int dispatch(int argc, char** argv, std::string& name) {
 void set_dry_run(bool on) {
   g_dry_run = on;
 }
+
+std::vector<Args::Declared> declared_options(std::string_view name) {
+  const Command* c = find(std::string(name));
+  if (!c) return {};
+  Args args(c->name, {});
+  const bool was = g_dry_run;
+  g_dry_run = true;  // nothing is done: most commands stop at a missing required option after finish()
+  try {
+    c->run(args);
+  } catch (const std::exception&) {
+  }
+  g_dry_run = was;
+  return args.declared();
+}
 bool dry_run() {
   return g_dry_run;
 }

@@ -33,6 +33,10 @@ void add_to_comparison(zoo::Entry e) {
   a.added.emplace_back(++a.generation, id);
 }
 
+void restore_to_comparison(zoo::Entry e) {
+  zoo::add(std::move(e));
+}
+
 bool remove_from_comparison(std::string_view id) {
   const bool removed = zoo::remove(id);
   Announcements& a = announcements();

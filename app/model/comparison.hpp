@@ -17,6 +17,10 @@ namespace gelu::app {
 /// zoo::add (replacing an added entry of the same id), then announces the id to the panels. Throws
 /// std::invalid_argument as zoo::add does.
 void add_to_comparison(zoo::Entry e);
+/// zoo::add without the announcement: the entry's id resolves again, but no panel appends it to its list. A
+/// restored state (session, lesson step) uses this: the other panels' restored lists already say where it is
+/// shown, so a session saves what it loaded. Throws std::invalid_argument as zoo::add does.
+void restore_to_comparison(zoo::Entry e);
 /// zoo::remove; false when no added entry has that id.
 bool remove_from_comparison(std::string_view id);
 /// Increases with every add_to_comparison and remove_from_comparison.

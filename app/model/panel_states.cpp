@@ -1,6 +1,7 @@
 // The panels' field tables (see panel_states.hpp and state_schema.hpp).
 //
 // Index of this file:
+//   [SECTION] Samplers shared by the custom fields
 //   [SECTION] Curves
 //   [SECTION] Approximations
 //   [SECTION] Dropout view
@@ -17,6 +18,7 @@
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/fit_export.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/zoo.hpp"
 #include "model/comparison.hpp"
 
 namespace gelu::app::model {
@@ -47,6 +49,60 @@ json::Value string_array(const std::vector<std::string>& v) {
   return a;
 }
 
+// [SECTION] Samplers shared by the custom fields
+std::string random_registry_id(SampleRng& rng) {
+  return registry()[static_cast<std::size_t>(rng.below(registry().size()))].id;
+}
+
+/// 0 to max_n registry ids, in any order, repeats included (the readers sort and merge them as they do).
+json::Value random_registry_ids(SampleRng& rng, std::size_t max_n) {
+  json::Array a;
+  for (std::uint64_t n = rng.below(max_n + 1); n > 0; --n) a.emplace_back(random_registry_id(rng));
+  return a;
+}
+
+/// Mostly small counts, sometimes up to `max`: the limits are valid, and a state of them all is slow.
+std::size_t random_count(SampleRng& rng, std::size_t small, std::size_t max) {
+  return static_cast<std::size_t>(rng.below((rng.chance(0.9) ? small : max) + 1));
+}
+
+/// `min_n` to `max_n` zoo entry ids (gelulab list --zoo), repeats included (the reader merges them).
+json::Value random_zoo_ids(SampleRng& rng, std::size_t min_n, std::size_t max_n) {
+  static const std::vector<std::string> ids = [] {
+    std::vector<std::string> v;
+    for (const zoo::Entry& e : zoo::builtin_entries()) v.push_back(e.id);
+    return v;
+  }();
+  json::Array a;
+  for (std::uint64_t n = min_n + rng.below(max_n - min_n + 1); n > 0; --n) a.emplace_back(rng.pick(ids));
+  return a;
+}
+
+/// The file name base of a panel's exports (S::export_base). A NUL would end the path early (the file would
+/// be written under another name), and a control character in a file name is a trap: both are refused.
+template <class S>
+Field<S> export_field(std::string help) {
+  return {
+      "export",
+      "file name base",
+      std::move(help),
+      [](const json::Value& v, S& s) {
+        const std::string& base = read_string_value(v, "export");
+        const bool control = std::any_of(base.begin(), base.end(), [](char c) {
+          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        if (base.empty() || control)
+          throw json::JsonError("'export' must be a non-empty file name base without control characters");
+        s.export_base = base;
+      },
+      [](const S& s) { return json::Value(s.export_base); },
+      [](SampleRng& rng, const json::Object&) {
+        // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
+        // that may not exist: the export then says why it failed).
+        return json::Value(rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
+      }};
+}
+
 }  // namespace
 
 // [SECTION] Curves
@@ -68,7 +124,10 @@ const Schema<CurvesState>& curves_schema() {
            [](const json::Value& v, S& s) {
              s.functions = read_registry_ids(v, "functions", "'functions' must be an array of registry ids");
            },
-           [](const S& s) { return string_array(s.functions); }},
+           [](const S& s) { return string_array(s.functions); },
+           [](SampleRng& rng, const json::Object&) {
+             return random_registry_ids(rng, registry().size() + 2);
+           }},
           {"params", "{\"id.param\": value, …}", "parameters that differ from their defaults",
            [](const json::Value& v, S& s) {
              if (!v.is_object())
@@ -94,13 +153,23 @@ const Schema<CurvesState>& curves_schema() {
                if (pi >= 0 && value != a->params[static_cast<std::size_t>(pi)].default_value) o[key] = value;
              }
              return json::Value(std::move(o));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Object o;
+             for (const Activation& a : registry())
+               for (const ParamSpec& p : a.params)
+                 if (rng.chance(0.3)) o[std::string(a.id) + "." + p.name] = rng.number(p.min, p.max);
+             return json::Value(std::move(o));
            }},
           {"probe", "number in [-1e6, 1e6] or null", "the x of the probe line and readout (null: none)",
            [](const json::Value& v, S& s) {
              s.probe =
                  v.is_null() ? std::nullopt : std::optional<double>(read_number_value(v, "probe", -1e6, 1e6));
            },
-           [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); }},
+           [](const S& s) { return s.probe ? json::Value(*s.probe) : json::Value(); },
+           [](SampleRng& rng, const json::Object&) {
+             return rng.chance(0.2) ? json::Value() : json::Value(rng.number(-1e6, 1e6));
+           }},
           {"derivatives", "[1, 2]", "the derivative plots shown below f",
            [](const json::Value& v, S& s) {
              if (!v.is_array()) throw json::JsonError("'derivatives' must be an array like [1, 2]");
@@ -117,6 +186,11 @@ const Schema<CurvesState>& curves_schema() {
              json::Array a;
              if (s.d1) a.emplace_back(1);
              if (s.d2) a.emplace_back(2);
+             return json::Value(std::move(a));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array a;
+             for (std::uint64_t n = rng.below(4); n > 0; --n) a.emplace_back(rng.chance(0.5) ? 1 : 2);
              return json::Value(std::move(a));
            }},
           bool_field<S>("shade_dip", &S::shade_dip, "shade GELU's negative dip and mark its minimum"),
@@ -147,19 +221,31 @@ const Schema<ApproxState>& approx_schema() {
                            ->params[0]
                            .default_value;
            },
-           [](const S& s) { return json::Value(s.tuned_form); }},
+           [](const S& s) { return json::Value(s.tuned_form); },
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.chance(0.5) ? "sigmoid" : "tanh");
+           }},
           {"tuned", "number in the form's parameter range", "k of the sigmoid form or c of the tanh form",
            [](const json::Value& v, S& s) {
              const ParamSpec& ps =
                  find_activation(s.tuned_form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
              s.tuned = read_number_value(v, "tuned", ps.min, ps.max);
            },
-           [](const S& s) { return json::Value(s.tuned); }},
+           [](const S& s) { return json::Value(s.tuned); },
+           [](SampleRng& rng, const json::Object& drawn) {
+             // Within the range of the form this state ends up with (drawn here, else the default's).
+             const auto f = drawn.find("tuned_form");
+             const std::string form = f != drawn.end() ? f->second.as_string() : S{}.tuned_form;
+             const ParamSpec& ps =
+                 find_activation(form == "sigmoid" ? "gelu_sigmoid" : "gelu_tanh")->params[0];
+             return json::Value(rng.number(ps.min, ps.max));
+           }},
           bool_field<S>("gpu", &S::gpu, "also evaluate on the GPU and compare"),
           {"compare", "[zoo id, …]",
            "zoo entries drawn beside the forms (gelulab list --zoo; the Designer's candidates are fit_…)",
            [](const json::Value& v, S& s) { s.compare = read_entry_ids(v, "compare"); },
-           [](const S& s) { return entry_ids_json(s.compare); }},
+           [](const S& s) { return entry_ids_json(s.compare); },
+           [](SampleRng& rng, const json::Object&) { return random_zoo_ids(rng, 0, 4); }},
       });
   return schema;
 }
@@ -217,11 +303,24 @@ json::Value net_json(const NetChoice& n) {
 }
 
 Field<FfnState> net_field(const char* key, int i) {
-  return {key, "{activations, glu, stochastic}",
+  return {key,
+          "{activations, glu, stochastic}",
           i == 0 ? "network A: its activations per layer, GLU kind and stochastic GELU"
                  : "network B, trained beside A from the same weights",
           [i](const json::Value& v, FfnState& s) { read_net(v, s.cfg.nets[static_cast<std::size_t>(i)]); },
-          [i](const FfnState& s) { return net_json(s.cfg.nets[static_cast<std::size_t>(i)]); }};
+          [i](const FfnState& s) { return net_json(s.cfg.nets[static_cast<std::size_t>(i)]); },
+          [](SampleRng& rng, const json::Object&) {
+            json::Object o;
+            if (rng.chance(0.8)) {
+              json::Array acts;
+              for (std::uint64_t n = 1 + rng.below(5); n > 0; --n) acts.emplace_back(random_registry_id(rng));
+              o["activations"] = std::move(acts);
+            }
+            static const std::vector<std::string> kinds = {"geglu", "swiglu", "reglu"};
+            if (rng.chance(0.5)) o["glu"] = rng.pick(kinds);
+            if (rng.chance(0.5)) o["stochastic"] = rng.chance(0.5);
+            return json::Value(std::move(o));
+          }};
 }
 
 }  // namespace
@@ -239,13 +338,22 @@ const Schema<FfnState>& ffn_schema() {
                throw json::JsonError("'dataset' must be a 2-D classification dataset");
              s.cfg.data.id = info->id;
            },
-           [](const S& s) { return json::Value(s.cfg.data.id); }},
+           [](const S& s) { return json::Value(s.cfg.data.id); },
+           [](SampleRng& rng, const json::Object&) {
+             std::vector<std::string> ids;
+             for (const ffn::DatasetInfo& d : ffn::datasets())
+               if (d.task == ffn::Task::Classification && d.inputs == 2) ids.emplace_back(d.id);
+             return json::Value(rng.pick(ids));
+           }},
           integer_field<S>("samples", [](auto& s) -> auto& { return s.cfg.data.samples; }, 8, 20000, "points"),
           {"noise", "number in [0, 2] (negative: the dataset's default)", "label noise / jitter",
            [](const json::Value& v, S& s) {
              s.cfg.data.noise = v.is_number() && v.as_number() < 0 ? -1.0 : read_number_value(v, "noise", 0, 2);
            },
-           [](const S& s) { return json::Value(s.cfg.data.noise); }},
+           [](const S& s) { return json::Value(s.cfg.data.noise); },
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.chance(0.2) ? rng.number(-1e300, -0.0) : rng.number(0, 2));
+           }},
           integer_field<S>("classes", [](auto& s) -> auto& { return s.cfg.data.classes; }, 2, 8, "classes"),
           integer_field<S>("data_seed", [](auto& s) -> auto& { return s.cfg.data.seed; }, 0, 1e15,
                            "the dataset's seed"),
@@ -285,6 +393,19 @@ const Schema<FfnState>& ffn_schema() {
                e.emplace_back(std::move(q));
              }
              return json::Value(std::move(e));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array e;
+             for (std::size_t n = random_count(rng, 6, 200); n > 0; --n) {
+               json::Object q;
+               const bool add = rng.chance(0.7);
+               q["op"] = add ? "add" : "remove";
+               q["x"] = rng.chance(0.8) ? rng.uniform(-3, 3) : rng.number(-1e6, 1e6);
+               q["y"] = rng.chance(0.8) ? rng.uniform(-3, 3) : rng.number(-1e6, 1e6);
+               if (add) q["label"] = rng.integer(0, 7);
+               e.emplace_back(std::move(q));
+             }
+             return json::Value(std::move(e));
            }},
           {"widths", "[1 to 4 widths in [1, 128]]", "hidden layer widths",
            [](const json::Value& v, S& s) {
@@ -298,6 +419,11 @@ const Schema<FfnState>& ffn_schema() {
              json::Array w;
              for (int x : s.cfg.widths) w.emplace_back(x);
              return json::Value(std::move(w));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array w;
+             for (std::uint64_t n = 1 + rng.below(4); n > 0; --n) w.emplace_back(rng.chance(0.9) ? rng.integer(1, 24) : rng.integer(1, 128));
+             return json::Value(std::move(w));
            }},
           bool_field<S>("glu", [](auto& s) -> auto& { return s.cfg.glu; }, "GLU blocks instead of plain layers"),
           net_field("a", 0),
@@ -309,14 +435,16 @@ const Schema<FfnState>& ffn_schema() {
              if (!o) throw json::JsonError("'optimizer' must be sgd or adam");
              s.cfg.optimizer = *o;
            },
-           [](const S& s) { return json::Value(ffn::to_string(s.cfg.optimizer)); }},
+           [](const S& s) { return json::Value(ffn::to_string(s.cfg.optimizer)); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "sgd" : "adam"); }},
           number_field<S>("lr", [](auto& s) -> auto& { return s.cfg.lr; }, 1e-5, 1, "learning rate"),
           integer_field<S>("batch", [](auto& s) -> auto& { return s.cfg.batch; }, 1, 4096, "batch size"),
           integer_field<S>("init_seed", [](auto& s) -> auto& { return s.cfg.init_seed; }, 0, 1e15,
                            "the weights' seed (A and B start identical)"),
           {"backend", "cpu|gpu", "where the nets train",
            [](const json::Value& v, S& s) { s.cfg.gpu = read_choice_value(v, "backend", {"cpu", "gpu"}) == "gpu"; },
-           [](const S& s) { return json::Value(s.cfg.gpu ? "gpu" : "cpu"); }},
+           [](const S& s) { return json::Value(s.cfg.gpu ? "gpu" : "cpu"); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5) ? "gpu" : "cpu"); }},
           integer_field<S>("grid", [](auto& s) -> auto& { return s.cfg.grid; }, 8, 256, "decision map resolution"),
           integer_field<S>("speed", [](auto& s) -> auto& { return s.cfg.speed; }, 0, 1000000,
                            "training steps per second while playing (0: as fast as it goes)"),
@@ -344,7 +472,8 @@ const Schema<BenchState>& bench_schema() {
              }
              s.cfg.functions = std::move(f);
            },
-           [](const S& s) { return string_array(s.cfg.functions); }},
+           [](const S& s) { return string_array(s.cfg.functions); },
+           [](SampleRng& rng, const json::Object&) { return random_registry_ids(rng, 4); }},
           {"sizes", "[element counts in [1, 67108864]]", "the array sizes",
            [](const json::Value& v, S& s) {
              if (!v.is_array() || v.as_array().empty())
@@ -362,6 +491,12 @@ const Schema<BenchState>& bench_schema() {
            [](const S& s) {
              json::Array a;
              for (std::size_t n : s.cfg.sizes) a.emplace_back(static_cast<double>(n));
+             return json::Value(std::move(a));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array a;
+             for (std::uint64_t n = 1 + rng.below(4); n > 0; --n)
+               a.emplace_back(rng.chance(0.9) ? rng.integer(1, 65536) : rng.integer(1, 67108864.0));
              return json::Value(std::move(a));
            }},
           {"backends", "[cpu_scalar, cpu_vector, gpu_kernel, gpu_end_to_end]", "what is measured",
@@ -383,6 +518,12 @@ const Schema<BenchState>& bench_schema() {
              for (int i = 0; i < kBenchBackends; ++i)
                if (s.cfg.backends[i]) b.emplace_back(to_string(static_cast<BenchBackend>(i)));
              return json::Value(std::move(b));
+           },
+           [](SampleRng& rng, const json::Object&) {
+             json::Array b;
+             for (std::uint64_t n = rng.below(kBenchBackends + 2); n > 0; --n)
+               b.emplace_back(to_string(static_cast<BenchBackend>(rng.below(kBenchBackends))));
+             return json::Value(std::move(b));
            }},
           integer_field<S>(
               "reps", [](auto& s) -> auto& { return s.cfg.reps; }, 1, 1000, "repetitions per cell"),
@@ -393,14 +534,9 @@ const Schema<BenchState>& bench_schema() {
              if (!find_activation(fn)) throw json::JsonError("'shown_function' must be a registry id");
              s.shown_function = fn;
            },
-           [](const S& s) { return json::Value(s.shown_function); }},
-          {"export", "file name base", "what the CSV and JSON exports are called",
-           [](const json::Value& v, S& s) {
-             const std::string& base = read_string_value(v, "export");
-             if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
-             s.export_base = base;
-           },
-           [](const S& s) { return json::Value(s.export_base); }},
+           [](const S& s) { return json::Value(s.shown_function); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(random_registry_id(rng)); }},
+          export_field<S>("what the CSV and JSON exports are called"),
       });
   return schema;
 }
@@ -414,7 +550,9 @@ const Schema<PrecisionState>& precision_schema() {
           {"entries", "[zoo id, …]",
            "the zoo entries swept (gelulab list --zoo; the Designer's candidates are fit_…)",
            [](const json::Value& v, S& s) { s.cfg.entries = read_entry_ids(v, "entries"); },
-           [](const S& s) { return entry_ids_json(s.cfg.entries); }},
+           [](const S& s) { return entry_ids_json(s.cfg.entries); },
+           // One or two: every value of every format is swept per entry, and the tests draw many states.
+           [](SampleRng& rng, const json::Object&) { return random_zoo_ids(rng, 1, 2); }},
           {"formats", "[bf16, f16, e4m3, e5m2]", "the storage formats, every value of each",
            [](const json::Value& v, S& s) {
              const std::vector<std::string>& known = precision_storage_formats();
@@ -431,24 +569,26 @@ const Schema<PrecisionState>& precision_schema() {
              for (std::size_t i = 0; i < known.size(); ++i)
                if (on[i]) s.cfg.formats.push_back(known[i]);
            },
-           [](const S& s) { return string_array(s.cfg.formats); }},
+           [](const S& s) { return string_array(s.cfg.formats); },
+           [](SampleRng& rng, const json::Object&) {
+             const std::vector<std::string>& known = precision_storage_formats();
+             json::Array a;
+             a.emplace_back(rng.pick(known));
+             if (rng.chance(0.15)) a.emplace_back(rng.pick(known));  // sometimes two, or one twice
+             return json::Value(std::move(a));
+           }},
           choice_field<S>(
               "compute", [](auto& s) -> auto& { return s.cfg.compute; }, precision_compute_formats(),
               "the format intermediates are rounded to (auto: f32, as frameworks upcast)"),
           {"derivatives", "true|false", "sweep f′ against GELU′ instead of f against GELU",
            [](const json::Value& v, S& s) { s.cfg.order = read_bool_value(v, "derivatives") ? 1 : 0; },
-           [](const S& s) { return json::Value(s.cfg.order == 1); }},
+           [](const S& s) { return json::Value(s.cfg.order == 1); },
+           [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5)); }},
           number_field<S>(
               "int8_scale", [](auto& s) -> auto& { return s.cfg.int8_scale; }, 1e-4, 1,
               "the int8 view's scale: value = scale · code (zero point 0)"),
           range_field<S>("x", &S::x, "the x range of the ULP plot (the sweep covers every value regardless)"),
-          {"export", "file name base", "what the summary's CSV and Markdown files are called",
-           [](const json::Value& v, S& s) {
-             const std::string& base = read_string_value(v, "export");
-             if (base.empty()) throw json::JsonError("'export' must be a non-empty file name base");
-             s.export_base = base;
-           },
-           [](const S& s) { return json::Value(s.export_base); }},
+          export_field<S>("what the summary's CSV and Markdown files are called"),
       });
   return schema;
 }
@@ -492,13 +632,28 @@ Field<fit::Spec> enum_field(std::string key, Ref ref, std::span<const fit::Named
   for (const fit::Named<E>& n : table) names.emplace_back(n.name);
   std::string type;
   for (const std::string& n : names) type += (type.empty() ? "" : "|") + n;
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, table, names](const json::Value& v, fit::Spec& s) {
             const std::string& name = read_choice_value(v, key, names);
             for (const fit::Named<E>& n : table)
               if (name == n.name) access(ref, s) = n.id;
           },
-          [ref](const fit::Spec& s) { return json::Value(fit::name(access(ref, s))); }};
+          [ref](const fit::Spec& s) { return json::Value(fit::name(access(ref, s))); },
+          [names](SampleRng& rng, const json::Object&) { return json::Value(rng.pick(names)); }};
+}
+
+/// A small fit (cubic polynomial for GELU on [-4, 4], f32): the candidate the samplers put in a state.
+fit::Spec sample_candidate_spec() {
+  fit::Spec s;
+  s.target = fit::Target::Gelu;
+  s.form = fit::Form::Poly;
+  s.degree = 3;
+  s.a = -4;
+  s.b = 4;
+  s.format = FormatId::F32;
+  return s;
 }
 
 }  // namespace
@@ -536,6 +691,23 @@ const Schema<fit::Spec>& fit_spec_schema() {
            },
            [](const S& s) {
              return range_json(plot::Range{s.a, s.b});
+           },
+           [](SampleRng& rng, const json::Object&) {
+             // Mostly ranges a person fits ([-8, 8] and the like), sometimes anywhere within the limits.
+             double a = rng.number(-fit::kMaxAbsRange, fit::kMaxAbsRange);
+             double b = rng.number(-fit::kMaxAbsRange, fit::kMaxAbsRange);
+             if (rng.chance(0.7)) {
+               b = rng.uniform(0.5, 10);
+               a = -rng.uniform(0.5, 10);
+             }
+             if (a > b) std::swap(a, b);
+             if (!(b - a >= fit::kMinWidth)) {  // too narrow: one unit wide, inside the limits
+               if (b - 1 >= -fit::kMaxAbsRange)
+                 a = b - 1;
+               else
+                 b = a + 1;
+             }
+             return range_json(plot::Range{a, b});
            }},
           enum_field<fit::Clamp>("clamp", &S::clamp, fit::clamps(),
                                  "outside [A, B]: limits (GELU's 0 and x), zero, x, or none"),
@@ -546,7 +718,10 @@ const Schema<fit::Spec>& fit_spec_schema() {
            [](const json::Value& v, S& s) {
              s.format = Format::parse(read_choice_value(v, "format", {"f64", "f32", "bf16", "f16"}))->id();
            },
-           [](const S& s) { return json::Value(number_format(s.format).name); }},
+           [](const S& s) { return json::Value(number_format(s.format).name); },
+           [](SampleRng& rng, const json::Object&) {
+             return json::Value(rng.pick(std::vector<std::string>{"f64", "f32", "bf16", "f16"}));
+           }},
           bool_field<S>("reoptimize", &S::reoptimize,
                         "after rounding: re-fit greedily and search the lattice (never worse than naive)"),
       });
@@ -559,7 +734,7 @@ const Schema<DesignerState>& designer_schema() {
     std::vector<Field<S>> fields;
     for (const Field<fit::Spec>& f : fit_spec_schema().fields())
       fields.push_back({f.key, f.type, f.help, [f](const json::Value& v, S& s) { f.read(v, s.spec); },
-                        [f](const S& s) { return f.write(s.spec); }});
+                        [f](const S& s) { return f.write(s.spec); }, f.sample});
     fields.push_back(
         {"candidates", "[{id, compared, spec, coefficients, …}, …]",
          "the candidates kept in this session (saved as fitted: spec, coefficients, breakpoints, centres)",
@@ -602,6 +777,20 @@ const Schema<DesignerState>& designer_schema() {
              a.emplace_back(std::move(o));
            }
            return json::Value(std::move(a));
+         },
+         [](SampleRng& rng, const json::Object&) {
+           // Mostly none; else one or two copies of a small fit (made once), compared or not, under ids
+           // the reader accepts.
+           static const json::Value one = candidate_json(fit::fit(sample_candidate_spec()));
+           json::Array a;
+           if (rng.chance(0.6)) return json::Value(std::move(a));
+           for (std::uint64_t n = 1 + rng.below(2); n > 0; --n) {
+             json::Object o = one.as_object();
+             o["id"] = "fit_sample_" + std::to_string(n);
+             o["compared"] = rng.chance(0.5);
+             a.emplace_back(std::move(o));
+           }
+           return json::Value(std::move(a));
          }});
     fields.push_back(bool_field<S>("log_error", &S::log_error, "the error plot shows |error| on a log axis"));
     fields.push_back({"export_name", "C identifier", "the exported function's name",
@@ -611,16 +800,16 @@ const Schema<DesignerState>& designer_schema() {
                           throw json::JsonError("'export_name' must be a C identifier (letters, digits, _)");
                         s.export_name = n;
                       },
-                      [](const S& s) { return json::Value(s.export_name); }});
-    fields.push_back({"export", "file name base",
-                      "what the exported files are called (BASE.hpp, BASE.glsl, …)",
-                      [](const json::Value& v, S& s) {
-                        const std::string& base = read_string_value(v, "export");
-                        if (base.empty())
-                          throw json::JsonError("'export' must be a non-empty file name base");
-                        s.export_base = base;
-                      },
-                      [](const S& s) { return json::Value(s.export_base); }});
+                      [](const S& s) { return json::Value(s.export_name); },
+                      [](SampleRng& rng, const json::Object&) {
+                        // Keywords, gl_ and __ prefixes are refused: draw again (rarely needed).
+                        for (;;) {
+                          std::string n =
+                              rng.text(1, 1, "abcxyzABC_") + rng.text(0, 30, "abcxyzABCXYZ0123456789_");
+                          if (fit::is_identifier(n)) return json::Value(std::move(n));
+                        }
+                      }});
+    fields.push_back(export_field<S>("what the exported files are called (BASE.hpp, BASE.glsl, …)"));
     return Schema<S>("panel state", std::move(fields));
   }();
   return schema;

@@ -18,6 +18,8 @@ PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) 
           },
           [schema] { return schema().help(); },
           [schema] { return schema().write(S{}); },
+          [schema](SampleRng& rng) { return schema().sample(rng); },
+          [schema](const json::Value& state) { return schema().normalized(state); },
           nullptr};
 }
 

@@ -13,6 +13,8 @@
 
 namespace gelu::app::model {
 
+class SampleRng;
+
 struct PanelKind {
   const char* id;     // "curves": --panel value, state-file and session key
   const char* title;  // tab title
@@ -22,6 +24,11 @@ struct PanelKind {
   std::function<std::string()> help;
   /// The default state.
   std::function<json::Value()> defaults;
+  /// A random valid state, drawn field by field from the table (property tests, fuzzers).
+  std::function<json::Value(SampleRng& rng)> sample;
+  /// `state` read into a fresh default state and written back: what a fresh panel given `state` saves.
+  /// Throws json::JsonError as validate does.
+  std::function<json::Value(const json::Value& state)> normalize;
   /// Text this panel computes at run time, which a lesson step may quote as {key} (model/lessons.hpp): empty
   /// when the panel in `state` computes `key`, else why not. Null: the panel computes no text.
   std::function<std::string(const json::Value& state, std::string_view key)> computed_text_problem;

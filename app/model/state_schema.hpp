@@ -2,7 +2,9 @@
 // how it is read from and written to JSON. Reading (`gelulab shot --state`, lessons, sessions), writing
 // (sessions, `shot --session-out`, "save view as lesson step"), key checking (typos are errors) and the help
 // text of `gelulab shot --help` all come from the table, so a field is declared once. No ImGui: lesson and
-// session files are validated headless through the same tables.
+// session files are validated headless through the same tables. Each field can also draw a random valid value
+// (Field::sample): property tests and fuzzers generate panel states from the tables, so a new field is
+// exercised the day it is added.
 //
 // Messages name the key in quotes, as users see them after "--state FILE: ":
 //   'x' must be [min, max] with finite min < max        'samples' must be a number in [1, 100000]
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,6 +40,34 @@ const std::string& read_choice_value(const json::Value& v, std::string_view key,
 std::string choices_text(const std::vector<std::string>& choices);  // "abs", "rel" or "ulp"
 json::Value range_json(const plot::Range& r);
 
+// [SECTION] Random valid values, for property tests and fuzzers
+/// A small seeded generator (splitmix64): the same seed draws the same states on every machine and compiler
+/// (no std:: distributions, whose results differ between standard libraries).
+class SampleRng {
+ public:
+  explicit SampleRng(std::uint64_t seed) : s_(seed) {}
+  std::uint64_t next();
+  std::uint64_t below(std::uint64_t n);  // [0, n); 0 when n is 0
+  bool chance(double p);                 // true with probability p
+  double uniform(double lo, double hi);  // [lo, hi)
+  /// A number in [lo, hi]: often an edge (lo, hi, their neighbours, 0 and -0 when inside), else uniform or
+  /// spread over the binades of the range (so 1e-300 and 1e300 turn up as well as 0.5).
+  double number(double lo, double hi);
+  /// An integer in [lo, hi] (both within 2^53): the edges often, else uniform or spread over the decades.
+  double integer(double lo, double hi);
+  /// A valid plot range (finite min < max): ordinary ones, one ULP wide, and ones spanning ±1e300.
+  plot::Range range();
+  /// A string from `alphabet`'s UTF-8 characters (ASCII letters when empty), `min_len` to `max_len` of them.
+  std::string text(std::size_t min_len, std::size_t max_len, std::string_view alphabet = {});
+  template <class T>
+  const T& pick(const std::vector<T>& v) {
+    return v[static_cast<std::size_t>(below(v.size()))];
+  }
+
+ private:
+  std::uint64_t s_;
+};
+
 // [SECTION] Fields and schemas
 template <class S>
 struct Field {
@@ -45,6 +76,10 @@ struct Field {
   std::string help;  // one sentence
   std::function<void(const json::Value&, S&)> read;
   std::function<json::Value(const S&)> write;
+  /// A random value that `read` accepts, given the keys drawn so far for the same state (in table order:
+  /// a field whose range depends on an earlier one looks it up). The builders make it; a custom field must
+  /// give one (tests/app/panel_list_test.cpp fails naming a field without).
+  std::function<json::Value(SampleRng&, const json::Object& drawn)> sample = {};
 };
 
 template <class S>
@@ -65,7 +100,7 @@ class Schema {
     }
     S next = s;
     for (const Field<S>& f : fields_)
-      if (const json::Value* v = state.find(f.key)) f.read(*v, next);
+      if (const json::Value* v = state.find(f.key)) read_field(f, *v, next);
     s = std::move(next);
   }
   /// Every field of `s`.
@@ -85,6 +120,35 @@ class Schema {
       out += d.size() <= 40 ? " (default " + d + ")\n" : "\n";
     }
     return out;
+  }
+  /// A random valid state: each field present with probability `p_present` (absent keys are the reader's
+  /// "leave it alone" case), its value from the field's sampler. std::logic_error names a field without one.
+  json::Value sample(SampleRng& rng, double p_present = 0.75) const {
+    json::Object o;
+    for (const Field<S>& f : fields_) {
+      if (!f.sample) throw std::logic_error("the field '" + f.key + "' has no sampler (Field::sample)");
+      if (!rng.chance(p_present)) continue;
+      json::Value v = f.sample(rng, o);  // sees only the keys before it
+      o[f.key] = std::move(v);
+    }
+    return o;
+  }
+  /// `state` read into `from` and written back: what a panel holding `from` writes after reading it.
+  json::Value normalized(const json::Value& state, S from = S{}) const {
+    read(state, from);
+    return write(from);
+  }
+  /// One field read; a message that does not start with the field's key gets it in front ("'a': 'glu' must
+  /// be ..."), so every refusal names the field it came from (reliability class 5).
+  static void read_field(const Field<S>& f, const json::Value& v, S& s) {
+    try {
+      f.read(v, s);
+    } catch (const json::JsonError& e) {
+      const std::string_view m = e.what();
+      const std::string q = "'" + f.key;
+      if (m.rfind(q, 0) == 0 && m.size() > q.size() && (m[q.size()] == '\'' || m[q.size()] == '[')) throw;
+      throw json::JsonError(quoted_key(f.key) + ": " + std::string(m));
+    }
   }
   std::string keys_text() const {
     std::string list;
@@ -110,49 +174,64 @@ decltype(auto) access(const Ref& ref, S& s) {
 
 template <class S, class Ref>
 Field<S> range_field(std::string key, Ref ref, std::string help) {
-  return {key, "[min, max]", std::move(help),
+  return {key,
+          "[min, max]",
+          std::move(help),
           [key, ref](const json::Value& v, S& s) { access(ref, s) = read_range_value(v, key); },
-          [ref](const S& s) { return range_json(access(ref, s)); }};
+          [ref](const S& s) { return range_json(access(ref, s)); },
+          [](SampleRng& rng, const json::Object&) { return range_json(rng.range()); }};
 }
 
 template <class S, class Ref>
 Field<S> number_field(std::string key, Ref ref, double min, double max, std::string help) {
   const std::string type = "number in [" + format_f64(min) + ", " + format_f64(max) + "]";
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, min, max](const json::Value& v, S& s) {
             access(ref, s) = read_number_value(v, key, min, max);
           },
-          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); }};
+          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); },
+          [min, max](SampleRng& rng, const json::Object&) { return json::Value(rng.number(min, max)); }};
 }
 
 /// An integer member of any integer type; JSON numbers are doubles, so the range stays within 2^53.
 template <class S, class Ref>
 Field<S> integer_field(std::string key, Ref ref, double min, double max, std::string help) {
   const std::string type = "integer in [" + format_f64(min) + ", " + format_f64(max) + "]";
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, min, max](const json::Value& v, S& s) {
             auto& m = access(ref, s);
             m = static_cast<std::remove_reference_t<decltype(m)>>(read_number_value(v, key, min, max));
           },
-          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); }};
+          [ref](const S& s) { return json::Value(static_cast<double>(access(ref, s))); },
+          [min, max](SampleRng& rng, const json::Object&) { return json::Value(rng.integer(min, max)); }};
 }
 
 template <class S, class Ref>
 Field<S> bool_field(std::string key, Ref ref, std::string help) {
-  return {key, "true|false", std::move(help),
+  return {key,
+          "true|false",
+          std::move(help),
           [key, ref](const json::Value& v, S& s) { access(ref, s) = read_bool_value(v, key); },
-          [ref](const S& s) { return json::Value(static_cast<bool>(access(ref, s))); }};
+          [ref](const S& s) { return json::Value(static_cast<bool>(access(ref, s))); },
+          [](SampleRng& rng, const json::Object&) { return json::Value(rng.chance(0.5)); }};
 }
 
 template <class S, class Ref>
 Field<S> choice_field(std::string key, Ref ref, std::vector<std::string> choices, std::string help) {
   std::string type;
   for (const std::string& c : choices) type += (type.empty() ? "" : "|") + c;
-  return {key, type, std::move(help),
+  return {key,
+          type,
+          std::move(help),
           [key, ref, choices](const json::Value& v, S& s) {
             access(ref, s) = read_choice_value(v, key, choices);
           },
-          [ref](const S& s) { return json::Value(access(ref, s)); }};
+          [ref](const S& s) { return json::Value(access(ref, s)); },
+          [choices](SampleRng& rng, const json::Object&) { return json::Value(rng.pick(choices)); }};
 }
 
 }  // namespace gelu::app::model

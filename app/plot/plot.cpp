@@ -229,7 +229,8 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   if (!visible) return;
   const auto n = static_cast<std::size_t>(std::clamp(area_max_.x - area_min_.x, 32.0f, 8192.0f)) + 1;
   sample_function(s_.x, n, f, sx_, sy_);
-  if (s_.capture && e) s_.captured.push_back({e->label, sx_, sy_});
+  ++items_;
+  if (s_.capture && e) s_.captured.push_back({e->label, sx_, sy_, {}});
   const Range b = data_bounds(sy_, s_.y);
   fit_y_.min = std::min(fit_y_.min, b.min);
   fit_y_.max = std::max(fit_y_.max, b.max);
@@ -245,6 +246,7 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
     e->ys = ys;
   }
   if (!visible) return;
+  items_ += static_cast<int>(std::min(xs.size(), ys.size()));
   if (s_.capture && e) capture(e->label, xs, ys);
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -258,6 +260,7 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
   const bool visible = begin_series(label, color, false, &e);
   if (e) e->dot = true;
   if (!visible) return;
+  items_ += static_cast<int>(std::min(xs.size(), ys.size()));
   if (s_.capture && e) capture(e->label, xs, ys);
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
@@ -275,6 +278,7 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
                 double width) {
   Entry* e = nullptr;
   if (!begin_series(label, color, false, &e)) return;
+  items_ += static_cast<int>(std::min(xs.size(), heights.size()));
   if (s_.capture && e) capture(e->label, xs, heights);
   const double base = s_.y.scale == Scale::Log10 ? s_.y.range.min : 0.0;
   const std::size_t n = std::min(xs.size(), heights.size());
@@ -322,6 +326,7 @@ void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std
   const bool visible = begin_series(label, color, false, &e);
   if (e) e->dot = true;
   if (!visible) return;
+  items_ += static_cast<int>(std::min(xs.size(), ys.size()));
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
@@ -331,6 +336,7 @@ void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std
 
 void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo,
                  ImVec2 uv_hi) {
+  ++items_;
   const ImVec2 a = px(x0, y0), b = px(x1, y1);  // a: (x0, y0), b: (x1, y1) on screen
   // AddImage wants the top-left corner first; swap texture coordinates along with the corners.
   ImVec2 p0(a.x, b.y), p1(b.x, a.y), uv0(uv_lo.x, uv_hi.y), uv1(uv_hi.x, uv_lo.y);
@@ -357,6 +363,7 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
   Entry* e = nullptr;
   if (!begin_series(label, color, false, &e)) return;
   const std::size_t n = std::min({xs.size(), y0.size(), y1.size()});
+  items_ += static_cast<int>(n);
   const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
   const std::size_t stride = n > 4 * cols ? n / (2 * cols) : 1;
   auto ok = [&](std::size_t i) {
@@ -719,11 +726,26 @@ void Plot::end() {
   apply_fit();
   s_.last = tf_;
   s_.capture = false;
+  s_.drawn_items = items_;
+}
+
+void Plot::cells(const char* label, std::span<const double> xs, std::span<const double> ys,
+                 std::span<const double> values) {
+  if (!s_.capture) return;
+  const std::size_t n = std::min({xs.size(), ys.size(), values.size()});
+  s_.captured.push_back({label,
+                         {xs.begin(), xs.begin() + static_cast<std::ptrdiff_t>(n)},
+                         {ys.begin(), ys.begin() + static_cast<std::ptrdiff_t>(n)},
+                         {values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n)}});
+}
+
+void Plot::data(const char* label, std::span<const double> xs, std::span<const double> ys) {
+  if (s_.capture) capture(label, xs, ys);
 }
 
 void Plot::capture(const std::string& label, std::span<const double> xs, std::span<const double> ys) {
   // Data series: the points inside the visible x range (what the plot shows).
-  CapturedSeries c{label, {}, {}};
+  CapturedSeries c{label, {}, {}, {}};
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i)
     if (xs[i] >= s_.x.range.min && xs[i] <= s_.x.range.max) {

@@ -23,10 +23,11 @@
 
 namespace gelu::plot {
 
-/// One visible series as the last captured frame drew it (functions at one sample per pixel column).
+/// One visible series as the last captured frame drew it (functions at one sample per pixel column). A heat
+/// map's cells carry their values in `value` (one per point); other series leave it empty.
 struct CapturedSeries {
   std::string label;
-  std::vector<double> x, y;
+  std::vector<double> x, y, value;
 };
 
 /// Persistent per-plot state: kept by the panel between frames.
@@ -54,6 +55,9 @@ struct PlotState {
   // (not legend-hidden) series and clears `capture`.
   bool capture = false;
   std::vector<CapturedSeries> captured;
+  // Data items the last frame drew (points, bars, functions, images; legend-hidden series not counted):
+  // 0 means the plot shows no data yet. Counted where it draws, not where it captures (--meta lists it).
+  int drawn_items = 0;
 };
 
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.
@@ -100,6 +104,13 @@ class Plot {
   /// A texture stretched over the data rectangle [x0, x1] × [y0, y1]; uv_lo is the texture coordinate at
   /// (x0, y0) and uv_hi at (x1, y1) (heatmaps as textures: one quad, not one rectangle per cell).
   void image(ImTextureID texture, double x0, double y0, double x1, double y1, ImVec2 uv_lo, ImVec2 uv_hi);
+  /// For the CSV export only (draws nothing): the cells of a heat map drawn as an image, one (x, y, value)
+  /// per cell, all of them (the image covers them).
+  void cells(const char* label, std::span<const double> xs, std::span<const double> ys,
+             std::span<const double> values);
+  /// For the CSV export only (draws nothing): a data series drawn without a legend entry ("##" labels), under
+  /// the name the CSV gives it.
+  void data(const char* label, std::span<const double> xs, std::span<const double> ys);
   /// Pixel position of a data point (for overlays drawn by the caller).
   ImVec2 to_pixels(double x, double y) const { return px(x, y); }
   /// A vertical band over the full plot height (x0 < x1; infinities extend to the plot edge).
@@ -151,6 +162,7 @@ class Plot {
   ImDrawListSplitter layers_;
   ImVec2 frame_min_, frame_max_, area_min_, area_max_;
   std::string x_label_, y_label_;
+  int items_ = 0;  // data items drawn this frame (PlotState::drawn_items)
   float em_ = 13;
   bool hovered_ = false, ended_ = false;
   std::vector<Entry> entries_;

@@ -153,7 +153,7 @@ TEST(Classroom, PresentationAt2xHasLargerTextThickerLinesAndALightTheme) {
   // The GELU curve is drawn at least twice as thick (2x em, and the projector's line scale on top).
   const Rgb col = hex(big.meta.at("functions").at("gelu").at("color").as_string());
   const double y2 = gelu::find_activation("gelu")->eval(2.0);
-  const Geom ga(normal.meta.at("plots").at("f(x)")), gb(big.meta.at("plots").at("f(x)"));
+  const Geom ga(normal.meta.at("plots").at("plot0")), gb(big.meta.at("plots").at("plot0"));
   const int xa = static_cast<int>(ga.px(2.0)), xb = static_cast<int>(gb.px(2.0));
   const int ta = run_length(a, xa, static_cast<int>(ga.py(y2)) - 30, static_cast<int>(ga.py(y2)) + 30, col);
   const int tb = run_length(b, xb, static_cast<int>(gb.py(y2)) - 40, static_cast<int>(gb.py(y2)) + 40, col);
@@ -248,7 +248,7 @@ TEST(Lessons, AStepShowsItsPanelStateAndTheLessonBar) {
   EXPECT_EQ(s.meta.at("lesson").at("steps").as_number(), 5);
   EXPECT_EQ(s.meta.at("lesson").at("step_title").as_string(), "The negative dip");
   // Step 3's state: x in [-4, 2], GELU and ReLU, the probe at the minimum.
-  const Geom g(s.meta.at("plots").at("f(x)"));
+  const Geom g(s.meta.at("plots").at("plot0"));
   EXPECT_EQ(g.x_min, -4);
   EXPECT_EQ(g.x_max, 2);
   EXPECT_EQ(s.meta.at("probe").as_number(), -0.75);
@@ -303,7 +303,7 @@ TEST(Sessions, SaveThenLoadGivesTheSameSession) {
   EXPECT_EQ(read_file(a), read_file(b));
   // The restored session is what is drawn: the active panel and its x range.
   EXPECT_EQ(s2.meta.at("panel").as_string(), "curves");
-  EXPECT_EQ(Geom(s2.meta.at("plots").at("f(x)")).x_min, -2.5);
+  EXPECT_EQ(Geom(s2.meta.at("plots").at("plot0")).x_min, -2.5);
   EXPECT_TRUE(s2.meta.at("presentation").at("on").as_bool());
   // No temporary file is left next to it (written as temp + fsync + rename).
   for (const auto& e : fs::directory_iterator(test_dir()))
@@ -336,7 +336,7 @@ TEST(Sessions, AMissingLessonFileStillRestoresTheRest) {
                    "lesson": {"file": "/nonexistent/lesson.json", "step": 1}})");
   const Shot s = shot("moved_lesson", "--session '" + a.string() + "'");
   ASSERT_EQ(s.run.status, 0) << s.run.err;
-  EXPECT_EQ(Geom(s.meta.at("plots").at("f(x)")).x_min, -1.5);
+  EXPECT_EQ(Geom(s.meta.at("plots").at("plot0")).x_min, -1.5);
   EXPECT_EQ(s.meta.find("lesson"), nullptr);
   EXPECT_NE(s.meta.at("message").as_string().find("lesson was not reopened: /nonexistent/lesson.json"),
             std::string::npos)

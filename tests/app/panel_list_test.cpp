@@ -1,7 +1,9 @@
 // The one panel list (model::panel_kinds) and the panels' field tables: every kind has a panel class
 // registered under its id and no class is registered outside the list; every panel's state() reads back
 // through its table to the same state; the tables' defaults are what a fresh panel writes; and a lesson
-// step's state is validated headless, through the table, with the same messages a panel gives.
+// step's state is validated headless, through the table, with the same messages a panel gives; every field
+// of every table can draw random values that its reader takes, and a panel given one saves what the table
+// says.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "gui/panels/panel.hpp"
 #include "model/lessons.hpp"
 #include "model/panels.hpp"
+#include "model/state_schema.hpp"
 
 namespace {
 
@@ -84,6 +87,41 @@ TEST(PanelList, ShotHelpListsEveryKey) {
     const std::string help = k.help();
     const json::Value defaults = k.defaults();
     for (const auto& [key, v] : defaults.as_object()) EXPECT_NE(help.find(key), std::string::npos) << k.id;
+  }
+}
+
+TEST(PanelList, EveryFieldDrawsValuesItsReaderTakesAndAPanelSavesWhatTheTableSays) {
+  // Field::sample is how property tests and fuzzers generate states: a field without one fails here, by name.
+  model::SampleRng rng(20240518);
+  for (const model::PanelKind& k : model::panel_kinds()) {
+    SCOPED_TRACE(k.id);
+    for (int i = 0; i < 60; ++i) {
+      json::Value state;
+      ASSERT_NO_THROW(state = k.sample(rng)) << "a field of the " << k.id << " table has no sampler";
+      SCOPED_TRACE(json::write(state));
+      ASSERT_NO_THROW(k.validate(state));
+      const json::Value normal = k.normalize(state);
+      EXPECT_EQ(json::write(k.normalize(json::parse(json::write(normal)))), json::write(normal));
+      auto panel = make_panel(k.id);
+      panel->set_state(state);
+      EXPECT_EQ(json::write(panel->state()), json::write(normal));
+    }
+  }
+}
+
+TEST(PanelList, SamplesCoverEveryFieldAndAreReproducible) {
+  for (const model::PanelKind& k : model::panel_kinds()) {
+    SCOPED_TRACE(k.id);
+    model::SampleRng a(7), b(7);
+    std::vector<std::string> seen;
+    for (int i = 0; i < 40; ++i) {
+      const json::Value s = k.sample(a);
+      EXPECT_EQ(json::write(s), json::write(k.sample(b)));
+      for (const auto& [key, v] : s.as_object()) seen.push_back(key);
+    }
+    const json::Value defaults = k.defaults();  // kept: iterating a temporary's object dangles
+    for (const auto& [key, v] : defaults.as_object())
+      EXPECT_NE(std::find(seen.begin(), seen.end(), key), seen.end()) << key << " never drawn";
   }
 }
 

@@ -43,7 +43,7 @@ TEST(AppShot, CurvesGeluPassesThroughItsValueAtOne) {
   ASSERT_TRUE(img.ok());
   EXPECT_EQ(img.w(), 1280);
   EXPECT_EQ(img.h(), 800);
-  const PlotGeom g(s.meta.at("plots").at("f(x)"));
+  const PlotGeom g(s.meta.at("plots").at("plot0"));
   EXPECT_EQ(g.x_min, -4);
   EXPECT_EQ(g.x_max, 4);
   EXPECT_EQ(g.y_min, -1);
@@ -85,12 +85,12 @@ TEST(AppShot, CurvesMinimumMarkerAndDerivativePlot) {
   ASSERT_EQ(infl.size(), 2u);
   EXPECT_NEAR(infl[0].as_number(), -std::sqrt(2.0), 1e-12);
   EXPECT_NEAR(infl[1].as_number(), std::sqrt(2.0), 1e-12);
-  const PlotGeom f0(s.meta.at("plots").at("f(x)"));
+  const PlotGeom f0(s.meta.at("plots").at("plot0"));
   const Rgb dot = hex(s.meta.at("inflection_color").as_string());
   const double r2 = std::sqrt(2.0);
   EXPECT_LT(img.nearest(f0.px(r2), f0.py(gelu::find_activation("gelu")->eval(r2)), dot), 30.0);
   EXPECT_GT(img.nearest(f0.px(r2), f0.py(gelu::find_activation("gelu")->eval(r2)) + 25, dot), 60.0);
-  const PlotGeom d1(s.meta.at("plots").at("f′(x)"));
+  const PlotGeom d1(s.meta.at("plots").at("plot1"));
   const Rgb gelu_col = hex(s.meta.at("functions").at("gelu").at("color").as_string());
   // GELU' crosses 1 near x = 0.6 and is 0.5 at 0: the derivative plot has those pixels.
   EXPECT_LT(img.nearest(d1.px(0.0), d1.py(0.5), gelu_col), 40.0);

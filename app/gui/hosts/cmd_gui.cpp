@@ -30,6 +30,8 @@
 #include "gui/hosts/gl_capture.hpp"
 #include "gui/hosts/gpu_compare.hpp"
 #include "gui/hosts/host.hpp"
+#include "gui/kit/ui.hpp"
+#include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
@@ -347,9 +349,20 @@ int run_gui(Args& args) {
     std::fprintf(stderr, "gelulab gui: the session was not saved: %s\n",
                  printable(plan.unsaved, 1000).c_str());
   }
-  json::Object panels_meta;
-  if (o.report_path)
+  json::Object panels_meta, marks, plots_meta;
+  json::Array plot_ids;
+  if (o.report_path) {
     for (const auto& p : app.panels()) panels_meta[p->id()] = p->meta();
+    // The last frame's named rectangles (the targets of --script) and its plots in drawing order (the ids
+    // Ctrl+E and `shot --csv-plot` take), as `shot --meta` lists them.
+    for (const auto& [name, rect] : ui::marks())
+      marks[name] = json::Array{static_cast<double>(rect.min.x), static_cast<double>(rect.min.y),
+                                static_cast<double>(rect.max.x), static_cast<double>(rect.max.y)};
+    for (const ui::PlotRef& plot : ui::frame_plots()) {
+      plot_ids.emplace_back(plot.id);
+      plots_meta[plot.id] = plot_meta(*plot.state);
+    }
+  }
 
   gpu_release();
   host->shutdown_imgui();
@@ -370,6 +383,10 @@ int run_gui(Args& args) {
     rep["stop_signal"] = stop_signal ? json::Value(signal_name(stop_signal)) : json::Value();
     rep["message"] = app.message();
     rep["panels"] = std::move(panels_meta);
+    rep["active_panel"] = app.active_id();
+    rep["ui_marks"] = std::move(marks);
+    rep["plot_ids"] = std::move(plot_ids);
+    rep["plots"] = std::move(plots_meta);
     rep["status"] = r.status;
     try {
       write_file_atomic(*o.report_path,

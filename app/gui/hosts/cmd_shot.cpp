@@ -4,6 +4,7 @@
 #include <epoxy/gl.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <fstream>
@@ -45,6 +46,7 @@ int run_shot(Args& args) {
     throw UsageError("--panel is required (" + model::panel_ids() +
                      ") unless --session or --lesson gives one");
   if (!out) throw UsageError("--out FILE.png is required");
+  if (csv_plot && !csv_opt) throw UsageError("--csv-plot needs --csv FILE");
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
   // The output-path policy (command.hpp), before anything is read or rendered.
@@ -103,10 +105,7 @@ int run_shot(Args& args) {
     return 2;
   }
   app.active().settle_for_shot();
-  // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout.
-  constexpr int kFrames = 4;
-  for (int i = 0; i < kFrames; ++i) {
-    if (plot_out && i == kFrames - 1) app.request_plot_png();
+  const auto render = [&] {
     io.DeltaTime = 1.0f / 60.0f;
     io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);  // no hover readouts in a still picture
     ImGui_ImplOpenGL3_NewFrame();
@@ -118,7 +117,15 @@ int run_shot(Args& args) {
     glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  }
+  };
+  // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout (and a panel other
+  // than the first is on screen from the second frame); a CSV request then needs the active panel drawn once
+  // to pick its plot and once more to capture it. The last frame is the picture (--out, --plot-out).
+  constexpr int kFrames = 4, kMaxFrames = 16;
+  int frames = 1;
+  for (; frames < kFrames || (app.csv_pending() && frames < kMaxFrames); ++frames) render();
+  if (plot_out) app.request_plot_png();
+  render();
   glFinish();
   int status = 0;
   ImVec2 plot_min, plot_max;
@@ -132,9 +139,23 @@ int run_shot(Args& args) {
       status = 2;
     }
   }
-  if (csv_opt && app.last_csv().empty()) {
-    std::fprintf(stderr, "gelulab shot: --csv: no CSV written (is there a plot '%s' on this panel?)\n",
-                 csv_plot.value_or("").c_str());
+  // The plots the last frame drew, in drawing order: what --csv-plot and scripts (plot:ID) accept, the first
+  // one being the default, and what --meta lists.
+  std::vector<std::string> plot_ids;
+  for (const ui::PlotRef& r : ui::frame_plots()) plot_ids.push_back(r.id);
+  // A plot without data yet: the app said so on stderr and wrote nothing; not a failure of the shot.
+  if (csv_opt && app.last_csv().empty() && app.csv_no_data().empty()) {
+    std::string ids;
+    for (const std::string& id : plot_ids) ids += (ids.empty() ? "" : ", ") + id;
+    const std::string panel_name = std::string("the ") + app.active().id() + " panel";
+    if (plot_ids.empty()) {
+      std::fprintf(stderr, "gelulab shot: --csv: %s drew no plot\n", panel_name.c_str());
+    } else if (csv_plot && std::find(plot_ids.begin(), plot_ids.end(), *csv_plot) == plot_ids.end()) {
+      std::fprintf(stderr, "gelulab shot: --csv-plot: no plot %s on %s (its plots: %s)\n",
+                   quote(*csv_plot, 80).c_str(), panel_name.c_str(), ids.c_str());
+    } else {
+      std::fprintf(stderr, "gelulab shot: --csv: no CSV written: %s\n", printable(app.status(), 300).c_str());
+    }
     status = 2;
   }
   glReadBuffer(GL_COLOR_ATTACHMENT0);
@@ -150,6 +171,17 @@ int run_shot(Args& args) {
   if (meta_path && status == 0) {
     json::Object m = app.active().meta();
     m["panel"] = app.active().id();
+    json::Object plots;
+    for (const ui::PlotRef& r : ui::frame_plots()) plots[r.id] = plot_meta(*r.state);
+    m["plots"] = std::move(plots);
+    json::Array ids;
+    for (const std::string& id : plot_ids) ids.emplace_back(id);
+    m["plot_ids"] = std::move(ids);
+    json::Object marks;  // every named rectangle of the last frame (the targets of gui --script)
+    for (const auto& [name, r] : ui::marks())
+      marks[name] = json::Array{static_cast<double>(r.min.x), static_cast<double>(r.min.y),
+                                static_cast<double>(r.max.x), static_cast<double>(r.max.y)};
+    m["ui_marks"] = std::move(marks);
     m["width"] = w;
     m["height"] = h;
     m["renderer"] = screen->renderer();
@@ -218,9 +250,11 @@ GELU_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
              "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
              "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
              "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
-             "  --csv FILE [--csv-plot ID]  also write the visible series of a plot (default: the first)\n"
+             "  --csv FILE [--csv-plot ID]  also write the visible series of a plot as CSV (default: the\n"
+             "                 panel's first plot; the ids are those --meta lists under plot_ids)\n"
              "  --plot-out FILE  also write a PNG of the first plot alone\n"
-             "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n",
+             "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n"
+             "Every option works on every panel.\n",
              run_shot, panel_states_help);
 
 }  // namespace gelu::app

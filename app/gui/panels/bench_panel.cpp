@@ -90,7 +90,9 @@ void BenchPanel::export_files() {
   const fs::path csv = fs::absolute(export_base_ + ".csv"), js = fs::absolute(export_base_ + ".json");
   try {
     write_file_atomic(csv.string(), bench_csv(snap_));
-    write_file_atomic(js.string(), json::write(bench_json(snap_), 2) + "\n");
+    // A measurement export, like a report: a non-finite number is null plus the "non_finite" note (the JSON
+    // policy, gelu/json.hpp), never an exception out of the frame.
+    write_file_atomic(js.string(), json::write(bench_json(snap_), 2, json::NonFinite::NullWithNote) + "\n");
     export_note_ = "wrote " + csv.string() + " and " + js.filename().string();
   } catch (const FileError& e) {
     export_note_ = e.what();
@@ -213,6 +215,7 @@ void BenchPanel::controls() {
   if (ImGui::InputText("name", buf, sizeof buf)) export_base_ = buf;
   ImGui::BeginDisabled(snap_.rows.empty());
   if (ImGui::Button("Save CSV + JSON")) export_files();
+  ui::mark("button:export");
   ImGui::EndDisabled();
   if (!export_note_.empty()) {
     ImGui::PushTextWrapPos(0);
@@ -306,6 +309,16 @@ void BenchPanel::size_plot(ImVec2 size) {
     }
   if (limit > 0) hi = std::max(hi, limit);
   sizes_.y.range = log_range(lo, hi);
+  // x: 512 .. 1.3e8 elements, widened to every size measured (a sweep may start at 1): an unpanned view
+  // follows its home, so no measured size is drawn off the plot.
+  double size_lo = 512, size_hi = 1.3e8;
+  for (const BenchRow& r : snap_.rows) {
+    size_lo = std::min(size_lo, static_cast<double>(r.size) / 1.5);
+    size_hi = std::max(size_hi, static_cast<double>(r.size) * 1.5);
+  }
+  if (sizes_.x.range.min == sizes_.home_x.min && sizes_.x.range.max == sizes_.home_x.max)
+    sizes_.x.range = {size_lo, size_hi};
+  sizes_.home_x = {size_lo, size_hi};
   const Activation* a = find_activation(shown_fn_);
   char yl[96];
   std::snprintf(yl, sizeof yl, "%s: Gelem/s (median) by size", a ? a->name : shown_fn_.c_str());
@@ -318,6 +331,7 @@ void BenchPanel::size_plot(ImVec2 size) {
     p.line(label, kBackendColor[b], xs[b], ys[b], 0.14f);
     std::snprintf(label, sizeof label, "##sizedot%d", b);  // colours as in the bar plot's legend
     p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.26f);
+    p.data(display_name(static_cast<BenchBackend>(b)), xs[b], ys[b]);  // the CSV's name for it
   }
   p.end();
   ui::mark_plot("sizes", sizes_);
@@ -348,6 +362,7 @@ void BenchPanel::history_plot(ImVec2 size) {
     char label[32];
     std::snprintf(label, sizeof label, "##hist%d", b);
     p.scatter(label, kBackendColor[b], xs[b], ys[b], 0.2f);
+    p.data(display_name(static_cast<BenchBackend>(b)), xs[b], ys[b]);
   }
   p.end();
   ui::mark_plot("history", history_);

@@ -298,9 +298,9 @@ json::Value CurvesPanel::state() const {
 
 json::Object CurvesPanel::meta() const {
   json::Object o;
-  json::Object plots;
+  json::Object plots;  // keyed by the plot ids scripts and --csv-plot use
   for (int i = 0; i < 3; ++i)
-    if (show_order_[i]) plots[kOrderName[i]] = plot_meta(plot_[i]);
+    if (show_order_[i]) plots["plot" + std::to_string(i)] = plot_meta(plot_[i]);
   o["plots"] = plots;
   json::Object fns;
   for (const Fn& f : fns_) {

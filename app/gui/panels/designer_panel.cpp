@@ -519,15 +519,29 @@ json::Value DesignerPanel::state() const {
   return model::designer_schema().write(st_);
 }
 
-void DesignerPanel::set_state(const json::Value& state) {
+void DesignerPanel::apply(const json::Value& state) {
   model::DesignerState s = st_;
   model::designer_schema().read(state, s);
   const bool spec_changed = !(s.spec == st_.spec);
   st_ = std::move(s);
-  for (const model::KeptCandidate& k : st_.candidates)
-    if (k.compared) add_to_comparison(candidate_entry(k.c, k.id));
   if (spec_changed) changed();
   points_dirty_ = true;
+}
+
+void DesignerPanel::set_state(const json::Value& state) {
+  apply(state);
+  for (const model::KeptCandidate& k : st_.candidates)
+    if (k.compared) add_to_comparison(candidate_entry(k.c, k.id));
+}
+
+void DesignerPanel::restore_state(const json::Value& state) {
+  apply(state);
+}
+
+void DesignerPanel::restored() {
+  // Registered, not announced: the other panels' states list the candidates they showed when it was saved.
+  for (const model::KeptCandidate& k : st_.candidates)
+    if (k.compared) restore_to_comparison(candidate_entry(k.c, k.id));
 }
 
 json::Object DesignerPanel::meta() const {

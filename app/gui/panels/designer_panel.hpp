@@ -22,8 +22,12 @@ class DesignerPanel : public Panel {
   void drawContent() override;
   void load_state(const json::Value& state) override { set_state(state); }
   json::Value state() const override;
-  /// Applies a state; candidates marked "compared" go back into the comparison (zoo::add).
+  /// Applies a state; candidates marked "compared" join the comparison (announced to the Approximations and
+  /// Precision panels, which add them to their lists).
   void set_state(const json::Value& state) override;
+  /// Applies a state; its compared candidates are registered (not announced) by restored().
+  void restore_state(const json::Value& state) override;
+  void restored() override;
   json::Object meta() const override;
   bool animating() const override { return dirty_ || points_dirty_ || lab_.running(); }
   /// Fits on the calling thread, so the still frame shows the candidate.
@@ -39,6 +43,7 @@ class DesignerPanel : public Panel {
   void coefficient_table(ImVec2 size);
   void pareto_plot(ImVec2 size);
   void keep(bool compare);
+  void apply(const json::Value& state);
   void changed() { dirty_ = true; }
   unsigned int kept_color(std::size_t i) const;
 

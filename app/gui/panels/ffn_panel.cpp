@@ -97,6 +97,7 @@ std::string FfnPanel::shot_limit_error() const {
 }
 
 void FfnPanel::settle_for_shot() {
+  playing_ = false;
   lab_.set_running(false);
   lab_.reset(cfg_);
   lab_.step(shot_steps_);
@@ -155,8 +156,13 @@ void FfnPanel::net_choice(int i) {
 
 void FfnPanel::controls() {
   const float em = ui::em();
+  // The lab pauses itself when the nets cannot train (an error); the saved state follows it from here.
   const bool playing = lab_.running();
-  if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) lab_.set_running(!playing);
+  playing_ = playing_ && playing;
+  if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) {
+    lab_.set_running(!playing);
+    playing_ = !playing;
+  }
   ui::mark("button:play");
   ImGui::SameLine();
   char step_label[32];
@@ -302,6 +308,26 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
     p.rings("##test", class_color(static_cast<int>(c)), test_x_[c], test_y_[c], 0.24f, 0.08f);
     p.scatter("##rim", IM_COL32_WHITE, train_x_[c], train_y_[c], 0.3f);
     p.scatter("##dot", class_color(static_cast<int>(c)), train_x_[c], train_y_[c], 0.22f);
+  }
+  if (st.capture) {  // the CSV export: the map's cells with their values, then the points on it
+    const ffn::GridOutput& g = n.grid;
+    if (g.nx >= 2 && g.ny >= 2 &&
+        g.values.size() == static_cast<std::size_t>(g.nx) * static_cast<std::size_t>(g.ny)) {
+      std::vector<double> cx, cy;
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {  // x fastest, as in the grid's values
+          cx.push_back(g.lo[0] + (g.hi[0] - g.lo[0]) * x / (g.nx - 1));
+          cy.push_back(g.lo[1] + (g.hi[1] - g.lo[1]) * y / (g.ny - 1));
+        }
+      p.cells(d.classes == 0   ? "output"
+              : d.classes == 2 ? "P(class 1)"
+                               : "predicted class",
+              cx, cy, g.values);
+    }
+    for (std::size_t c = 0; c < train_x_.size(); ++c) {
+      p.data(("train points, class " + std::to_string(c)).c_str(), train_x_[c], train_y_[c]);
+      p.data(("test points, class " + std::to_string(c)).c_str(), test_x_[c], test_y_[c]);
+    }
   }
   if (!n.error.empty()) p.note(n.error.c_str(), 0, IM_COL32(200, 30, 30, 255));
   const plot::Transform tf = p.transform();
@@ -499,7 +525,7 @@ void FfnPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value FfnPanel::state() const {
-  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, lab_.running()});
+  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, playing_});
 }
 
 void FfnPanel::set_state(const json::Value& state) {
@@ -509,6 +535,7 @@ void FfnPanel::set_state(const json::Value& state) {
   cfg_ = s.cfg;
   shot_steps_ = s.shot_steps;
   lab_.reset(cfg_);
+  playing_ = s.playing;
   lab_.set_running(s.playing);
 }
 

@@ -50,6 +50,10 @@ class FfnPanel : public Panel {
   std::array<HeatmapTexture, 2> heat_;
   std::array<std::uint64_t, 2> heat_version_{0, 0};
   int shot_steps_ = 300;
+  /// Play as the user or the state asked: state() writes it, so a session saved before the training thread
+  /// has looked at the nets is the state that was given (the lab's own flag drops when it cannot train, and
+  /// controls() follows it the next frame).
+  bool playing_ = false;
   int steps_per_click_ = 10;
   bool gpu_available_ = false;
   std::string gpu_note_;

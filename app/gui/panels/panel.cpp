@@ -64,6 +64,7 @@ json::Value plot_meta(const plot::PlotState& s) {
   o["x_scale"] = scale(t.x.scale);
   o["y_scale"] = scale(t.y.scale);
   o["symlog_c"] = t.y.symlog_c;
+  o["data_items"] = s.drawn_items;  // 0: no data yet (a CSV of it writes nothing and says so)
   return o;
 }
 

@@ -34,6 +34,13 @@ class Panel {
   virtual json::Value state() const { return json::Value(); }
   /// Applies a saved or lesson state to this panel (by default load_state); throws json::JsonError.
   virtual void set_state(const json::Value& state) { load_state(state); }
+  /// A session's state for a panel made aside (model::apply_session): as set_state, but with no effect
+  /// outside the panel until restored(), so a session refused later changes nothing.
+  virtual void restore_state(const json::Value& state) { set_state(state); }
+  /// Called once the whole session has been read, just before the app takes the panels: effects outside the
+  /// panel are restored without being announced to the other panels, whose states already say what they
+  /// show (the Designer registers its compared candidates as zoo entries).
+  virtual void restored() {}
   /// Facts for tests and shots: each plot's transform plus panel-specific values (drawn series colours,
   /// Monte-Carlo results...). Written next to a shot with --meta.
   virtual json::Object meta() const = 0;

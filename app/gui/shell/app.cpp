@@ -292,7 +292,7 @@ void App::apply_pending() {
     show_message(lesson_->path + ": steps[" + std::to_string(step_) + "].state: " + e.what(), true);
     return;
   }
-  csv_stage_ = 0;  // a pending CSV request would point into the replaced panel
+  if (csv_stage_ == 2) csv_stage_ = 1;  // its plot is replaced: pick it again in the new panel
   for (auto& p : panels_)
     if (s.panel == p->id()) p = std::move(fresh);
   select(s.panel);
@@ -464,6 +464,7 @@ void App::session_dialogs() {
 
 void App::request_csv(std::string plot_id, std::string path) {
   csv_stage_ = 1;
+  csv_no_data_.clear();
   csv_plot_ = std::move(plot_id);
   csv_path_ = std::move(path);
 }
@@ -494,7 +495,23 @@ const ui::PlotRef* pick_plot(const std::string& id) {
 }  // namespace
 
 void App::export_requests() {
-  if (plot_png_wanted_) {
+  // This frame's plots are the drawn tab's. Right after a switch of panels (a key, a lesson step, a restored
+  // session, the first frame of a shot) that is still the previous panel for a frame; its plot must not be
+  // exported under the new one's name, so a request waits for the active panel to be drawn (a few frames at
+  // most: then it says why it gave up).
+  constexpr int kMaxWait = 30;
+  const bool ready = drawn_ == static_cast<int>(active_);
+  if ((plot_png_wanted_ || csv_stage_ == 1) && !ready) {
+    if (++export_wait_ > kMaxWait) {
+      set_status("export: the " + std::string(active_id()) + " panel was not drawn");
+      plot_png_wanted_ = false;
+      csv_stage_ = 0;
+      export_wait_ = 0;
+    }
+  } else {
+    export_wait_ = 0;
+  }
+  if (plot_png_wanted_ && ready) {
     plot_png_wanted_ = false;
     if (const ui::PlotRef* r = pick_plot({})) {
       plot_frame_rect(*r->state, ui::em(), ImGui::GetIO().DisplaySize, &plot_png_min_, &plot_png_max_);
@@ -512,6 +529,13 @@ void App::export_requests() {
         std::any_of(plots.begin(), plots.end(), [&](const ui::PlotRef& r) { return r.state == csv_state_; });
     if (!drawn || csv_state_->capture) {
       set_status("CSV: the plot was not drawn");
+    } else if (captured_rows(*csv_state_) == 0) {
+      // Nothing to export yet (a benchmark before its first measurement, per-layer statistics before the
+      // first step): no file with a header and no rows, and one line that names the plot.
+      csv_no_data_ = csv_plot_;
+      set_status("CSV: the plot '" + csv_plot_ + "' on the " + std::string(active_id()) +
+                 " panel has no data yet; nothing written");
+      std::fprintf(stderr, "gelulab: %s\n", status_.c_str());
     } else {
       const std::string path = csv_path_.empty() ? "gelulab-" + std::string(active_id()) + "-" + csv_plot_ +
                                                        "-" + std::to_string(png_counter_) + ".csv"
@@ -526,7 +550,7 @@ void App::export_requests() {
       }
     }
   }
-  if (csv_stage_ == 1) {
+  if (csv_stage_ == 1 && ready) {
     if (const ui::PlotRef* r = pick_plot(csv_plot_)) {
       csv_plot_ = r->id;
       csv_state_ = r->state;
@@ -586,7 +610,7 @@ void App::frame() {
   if (!pending_restore_.empty()) {
     const std::string path = std::move(pending_restore_);
     pending_restore_.clear();
-    csv_stage_ = 0;  // a CSV request would point into the replaced panels
+    if (csv_stage_ == 2) csv_stage_ = 1;  // its plot is replaced: pick it again in the new panels
     message_.clear();
     try {
       load_session(*this, path);
@@ -608,11 +632,13 @@ void App::frame() {
   menu_bar();
   message_banner();
   const float bar_h = lesson_bar_height();
+  drawn_ = -1;
   if (ImGui::BeginTabBar("panels")) {
     for (std::size_t i = 0; i < panels_.size(); ++i) {
       const ImGuiTabItemFlags tf = pending_select_ == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(panels_[i]->title(), nullptr, tf)) {
         if (pending_select_ < 0 || pending_select_ == static_cast<int>(i)) active_ = i;
+        drawn_ = static_cast<int>(i);
         const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
         ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
         panels_[i]->drawContent();

@@ -73,13 +73,23 @@ class App {
   const std::string& message() const { return message_; }
   /// A plot PNG request (Shift+F12): the rectangle to read back after rendering and the file name.
   bool take_plot_png_request(ImVec2* min, ImVec2* max, std::string* path);
-  /// Asks for a CSV of the visible series of the plot `plot_id` ("" = under the mouse, else the first);
-  /// written to `path` ("" = gelulab-<panel>-<plot>-N.csv) two frames later.
+  /// Asks for a CSV of the visible series of the plot `plot_id` ("" = under the mouse, else the first) of
+  /// the active panel; written to `path` ("" = gelulab-<panel>-<plot>-N.csv) once the active panel has been
+  /// drawn (right after a switch of panels the previous one may still be on screen for a frame) and then
+  /// drawn once more to capture its series: two frames later, or three after a switch.
   void request_csv(std::string plot_id = {}, std::string path = {});
-  /// Asks for a PNG of the plot under the mouse (else the first) at the end of this frame.
+  /// Whether a CSV request is still under way.
+  bool csv_pending() const { return csv_stage_ != 0; }
+  /// Asks for a PNG of the plot under the mouse (else the first) of the active panel at the end of this frame
+  /// (or of the first frame that draws the active panel).
   void request_plot_png() { plot_png_wanted_ = true; }
   /// Non-empty once a requested CSV was written (its path) — for the headless shot.
   const std::string& last_csv() const { return last_csv_; }
+  /// Non-empty when the last CSV request found its plot without data (the plot's id): nothing was written,
+  /// and one line on stderr said so.
+  const std::string& csv_no_data() const { return csv_no_data_; }
+  /// The last line of the status bar ("saved FILE", or why an export failed).
+  const std::string& status() const { return status_; }
 
   bool animating() const;
   /// Handles keys and requests between frames; part of frame().
@@ -103,6 +113,8 @@ class App {
   std::vector<std::unique_ptr<Panel>> panels_;
   std::size_t active_ = 0;
   int pending_select_ = -1;
+  int drawn_ = -1;       // the panel whose tab was drawn this frame (ui::frame_plots() are its plots)
+  int export_wait_ = 0;  // frames an export request has waited for the active panel to be drawn
   bool png_request_ = false, quit_ = false;
   int png_counter_ = 0;
   std::string status_;
@@ -127,7 +139,7 @@ class App {
   ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};
   std::string plot_png_path_;
   int csv_stage_ = 0;  // 1: pick a plot at the end of this frame, 2: write what it captured
-  std::string csv_plot_, csv_path_, last_csv_;
+  std::string csv_plot_, csv_path_, last_csv_, csv_no_data_;
   plot::PlotState* csv_state_ = nullptr;
 };
 

@@ -30,14 +30,32 @@ std::string quoted(const std::string& s) {
 }
 }  // namespace
 
+std::size_t captured_rows(const plot::PlotState& s) {
+  std::size_t n = 0;
+  for (const plot::CapturedSeries& c : s.captured) n += std::min(c.x.size(), c.y.size());
+  return n;
+}
+
 std::string series_csv(const std::string& plot_id, const plot::PlotState& s) {
+  const bool cells = std::any_of(s.captured.begin(), s.captured.end(),
+                                 [](const plot::CapturedSeries& c) { return !c.value.empty(); });
   std::string out = "# gelulab plot " + plot_id + ": visible x [" + num(s.last.x.range.min) + ", " +
                     num(s.last.x.range.max) + "], y [" + num(s.last.y.range.min) + ", " +
-                    num(s.last.y.range.max) + "]\nseries,x,y\n";
+                    num(s.last.y.range.max) + "]\n" + (cells ? "series,x,y,value\n" : "series,x,y\n");
   for (const plot::CapturedSeries& c : s.captured) {
     const std::string label = quoted(c.label);
-    for (std::size_t i = 0; i < std::min(c.x.size(), c.y.size()); ++i)
-      out += label + "," + num(c.x[i]) + "," + num(c.y[i]) + "\n";
+    for (std::size_t i = 0; i < std::min(c.x.size(), c.y.size()); ++i) {
+      out += label;
+      out += ',';
+      out += num(c.x[i]);
+      out += ',';
+      out += num(c.y[i]);
+      if (cells) {
+        out += ',';
+        if (i < c.value.size()) out += num(c.value[i]);
+      }
+      out += '\n';
+    }
   }
   return out;
 }

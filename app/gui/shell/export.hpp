@@ -12,7 +12,12 @@ namespace gelu::app {
 
 /// The visible series of a plot as CSV in long form, one row per point: `series,x,y`, with the plot id and
 /// visible ranges in '#' comment lines at the top. Numbers in shortest round-trip form (%.17g).
+/// A heat map's cells (series with values) add a fourth column: `series,x,y,value`, empty for the plot's
+/// other series (its data points).
 std::string series_csv(const std::string& plot_id, const plot::PlotState& state);
+
+/// The data rows series_csv would write: 0 for a plot with no data yet (the CSV is then not written).
+std::size_t captured_rows(const plot::PlotState& state);
 
 /// The screen rectangle of a plot including its axis labels (the data area grown by the tick-label margins),
 /// clamped to the display.

@@ -114,7 +114,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
         if (id == p->id()) target = p.get();
       if (!target) fail(name, "panels." + printable(id), "no such panel (" + model::panel_ids() + ")");
       try {
-        target->set_state(state);
+        target->restore_state(state);
       } catch (const json::JsonError& e) {
         fail(name, "panels." + printable(id), e.what());
       }
@@ -169,6 +169,7 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     }
   }
 
+  for (auto& p : panels) p->restored();  // nothing below can refuse the session
   app.replace_panels(std::move(panels), active);
   app.set_presentation(pres);
   app.window_geometry() = geom;

@@ -27,17 +27,25 @@ constexpr NamedKey kKeys[] = {
     {"ctrlplus", GLFW_KEY_EQUAL, true, false}, {"ctrlminus", GLFW_KEY_MINUS, true, false},
     {"ctrl1", GLFW_KEY_1, true, false},        {"ctrl2", GLFW_KEY_2, true, false},
     {"ctrl3", GLFW_KEY_3, true, false},        {"ctrl4", GLFW_KEY_4, true, false},
-    {"ctrl5", GLFW_KEY_5, true, false},        {"ctrlO", GLFW_KEY_O, true, false},
+    {"ctrl5", GLFW_KEY_5, true, false},        {"ctrl6", GLFW_KEY_6, true, false},
+    {"ctrl7", GLFW_KEY_7, true, false},        {"ctrl8", GLFW_KEY_8, true, false},
+    {"ctrl9", GLFW_KEY_9, true, false},        {"ctrlO", GLFW_KEY_O, true, false},
     {"enter", GLFW_KEY_ENTER, false, false},
 };
 constexpr const char* kKeyNames =
-    "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5";
+    "F1 F5 F6 F11 F12 shiftF12 left right escape ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl9";
 const NamedKey* find_key(const std::string& name) {
   for (const NamedKey& k : kKeys)
     if (name == k.name) return &k;
   return nullptr;
 }
 }  // namespace
+
+std::vector<std::string> Script::key_names() {
+  std::vector<std::string> names;
+  for (const NamedKey& k : kKeys) names.emplace_back(k.name);
+  return names;
+}
 
 Script Script::parse(const std::string& text) {
   Script s;
@@ -139,11 +147,20 @@ bool Script::step(App& app, ImGuiIO& io) {
       t_ = 0;
       continue;
     }
+    // TARGET? aims at TARGET when it is on screen and skips the command when it is not (random scripts, and
+    // widgets that come and go with the state: a probe slider, presentation mode's hidden controls).
+    const bool optional = c.op != "panel" && c.op != "key" && !c.target.empty() && c.target.back() == '?';
+    const std::string name = optional ? c.target.substr(0, c.target.size() - 1) : c.target;
+    if (optional && !ui::marks().count(name)) {
+      ++pc_;
+      t_ = 0;
+      continue;
+    }
     auto target = [&](float u, float v) {
       const auto& m = ui::marks();
-      auto it = m.find(c.target);
+      auto it = m.find(name);
       if (it == m.end())
-        throw std::runtime_error("script line " + std::to_string(c.line) + ": no widget named '" + c.target +
+        throw std::runtime_error("script line " + std::to_string(c.line) + ": no widget named '" + name +
                                  "' on this frame");
       return ImVec2(it->second.min.x + u * (it->second.max.x - it->second.min.x),
                     it->second.min.y + v * (it->second.max.y - it->second.min.y));

@@ -2,15 +2,17 @@
 // events aimed at named widget rectangles (ui::mark), so scripts survive layout changes.
 //
 // One command per line; '#' starts a comment; positions (u v) are fractions of the target rectangle.
-//   panel ID                         switch to a panel (curves | approx | dropout)
+//   panel ID                         switch to a panel (an id of model::panel_kinds())
 //   move TARGET [u v]                move the mouse (default: the centre)
 //   click TARGET [u v]               press and release the left button
 //   dblclick TARGET [u v]            double-click
 //   drag TARGET u0 v0 u1 v1 FRAMES   press at (u0 v0), move to (u1 v1) over FRAMES frames, release
 //   wheel TARGET u v CLICKS          mouse wheel (positive zooms in), one click per frame
 //   key NAME                         press and release a key: F1 F5 F6 F11 F12 shiftF12 left right escape
-//                                    ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl5 (see kKeys in
+//                                    ctrlE ctrlO enter ctrlplus ctrlminus ctrl1..ctrl9 (see kKeys in
 //                                    script.cpp)
+// A TARGET ending in '?' (click slider:probe? 0.3 0.5) is optional: the command is skipped when no widget
+// of that name was drawn on the previous frame, instead of failing the script.
 //   wait FRAMES                      idle frames
 //   repeat N ... end                 repeat the enclosed lines N times (no nesting)
 #pragma once
@@ -32,6 +34,8 @@ class Script {
   /// Returns false when the script has finished. Unknown targets throw std::runtime_error.
   bool step(App& app, ImGuiIO& io);
   std::size_t size() const { return cmds_.size(); }
+  /// The names `key` takes, in the order of the script language's table (tests that write random scripts).
+  static std::vector<std::string> key_names();
   /// Starts again from the first command (`gelulab gui --script-loop`: a soak repeats its script).
   void restart() {
     pc_ = 0;
