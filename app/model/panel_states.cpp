@@ -593,13 +593,7 @@ const Schema<PrecisionState>& precision_schema() {
   return schema;
 }
 
-std::string precision_text_problem(const json::Value& state, std::string_view key) {
-  PrecisionState s;
-  try {
-    precision_schema().read(state, s);
-  } catch (const json::JsonError& e) {
-    return e.what();
-  }
+std::vector<std::string> text_key_parts(std::string_view key) {
   std::vector<std::string> parts;
   for (std::size_t at = 0;;) {
     const std::size_t colon = key.find(':', at);
@@ -607,6 +601,17 @@ std::string precision_text_problem(const json::Value& state, std::string_view ke
     if (colon == std::string_view::npos) break;
     at = colon + 1;
   }
+  return parts;
+}
+
+std::string precision_text_problem(const json::Value& state, std::string_view key) {
+  PrecisionState s;
+  try {
+    precision_schema().read(state, s);
+  } catch (const json::JsonError& e) {
+    return e.what();
+  }
+  const std::vector<std::string> parts = text_key_parts(key);
   const std::string& what = parts[0];
   if (what != "verdict" && what != "zero" && what != "lobe")
     return "the Precision panel computes {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]} and {lobe:ENTRY}";

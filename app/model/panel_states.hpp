@@ -99,6 +99,8 @@ const Schema<PrecisionState>& precision_schema();
 ///   lobe:ENTRY              the int8 view: "k of n lobe codes, max error m LSB"
 /// Empty when `state` (a precision state) has that entry and format, else why not.
 std::string precision_text_problem(const json::Value& state, std::string_view key);
+/// A computed-text key split at its colons: "verdict:tanh_form:bf16" → {"verdict", "tanh_form", "bf16"}.
+std::vector<std::string> text_key_parts(std::string_view key);
 
 /// A designer request (gelu::fit::Spec) as a field table: the Designer's controls, and the spec inside each
 /// saved candidate.

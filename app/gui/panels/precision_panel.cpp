@@ -85,13 +85,7 @@ void PrecisionPanel::settle_for_shot() {
 }
 
 std::string PrecisionPanel::computed_text(std::string_view key) const {
-  std::vector<std::string> parts;
-  for (std::size_t at = 0;;) {
-    const std::size_t colon = key.find(':', at);
-    parts.emplace_back(key.substr(at, colon == std::string_view::npos ? colon : colon - at));
-    if (colon == std::string_view::npos) break;
-    at = colon + 1;
-  }
+  const std::vector<std::string> parts = model::text_key_parts(key);
   if (parts.size() < 2 || !(snap_.cfg == st_.cfg)) return {};  // results for another config: not yet
   if (parts[0] == "lobe") {
     for (const auto& c : snap_.int8)
