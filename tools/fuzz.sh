@@ -28,7 +28,9 @@ mkdir -p "$log_dir"
 
 # No GPU backend: the targets check input handling, and an EGL context under ASan is slow and reports
 # the driver's own allocations as leaks. The GUI sources are built (lessons, sessions and gui/shot options).
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
+# -O1: it builds faster than -O3 (CI's time) and fuzzes as fast (the targets spend their time in the parsers).
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DCMAKE_C_FLAGS_RELEASE=-O1 \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang \
   -DGELU_FUZZ=ON -DGELU_BUILD_TESTS=OFF -DGELU_BUILD_BENCH=OFF -DGELU_BUILD_GPU=OFF >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${targets[@]}"
 
