@@ -1,4 +1,9 @@
 // gelulab train: train a tiny feed-forward network on a toy dataset (CPU, or GPU when built with it).
+//
+// Index of this file:
+//   [SECTION] Options and limits
+//   [SECTION] The run
+//   [SECTION] Registration and help
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,12 +19,15 @@
 #include "gelu/ffn/network.hpp"
 #include "gelu/ffn/train.hpp"
 #include "gelu/json.hpp"
+#include "gelu/numio.hpp"
 #include "model/backends.hpp"
 
 namespace gelu::cli {
 namespace {
 
 using namespace gelu::ffn;
+
+// [SECTION] Options and limits
 
 std::vector<int> parse_layers(const std::string& text) {
   std::vector<int> sizes;
@@ -97,6 +105,8 @@ void check_budget(const TrainConfig& cfg, const Dataset& data, const Network<flo
     throw UsageError(buf);
   }
 }
+
+// [SECTION] The run: training, divergence, output
 
 struct Progress {
   bool enabled;
@@ -253,18 +263,59 @@ int run_train(Args& args) {
   } else {
     trainer = cpu_trainer(*net, data, cfg);
   }
+  // Divergence: the first non-finite loss stops training (ffn::diverged with growth 0); the run then fails
+  // (exit 3: the input was valid, the run was not), and says at which step.
+  int diverged_at = 0;
+  double diverged_loss = 0;
   for (int s = 1; s <= cfg.steps; ++s) {
     const auto t0 = std::chrono::steady_clock::now();
     const double l = trainer->step();
     step_us.push_back(
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
     if (!trainer->failure().empty()) throw UsageError("--backend gpu: " + trainer->failure());
+    if (ffn::diverged(l, 0, 0)) {
+      diverged_at = s;
+      diverged_loss = l;
+      history.emplace_back(s, l);
+      break;
+    }
     progress.update(s, l);
     if (s % every == 0 || s == cfg.steps) report(s, l);
   }
   trainer->download(*net);
   trainer.reset();
   progress.finish();
+  if (diverged_at) {
+    char lr[32];
+    std::snprintf(lr, sizeof lr, "%g", cfg.lr);
+    std::string line = "gelulab train: diverged at step " + std::to_string(diverged_at) + " of " +
+                       std::to_string(cfg.steps) + ": the loss became " + format_f64(diverged_loss) +
+                       "; lower the learning rate (--lr " + lr + ")";
+    if (save_path) line += "; nothing was saved to " + quote(*save_path);
+    if (json) {
+      json::Builder w;
+      w.begin_object();
+      w.key("dataset").value(data.id);
+      w.key("backend").value(backend == Backend::Gpu ? "gpu" : "cpu");
+      w.key("optimizer").value(to_string(cfg.optimizer));
+      w.key("lr").value(cfg.lr);
+      w.key("seed").value(static_cast<std::int64_t>(seed));
+      w.key("steps").value(cfg.steps);
+      w.key("diverged_at_step").value(diverged_at);
+      w.key("history").begin_array();
+      for (const auto& [s, l] : history) {
+        w.begin_array();
+        w.value(s);
+        w.value(l);
+        w.end_array();
+      }
+      w.end_array();
+      w.end_object();
+      std::printf("%s\n", w.str().c_str());
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+    return 3;
+  }
   {
     Trainer<float> eval(*net, data, cfg);  // evaluation on the CPU for both backends (same float network)
     metrics = eval.evaluate();
@@ -339,6 +390,8 @@ int run_train(Args& args) {
 
 }  // namespace
 
+// [SECTION] Registration and help
+
 GELU_COMMAND(
     train, "train", "train a tiny feed-forward network on a toy dataset",
     "usage: gelulab train [--dataset ID] [--layers IN,H1,...,OUT] [--act ID] [--glu geglu|swiglu|reglu]\n"
@@ -370,7 +423,10 @@ GELU_COMMAND(
     "                     test_accuracy, median_step_us, history) and nothing else on stdout\n"
     "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n\n"
     "One run may do at most 3e12 units of work (steps x batch x parameters) and use about 4 GiB; a larger\n"
-    "request is refused before it starts, with the numbers.\n",
+    "request is refused before it starts, with the numbers.\n\n"
+    "Divergence: training stops at the first step whose loss is not finite (NaN or infinite), says which\n"
+    "step on stderr, saves nothing and exits 3; --json then prints the run's settings, its history and\n"
+    "\"diverged_at_step\". Exit status: 0 trained, 2 bad input, 3 diverged.\n",
     run_train);
 
 }  // namespace gelu::cli

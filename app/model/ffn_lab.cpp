@@ -94,6 +94,7 @@ struct FfnLab::Nets {
     NetSnapshot snap;
     int stride = 1;  // loss curve: one point every `stride` steps
     bool active() const { return net != nullptr; }
+    bool trains() const { return net != nullptr && snap.diverged_at == 0; }
     double step() { return trainer->step(); }
     /// Loss and accuracy on the full train and test sets at the current step (once per step).
     void record_metrics() {
@@ -390,16 +391,22 @@ void FfnLab::worker() {
 
     int done = 0;
     const Clock::time_point t0 = Clock::now();
-    const bool trainable = s.error.empty() && s.n[0].active();
-    while (done < budget && trainable && Clock::now() - t0 < kChunk) {
+    // Trainable while no configuration error stands and some net has not diverged.
+    auto trainable_now = [&] {
+      return s.error.empty() && s.n[0].active() && (s.n[0].trains() || s.n[1].trains());
+    };
+    const bool trainable = trainable_now();
+    while (done < budget && trainable_now() && Clock::now() - t0 < kChunk) {
       for (Nets::One& o : s.n) {
-        if (!o.active()) continue;
+        if (!o.trains()) continue;
         const double loss = o.step();
         if (o.on_gpu() && !o.trainer->failure().empty()) {
           fall_back_to_cpu(s, o.trainer->failure());
           break;  // this step did not happen; the CPU takes over from the last weights copied back
         }
         ++o.snap.steps;
+        if (o.snap.steps == 1) o.snap.start_loss = loss;
+        if (ffn::diverged(loss, o.snap.start_loss, ffn::kDivergedGrowth)) o.snap.diverged_at = o.snap.steps;
         if (o.snap.steps % o.stride == 0) {
           o.snap.loss_steps.push_back(o.snap.steps);
           o.snap.batch_loss.push_back(loss);
@@ -426,8 +433,9 @@ void FfnLab::worker() {
     lk.lock();
     if (queued) queued_steps_ = std::max(0, queued_steps_ - done);
     if (!running_) paced = false;
+    if ((!trainable || !trainable_now()) && !queued) running_ = false;  // nothing to train: stop, no spinning
+    // Settled (nothing queued, not playing; also when play just stopped itself): publish this state now.
     const bool settle = queued_steps_ == 0 && !running_;
-    if (!trainable && !queued) running_ = false;  // nothing to train: stop instead of spinning
     lk.unlock();
     if (settle || Clock::now() - last_publish >= kPublish) {
       publish(s, true);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -72,6 +73,11 @@ struct NetSnapshot {
   std::vector<ffn::LayerStats> layers;
   ffn::GridOutput grid;
   std::string error;
+  /// The step at which this net diverged (0: it has not): its loss became non-finite or grew past
+  /// ffn::kDivergedGrowth × its first step's loss. A diverged net trains no more until Reset; the other goes
+  /// on.
+  int diverged_at = 0;
+  double start_loss = NAN;  // the first step's batch loss (the divergence rule's reference)
 };
 
 struct LabSnapshot {

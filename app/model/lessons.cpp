@@ -16,6 +16,7 @@
 #include "gelu/numio.hpp"
 #include "model/limits.hpp"
 #include "model/panels.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 
@@ -140,6 +141,18 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
   std::vector<std::string> ids;
   for (const model::PanelKind& k : model::panel_kinds()) ids.push_back(k.id);
   Lesson lesson = parse_lesson(text, name, ids);
+  // Every character must be one the UI font draws (else the app shows '?': lesson 5's ⊙ once did).
+  auto drawable = [&](const std::string& field, const std::string& value) {
+    if (const auto u = first_undrawable(value))
+      fail(name, field,
+           describe_code_point(u->code_point) + " at byte " + std::to_string(u->byte_offset) +
+               " cannot be drawn: " + u->why);
+  };
+  drawable("title", lesson.title);
+  for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+    drawable("steps[" + std::to_string(i) + "].title", lesson.steps[i].title);
+    drawable("steps[" + std::to_string(i) + "].text", lesson.steps[i].text);
+  }
   // Every step's state must be one its panel reads (the same field table the lesson bar applies); no ImGui.
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
     const LessonStep& s = lesson.steps[i];

@@ -16,6 +16,32 @@ namespace gelu::plot {
 
 namespace {
 
+/// `text` in lines no wider than `width` pixels (the current font), broken at spaces; a word wider than
+/// `width` stays whole on its own line. Empty text: no lines.
+std::vector<std::string> wrap_words(const std::string& text, float width) {
+  std::vector<std::string> lines;
+  if (text.empty()) return lines;
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return {text};
+  std::string cur;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    const std::string joined = cur.empty() ? word : cur + " " + word;
+    if (!cur.empty() && ImGui::CalcTextSize(joined.c_str()).x > width) {
+      lines.push_back(cur);
+      cur = word;
+    } else {
+      cur = joined;
+    }
+    at = end + 1;
+    while (at < text.size() && text[at] == ' ') ++at;  // runs of spaces (title gaps) collapse at a break
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
 constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 14, 255),
                               IM_COL32(44, 160, 44, 255),   IM_COL32(214, 39, 40, 255),
                               IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
@@ -98,10 +124,28 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   size.y = std::max(size.y, 5 * em_);
   frame_min_ = ImGui::GetCursorScreenPos();
   frame_max_ = ImVec2(frame_min_.x + size.x, frame_min_.y + size.y);
-  const float top_pad = y_label_.empty() ? 0.6f * em_ : 1.5f * em_;
+  // A title or x label wider than the plot wraps at spaces onto more lines (it never runs over the plot
+  // beside it); the data area gives up the height. Line height: 1.2 em.
+  title_lines_ = wrap_words(y_label_, frame_max_.x - std::floor(frame_min_.x + 4.0f * em_));
+  x_label_lines_ = wrap_words(x_label_, size.x - 1.0f * em_);
+  const float line = 1.2f * em_;
+  auto pads = [&] {
+    return (title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size())) +
+           1.7f * em_ + line * static_cast<float>(x_label_lines_.size());
+  };
+  if (size.y - pads() <
+      3.0f * em_) {  // no room to wrap: one line each (the title may then run past the plot)
+    if (!title_lines_.empty()) title_lines_ = {y_label_};
+    if (!x_label_lines_.empty()) x_label_lines_ = {x_label_};
+  }
+  const float top_pad =
+      title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size());
+  const float bottom_pad =
+      x_label_lines_.empty() ? 1.7f * em_ : 1.7f * em_ + line * static_cast<float>(x_label_lines_.size());
   area_min_ = ImVec2(std::floor(frame_min_.x + 4.0f * em_), std::floor(frame_min_.y + top_pad));
-  area_max_ = ImVec2(std::floor(frame_max_.x - 1.0f * em_),
-                     std::floor(frame_max_.y - (x_label_.empty() ? 1.7f : 2.9f) * em_));
+  area_max_ = ImVec2(std::floor(frame_max_.x - 1.0f * em_), std::floor(frame_max_.y - bottom_pad));
+  s_.frame_min = frame_min_;
+  s_.frame_max = frame_max_;
 
   ImGui::PushID(id);
   ImGui::InvisibleButton("##plot", size);
@@ -525,6 +569,19 @@ void Plot::note(const char* text, int corner, ImU32 color) {
   layers_.SetCurrentChannel(dl_, 0);
 }
 
+void Plot::hatch(ImU32 color, float spacing_em) {
+  const float step = std::max(4.0f, spacing_em * em_), thick = std::max(1.0f, 0.1f * em_);
+  const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
+  if (w <= 0 || h <= 0) return;
+  // 45° lines from the bottom edge up to the right, each clipped to the data area.
+  for (float t = -h; t < w; t += step) {
+    ImVec2 a(area_min_.x + t, area_max_.y), b(area_min_.x + t + h, area_min_.y);
+    if (a.x < area_min_.x) a = ImVec2(area_min_.x, area_max_.y - (area_min_.x - a.x));
+    if (b.x > area_max_.x) b = ImVec2(area_max_.x, area_min_.y + (b.x - area_max_.x));
+    dl_->AddLine(a, b, color, thick);
+  }
+}
+
 // [SECTION] End: axes, legend, readout, fit
 
 void Plot::draw_axes() {
@@ -559,12 +616,17 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     dl_->AddText(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
   }
-  if (!x_label_.empty()) {
-    const ImVec2 ts = ImGui::CalcTextSize(x_label_.c_str());
-    dl_->AddText(ImVec2(std::round((area_min_.x + area_max_.x - ts.x) / 2), area_max_.y + 1.6f * em_), text,
-                 x_label_.c_str());
+  const float line = 1.2f * em_;
+  for (std::size_t i = 0; i < x_label_lines_.size(); ++i) {
+    const std::string& l = x_label_lines_[i];
+    const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
+    const float x = std::clamp(std::round((area_min_.x + area_max_.x - ts.x) / 2), frame_min_.x,
+                               std::max(frame_min_.x, frame_max_.x - ts.x));
+    dl_->AddText(ImVec2(x, area_max_.y + 1.6f * em_ + line * static_cast<float>(i)), text, l.c_str());
   }
-  if (!y_label_.empty()) dl_->AddText(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_), text, y_label_.c_str());
+  for (std::size_t i = 0; i < title_lines_.size(); ++i)
+    dl_->AddText(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_ + line * static_cast<float>(i)), text,
+                 title_lines_[i].c_str());
 }
 
 void Plot::draw_legend() {

@@ -47,6 +47,7 @@ struct PlotState {
   // Written by the renderer each frame (read by scripts, shots and tests).
   Transform last;
   ImVec2 legend_min{0, 0}, legend_max{0, 0};
+  ImVec2 frame_min{0, 0}, frame_max{0, 0};  // the whole plot: title, axes, labels and data area
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
   bool legend_click = false;
@@ -131,6 +132,9 @@ class Plot {
   void legend_first(const char* key) { legend_first_ = key; }
   /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
   void note(const char* text, int corner, ImU32 color);
+  /// Diagonal hatching over the whole data area (a view whose data is not valid: a diverged net's map),
+  /// spacing_em apart; drawn over what came before it.
+  void hatch(ImU32 color, float spacing_em = 0.9f);
 
   void end();
 
@@ -162,6 +166,9 @@ class Plot {
   ImDrawListSplitter layers_;
   ImVec2 frame_min_, frame_max_, area_min_, area_max_;
   std::string x_label_, y_label_;
+  // The title (y_label_) and the x label as drawn: one line, or word-wrapped to the plot's width (a number is
+  // never split: lines break at spaces only).
+  std::vector<std::string> title_lines_, x_label_lines_;
   int items_ = 0;  // data items drawn this frame (PlotState::drawn_items)
   float em_ = 13;
   bool hovered_ = false, ended_ = false;

@@ -166,9 +166,11 @@ int check_written_files(const fs::path& dir, const std::vector<std::string>& ski
 
 // [SECTION] Random documents: lessons, sessions, scripts
 
-/// Text people write into lessons: letters, punctuation, quotes, backslashes, accents, symbols, emoji.
+/// Text people write into lessons: letters, punctuation, quotes, backslashes, accents, symbols, tabs — every
+/// character one the UI font draws (the lesson check refuses others, e.g. an emoji:
+/// tests/app/glyphs_test.cpp).
 std::string random_words(SampleRng& rng, std::size_t max_chars) {
-  return "T" + rng.text(0, max_chars, "abc xyz ABC 0129 ,.;:!?'\"\\/()–—…éüßΦσ√≈🙂\t");
+  return "T" + rng.text(0, max_chars, "abc xyz ABC 0129 ,.;:!?'\"\\/()–—…éüßΦσ√≈⊙\t");
 }
 
 /// A lesson of 1 to 4 random steps, each on a random panel with a state drawn from its table, as a teacher's

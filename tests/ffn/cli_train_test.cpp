@@ -1,8 +1,10 @@
 // gelulab train: the command reaches 97% on spiral, --json output, determinism, save/load, bad input
-// -> 2.
+// -> 2, divergence -> 3.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -88,6 +90,66 @@ TEST(CliTrain, BadInputIsOneLineAndExitTwo) {
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("line 1, column"), std::string::npos) << r.out;
   std::remove(bad_file.c_str());
+}
+
+// Divergence: SGD at learning rate 1 on sin blows up (the command printed "loss -nan" every step
+// and exited 0). Training stops at the first non-finite loss: one line on stderr naming the step, exit 3,
+// nothing saved, no NaN printed; --json carries "diverged_at_step" (the same step: the run is deterministic).
+TEST(CliTrain, DivergenceStopsAtTheFirstNonFiniteLossAndExitsThree) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(::testing::TempDir()) / ("cli_diverge_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string model = (dir / "m.json").string();
+  const std::vector<std::string> base = {"train",       "--dataset", "sin",  "--layers", "1,32,32,1",
+                                         "--optimizer", "sgd",       "--lr", "1",        "--steps",
+                                         "400",         "--every",   "1"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--save", model});
+  const gelu::test::ExecResult r = gelu::test::exec_gelulab(args, "", dir.string());
+  ASSERT_TRUE(r.exited) << r.err;
+  EXPECT_EQ(r.status, 3) << r.err;
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  const std::size_t at = r.err.find("diverged at step ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const int step = std::stoi(r.err.substr(at + 17));
+  EXPECT_GE(step, 1);
+  EXPECT_LE(step, 400);
+  EXPECT_NE(r.err.find("lower the learning rate (--lr 1)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nothing was saved"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(model));
+  // stdout: the steps before it, every one finite; none at or after the step that diverged.
+  EXPECT_EQ(r.out.find("nan"), std::string::npos) << r.out.substr(0, 400);
+  EXPECT_EQ(r.out.find("inf"), std::string::npos) << r.out.substr(0, 400);
+  int lines = 0;
+  for (std::size_t p = r.out.find("step "); p != std::string::npos; p = r.out.find("step ", p + 1)) {
+    ++lines;
+    EXPECT_LT(std::stoi(r.out.substr(p + 5)), step);
+  }
+  EXPECT_EQ(lines, step - 1);
+
+  args = base;
+  args.push_back("--json");
+  const gelu::test::ExecResult j = gelu::test::exec_gelulab(args, "", dir.string());
+  ASSERT_TRUE(j.exited) << j.err;
+  EXPECT_EQ(j.status, 3) << j.err;
+  const gelu::json::Value v = gelu::json::parse(j.out);
+  EXPECT_EQ(v.at("diverged_at_step").as_number(), step);
+  const gelu::json::Array& h = v.at("history").as_array();
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h.back().as_array()[0].as_number(), step);
+  EXPECT_TRUE(h.back().as_array()[1].is_null()) << "the non-finite loss is null with the root note";
+  EXPECT_TRUE(v.as_object().count("non_finite"));
+  EXPECT_NE(j.err.find("diverged at step " + std::to_string(step)), std::string::npos) << j.err;
+
+  // A learning rate that trains: exit 0, no divergence key.
+  args = {"train", "--dataset", "sin",  "--layers", "1,32,32,1", "--optimizer",
+          "sgd",   "--lr",      "0.01", "--steps",  "50",        "--json"};
+  const gelu::test::ExecResult ok = gelu::test::exec_gelulab(args, "", dir.string());
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_FALSE(gelu::json::parse(ok.out).as_object().count("diverged_at_step"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -219,5 +219,20 @@ TEST(Stats, DeadUnitsHistogramsGradNormsAndGrid) {
   for (double v : g.values) EXPECT_TRUE(v >= 0 && v <= 1);
 }
 
+TEST(Divergence, NonFiniteAlwaysGrowthPastTheFactorWhenAsked) {
+  EXPECT_TRUE(diverged(NAN, 1, 0));
+  EXPECT_TRUE(diverged(INFINITY, 1, 0));
+  EXPECT_TRUE(diverged(-INFINITY, 1, kDivergedGrowth));
+  EXPECT_FALSE(diverged(1e30, 1, 0));  // growth 0 (gelulab train): a finite loss never diverged
+  EXPECT_FALSE(diverged(0.5, 1, kDivergedGrowth));
+  EXPECT_FALSE(diverged(1e6, 1, 1e6));  // past the factor, not at it
+  EXPECT_TRUE(diverged(1.000001e6, 1, 1e6));
+  EXPECT_TRUE(diverged(2.6e5, 0.25, 1e6));
+  EXPECT_FALSE(diverged(1e30, NAN, 1e6));  // no usable reference: only non-finite counts
+  EXPECT_FALSE(diverged(1e30, 0, 1e6));
+  EXPECT_FALSE(diverged(1e30, -1, 1e6));
+  EXPECT_FALSE(diverged(1e30, INFINITY, 1e6));
+}
+
 }  // namespace
 }  // namespace gelu::ffn

@@ -27,7 +27,7 @@ std::string net_label(const LabConfig& c, int i) {
   if (c.glu) {
     s = ffn::to_string(n.glu_kind);
     for (char& ch : s) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-    if (s == "GEGLU") s = "GeGLU";
+    // GEGLU as in Shazeer's paper and the lessons (SwiGLU and ReGLU keep their mixed case there too).
     if (s == "SWIGLU") s = "SwiGLU";
     if (s == "REGLU") s = "ReGLU";
   } else {
@@ -45,6 +45,22 @@ std::string net_label(const LabConfig& c, int i) {
 
 double last_or_nan(const std::vector<double>& v) {
   return v.empty() ? NAN : v.back();
+}
+
+/// A decision map's title: the net, then its accuracy, or the step at which it diverged.
+std::string heat_title(const LabConfig& c, const NetSnapshot& n, int i) {
+  char title[192];
+  const double acc = last_or_nan(n.train_acc), tacc = last_or_nan(n.test_acc);
+  if (n.diverged_at) {
+    std::snprintf(title, sizeof title, "%s: %s   diverged at step %d — lower the learning rate", kNetName[i],
+                  net_label(c, i).c_str(), n.diverged_at);
+  } else if (std::isnan(acc)) {
+    std::snprintf(title, sizeof title, "%s: %s", kNetName[i], net_label(c, i).c_str());
+  } else {
+    std::snprintf(title, sizeof title, "%s: %s   train %.1f%% · test %.1f%% right", kNetName[i],
+                  net_label(c, i).c_str(), 100 * acc, 100 * tacc);
+  }
+  return title;
 }
 }  // namespace
 
@@ -116,7 +132,7 @@ void FfnPanel::net_choice(int i) {
   bool any_gelu = false;
   if (cfg_.glu) {
     const ffn::GluKind kinds[] = {ffn::GluKind::GeGlu, ffn::GluKind::SwiGlu, ffn::GluKind::ReGlu};
-    const char* names[] = {"GeGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
+    const char* names[] = {"GEGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
     int cur = n.glu_kind == ffn::GluKind::SwiGlu ? 1 : n.glu_kind == ffn::GluKind::ReGlu ? 2 : 0;
     ImGui::SetNextItemWidth(-0.5f * ui::em());
     if (ImGui::Combo("##glu", &cur, names, 3)) {
@@ -150,7 +166,7 @@ void FfnPanel::net_choice(int i) {
   ImGui::EndDisabled();
   ui::help_marker(
       "In training a GELU unit outputs x·m with m ~ Bernoulli(Φ(x)); evaluated, it outputs the "
-      "mean x·Φ(x). Needs a GELU layer (or GeGLU).");
+      "mean x·Φ(x). Needs a GELU layer (or GEGLU).");
   ImGui::PopID();
 }
 
@@ -186,7 +202,8 @@ void FfnPanel::controls() {
     cfg_.speed = full ? 0 : 200;
     lab_.set_speed(cfg_.speed);
   }
-  ImGui::Text("step %d · %s", snap_.nets[0].steps, snap_.backend.c_str());
+  ImGui::Text("step %d · %s", std::max(snap_.nets[0].steps, snap_.ab ? snap_.nets[1].steps : 0),
+              snap_.backend.c_str());
   // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
   if (!snap_.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
@@ -239,7 +256,7 @@ void FfnPanel::controls() {
   if (ImGui::Checkbox("GLU blocks", &cfg_.glu)) changed(true);
   ui::help_marker(
       "Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
-      "multiplies a linear branch (GeGLU, SwiGLU, ReGLU).");
+      "multiplies a linear branch (GEGLU, SwiGLU, ReGLU).");
   ImGui::SameLine();
   if (ImGui::Checkbox("A/B", &cfg_.ab)) changed(true);
   ui::help_marker("Train net B beside net A from identical initial weights.");
@@ -293,16 +310,9 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   st.x.range = st.home_x = {d.lo[0], d.hi[0]};
   st.y.range = st.home_y = {d.lo[1], d.hi[1]};
   if (!st.x.range.valid() || !st.y.range.valid()) st.x.range = st.y.range = {-1, 1};
-  char title[192];
-  const double acc = last_or_nan(n.train_acc), tacc = last_or_nan(n.test_acc);
-  if (std::isnan(acc)) {
-    std::snprintf(title, sizeof title, "%s: %s", kNetName[i], net_label(cfg_, i).c_str());
-  } else {
-    std::snprintf(title, sizeof title, "%s: %s   train %.1f%% · test %.1f%% right", kNetName[i],
-                  net_label(cfg_, i).c_str(), 100 * acc, 100 * tacc);
-  }
+  const std::string title = heat_title(cfg_, n, i);
   ImGui::PushID(i);
-  plot::Plot p("heat", st, size, nullptr, title);
+  plot::Plot p("heat", st, size, nullptr, title.c_str());
   heat_[static_cast<std::size_t>(i)].draw(p);
   for (std::size_t c = 0; c < train_x_.size(); ++c) {
     p.rings("##test", class_color(static_cast<int>(c)), test_x_[c], test_y_[c], 0.24f, 0.08f);
@@ -328,6 +338,10 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
       p.data(("train points, class " + std::to_string(c)).c_str(), train_x_[c], train_y_[c]);
       p.data(("test points, class " + std::to_string(c)).c_str(), test_x_[c], test_y_[c]);
     }
+  }
+  if (n.diverged_at) {  // its weights are no longer numbers: the map is hatched, training of this net stopped
+    p.hatch(IM_COL32(200, 30, 30, 170));
+    p.note("training stopped: Reset starts again", 0, IM_COL32(200, 30, 30, 255));
   }
   if (!n.error.empty()) p.note(n.error.c_str(), 0, IM_COL32(200, 30, 30, 255));
   const plot::Transform tf = p.transform();
@@ -400,8 +414,12 @@ void FfnPanel::loss_plot(ImVec2 size) {
   for (int i = 0; i < nets; ++i) {
     const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
     char label[160];
-    std::snprintf(label, sizeof label, "%s: %s  test %.3g##test%d", kNetName[i], net_label(cfg_, i).c_str(),
-                  last_or_nan(n.test_loss), i);
+    if (n.diverged_at)
+      std::snprintf(label, sizeof label, "%s: %s  diverged at step %d##test%d", kNetName[i],
+                    net_label(cfg_, i).c_str(), n.diverged_at, i);
+    else
+      std::snprintf(label, sizeof label, "%s: %s  test %.3g##test%d", kNetName[i], net_label(cfg_, i).c_str(),
+                    last_or_nan(n.test_loss), i);
     p.line(label, kNetColor[i], n.eval_steps, n.test_loss, 0.17f);
   }
   if (snap_.nets[0].steps == 0) p.note("press Play or Step to train", 3, IM_COL32(90, 90, 90, 255));
@@ -437,6 +455,9 @@ void FfnPanel::layer_plot(ImVec2 size) {
       ys.push_back(dens);
       top = std::max(top, dens);
     }
+    // A diverged net's activations (often huge) do not set the axis while the other net still trains.
+    const bool other_trains = nets == 2 && snap_.nets[static_cast<std::size_t>(1 - i)].diverged_at == 0;
+    if (snap_.nets[static_cast<std::size_t>(i)].diverged_at && other_trains) continue;
     lo = std::min(lo, s.lo);
     hi = std::max(hi, s.lo + bins * w);
   }
@@ -480,13 +501,17 @@ void FfnPanel::drawContent() {
       test_x_[c].push_back(d.x_test(0, k));
       test_y_[c].push_back(d.x_test(1, k));
     }
-    // The loss axes follow the data (log y).
+    // The loss axes follow the data (log y). A diverged net's climb is drawn but does not set the scale: only
+    // its losses up to 10× its starting loss count, so the other net stays readable.
     double steps = 10;
     std::vector<double> all;
     for (const NetSnapshot& n : snap_.nets) {
       steps = std::max(steps, static_cast<double>(n.steps));
-      all.insert(all.end(), n.batch_loss.begin(), n.batch_loss.end());
-      all.insert(all.end(), n.test_loss.begin(), n.test_loss.end());
+      const double cap =
+          n.diverged_at && std::isfinite(n.start_loss) && n.start_loss > 0 ? 10 * n.start_loss : HUGE_VAL;
+      for (const std::vector<double>* v : {&n.batch_loss, &n.test_loss})
+        for (const double l : *v)
+          if (std::isfinite(l) && l <= cap) all.push_back(l);
     }
     loss_.x.range = loss_.home_x = {0, steps * 1.02};
     const plot::Range b = plot::data_bounds(all, loss_.y);
@@ -567,6 +592,8 @@ json::Object FfnPanel::meta() const {
     m["dead_units"] = std::move(dead);
     m["units"] = std::move(units);
     m["error"] = n.error;
+    m["diverged_at_step"] = n.diverged_at ? json::Value(n.diverged_at) : json::Value();
+    m["title"] = heat_title(cfg_, n, static_cast<int>(i));
     nets.emplace_back(std::move(m));
   }
   o["nets"] = std::move(nets);

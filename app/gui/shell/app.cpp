@@ -24,14 +24,16 @@
 #include "gui/panels/ffn_panel.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 
 namespace {
-constexpr const char* kFontRegular = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-constexpr const char* kFontBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
-// Symbols the UI writes itself (the registry's texts are added on top of these).
-constexpr const char* kUiSymbols = "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩";
+// The font, its file and the characters the atlas holds: model/ui_font.hpp (the lesson check uses the same).
+constexpr const char* kFontRegular = kUiFontRegular;
+constexpr const char* kFontBold = kUiFontBold;
+static_assert(kUiMaxCodePoint == (sizeof(ImWchar) == 2 ? 0xFFFFu : 0x10FFFFu),
+              "model/ui_font.hpp's kUiMaxCodePoint must match this ImGui's ImWchar");
 
 void apply_theme(float scale, bool projector) {
   ImGuiStyle style;
@@ -79,13 +81,9 @@ void App::setup_fonts_and_style(float content_scale) {
   io.Fonts->Clear();
   ImFontGlyphRangesBuilder b;
   b.AddRanges(io.Fonts->GetGlyphRangesDefault());
-  b.AddText(kUiSymbols);
-  for (const Activation& a : registry()) {
-    b.AddText(a.name);
-    b.AddText(a.formula);
-    b.AddText(a.description);
-    for (const ParamSpec& p : a.params) b.AddText(p.description);
-  }
+  static const std::string base = ui_glyph_text();  // the UI's symbols, the registry's and the zoo's texts
+  b.AddText(base.c_str());
+  b.AddText(lesson_glyphs_.c_str());  // every lesson opened so far
   glyph_ranges_.clear();
   b.BuildRanges(&glyph_ranges_);
   // Presentation mode rasterizes the glyphs at the larger size (crisp), rather than scaling a bitmap.
@@ -258,6 +256,17 @@ void App::lessons_menu() {
 // [SECTION] Lessons
 
 void App::open_lesson(Lesson lesson, int step, bool apply_state) {
+  // Its characters join the atlas (rebuilt before the next frame when one is new).
+  std::string text = lesson.title;
+  for (const LessonStep& s : lesson.steps) text += s.title + s.text;
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t at = i;
+    const char32_t c = next_code_point(text, i);
+    if (c > 0x7F && c <= kUiMaxCodePoint && lesson_code_points_.insert(c).second) {
+      lesson_glyphs_.append(text, at, i - at);
+      fonts_dirty_ = true;
+    }
+  }
   lesson_ = std::move(lesson);
   step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
   step_pending_ = apply_state;

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -119,7 +120,9 @@ class App {
   int png_counter_ = 0;
   std::string status_;
   bool formula_glyphs_ok_ = false;
-  float scale_ = 1.0f;  // content scale of the display
+  std::string lesson_glyphs_;              // one of each non-ASCII character of the lessons opened
+  std::set<char32_t> lesson_code_points_;  // the same, as code points
+  float scale_ = 1.0f;                     // content scale of the display
   ImVector<ImWchar> glyph_ranges_;
   Presentation presentation_;
   bool fonts_dirty_ = false, fullscreen_request_ = false, shortcuts_open_ = false;

@@ -61,6 +61,13 @@ std::string series_csv(const std::string& plot_id, const plot::PlotState& s) {
 }
 
 void plot_frame_rect(const plot::PlotState& s, float em, ImVec2 display, ImVec2* min, ImVec2* max) {
+  if (s.frame_max.x > s.frame_min.x && s.frame_max.y > s.frame_min.y) {  // the frame as last drawn
+    min->x = std::clamp(s.frame_min.x, 0.0f, display.x);
+    min->y = std::clamp(s.frame_min.y, 0.0f, display.y);
+    max->x = std::clamp(s.frame_max.x, 0.0f, display.x);
+    max->y = std::clamp(s.frame_max.y, 0.0f, display.y);
+    return;
+  }
   const auto f = [](double v) { return static_cast<float>(v); };
   min->x = std::clamp(f(s.last.left) - 4.6f * em, 0.0f, display.x);
   min->y = std::clamp(f(s.last.top) - 0.6f * em, 0.0f, display.y);

@@ -19,8 +19,8 @@ std::string series_csv(const std::string& plot_id, const plot::PlotState& state)
 /// The data rows series_csv would write: 0 for a plot with no data yet (the CSV is then not written).
 std::size_t captured_rows(const plot::PlotState& state);
 
-/// The screen rectangle of a plot including its axis labels (the data area grown by the tick-label margins),
-/// clamped to the display.
+/// The screen rectangle of a plot including its title and axis labels (its frame as last drawn; before it was
+/// drawn, the data area grown by the tick-label margins), clamped to the display.
 void plot_frame_rect(const plot::PlotState& state, float em, ImVec2 display, ImVec2* min, ImVec2* max);
 
 /// Reads the rectangle [min, max) (ImGui screen coordinates, top-left origin) of the current GL read

@@ -94,6 +94,11 @@ void validate(const TrainConfig& c, const Dataset& d, const NetworkSpec& spec) {
   }
 }
 
+bool diverged(double loss, double start, double growth) {
+  if (!std::isfinite(loss)) return true;
+  return growth > 0 && std::isfinite(start) && start > 0 && loss > growth * start;
+}
+
 double learning_rate(const TrainConfig& c, int t) {
   switch (c.schedule) {
     case Schedule::Constant:

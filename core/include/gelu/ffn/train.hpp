@@ -49,6 +49,13 @@ LossKind default_loss(const Dataset& d, int outputs);
 /// Learning rate at step t (0-based) under c's schedule.
 double learning_rate(const TrainConfig& c, int t);
 
+/// The FFN lab's divergence rule: growth past this many times the starting loss stops a net.
+inline constexpr double kDivergedGrowth = 1e6;
+/// Whether training has diverged at a step whose loss is `loss`: the loss is not finite (NaN or ±inf), or
+/// growth > 0, the starting loss `start` is finite and positive, and loss > growth × start. The one rule of
+/// `gelulab train` (growth 0: non-finite only) and of the FFN lab (growth kDivergedGrowth).
+bool diverged(double loss, double start, double growth);
+
 template <class T>
 class Optimizer {
  public:
