@@ -450,6 +450,8 @@ const Schema<FfnState>& ffn_schema() {
                            "training steps per second while playing (0: as fast as it goes)"),
           integer_field<S>("shot_steps", &S::shot_steps, 0, 100000, "steps a headless shot trains"),
           bool_field<S>("playing", &S::playing, "training runs"),
+          integer_field<S>("layer", &S::layer, 1, 4,
+                           "the hidden layer whose histogram and dead units are shown (clamped to the layers there are)"),
       });
   // clang-format on
   return schema;

@@ -67,6 +67,7 @@ struct FfnState {
   LabConfig cfg;
   int shot_steps = 300;
   bool playing = false;
+  int layer = 1;  // the hidden layer the histogram shows (1-based; clamped to the layers there are)
 };
 const Schema<FfnState>& ffn_schema();
 

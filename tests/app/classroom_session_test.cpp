@@ -266,6 +266,30 @@ TEST(Lessons, AStepShowsItsPanelStateAndTheLessonBar) {
   EXPECT_GT(dist(img.at(bx + 400, static_cast<int>(g.top) + 5), Rgb{255, 247, 214}), 12);
 }
 
+// What lesson 4's steps say holds in what they show: step 3 ("Dead units") shows hidden layer 2, where the
+// ReLU network has dead units and the GELU network none; step 4 says both networks use GELU, and they do.
+TEST(Lessons, LessonFourShowsWhatItsTextSays) {
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/4_gelu_vs_relu_training.json").string();
+  const Shot dead = shot("lesson_4_3", "--lesson '" + lesson + "' --step 3");
+  ASSERT_EQ(dead.run.status, 0) << dead.run.err;
+  EXPECT_EQ(dead.meta.at("state").at("layer").as_number(), 2);
+  const auto& nets = dead.meta.at("nets").as_array();
+  const double relu_dead = nets[0].at("dead_units").as_array().at(1).as_number();
+  const double gelu_dead = nets[1].at("dead_units").as_array().at(1).as_number();
+  EXPECT_GT(relu_dead, 0) << "the step's text promises dead ReLU units in the layer shown";
+  EXPECT_EQ(gelu_dead, 0);
+
+  const Shot both = shot("lesson_4_4", "--lesson '" + lesson + "' --step 4");
+  ASSERT_EQ(both.run.status, 0) << both.run.err;
+  EXPECT_NE(both.meta.at("lesson").at("step_title").as_string().find("Stochastic"), std::string::npos);
+  for (const char* net : {"a", "b"}) {
+    const auto& acts = both.meta.at("state").at(net).at("activations").as_array();
+    ASSERT_FALSE(acts.empty());
+    for (const Value& a : acts) EXPECT_EQ(a.as_string(), "gelu") << net;
+  }
+}
+
 // [SECTION] Sessions
 
 const char* kSessionCurves = R"({"x": [-2.5, 2.5], "y": [-0.5, 2], "functions": ["gelu", "gelu_sigmoid"],

@@ -550,15 +550,16 @@ void FfnPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value FfnPanel::state() const {
-  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, playing_});
+  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, playing_, layer_ + 1});
 }
 
 void FfnPanel::set_state(const json::Value& state) {
   // Absent "playing" means paused: a state is a still picture unless it says otherwise.
-  model::FfnState s{cfg_, shot_steps_, false};
+  model::FfnState s{cfg_, shot_steps_, false, layer_ + 1};
   model::ffn_schema().read(state, s);
   cfg_ = s.cfg;
   shot_steps_ = s.shot_steps;
+  layer_ = s.layer - 1;  // clamped to the layers there are when drawn
   lab_.reset(cfg_);
   playing_ = s.playing;
   lab_.set_running(s.playing);
