@@ -126,6 +126,7 @@ ApproxPanel::ApproxPanel()
   eplot_.y.scale = plot::Scale::Log10;
   eplot_.y.range = eplot_.home_y = {1e-8, 0.3};
   eplot_.legend_anchor = ImVec2(0.5f, 1.0f);
+  eplot_.legend_auto = true;  // off the error curves (the anchor first), wherever they fall
   compare_generation_ = comparison_generation();
 }
 

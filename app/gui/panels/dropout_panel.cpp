@@ -31,6 +31,8 @@ DropoutPanel::DropoutPanel() : Panel(kId), stream_(x0_, seed_, kRecentMasks) {
   hist_.legend_anchor = ImVec2(1, 0);
   prob_.legend_anchor = ImVec2(1, 0.45f);
   conv_.legend_anchor = ImVec2(1, 1);
+  hist_.legend_auto = prob_.legend_auto = conv_.legend_auto =
+      true;  // off the curves and the Φ / 1 − Φ labels
   restart();
 }
 

@@ -72,6 +72,7 @@ FfnPanel::FfnPanel() : Panel(kId) {
   loss_.y.range = loss_.home_y = {0.01, 1};
   loss_.legend_anchor = ImVec2(1, 0);
   layers_.legend_anchor = ImVec2(1, 0);
+  loss_.legend_auto = layers_.legend_auto = true;  // off the loss curves and histograms
   for (auto& h : heat_plot_) {
     h.y_fixed = true;
     h.legend_anchor = ImVec2(1, 1);
