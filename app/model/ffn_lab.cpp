@@ -161,6 +161,7 @@ FfnLab::~FfnLab() {
 void FfnLab::reset(const LabConfig& c) {
   std::lock_guard lk(mu_);
   speed_ = std::max(0, c.speed);
+  step_budget_ = std::max(0, c.step_budget);
   pending_ = c;
   pending_kind_ = 2;
   cv_.notify_all();
@@ -169,6 +170,7 @@ void FfnLab::reset(const LabConfig& c) {
 void FfnLab::reconfigure(const LabConfig& c) {
   std::lock_guard lk(mu_);
   speed_ = std::max(0, c.speed);
+  step_budget_ = std::max(0, c.step_budget);
   pending_ = c;
   pending_kind_ = std::max(pending_kind_, 1);
   cv_.notify_all();
@@ -177,6 +179,12 @@ void FfnLab::reconfigure(const LabConfig& c) {
 void FfnLab::set_speed(int steps_per_s) {
   std::lock_guard lk(mu_);
   speed_ = std::max(0, steps_per_s);
+}
+
+void FfnLab::set_step_budget(int steps) {
+  std::lock_guard lk(mu_);
+  step_budget_ = std::max(0, steps);
+  cv_.notify_all();
 }
 
 void FfnLab::set_running(bool on) {
@@ -385,6 +393,23 @@ void FfnLab::worker() {
         pace_done = static_cast<long long>(due) - pace_speed;  // no catching up after a stall
     } else if (!queued) {
       paced = false;
+    }
+    // A training budget (a lesson step's "train N steps, then pause"): playing stops at it.
+    if (!queued && step_budget_ > 0) {
+      const int left = step_budget_ - std::max(s.n[0].snap.steps, s.n[1].snap.steps);
+      if (left <= 0) {
+        running_ = false;
+        paced = false;
+        busy_ = true;
+        lk.unlock();
+        publish(s, true);  // the settled state, with running = false
+        last_publish = Clock::now();
+        lk.lock();
+        busy_ = false;
+        idle_cv_.notify_all();
+        continue;
+      }
+      budget = std::min(budget, left);
     }
     busy_ = true;
     lk.unlock();

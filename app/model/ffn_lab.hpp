@@ -58,8 +58,9 @@ struct LabConfig {
   int batch = 64;
   std::uint64_t init_seed = 7;  // same for A and B: identical initial weights
   bool gpu = false;
-  int grid = 96;    // decision grid resolution (grid × grid)
-  int speed = 200;  // training steps per second while playing (0: as fast as the machine goes)
+  int grid = 96;        // decision grid resolution (grid × grid)
+  int speed = 200;      // training steps per second while playing (0: as fast as the machine goes)
+  int step_budget = 0;  // playing pauses once a net has trained this many steps (0: it never does)
 
   /// The network spec of net i (0 = A, 1 = B); throws ffn::SpecError when invalid.
   ffn::NetworkSpec spec(int i, const ffn::Dataset& d) const;
@@ -107,6 +108,8 @@ class FfnLab {
   void set_running(bool on);
   /// Training speed while playing, in steps per second (0: unthrottled); takes effect at once.
   void set_speed(int steps_per_s);
+  /// Playing pauses once a net has trained `steps` steps (0: never); takes effect at once.
+  void set_step_budget(int steps);
   /// Queues `n` training steps (runs even while paused).
   void step(int n);
   /// Blocks until the queued steps are done and a snapshot of them is published (for shots and tests).
@@ -133,6 +136,7 @@ class FfnLab {
   bool running_ = false, quit_ = false, busy_ = false;
   int queued_steps_ = 0;
   int speed_ = 200;
+  int step_budget_ = 0;
   std::uint64_t published_ = 0;
   LabSnapshot front_;  // the latest published snapshot (guarded by mu_)
   std::thread thread_;

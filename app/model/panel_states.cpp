@@ -132,7 +132,9 @@ const Schema<CurvesState>& curves_schema() {
            [](const json::Value& v, S& s) {
              if (!v.is_object())
                throw json::JsonError("'params' must be an object like {\"gelu_sigmoid.k\": 1.702}");
-             std::map<std::string, double> params = s.params;  // the keys given replace their values
+             // The object is the whole set of parameters that differ from their defaults: one not named is at
+             // its default ({} resets them all), as every field given replaces its value.
+             std::map<std::string, double> params;
              for (const auto& [key, val] : v.as_object()) {
                const auto dot = key.find('.');
                const Activation* a = dot == std::string::npos ? nullptr : find_activation(key.substr(0, dot));
@@ -196,6 +198,7 @@ const Schema<CurvesState>& curves_schema() {
           bool_field<S>("shade_dip", &S::shade_dip, "shade GELU's negative dip and mark its minimum"),
           bool_field<S>("shade_dead", &S::shade_dead, "shade ReLU's dead zone"),
           bool_field<S>("symlog", &S::symlog, "a symmetric-log y axis for f"),
+          bool_field<S>("inflections", &S::inflections, "mark GELU's inflection points (f″ = 0) on f"),
       });
   return schema;
 }
@@ -264,6 +267,7 @@ const Schema<DropoutState>& dropout_schema() {
           number_field<S>("sigma", &S::sigma, 0.05, 3, "its standard deviation"),
           integer_field<S>("rate", &S::rate, 1, 500, "masks per frame while playing"),
           bool_field<S>("playing", &S::playing, "sampling runs"),
+          bool_field<S>("gaussian", &S::gaussian, "show the histograms of N(μ, σ) through GELU and ReLU"),
       });
   return schema;
 }
@@ -448,6 +452,8 @@ const Schema<FfnState>& ffn_schema() {
           integer_field<S>("grid", [](auto& s) -> auto& { return s.cfg.grid; }, 8, 256, "decision map resolution"),
           integer_field<S>("speed", [](auto& s) -> auto& { return s.cfg.speed; }, 0, 1000000,
                            "training steps per second while playing (0: as fast as it goes)"),
+          integer_field<S>("budget", [](auto& s) -> auto& { return s.cfg.step_budget; }, 0, 10000000,
+                           "steps after which playing pauses, e.g. a lesson step's (0: it never does)"),
           integer_field<S>("shot_steps", &S::shot_steps, 0, 100000, "steps a headless shot trains"),
           bool_field<S>("playing", &S::playing, "training runs"),
           integer_field<S>("layer", &S::layer, 1, 4,

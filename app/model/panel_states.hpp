@@ -33,6 +33,7 @@ struct CurvesState {
   std::optional<double> probe = 1.0;                          // nullopt: no probe
   bool d1 = false, d2 = false;                                // the f′ and f″ plots
   bool shade_dip = true, shade_dead = true, symlog = false;
+  bool inflections = true;  // mark GELU's inflection points (f″ = 0) on f
 };
 const Schema<CurvesState>& curves_schema();
 
@@ -59,6 +60,7 @@ struct DropoutState {
   double mu = 0.5, sigma = 1.0;  // the Gaussian pushed through GELU and ReLU
   int rate = 10;                 // masks per frame while playing
   bool playing = true;
+  bool gaussian = true;  // show the N(μ, σ) histograms below the two plots of x
 };
 const Schema<DropoutState>& dropout_schema();
 

@@ -266,11 +266,48 @@ TEST(Lessons, AStepShowsItsPanelStateAndTheLessonBar) {
   EXPECT_GT(dist(img.at(bx + 400, static_cast<int>(g.top) + 5), Rgb{255, 247, 214}), 12);
 }
 
+// Lesson 1 introduces the inflection points in step 5 ("Where it bends"): no step before shows them.
+TEST(Lessons, LessonOneShowsTheInflectionPointsOnlyFromTheStepThatIntroducesThem) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/1_what_is_gelu.json").string();
+  for (int step = 1; step <= 5; ++step) {
+    const Shot s = shot("lesson_1_infl_" + std::to_string(step),
+                        "--lesson '" + lesson + "' --step " + std::to_string(step));
+    ASSERT_EQ(s.run.status, 0) << s.run.err;
+    const bool introduced = s.meta.at("lesson").at("step_title").as_string() == "Where it bends";
+    EXPECT_EQ(introduced, step == 5);
+    EXPECT_EQ(s.meta.at("inflections_shown").as_bool(), introduced) << "step " << step;
+  }
+}
+
+// Lesson 3 explains the histograms of N(μ, σ) in step 4: steps 1-3 show only the two plots of x, taller.
+TEST(Lessons, LessonThreeShowsTheHistogramsOnlyFromTheStepThatExplainsThem) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/3_stochastic_view.json").string();
+  for (int step = 1; step <= 4; ++step) {
+    const Shot s =
+        shot("lesson_3_" + std::to_string(step), "--lesson '" + lesson + "' --step " + std::to_string(step));
+    ASSERT_EQ(s.run.status, 0) << s.run.err;
+    const auto& plots = s.meta.at("plots").as_object();
+    EXPECT_EQ(plots.count("histograms") == 1, step == 4) << "step " << step;
+    const Geom keep(s.meta.at("plots").at("keep"));
+    if (step < 4) {
+      EXPECT_GT(keep.bottom - keep.top, 400) << "step " << step << ": the plots of x take the height";
+    }
+  }
+}
+
 // What lesson 4's steps say holds in what they show: step 3 ("Dead units") shows hidden layer 2, where the
 // ReLU network has dead units and the GELU network none; step 4 says both networks use GELU, and they do.
 TEST(Lessons, LessonFourShowsWhatItsTextSays) {
   const std::string lesson =
       (fs::path(GELU_SOURCE_DIR) / "assets/lessons/4_gelu_vs_relu_training.json").string();
+  // Step 1 says where training pauses; its state's budget says the same number.
+  const Shot first = shot("lesson_4_1", "--lesson '" + lesson + "' --step 1");
+  ASSERT_EQ(first.run.status, 0) << first.run.err;
+  const int budget = static_cast<int>(first.meta.at("state").at("budget").as_number());
+  EXPECT_GT(budget, 0);
+  const std::string text =
+      gelu::json::parse(read_file(lesson)).at("steps").as_array()[0].at("text").as_string();
+  EXPECT_NE(text.find("pauses at step " + std::to_string(budget)), std::string::npos) << text;
   const Shot dead = shot("lesson_4_3", "--lesson '" + lesson + "' --step 3");
   ASSERT_EQ(dead.run.status, 0) << dead.run.err;
   EXPECT_EQ(dead.meta.at("state").at("layer").as_number(), 2);

@@ -86,6 +86,8 @@ void CurvesPanel::controls() {
   ui::mark("check:d2");
   ImGui::Checkbox("GELU's negative dip", &shade_dip_);
   ImGui::Checkbox("ReLU's dead zone", &shade_dead_);
+  ImGui::Checkbox("GELU's inflection points", &inflections_);
+  ui::mark("check:inflections");
   bool symlog = plot_[0].y.scale == plot::Scale::SymLog;
   if (ImGui::Checkbox("symlog y axis", &symlog)) {
     plot_[0].y.scale = symlog ? plot::Scale::SymLog : plot::Scale::Linear;
@@ -159,7 +161,7 @@ void CurvesPanel::plots(float height) {
       const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
       p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);
     }
-    if (order == 0 && gelu_fn) {
+    if (order == 0 && gelu_fn && inflections_) {
       // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.
       infl_x_ = gelu_properties().inflection_points;
       infl_y_.resize(infl_x_.size());
@@ -256,6 +258,7 @@ model::CurvesState CurvesPanel::current() const {
   s.d2 = show_order_[2];
   s.shade_dip = shade_dip_;
   s.shade_dead = shade_dead_;
+  s.inflections = inflections_;
   s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
   return s;
 }
@@ -278,6 +281,7 @@ void CurvesPanel::apply(const model::CurvesState& s) {
   show_order_[2] = s.d2;
   shade_dip_ = s.shade_dip;
   shade_dead_ = s.shade_dead;
+  inflections_ = s.inflections;
   if (s.symlog) {
     plot_[0].y.scale = plot::Scale::SymLog;
     plot_[0].y.symlog_c = 0.1;
@@ -318,6 +322,7 @@ json::Object CurvesPanel::meta() const {
   json::Array infl;
   for (double x : gelu_properties().inflection_points) infl.push_back(x);
   o["gelu_inflections"] = infl;
+  o["inflections_shown"] = inflections_;  // the dots on f (drawn when GELU is among the functions)
   o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
   return o;
 }

@@ -33,7 +33,7 @@ class CurvesPanel : public Panel {
   double minimum_x_ = 0, minimum_y_ = 0;  // GELU's global minimum, from core
   std::vector<Fn> fns_;
   bool show_order_[3] = {true, false, false};
-  bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true;
+  bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true, inflections_ = true;
   double probe_x_ = 1.0;
   std::vector<double> infl_x_, infl_y_;  // GELU's inflection points, drawn as a scatter
   plot::Axis shared_x_;

@@ -164,6 +164,8 @@ void DropoutPanel::controls() {
   ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
 
   ui::heading("Gaussian input z ~ N(μ, σ)");
+  ImGui::Checkbox("show its histograms", &gaussian_);
+  ui::mark("check:gaussian");
   const double mlo = -3, mhi = 3, slo = 0.05, shi = 3;
   ImGui::SetNextItemWidth(-1.5f * em);
   ImGui::SliderScalar("μ", ImGuiDataType_Double, &mu_, &mlo, &mhi, "%.3f");
@@ -171,12 +173,17 @@ void DropoutPanel::controls() {
   ImGui::SetNextItemWidth(-1.5f * em);
   ImGui::SliderScalar("σ", ImGuiDataType_Double, &sigma_, &slo, &shi, "%.3f");
   ui::mark("slider:sigma");
+  // Exact values (closed forms) and sampled ones (the histograms' draws) are labelled as such.
   ImGui::PushStyleColor(ImGuiCol_Text, kGeluColor);
-  ImGui::Text("E[GELU(z)] = %.4f", mean_gelu_);
+  ImGui::Text("E[GELU(z)] = %.4f  exact", mean_gelu_);
   ImGui::PopStyleColor();
   ImGui::PushStyleColor(ImGuiCol_Text, kReluColor);
-  ImGui::Text("E[ReLU(z)] = %.4f", mean_relu_);
-  ImGui::Text("P(ReLU(z) = 0) = %.3f", relu_zero_mass_);
+  ImGui::Text("E[ReLU(z)] = %.4f  exact", mean_relu_);
+  ImGui::TextUnformatted("P(ReLU(z) = 0) = Φ(−μ/σ)");
+  ImGui::Text("  = %.4f exact; sampled %.4f", stochastic::keep_probability(-mu_ / sigma_), relu_zero_mass_);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("sampled: the fraction of %zu draws of z that ReLU sends to 0 (the histograms' sample)",
+                      kHistSamples);
   ImGui::PopStyleColor();
 }
 
@@ -222,17 +229,20 @@ void DropoutPanel::histogram_plot(ImVec2 size) {
   char xl[96];
   std::snprintf(xl, sizeof xl, "output value for z ~ N(%.2f, %.2f)", mu_, sigma_);
   plot::Plot p("histograms", hist_, size, xl, "density");
-  p.bars("GELU(z)", IM_COL32(31, 119, 180, 110), bin_x_, gelu_h_, bin_w_ * 0.96);
+  char bars[64];
+  std::snprintf(bars, sizeof bars, "GELU(z), %zu sampled draws", kHistSamples);
+  p.bars(bars, IM_COL32(31, 119, 180, 110), bin_x_, gelu_h_, bin_w_ * 0.96);
   char label[96];
-  std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.3f at 0)", relu_zero_mass_);
+  std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.4f at 0, exact)",
+                stochastic::keep_probability(-mu_ / sigma_));
   p.line(label, kReluColor, bin_edges_, relu_h_, 0.16f);
   p.vline(mean_gelu_, kGeluColor, 0.12f, true);
   p.vline(mean_relu_, kReluColor, 0.12f, true);
   const double top = hist_.y.range.max;
   char t[64];
-  std::snprintf(t, sizeof t, "E[GELU(z)] = %.3f", mean_gelu_);
+  std::snprintf(t, sizeof t, "E[GELU(z)] = %.3f exact", mean_gelu_);
   p.marker(mean_gelu_, top * 0.62, kGeluColor, t, 0.25f);
-  std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f", mean_relu_);
+  std::snprintf(t, sizeof t, "E[ReLU(z)] = %.3f exact", mean_relu_);
   p.marker(mean_relu_, top * 0.48, kReluColor, t, 0.25f);
   p.end();
   ui::mark_plot("histograms", hist_);
@@ -244,12 +254,13 @@ void DropoutPanel::drawContent() {
   ui::begin_panel(19.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float top_h = (avail.y - st.ItemSpacing.y) * 0.52f;
+  // Without the histograms (a lesson's first steps), the two plots of x take the whole height.
+  const float top_h = gaussian_ ? (avail.y - st.ItemSpacing.y) * 0.52f : avail.y;
   const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
   probability_plot(ImVec2(half_w, top_h));
   ImGui::SameLine();
   convergence_plot(ImVec2(half_w, top_h));
-  histogram_plot(ImVec2(-1, -1));
+  if (gaussian_) histogram_plot(ImVec2(-1, -1));
   ImGui::EndChild();
 }
 
@@ -262,6 +273,7 @@ model::DropoutState DropoutPanel::current() const {
   s.sigma = sigma_;
   s.rate = per_frame_;
   s.playing = playing_;
+  s.gaussian = gaussian_;
   return s;
 }
 
@@ -275,6 +287,7 @@ void DropoutPanel::load_state(const json::Value& state) {
   sigma_ = s.sigma;
   per_frame_ = s.rate;
   playing_ = s.playing;
+  gaussian_ = s.gaussian;
   restart();
 }
 
@@ -286,7 +299,7 @@ json::Object DropoutPanel::meta() const {
   json::Object o, plots;
   plots["keep"] = plot_meta(prob_);
   plots["convergence"] = plot_meta(conv_);
-  plots["histograms"] = plot_meta(hist_);
+  if (gaussian_) plots["histograms"] = plot_meta(hist_);
   o["plots"] = plots;
   o["x0"] = x0_;
   const stochastic::MonteCarloResult& r = mc_;
@@ -305,7 +318,8 @@ json::Object DropoutPanel::meta() const {
   o["sigma"] = sigma_;
   o["mean_gelu"] = mean_gelu_;
   o["mean_relu"] = mean_relu_;
-  o["relu_zero_mass"] = relu_zero_mass_;
+  o["relu_zero_mass"] = relu_zero_mass_;  // sampled (the histograms' draws)
+  o["relu_zero_mass_exact"] = stochastic::keep_probability(-mu_ / sigma_);
   return o;
 }
 

@@ -39,6 +39,7 @@ class DropoutPanel : public Panel {
   int per_frame_ = 10;
   std::uint64_t max_samples_ = model::DropoutState::kMaxSamples, shot_samples_ = 3000;
   bool playing_ = true;
+  bool gaussian_ = true;                           // the histograms' plot is shown
   static constexpr std::size_t kRecentMasks = 60;  // masks shown in the grid
   stochastic::GateStream stream_;
   stochastic::MonteCarloResult mc_;           // the estimator over the stream's draws so far (core's)

@@ -117,7 +117,8 @@ void FfnPanel::settle_for_shot() {
   playing_ = false;
   lab_.set_running(false);
   lab_.reset(cfg_);
-  lab_.step(shot_steps_);
+  // A training budget below shot_steps: the shot shows where playing would have paused.
+  lab_.step(cfg_.step_budget > 0 ? std::min(shot_steps_, cfg_.step_budget) : shot_steps_);
   lab_.wait_idle();
   // drawContent takes the published results (and uploads the heatmaps) in the first frame.
 }
@@ -176,7 +177,12 @@ void FfnPanel::controls() {
   // The lab pauses itself when the nets cannot train (an error); the saved state follows it from here.
   const bool playing = lab_.running();
   playing_ = playing_ && playing;
+  const int trained = std::max(snap_.nets[0].steps, snap_.ab ? snap_.nets[1].steps : 0);
   if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) {
+    if (!playing && cfg_.step_budget > 0 && trained >= cfg_.step_budget) {
+      cfg_.step_budget = 0;  // Play after a budget's pause goes on training
+      lab_.set_step_budget(0);
+    }
     lab_.set_running(!playing);
     playing_ = !playing;
   }
@@ -203,8 +209,10 @@ void FfnPanel::controls() {
     cfg_.speed = full ? 0 : 200;
     lab_.set_speed(cfg_.speed);
   }
-  ImGui::Text("step %d · %s", std::max(snap_.nets[0].steps, snap_.ab ? snap_.nets[1].steps : 0),
-              snap_.backend.c_str());
+  if (cfg_.step_budget > 0)
+    ImGui::Text("step %d of %d · %s", trained, cfg_.step_budget, snap_.backend.c_str());
+  else
+    ImGui::Text("step %d · %s", trained, snap_.backend.c_str());
   // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
   if (!snap_.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));

@@ -1,4 +1,6 @@
-// Divergence in the FFN lab (the issue: net B's loss climbed to 1e28, then NaN, its map went black, its title
+// The FFN lab's model and panel: divergence and training budgets.
+//
+// Divergence (the issue: net B's loss climbed to 1e28, then NaN, its map went black, its title
 // still gave its accuracy, training went on and net A's curve was flattened by the 1e28 axis). A net whose
 // loss is not finite or grows past 1e6 × its first step's stops; the other trains on; playing stops when no
 // net trains; Reset recovers. The panel titles the map "diverged at step N — lower the learning rate",
@@ -6,6 +8,8 @@
 //
 // On xor with SGD at learning rate 1, SELU diverges (step 98 on a 2-core EPYC; the lab is deterministic)
 // while GELU trains, from the same initial weights.
+#include "model/ffn_lab.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -19,7 +23,6 @@
 
 #include "gelu/ffn/train.hpp"
 #include "gelu/json.hpp"
-#include "model/ffn_lab.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {
@@ -123,6 +126,37 @@ TEST(FfnLabDivergence, ThePanelTitlesTheMapAndKeepsTheLossAxisOnTheOtherNet) {
   const gelu::json::Value& loss = panel.at("plots").at("loss");
   EXPECT_LT(loss.at("y_max").as_number(), 100.0) << gelu::json::write(loss);
   fs::remove_all(dir);
+}
+
+// A training budget (a lesson step's "train N steps, then pause"): playing stops at it, for both nets; a
+// budget of 0 lets play go on; queued steps (Step +10) are not limited.
+TEST(FfnLabBudget, PlayingPausesAtTheBudget) {
+  LabConfig c;
+  c.speed = 0;  // as fast as it goes
+  c.step_budget = 120;
+  FfnLab lab;
+  lab.reset(c);
+  lab.wait_idle();
+  lab.set_running(true);
+  for (int i = 0; i < 30000 && lab.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_FALSE(lab.running()) << "still playing 30 s after a budget of 120 steps";
+  lab.wait_idle();
+  LabSnapshot s;
+  lab.take(s);
+  EXPECT_EQ(s.nets[0].steps, 120);
+  EXPECT_EQ(s.nets[1].steps, 120);
+  EXPECT_FALSE(s.running);
+  s = after(lab, 10);  // Step +10 still works past the budget
+  EXPECT_EQ(s.nets[0].steps, 130);
+  lab.set_step_budget(0);
+  lab.set_running(true);
+  for (int i = 0; i < 30000; ++i) {
+    lab.take(s);
+    if (s.nets[0].steps > 200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GT(s.nets[0].steps, 200) << "without a budget, play goes on";
+  lab.set_running(false);
 }
 
 }  // namespace
