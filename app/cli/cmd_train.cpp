@@ -248,6 +248,16 @@ int run_train(Args& args) {
   step_us.reserve(static_cast<std::size_t>(cfg.steps));
   Metrics metrics;
   Progress progress{is_terminal(2) && cfg.steps > 0, cfg.steps};
+  auto write_history = [&](json::Builder& w) {  // "history": [[step, batch loss], …] in --json
+    w.key("history").begin_array();
+    for (const auto& [s, l] : history) {
+      w.begin_array();
+      w.value(s);
+      w.value(l);
+      w.end_array();
+    }
+    w.end_array();
+  };
   auto report = [&](int step, double batch_loss) {
     history.emplace_back(step, batch_loss);
     if (!json) std::printf("step %7d  loss %.6f\n", step, batch_loss);
@@ -302,14 +312,7 @@ int run_train(Args& args) {
       w.key("seed").value(static_cast<std::int64_t>(seed));
       w.key("steps").value(cfg.steps);
       w.key("diverged_at_step").value(diverged_at);
-      w.key("history").begin_array();
-      for (const auto& [s, l] : history) {
-        w.begin_array();
-        w.value(s);
-        w.value(l);
-        w.end_array();
-      }
-      w.end_array();
+      write_history(w);
       w.end_object();
       std::printf("%s\n", w.str().c_str());
     }
@@ -367,14 +370,7 @@ int run_train(Args& args) {
       w.key("test_accuracy").value(metrics.test_accuracy);
     }
     w.key("median_step_us").value(median);
-    w.key("history").begin_array();
-    for (const auto& [s, l] : history) {
-      w.begin_array();
-      w.value(s);
-      w.value(l);
-      w.end_array();
-    }
-    w.end_array();
+    write_history(w);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
   } else {

@@ -48,6 +48,12 @@ LabSnapshot after(FfnLab& lab, int steps) {
   return s;
 }
 
+/// Starts playing and waits (at most 30 s) until the lab stops by itself.
+void play_until_it_stops(FfnLab& lab) {
+  lab.set_running(true);
+  for (int i = 0; i < 30000 && lab.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
 TEST(FfnLabDivergence, ADivergedNetStopsTheOtherTrainsOnAndResetRecovers) {
   FfnLab lab;
   lab.reset(diverging());
@@ -79,8 +85,7 @@ TEST(FfnLabDivergence, ADivergedNetStopsTheOtherTrainsOnAndResetRecovers) {
   solo.speed = 0;
   lab.reset(solo);
   lab.wait_idle();
-  lab.set_running(true);
-  for (int i = 0; i < 30000 && lab.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  play_until_it_stops(lab);
   EXPECT_FALSE(lab.running()) << "still playing 30 s after its only net diverged";
   lab.wait_idle();
   lab.take(s);
@@ -137,8 +142,7 @@ TEST(FfnLabBudget, PlayingPausesAtTheBudget) {
   FfnLab lab;
   lab.reset(c);
   lab.wait_idle();
-  lab.set_running(true);
-  for (int i = 0; i < 30000 && lab.running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  play_until_it_stops(lab);
   ASSERT_FALSE(lab.running()) << "still playing 30 s after a budget of 120 steps";
   lab.wait_idle();
   LabSnapshot s;
