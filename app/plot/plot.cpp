@@ -16,32 +16,6 @@ namespace gelu::plot {
 
 namespace {
 
-/// `text` in lines no wider than `width` pixels (the current font), broken at spaces; a word wider than
-/// `width` stays whole on its own line. Empty text: no lines.
-std::vector<std::string> wrap_words(const std::string& text, float width) {
-  std::vector<std::string> lines;
-  if (text.empty()) return lines;
-  if (ImGui::CalcTextSize(text.c_str()).x <= width) return {text};
-  std::string cur;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    const std::string joined = cur.empty() ? word : cur + " " + word;
-    if (!cur.empty() && ImGui::CalcTextSize(joined.c_str()).x > width) {
-      lines.push_back(cur);
-      cur = word;
-    } else {
-      cur = joined;
-    }
-    at = end + 1;
-    while (at < text.size() && text[at] == ' ') ++at;  // runs of spaces (title gaps) collapse at a break
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  return lines;
-}
-
 constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 14, 255),
                               IM_COL32(44, 160, 44, 255),   IM_COL32(214, 39, 40, 255),
                               IM_COL32(148, 103, 189, 255), IM_COL32(140, 86, 75, 255),
@@ -49,6 +23,8 @@ constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 1
                               IM_COL32(188, 189, 34, 255),  IM_COL32(23, 190, 207, 255)};
 
 constexpr ImU32 kPlotBg = IM_COL32(255, 255, 255, 255);
+constexpr float kMinLine =
+    2.0f;  // thinnest line drawn, in pixels: thinner ones fade to grey when anti-aliased
 constexpr ImU32 kGridMajor = IM_COL32(0, 0, 0, 38);
 constexpr ImU32 kGridMinor = IM_COL32(0, 0, 0, 14);
 constexpr ImU32 kZeroLine = IM_COL32(0, 0, 0, 110);
@@ -74,6 +50,33 @@ std::string format_value(double v) {
   return buf;
 }
 
+// Whether the segment a–b, widened by r, touches the rectangle [lo, hi] (Liang–Barsky clipping).
+bool segment_hits(ImVec2 a, ImVec2 b, float r, ImVec2 lo, ImVec2 hi) {
+  lo = ImVec2(lo.x - r, lo.y - r);
+  hi = ImVec2(hi.x + r, hi.y + r);
+  float t0 = 0, t1 = 1;
+  const float dx = b.x - a.x, dy = b.y - a.y;
+  const float p[4] = {-dx, dx, -dy, dy}, q[4] = {a.x - lo.x, hi.x - a.x, a.y - lo.y, hi.y - a.y};
+  for (int i = 0; i < 4; ++i) {
+    if (p[i] == 0) {
+      if (q[i] < 0) return false;
+      continue;
+    }
+    const float t = q[i] / p[i];
+    if (p[i] < 0) {
+      t0 = std::max(t0, t);
+    } else {
+      t1 = std::min(t1, t);
+    }
+    if (t0 > t1) return false;
+  }
+  return true;
+}
+
+bool boxes_meet(ImVec2 alo, ImVec2 ahi, ImVec2 blo, ImVec2 bhi) {
+  return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y;
+}
+
 }  // namespace
 
 std::string unicode_minus(std::string_view s) {
@@ -87,6 +90,30 @@ std::string unicode_minus(std::string_view s) {
     }
   }
   return out;
+}
+
+std::vector<std::string> wrap_words(const std::string& text, float width) {
+  std::vector<std::string> lines;
+  if (text.empty()) return lines;
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return {text};
+  std::string cur;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(at, end - at);
+    const std::string joined = cur.empty() ? word : cur + " " + word;
+    if (!cur.empty() && ImGui::CalcTextSize(joined.c_str()).x > width) {
+      lines.push_back(cur);
+      cur = word;
+    } else {
+      cur = joined;
+    }
+    at = end + 1;
+    while (at < text.size() && text[at] == ' ') ++at;  // runs of spaces (title gaps) collapse at a break
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
 }
 
 ImU32 palette(int i, float alpha) {
@@ -118,34 +145,44 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   s_.y.range = sanitize(s_.y, s_.y.range, sanitize(s_.y, s_.home_y, Range{1e-3, 1}));
 
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  if (size.x <= 0) size.x = std::max(avail.x + size.x, 4 * em_);
-  if (size.y <= 0) size.y = std::max(avail.y + size.y, 4 * em_);
-  size.x = std::max(size.x, 8 * em_);
-  size.y = std::max(size.y, 5 * em_);
+  if (size.x <= 0) size.x = avail.x + size.x;
+  if (size.y <= 0) size.y = avail.y + size.y;
+  // The legend's signature: the size the panel asked for (not grown by the legend's own room, so a legend
+  // moved outside does not change what its place was decided for) and the text size.
+  key_ = std::floor(size.x) * 1e6 + std::floor(size.y) + em_ * 1e-3;
+  const bool out = s_.legend_shown && s_.legend_place != LegendPlace::Inside;
+  reserved_place_ = out ? s_.legend_place : LegendPlace::Inside;
+  const float gap = 0.6f * em_;
+  if (reserved_place_ == LegendPlace::Right) reserved_.x = s_.legend_out.x + gap;
+  if (reserved_place_ == LegendPlace::Below) reserved_.y = s_.legend_out.y + gap;
+  size.x = std::max(size.x, 5.0f * em_ + kMinAreaWidth + reserved_.x);
   frame_min_ = ImGui::GetCursorScreenPos();
-  frame_max_ = ImVec2(frame_min_.x + size.x, frame_min_.y + size.y);
   // A title or x label wider than the plot wraps at spaces onto more lines (it never runs over the plot
-  // beside it); the data area gives up the height. Line height: 1.2 em.
-  title_lines_ = wrap_words(y_label_, frame_max_.x - std::floor(frame_min_.x + 4.0f * em_));
-  x_label_lines_ = wrap_words(x_label_, size.x - 1.0f * em_);
+  // beside it, and a number is never split); the frame grows to keep the data area. Line height: 1.2 em.
+  title_lines_ = wrap_words(y_label_, size.x - 4.0f * em_);
+  x_label_lines_ = wrap_words(x_label_, size.x - reserved_.x - 1.0f * em_);
   const float line = 1.2f * em_;
-  auto pads = [&] {
-    return (title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size())) +
-           1.7f * em_ + line * static_cast<float>(x_label_lines_.size());
-  };
-  if (size.y - pads() <
-      3.0f * em_) {  // no room to wrap: one line each (the title may then run past the plot)
-    if (!title_lines_.empty()) title_lines_ = {y_label_};
-    if (!x_label_lines_.empty()) x_label_lines_ = {x_label_};
-  }
   const float top_pad =
       title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size());
-  const float bottom_pad =
-      x_label_lines_.empty() ? 1.7f * em_ : 1.7f * em_ + line * static_cast<float>(x_label_lines_.size());
+  const float bottom_pad = 1.7f * em_ + line * static_cast<float>(x_label_lines_.size()) + reserved_.y;
+  size.y = std::max(size.y, top_pad + bottom_pad + kMinAreaHeight + 1.0f);
+  float square_cut = 0;  // width a square area leaves unused at the right
+  if (s_.square) {
+    const float w = size.x - 5.0f * em_ - reserved_.x, h = size.y - top_pad - bottom_pad;
+    const float side = std::max(std::min(w, h), kMinAreaWidth);
+    size.y += std::max(0.0f, side - h);
+    square_cut = std::max(0.0f, w - side);
+  }
+  frame_max_ = ImVec2(frame_min_.x + size.x, frame_min_.y + size.y);
   area_min_ = ImVec2(std::floor(frame_min_.x + 4.0f * em_), std::floor(frame_min_.y + top_pad));
-  area_max_ = ImVec2(std::floor(frame_max_.x - 1.0f * em_), std::floor(frame_max_.y - bottom_pad));
+  area_max_ = ImVec2(std::floor(frame_max_.x - 1.0f * em_ - reserved_.x - square_cut),
+                     std::floor(frame_max_.y - bottom_pad));
   s_.frame_min = frame_min_;
   s_.frame_max = frame_max_;
+  // Series widths and dot radii: 13 px units for a plot of about 800 × 250 px, thinner in a small plot and
+  // thicker in a large one, whatever the text scale.
+  lu_ =
+      std::clamp(std::sqrt((area_max_.x - area_min_.x) * (area_max_.y - area_min_.y)) / 34.0f, 10.0f, 22.0f);
 
   ImGui::PushID(id);
   ImGui::InvisibleButton("##plot", size);
@@ -175,14 +212,24 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   if (activated) {
     if (inside(m, s_.legend_min, s_.legend_max)) {
       s_.drag = 5;
-      s_.legend_click = true;
+      s_.legend_grab = ImVec2(m.x - s_.legend_min.x, m.y - s_.legend_min.y);
+      s_.legend_moved = false;
     } else if (in_area && std::fabs(m.x - s_.probe_px) < 0.7 * em_) {
       s_.drag = 4;
     } else {
       s_.drag = in_area ? 1 : over_x ? 2 : over_y ? 3 : 0;
     }
   }
+  // A press on the legend that does not move is a click (it toggles the entry under it); one that moves
+  // drags the legend, which then stays where it is dropped, inside the data area.
+  if (s_.drag == 5 && ImGui::IsItemDeactivated() && !s_.legend_moved) s_.legend_click = true;
   if (!active) s_.drag = 0;
+  if (s_.drag == 5 && !s_.legend_moved) {
+    const ImVec2 d = ImGui::GetMouseDragDelta(0);
+    s_.legend_moved = d.x * d.x + d.y * d.y > 0.09f * em_ * em_;
+  }
+  if (s_.drag == 5 && s_.legend_moved) s_.legend_user = true;
+  if (hovered_ && ImGui::IsMouseClicked(1)) s_.legend_shown = !s_.legend_shown;
   if (active && (io.MouseDelta.x != 0 || io.MouseDelta.y != 0)) {
     if (s_.drag == 1 || s_.drag == 2) s_.x.range = pan(s_.x, area_min_.x, area_max_.x, io.MouseDelta.x);
     if (s_.drag == 1 || s_.drag == 3) s_.y.range = pan(s_.y, area_max_.y, area_min_.y, io.MouseDelta.y);
@@ -225,6 +272,16 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   }
 }
 
+ImVec2 Plot::min_frame(const PlotState* state) {
+  const float em = ImGui::GetFontSize();
+  ImVec2 size(5.0f * em + kMinAreaWidth, (0.3f + 1.2f + 1.7f + 1.2f) * em + kMinAreaHeight + 1.0f);
+  if (state && state->legend_shown && state->legend_place == LegendPlace::Right)
+    size.x += state->legend_out.x + 0.6f * em;
+  if (state && state->legend_shown && state->legend_place == LegendPlace::Below)
+    size.y += state->legend_out.y + 0.6f * em;
+  return size;
+}
+
 ImVec2 Plot::px(double x, double y) const {
   return ImVec2(clamp_px(tf_.px_x(x), tf_.left, tf_.right), clamp_px(tf_.px_y(y), tf_.top, tf_.bottom));
 }
@@ -244,7 +301,7 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
 }
 
 void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness) {
-  thickness *= g_line_scale;
+  thickness = std::max(kMinLine, thickness * g_line_scale);
   // Long data series are strided to about two points per pixel column.
   const std::size_t n = std::min(xs.size(), ys.size());
   const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));
@@ -254,7 +311,8 @@ void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU3
     pts.clear();
     for (std::size_t i = b; i < e; i += stride) pts.push_back(px(xs[i], ys[i]));
     if (stride > 1 && (e - 1 - b) % stride) pts.push_back(px(xs[e - 1], ys[e - 1]));
-    if (s_.legend_auto) occupied_.insert(occupied_.end(), pts.begin(), pts.end());
+    for (std::size_t i = 0; i < pts.size(); ++i)
+      ink_.push_back({pts[i], pts[i + 1 < pts.size() ? i + 1 : i], thickness * 0.5f});
     if (pts.size() == 1) {
       dl_->AddCircleFilled(pts[0], thickness * 0.5f, color);
     } else {
@@ -278,7 +336,7 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   const Range b = data_bounds(sy_, s_.y);
   fit_y_.min = std::min(fit_y_.min, b.min);
   fit_y_.max = std::max(fit_y_.max, b.max);
-  polyline(sx_, sy_, color, thickness_em * em_);
+  polyline(sx_, sy_, color, thickness_em * lu_);
 }
 
 void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
@@ -295,7 +353,7 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
   fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
-  polyline(xs, ys, color, thickness_em * em_);
+  polyline(xs, ys, color, thickness_em * lu_);
 }
 
 void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
@@ -309,9 +367,10 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
-    dl_->AddCircleFilled(px(xs[i], ys[i]), radius_em * em_ * g_line_scale, color, 12);
-    occupied_.push_back(px(xs[i], ys[i]));
-    dots_.push_back(px(xs[i], ys[i]));
+    const ImVec2 p = px(xs[i], ys[i]);
+    dl_->AddCircleFilled(p, radius_em * lu_ * g_line_scale, color, 12);
+    ink_.push_back({p, p, radius_em * lu_ * g_line_scale});
+    dots_.push_back(p);
   }
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -332,6 +391,7 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
     const ImVec2 a = px(xs[i] - width / 2, heights[i]), b = px(xs[i] + width / 2, base);
     const ImVec2 lo(std::min(a.x, b.x), std::min(a.y, b.y)), hi(std::max(a.x, b.x), std::max(a.y, b.y));
     dl_->AddRectFilled(lo, hi, color);
+    ink_rects_.emplace_back(lo, hi);
     if (hi.x - lo.x > 4) dl_->AddRect(lo, hi, edge, 0.0f, ImDrawFlags_None, 1.0f);
   }
   const Range by = data_bounds(heights, s_.y);
@@ -349,7 +409,7 @@ void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> 
   bars(label, color, xs, mid, width);
   if (entries_.size() > before && entries_.back().hidden) return;
   const ImU32 ink = IM_COL32(25, 25, 25, 255);
-  const float t = std::max(1.0f, 0.09f * em_);
+  const float t = std::max(1.0f, 0.09f * lu_);
   const std::size_t n = std::min({xs.size(), lo.size(), hi.size()});
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(lo[i]) || !std::isfinite(hi[i])) continue;
@@ -357,6 +417,7 @@ void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> 
     const float cap =
         std::min(0.35f * em_, 0.3f * std::fabs(px(xs[i] + width / 2, 0).x - px(xs[i] - width / 2, 0).x));
     dl_->AddLine(a, b, ink, t);
+    ink_.push_back({a, b, t});
     dl_->AddLine(ImVec2(a.x - cap, a.y), ImVec2(a.x + cap, a.y), ink, t);
     dl_->AddLine(ImVec2(b.x - cap, b.y), ImVec2(b.x + cap, b.y), ink, t);
   }
@@ -374,7 +435,9 @@ void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std
   const std::size_t n = std::min(xs.size(), ys.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
-    dl_->AddCircle(px(xs[i], ys[i]), radius_em * em_, color, 12, thickness_em * em_);
+    const ImVec2 p = px(xs[i], ys[i]);
+    dl_->AddCircle(p, radius_em * lu_, color, 12, thickness_em * lu_);
+    ink_.push_back({p, p, radius_em * lu_});
   }
 }
 
@@ -393,6 +456,7 @@ void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1
     std::swap(uv0.y, uv1.y);
   }
   dl_->AddImage(texture, p0, p1, uv0, uv1);
+  ink_rects_.emplace_back(p0, p1);
 }
 
 void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
@@ -400,6 +464,7 @@ void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
   if (!begin_series(label, color, false, &e)) return;
   const float a = std::isinf(x0) ? area_min_.x : px(x0, 0).x, b = std::isinf(x1) ? area_max_.x : px(x1, 0).x;
   dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
+  soft_rects_.emplace_back(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y));
 }
 
 void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs,
@@ -423,29 +488,35 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
     // Two triangles: a quad between crossing curves is not convex.
     dl_->AddTriangleFilled(a, b, c, color);
     dl_->AddTriangleFilled(a, c, d, color);
+    ink_rects_.emplace_back(ImVec2(std::min(a.x, d.x), std::min({a.y, b.y, c.y, d.y})),
+                            ImVec2(std::max(b.x, c.x), std::max({a.y, b.y, c.y, d.y})));
   }
   dl_->Flags = saved;
 }
 
 void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
   const float py = px(0, y).y;
+  thickness_em = std::max(kMinLine / lu_, thickness_em);
+  soft_rects_.emplace_back(ImVec2(area_min_.x, py - 1), ImVec2(area_max_.x, py + 1));
   if (!dashed) {
-    dl_->AddLine(ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), color, thickness_em * em_);
+    dl_->AddLine(ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), color, thickness_em * lu_);
     return;
   }
   for (float x = area_min_.x; x < area_max_.x; x += 0.9f * em_)
-    dl_->AddLine(ImVec2(x, py), ImVec2(std::min(x + 0.5f * em_, area_max_.x), py), color, thickness_em * em_);
+    dl_->AddLine(ImVec2(x, py), ImVec2(std::min(x + 0.5f * em_, area_max_.x), py), color, thickness_em * lu_);
 }
 
 void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
   const float pxx = px(x, 0).x;
+  thickness_em = std::max(kMinLine / lu_, thickness_em);
+  soft_rects_.emplace_back(ImVec2(pxx - 1, area_min_.y), ImVec2(pxx + 1, area_max_.y));
   if (!dashed) {
-    dl_->AddLine(ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), color, thickness_em * em_);
+    dl_->AddLine(ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), color, thickness_em * lu_);
     return;
   }
   for (float y = area_min_.y; y < area_max_.y; y += 0.9f * em_)
     dl_->AddLine(ImVec2(pxx, y), ImVec2(pxx, std::min(y + 0.5f * em_, area_max_.y)), color,
-                 thickness_em * em_);
+                 thickness_em * lu_);
 }
 
 void Plot::marker(double x, double y, ImU32 color, const char* text, float radius_em) {
@@ -455,11 +526,11 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   // The dot on the top channel: no label (placed before or after it) nor curve covers it.
   // White halos under every dot's colour (channel 2 under 3): a halo never covers a neighbouring dot.
   layers_.SetCurrentChannel(dl_, 2);
-  dl_->AddCircleFilled(p, radius_em * em_, IM_COL32_WHITE, 16);
+  dl_->AddCircleFilled(p, radius_em * lu_, IM_COL32_WHITE, 16);
   layers_.SetCurrentChannel(dl_, 3);
-  dl_->AddCircleFilled(p, radius_em * em_ * 0.72f, color, 16);
+  dl_->AddCircleFilled(p, radius_em * lu_ * 0.72f, color, 16);
   layers_.SetCurrentChannel(dl_, 0);
-  occupied_.push_back(p);
+  ink_.push_back({p, p, radius_em * lu_});
   dots_.push_back(p);
   if (!text || !text[0]) return;
   const std::string t = unicode_minus(text);
@@ -479,31 +550,41 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ImVec2 best(p.x + dx, p.y + dy);
   if (best.x + ts.x > area_max_.x - m) best.x = p.x - dx - ts.x;
   if (best.y + ts.y > area_max_.y - m) best.y = p.y - dy - ts.y;
-  int best_score = s_.spread_labels ? 1 << 30 : 0;
-  for (const float reach : {1.0f, 2.2f}) {
-    for (const ImVec2 tp :
-         {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
-          ImVec2(p.x - dx * reach - ts.x, p.y + dy * reach),
-          ImVec2(p.x - dx * reach - ts.x, p.y - dy * reach - ts.y),
-          ImVec2(p.x - ts.x / 2, p.y + dy * reach + 0.3f * em_),
-          ImVec2(p.x - ts.x / 2, p.y - dy * reach - 0.3f * em_ - ts.y)}) {
-      const auto b = box(tp);
-      if (b.first.x < area_min_.x || b.second.x > area_max_.x || b.first.y < area_min_.y ||
-          b.second.y > area_max_.y)
-        continue;
-      // Another label under it is worst, a dot next (it stays on top, but reads as part of the text).
-      int score = 0;
-      for (const auto& l : labels_) score += overlap(b, l) ? 100 : 0;
-      const float r = 0.3f * em_;
-      for (const ImVec2& q : dots_)
-        score += overlap(b, {ImVec2(q.x - r, q.y - r), ImVec2(q.x + r, q.y + r)}) ? 1 : 0;
-      if (score < best_score) {
-        best_score = score;
-        best = tp;
+  // Never cut by the plot's edge: a place partly outside is pushed in.
+  auto clamp_in = [&](ImVec2 tp) {
+    return ImVec2(std::max(area_min_.x + m, std::min(tp.x, area_max_.x - m - ts.x)),
+                  std::max(area_min_.y + m, std::min(tp.y, area_max_.y - m - ts.y)));
+  };
+  best = clamp_in(best);
+  if (s_.spread_labels) {
+    long best_score = 1L << 40;
+    for (const float reach : {1.0f, 2.2f, 3.6f, 5.0f}) {
+      for (ImVec2 tp :
+           {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
+            ImVec2(p.x - dx * reach - ts.x, p.y + dy * reach),
+            ImVec2(p.x - dx * reach - ts.x, p.y - dy * reach - ts.y),
+            ImVec2(p.x - ts.x / 2, p.y + dy * reach + 0.3f * em_),
+            ImVec2(p.x - ts.x / 2, p.y - dy * reach - 0.3f * em_ - ts.y)}) {
+        tp = clamp_in(tp);
+        const auto b = box(tp);
+        // Another label under it is worst, then drawn data (each segment of a curve it covers), then a dot
+        // (it stays on top, but reads as part of the text).
+        long score = 0;
+        for (const auto& l : labels_) score += overlap(b, l) ? 1000 : 0;
+        for (const Ink& k : ink_) score += segment_hits(k.a, k.b, k.r, b.first, b.second) ? 3 : 0;
+        for (const auto& r : ink_rects_) score += overlap(b, r) ? 30 : 0;
+        for (const auto& r : soft_rects_) score += overlap(b, r) ? 10 : 0;
+        const float r = 0.3f * em_;
+        for (const ImVec2& q : dots_)
+          score += overlap(b, {ImVec2(q.x - r, q.y - r), ImVec2(q.x + r, q.y + r)}) ? 1 : 0;
+        if (score < best_score) {
+          best_score = score;
+          best = tp;
+        }
+        if (score == 0) break;
       }
-      if (score == 0) break;
+      if (best_score == 0) break;
     }
-    if (best_score == 0) break;
   }
   const auto b = box(best);
   labels_.push_back(b);
@@ -529,7 +610,7 @@ void Plot::tangent(double x0, double y0, double slope, ImU32 color, float thickn
     xs[i] = x0 + hx * (2.0 * i / (n - 1.0) - 1.0);
     ys[i] = y0 + slope * (xs[i] - x0);
   }
-  polyline(std::span<const double>(xs, n), std::span<const double>(ys, n), color, thickness_em * em_);
+  polyline(std::span<const double>(xs, n), std::span<const double>(ys, n), color, thickness_em * lu_);
 }
 
 bool Plot::probe(double* x, ImU32 color) {
@@ -554,9 +635,14 @@ bool Plot::probe(double* x, ImU32 color) {
   return changed;
 }
 
-void Plot::note(const char* text, int corner, ImU32 color) {
-  const ImVec2 ts = ImGui::CalcTextSize(text);
+void Plot::note(const char* text_in, int corner, ImU32 color) {
   const float pad = 0.5f * em_;
+  // Wrapped at spaces to the data area's width: never cut by the plot's edge.
+  std::string wrapped;
+  for (const std::string& l : wrap_words(text_in, area_max_.x - area_min_.x - 2 * pad))
+    wrapped += (wrapped.empty() ? "" : "\n") + l;
+  const char* text = wrapped.c_str();
+  const ImVec2 ts = ImGui::CalcTextSize(text);
   layers_.SetCurrentChannel(dl_, 1);
   ImVec2 p(corner == 1 || corner == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
            corner >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
@@ -631,50 +717,131 @@ void Plot::draw_axes() {
 
 void Plot::draw_legend() {
   s_.legend_min = s_.legend_max = ImVec2(0, 0);
-  if (entries_.empty()) return;
+  if (entries_.empty()) {  // nothing to list: no room kept for it either
+    s_.legend_place = LegendPlace::Inside;
+    s_.legend_key = -1;
+    return;
+  }
+  if (!s_.legend_shown) return;
   if (!legend_first_.empty())
     std::stable_partition(entries_.begin(), entries_.end(),
                           [&](const Entry& e) { return e.key == legend_first_; });
   const float pad = 0.4f * em_, swatch = 1.6f * em_, row = ImGui::GetTextLineHeight() + 0.2f * em_;
+  const float gap = 0.6f * em_, item_gap = 1.2f * em_;
   float wmax = 0;
-  for (const Entry& e : entries_) wmax = std::max(wmax, ImGui::CalcTextSize(e.label.c_str()).x);
+  std::vector<float> widths;
+  for (const Entry& e : entries_) {
+    widths.push_back(ImGui::CalcTextSize(e.label.c_str()).x);
+    wmax = std::max(wmax, widths.back());
+  }
   const ImVec2 box(2 * pad + swatch + 0.5f * em_ + wmax, 2 * pad + row * static_cast<float>(entries_.size()));
+  // Below the plot the entries flow in rows across the plot's width.
+  const float flow_w = frame_max_.x - area_min_.x;
+  std::vector<ImVec2> flow;  // each entry's offset in the flow box
+  float fx = pad, fy = pad, flow_right = 0;
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const float w = swatch + 0.5f * em_ + widths[i];
+    if (fx > pad && fx + w + pad > flow_w) {
+      fx = pad;
+      fy += row;
+    }
+    flow.emplace_back(fx, fy);
+    flow_right = std::max(flow_right, fx + w);
+    fx += w + item_gap;
+  }
+  const ImVec2 flow_box(flow_right + pad, fy + row + pad);
+
+  // The data area without the room kept outside it, and the places inside it, the preferred one first.
+  const ImVec2 full_max(area_max_.x + reserved_.x, area_max_.y + reserved_.y);
   const float inset = 0.6f * em_;
+  const float aw = area_max_.x - area_min_.x, ah = area_max_.y - area_min_.y;
   auto corner = [&](ImVec2 anchor) {
-    return ImVec2(area_min_.x + inset + (area_max_.x - area_min_.x - 2 * inset - box.x) * anchor.x,
-                  area_min_.y + inset + (area_max_.y - area_min_.y - 2 * inset - box.y) * anchor.y);
+    return ImVec2(std::floor(area_min_.x + inset + (aw - 2 * inset - box.x) * anchor.x),
+                  std::floor(area_min_.y + inset + (ah - 2 * inset - box.y) * anchor.y));
   };
-  ImVec2 a = corner(s_.legend_anchor);
-  if (s_.legend_auto) {
-    // The anchor (the preferred one first) whose box covers the fewest drawn points and marker labels.
-    auto covered = [&](ImVec2 lo) {
-      const ImVec2 hi(lo.x + box.x, lo.y + box.y);
-      int n = 0;
-      for (const ImVec2& q : occupied_) n += q.x >= lo.x && q.x <= hi.x && q.y >= lo.y && q.y <= hi.y;
-      for (const auto& l : labels_)
-        n += 3 * (l.first.x < hi.x && lo.x < l.second.x && l.first.y < hi.y && lo.y < l.second.y);
-      return n;
-    };
-    int best = covered(a);
+  struct Cover {
+    int hard = 0;
+    float soft = 0;
+  };
+  auto covered = [&](ImVec2 lo) {
+    const ImVec2 hi(lo.x + box.x, lo.y + box.y);
+    Cover c;
+    for (const Ink& k : ink_) c.hard += segment_hits(k.a, k.b, k.r + 1.0f, lo, hi);
+    for (const auto& r : ink_rects_) c.hard += boxes_meet(r.first, r.second, lo, hi);
+    for (const auto& l : labels_) c.hard += boxes_meet(l.first, l.second, lo, hi);
+    for (const auto& r : soft_rects_)
+      if (boxes_meet(r.first, r.second, lo, hi))
+        c.soft += (std::min(r.second.x, hi.x) - std::max(r.first.x, lo.x)) *
+                  (std::min(r.second.y, hi.y) - std::max(r.first.y, lo.y));
+    return c;
+  };
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  ImVec2 a;
+  LegendPlace place = s_.legend_place;
+  if (s_.drag == 5 && s_.legend_moved) {  // dragged: inside, where the mouse puts it
+    place = LegendPlace::Inside;
+    a = ImVec2(std::clamp(m.x - s_.legend_grab.x, area_min_.x + inset, area_max_.x - inset - box.x),
+               std::clamp(m.y - s_.legend_grab.y, area_min_.y + inset, area_max_.y - inset - box.y));
+    if (aw - 2 * inset > box.x) s_.legend_anchor.x = (a.x - area_min_.x - inset) / (aw - 2 * inset - box.x);
+    if (ah - 2 * inset > box.y) s_.legend_anchor.y = (a.y - area_min_.y - inset) / (ah - 2 * inset - box.y);
+    s_.legend_anchor =
+        ImVec2(std::clamp(s_.legend_anchor.x, 0.0f, 1.0f), std::clamp(s_.legend_anchor.y, 0.0f, 1.0f));
+  } else if (s_.legend_user) {
+    place = LegendPlace::Inside;
+    a = corner(s_.legend_anchor);
+  } else {
+    // Inside only where it covers no data and leaves most of the plot free; a new plot size or new entries
+    // decide again from the start, otherwise a legend once outside stays there (no flicker).
+    const bool redecide = s_.legend_key != key_;
+    const bool fits = box.x <= aw - 2 * inset && box.y <= ah - 2 * inset && box.x * box.y <= 0.3f * aw * ah;
+    a = corner(s_.legend_anchor);
+    Cover best = covered(a);
     for (const ImVec2 anchor : {ImVec2(1, 0), ImVec2(0, 0), ImVec2(1, 1), ImVec2(0, 1), ImVec2(0.5f, 0),
                                 ImVec2(0.5f, 1), ImVec2(1, 0.5f), ImVec2(0, 0.5f), ImVec2(0.75f, 0),
                                 ImVec2(0.25f, 0), ImVec2(0.75f, 1), ImVec2(0.25f, 1)}) {
-      if (best == 0) break;
+      if (best.hard == 0 && best.soft == 0) break;
       const ImVec2 c = corner(anchor);
-      const int n = covered(c);
-      if (n < best) best = n, a = c;
+      const Cover n = covered(c);
+      if (n.hard < best.hard || (n.hard == best.hard && n.soft < best.soft)) best = n, a = c;
+    }
+    const bool inside_ok = fits && best.hard == 0;
+    if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
+      if (inside_ok) {
+        place = LegendPlace::Inside;
+      } else if (full_max.x - area_min_.x - box.x - gap >= kMinAreaWidth &&
+                 box.y <= full_max.y - area_min_.y) {
+        place = LegendPlace::Right;
+        s_.legend_out = box;
+      } else {
+        place = LegendPlace::Below;
+        s_.legend_out = flow_box;
+      }
+      s_.legend_key = key_;
     }
   }
-  const ImVec2 b(a.x + box.x, a.y + box.y);
+  s_.legend_place = place;
+  // Outside needs the room this frame's layout kept; until it has it (the next frame), the best place inside.
+  bool flowing = false;
+  ImVec2 size = box;
+  if (place != LegendPlace::Inside && place == reserved_place_) {
+    if (place == LegendPlace::Right) {
+      a = ImVec2(area_max_.x + gap, area_min_.y);
+    } else {
+      a = ImVec2(area_min_.x, frame_max_.y - reserved_.y + gap);
+      size = flow_box;
+      flowing = true;
+    }
+  }
+  const ImVec2 b(a.x + size.x, a.y + size.y);
   dl_->AddRectFilled(a, b, IM_COL32(255, 255, 255, 230), 0.3f * em_);
   dl_->AddRect(a, b, IM_COL32(0, 0, 0, 60), 0.3f * em_);
   s_.legend_min = a;
   s_.legend_max = b;
-  const ImVec2 m = ImGui::GetIO().MousePos;
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
-    const float y = a.y + pad + row * static_cast<float>(i);
-    const ImVec2 ra(a.x, y), rb(b.x, y + row);
+    const ImVec2 o = flowing ? flow[i] : ImVec2(pad, pad + row * static_cast<float>(i));
+    const float x = a.x + o.x, y = a.y + o.y;
+    const ImVec2 ra(flowing ? x : a.x, y), rb(flowing ? x + swatch + 0.5f * em_ + widths[i] : b.x, y + row);
     if (hovered_ && inside(m, ra, rb)) {
       dl_->AddRectFilled(ra, rb, IM_COL32(0, 0, 0, 18));
       if (s_.legend_click) {
@@ -689,14 +856,14 @@ void Plot::draw_legend() {
     const ImU32 col = e.hidden ? IM_COL32(150, 150, 150, 255) : (e.color | IM_COL32_A_MASK);
     const float cy = y + row / 2;
     if (e.dot) {
-      dl_->AddCircleFilled(ImVec2(a.x + pad + swatch / 2, cy), 0.3f * em_, col, 16);
+      dl_->AddCircleFilled(ImVec2(x + swatch / 2, cy), 0.3f * em_, col, 16);
     } else if (e.readout) {
-      dl_->AddLine(ImVec2(a.x + pad, cy), ImVec2(a.x + pad + swatch, cy), col, 0.22f * em_);
+      dl_->AddLine(ImVec2(x, cy), ImVec2(x + swatch, cy), col, 0.22f * em_);
     } else {
-      dl_->AddRectFilled(ImVec2(a.x + pad, cy - 0.35f * em_), ImVec2(a.x + pad + swatch, cy + 0.35f * em_),
+      dl_->AddRectFilled(ImVec2(x, cy - 0.35f * em_), ImVec2(x + swatch, cy + 0.35f * em_),
                          e.hidden ? IM_COL32(150, 150, 150, 90) : e.color);
     }
-    dl_->AddText(ImVec2(a.x + pad + swatch + 0.5f * em_, y + 0.1f * em_),
+    dl_->AddText(ImVec2(x + swatch + 0.5f * em_, y + 0.1f * em_),
                  e.hidden ? IM_COL32(140, 140, 140, 255) : kText, e.label.c_str());
   }
   s_.legend_click = false;

@@ -30,6 +30,13 @@ struct CapturedSeries {
   std::vector<double> x, y, value;
 };
 
+/// Where a legend is drawn: in the data area, right of it, or below the plot (under the x label).
+enum class LegendPlace { Inside, Right, Below };
+
+/// Every plot's data area keeps at least this many pixels (a panel that gives a plot less gets a larger
+/// plot and scrolls): readable from the back of a room at any text scale.
+inline constexpr float kMinAreaWidth = 300, kMinAreaHeight = 150;
+
 /// Persistent per-plot state: kept by the panel between frames.
 struct PlotState {
   Axis x, y;
@@ -37,16 +44,27 @@ struct PlotState {
   std::set<std::string> hidden;        // series toggled off in the legend
   Axis* linked_x = nullptr;            // stacked plots share one x axis through this pointer
   bool fit_x_request = false, fit_y_request = false;
-  bool y_fixed = false;        // double-click leaves y alone (e.g. probabilities in [0, 1])
-  ImVec2 legend_anchor{0, 0};  // where the legend sits: (0, 0) top-left ... (1, 1) bottom-right
-  bool legend_auto = false;    // move the legend off the drawn data (legend_anchor is tried first)
+  bool y_fixed = false;  // double-click leaves y alone (e.g. probabilities in [0, 1])
+  // The legend goes where it covers no drawn data: legend_anchor ((0, 0) top-left ... (1, 1) bottom-right of
+  // the data area) first, then the other corners and edges; when every place inside covers data (or the
+  // legend would fill too much of the plot), outside: right of the data area, or below the plot. Dragging
+  // it puts it inside where it is dropped (legend_user); a right-click on the plot shows or hides it.
+  ImVec2 legend_anchor{0, 0};
+  bool legend_shown = true;
+  bool legend_user = false;
   bool spread_labels = false;  // move marker labels off the labels and dots placed before them
+  bool square = false;         // a square data area (maps): the frame grows or the area narrows to keep it
   std::vector<std::string>
       x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
 
   // Written by the renderer each frame (read by scripts, shots and tests).
   Transform last;
-  ImVec2 legend_min{0, 0}, legend_max{0, 0};
+  ImVec2 legend_min{0, 0}, legend_max{0, 0};  // (0, 0) both: no legend drawn
+  LegendPlace legend_place = LegendPlace::Inside;
+  ImVec2 legend_out{0, 0};    // the room kept outside the data area for a legend placed right or below
+  double legend_key = -1;     // the plot size and entries legend_place was decided for
+  ImVec2 legend_grab{0, 0};   // mouse position in the legend when a drag began
+  bool legend_moved = false;  // the current press on the legend has moved it (a drag, not a click)
   ImVec2 frame_min{0, 0}, frame_max{0, 0};  // the whole plot: title, axes, labels and data area
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
@@ -64,6 +82,11 @@ struct PlotState {
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.
 std::string unicode_minus(std::string_view s);
 
+/// `text` in lines no wider than `width` pixels (the current font), broken at spaces only, so a number such
+/// as "0.000473" is never split (ImGui's own wrapping breaks after '.' and ','); a word wider than `width`
+/// stays whole on its own line. Empty text: no lines.
+std::vector<std::string> wrap_words(const std::string& text, float width);
+
 /// Colour palette (Tableau 10, readable on white and on a projector).
 ImU32 palette(int i, float alpha = 1.0f);
 
@@ -74,7 +97,12 @@ float line_scale();
 
 class Plot {
  public:
+  /// `size`: the frame (title, axes, labels and data area); a component <= 0 is the available room plus it.
+  /// The frame grows to keep the data area at least kMinAreaWidth × kMinAreaHeight.
   Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label);
+  /// The smallest frame a plot gets with the current font (one title line and one x-label line, plus the
+  /// room its legend took outside the data area last frame): what panels lay their plots out with.
+  static ImVec2 min_frame(const PlotState* state = nullptr);
   ~Plot() { end(); }
   Plot(const Plot&) = delete;
   Plot& operator=(const Plot&) = delete;
@@ -175,9 +203,20 @@ class Plot {
   std::vector<Entry> entries_;
   std::string legend_first_;
   Range fit_y_{1e300, -1e300}, fit_x_{1e300, -1e300};
-  std::vector<double> sx_, sy_;                    // sampling scratch
-  std::vector<ImVec2> occupied_;                   // pixels with data drawn on them (for legend_auto)
-  std::vector<ImVec2> dots_;                       // marker and scatter dots drawn so far
+  std::vector<double> sx_, sy_;  // sampling scratch
+  // What the data drawn so far covers, for the legend's placement: line segments (a == b: a dot) widened by
+  // r pixels, and filled rectangles; shaded x-bands count only to choose between places that cover no data.
+  struct Ink {
+    ImVec2 a, b;
+    float r;
+  };
+  std::vector<Ink> ink_;
+  std::vector<std::pair<ImVec2, ImVec2>> ink_rects_, soft_rects_;
+  float lu_ = 13;          // line unit: series widths and dot radii follow the plot's size, not the text
+  ImVec2 reserved_{0, 0};  // room kept outside the data area this frame (legend right / below)
+  LegendPlace reserved_place_ = LegendPlace::Inside;
+  double key_ = 0;            // this frame's legend signature (see PlotState::legend_key)
+  std::vector<ImVec2> dots_;  // marker and scatter dots drawn so far
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
 };
 

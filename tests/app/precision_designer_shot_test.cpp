@@ -149,7 +149,8 @@ TEST(PrecisionShot, UlpCurvesVerdictsAndTailsAreCores) {
   const double xm = tanh.at("x_at_max").as_number(), ym = tanh.at("max_ulp").as_number();
   ASSERT_GT(xm, g.x_min);
   EXPECT_LT(img.nearest(g.px(xm), g.py(ym), col, 3), 40.0);
-  EXPECT_GT(img.nearest(g.px(xm), g.py(ym / 30), col, 2), 60.0);
+  // (Nothing is asserted below the maximum in that column: the entry's dashed "0 from here down" line, in the
+  // same colour, runs through x_at_max = its first zero.)
   // Where the verdict says "identical", nothing of its colour is drawn (the lower half of the plot, below the
   // legend and the markers' labels).
   const P::Verdict v = P::verdict(core_sweep("tanh_form", FormatId::BF16, FormatId::F32));

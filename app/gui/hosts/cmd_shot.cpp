@@ -121,7 +121,7 @@ int run_shot(Args& args) {
   // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout (and a panel other
   // than the first is on screen from the second frame); a CSV request then needs the active panel drawn once
   // to pick its plot and once more to capture it. The last frame is the picture (--out, --plot-out).
-  constexpr int kFrames = 4, kMaxFrames = 16;
+  constexpr int kFrames = 6, kMaxFrames = 18;
   int frames = 1;
   for (; frames < kFrames || (app.csv_pending() && frames < kMaxFrames); ++frames) render();
   if (plot_out) app.request_plot_png();

@@ -1,5 +1,9 @@
 #include "gui/kit/ui.hpp"
 
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+
 namespace gelu::app::ui {
 
 Fonts& fonts() {
@@ -17,6 +21,53 @@ void set_show_controls(bool show) {
   g_show_controls = show;
 }
 
+int plot_columns(int want, float avail_x) {
+  const float w = plot::Plot::min_frame().x, gap = ImGui::GetStyle().ItemSpacing.x;
+  int n = std::max(1, want);
+  while (n > 1 && static_cast<float>(n) * w + static_cast<float>(n - 1) * gap > avail_x) --n;
+  return n;
+}
+
+std::string wrap_at_spaces(std::string_view text, float width) {
+  if (width <= 0) width = ImGui::GetContentRegionAvail().x;
+  width = std::max(width, 1.0f);
+  std::string out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::vector<std::string> lines = plot::wrap_words(std::string(text.substr(at, end - at)), width);
+    for (std::size_t i = 0; i < lines.size(); ++i) out += (i ? "\n" : "") + lines[i];
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
+namespace {
+void vtext_wrapped(bool disabled, const char* fmt, va_list args) {
+  char buf[2048];
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  if (disabled) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextUnformatted(wrap_at_spaces(buf).c_str());
+  if (disabled) ImGui::PopStyleColor();
+}
+}  // namespace
+
+void text_wrapped(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  vtext_wrapped(false, fmt, args);
+  va_end(args);
+}
+
+void text_wrapped_disabled(const char* fmt, ...) {
+  va_list args;
+  va_start(args, fmt);
+  vtext_wrapped(true, fmt, args);
+  va_end(args);
+}
+
 void heading(const char* text) {
   ImGui::Dummy(ImVec2(0, 0.2f * em()));
   if (fonts().bold) ImGui::PushFont(fonts().bold);
@@ -29,9 +80,7 @@ void help_marker(const char* text) {
   ImGui::TextDisabled("(?)");
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
-    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 28.0f);
-    ImGui::TextUnformatted(text);
-    ImGui::PopTextWrapPos();
+    ImGui::TextUnformatted(wrap_at_spaces(text, ImGui::GetFontSize() * 28.0f).c_str());
     ImGui::EndTooltip();
   }
 }

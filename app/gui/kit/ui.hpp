@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plot/plot.hpp"
@@ -37,9 +38,23 @@ void begin_panel(float width_em, Controls&& controls) {
     ImGui::EndChild();
     ImGui::SameLine();
   }
-  ImGui::BeginChild("view", ImVec2(0, 0), false,
-                    ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar);
+  // The view scrolls when its plots need more room than the window has (a plot never shrinks below
+  // plot::kMinAreaHeight); the mouse wheel over a plot zooms it instead.
+  ImGui::BeginChild("view", ImVec2(0, 0), false);
 }
+
+/// How many plots fit side by side in `avail_x` pixels (1 to `want`), each keeping plot::Plot::min_frame()'s
+/// width: a panel stacks its plots (and its view scrolls) rather than shrinking them.
+int plot_columns(int want, float avail_x);
+
+/// `text` with line breaks at spaces so that no line is wider than `width` pixels (<= 0: the room left of
+/// the content region at the cursor); its own '\n' are kept. Numbers are never split (see plot::wrap_words).
+std::string wrap_at_spaces(std::string_view text, float width = 0);
+/// Wrapped text (printf format) broken at spaces only: use instead of ImGui::TextWrapped, which breaks after
+/// '.' and so can split "0.0139" into "0." and "0139".
+void text_wrapped(const char* fmt, ...) IM_FMTARGS(1);
+/// The same in the disabled (grey) text colour.
+void text_wrapped_disabled(const char* fmt, ...) IM_FMTARGS(1);
 
 /// A bold section heading with a little space above.
 void heading(const char* text);

@@ -126,7 +126,6 @@ ApproxPanel::ApproxPanel()
   eplot_.y.scale = plot::Scale::Log10;
   eplot_.y.range = eplot_.home_y = {1e-8, 0.3};
   eplot_.legend_anchor = ImVec2(0.5f, 1.0f);
-  eplot_.legend_auto = true;  // off the error curves (the anchor first), wherever they fall
   compare_generation_ = comparison_generation();
 }
 
@@ -271,12 +270,12 @@ void ApproxPanel::controls() {
   ui::help_marker(
       "Finds the coefficient that minimizes the largest |error| against exact GELU over the x "
       "range currently visible. Zoom or pan first to fit another range.");
-  if (!fit_text_.empty()) ImGui::TextWrapped("%s", fit_text_.c_str());
+  if (!fit_text_.empty()) ui::text_wrapped("%s", fit_text_.c_str());
 
   ui::heading("Largest error on view");
   if (ImGui::BeginTable("maxerr", 2, ImGuiTableFlags_SizingStretchProp | ImGuiTableFlags_RowBg)) {
-    ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableSetupColumn("at x", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("max", ImGuiTableColumnFlags_WidthFixed);  // numbers are never cut
+    ImGui::TableSetupColumn("at x", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (const Series& s : last_) {
       ImGui::TableNextRow();
@@ -308,7 +307,7 @@ void ApproxPanel::controls() {
       "Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
       "grid of the visible range, plots their error against exact GELU in the chosen metric, "
       "and reports how many float32 ULPs the GPU results are from the CPU's.");
-  if (gpu_ && !gpu_status_.empty()) ImGui::TextWrapped("%s", gpu_status_.c_str());
+  if (gpu_ && !gpu_status_.empty()) ui::text_wrapped("%s", gpu_status_.c_str());
 }
 
 // [SECTION] GPU series and drawing

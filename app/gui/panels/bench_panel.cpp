@@ -174,18 +174,16 @@ void BenchPanel::controls() {
   std::snprintf(over, sizeof over, "%d / %d repetitions", snap_.done, snap_.total);
   ImGui::ProgressBar(frac, ImVec2(-1, 0), over);
   if (running) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", snap_.current.c_str());
-    ImGui::PopTextWrapPos();
+    ui::text_wrapped_disabled("%s", snap_.current.c_str());
   }
   if (snap_.cancelled) ImGui::TextDisabled("stopped: partial results");
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kLimitColor);
-    ImGui::TextWrapped("%s", snap_.error.c_str());
+    ui::text_wrapped("%s", snap_.error.c_str());
     ImGui::PopStyleColor();
   }
-  ImGui::TextWrapped("host copy bandwidth: %.1f GB/s", snap_.copy_gb_per_s);
-  ImGui::TextWrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
+  ui::text_wrapped("host copy bandwidth: %.1f GB/s", snap_.copy_gb_per_s);
+  ui::text_wrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
 
   ui::heading("Show");
   std::vector<std::size_t> measured;
@@ -218,9 +216,7 @@ void BenchPanel::controls() {
   ui::mark("button:export");
   ImGui::EndDisabled();
   if (!export_note_.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", export_note_.c_str());
-    ImGui::PopTextWrapPos();
+    ui::text_wrapped_disabled("%s", export_note_.c_str());
   }
 }
 
@@ -382,12 +378,18 @@ void BenchPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
+  const bool two = ui::plot_columns(2, avail.x) == 2;
   const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.6f);
   const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
   bars_plot(ImVec2(-1, top_h));
-  size_plot(ImVec2(half_w, -1));
-  ImGui::SameLine();
-  history_plot(ImVec2(-1, -1));
+  if (two) {
+    size_plot(ImVec2(half_w, -1));
+    ImGui::SameLine();
+    history_plot(ImVec2(-1, -1));
+  } else {  // too narrow for two plots side by side: stacked, the view scrolls
+    size_plot(ImVec2(-1, avail.y - top_h));
+    history_plot(ImVec2(-1, avail.y - top_h));
+  }
   ImGui::EndChild();
 }
 

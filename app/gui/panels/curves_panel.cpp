@@ -200,16 +200,17 @@ void CurvesPanel::readout_table() {
   std::snprintf(head[0], sizeof head[0], "f(%.4g)", probe_x_);
   std::snprintf(head[1], sizeof head[1], "f′(%.4g)", probe_x_);
   std::snprintf(head[2], sizeof head[2], "f″(%.4g)", probe_x_);
-  ImGui::TableSetupColumn("function", ImGuiTableColumnFlags_WidthStretch, 1.25f);
-  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.75f);
-  for (auto& h : head) ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthStretch, 0.62f);
+  // The numbers keep their width (a number is never cut); names and formulas share the rest and wrap.
+  ImGui::TableSetupColumn("function", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+  for (auto& h : head) ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableHeadersRow();
   for (const Fn& f : fns_) {
     if (!f.shown) continue;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
     ImGui::PushStyleColor(ImGuiCol_Text, plot::palette(color_index(f.a)));
-    ImGui::TextUnformatted(f.a->name);
+    ImGui::TextUnformatted(ui::wrap_at_spaces(f.a->name).c_str());
     ImGui::PopStyleColor();
     ImGui::TableNextColumn();
     std::string formula = f.a->formula;
@@ -219,7 +220,7 @@ void CurvesPanel::readout_table() {
                     f.params[static_cast<int>(i)]);
       formula += b;
     }
-    ImGui::TextUnformatted(formula.c_str());
+    ImGui::TextUnformatted(ui::wrap_at_spaces(formula.c_str()).c_str());
     for (int order = 0; order < 3; ++order) {
       ImGui::TableNextColumn();
       ImGui::Text("%.6g", f.a->eval(probe_x_, order, &f.params));

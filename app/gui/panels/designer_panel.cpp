@@ -59,8 +59,7 @@ DesignerPanel::DesignerPanel() : Panel(kId) {
   pareto_.y.scale = plot::Scale::Log10;
   pareto_.legend_anchor = ImVec2(1, 0);
   err_.legend_anchor = ImVec2(1, 0);
-  pareto_.legend_auto = err_.legend_auto = true;  // off the dots and curves, wherever they fall
-  pareto_.spread_labels = true;                   // the zoo's labelled dots, several at one cost
+  pareto_.spread_labels = true;  // the zoo's labelled dots, several at one cost
 }
 
 unsigned int DesignerPanel::kept_color(std::size_t i) const {
@@ -164,7 +163,7 @@ void DesignerPanel::spec_controls() {
   }
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kError);
-    ImGui::TextWrapped("%s", snap_.error.c_str());
+    ui::text_wrapped("%s", snap_.error.c_str());
     ImGui::PopStyleColor();
   }
 }
@@ -221,9 +220,7 @@ void DesignerPanel::candidate_controls() {
     ImGui::SetTooltip("this build has no Sollya (apt install libsollya-dev, then reconfigure)");
   if (snap_.certifying) ImGui::TextDisabled("certifying with Sollya…");
   if (!snap_.certify_note.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", snap_.certify_note.c_str());
-    ImGui::PopTextWrapPos();
+    ui::text_wrapped_disabled("%s", snap_.certify_note.c_str());
   }
   int remove = -1;
   for (std::size_t i = 0; i < st_.candidates.size(); ++i) {
@@ -294,10 +291,8 @@ void DesignerPanel::export_controls() {
   ui::mark("button:export_all");
   ImGui::EndDisabled();
   if (!note_.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", note_.c_str());
-    if (!check_.empty()) ImGui::TextDisabled("check: %s", check_.c_str());
-    ImGui::PopTextWrapPos();
+    ui::text_wrapped_disabled("%s", note_.c_str());
+    if (!check_.empty()) ui::text_wrapped_disabled("check: %s", check_.c_str());
   }
 }
 
@@ -380,10 +375,10 @@ void DesignerPanel::coefficient_table(ImVec2 size) {
   }
   const fit::Spec& s = c->spec;
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
-  ImGui::TextWrapped("%s", c->name().c_str());
+  ui::text_wrapped("%s", c->name().c_str());
   if (ui::fonts().bold) ImGui::PopFont();
-  ImGui::TextWrapped("%s ≈ %s", s.target == fit::Target::GeluPrime ? "GELU′(x)" : "GELU(x)",
-                     c->formula().c_str());
+  ui::text_wrapped("%s ≈ %s", s.target == fit::Target::GeluPrime ? "GELU′(x)" : "GELU(x)",
+                   c->formula().c_str());
   ImGui::Text("max error %s at x = %s%s", g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(),
               c->certified ? " (certified)" : " (sampled)");
   if (c->certified)
@@ -394,13 +389,14 @@ void DesignerPanel::coefficient_table(ImVec2 size) {
   ImGui::Text("cost %s (weighted %g); fitted in %.1f ms", c->cost().text().c_str(), c->cost().weighted(),
               c->fit_seconds * 1e3);
   const std::size_t per = static_cast<std::size_t>(s.degree) + 1;
-  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY |
-                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  // Numbers keep their width (never cut): a table narrower than them scrolls sideways.
+  const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
   if (ImGui::BeginTable("coefs", 3, flags, ImVec2(0, 0))) {
-    ImGui::TableSetupScrollFreeze(0, 1);
-    ImGui::TableSetupColumn("coef", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-    ImGui::TableSetupColumn("hex", ImGuiTableColumnFlags_WidthStretch, 1.6f);
-    ImGui::TableSetupColumn("decimal", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupScrollFreeze(1, 1);
+    ImGui::TableSetupColumn("coef", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("hex", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("decimal", ImGuiTableColumnFlags_WidthFixed);
     ImGui::TableHeadersRow();
     for (std::size_t i = 0; i < c->coefficients.size(); ++i) {
       char label[48];
@@ -498,7 +494,8 @@ void DesignerPanel::drawContent() {
   // At a projector's 3× text the Pareto plot got 31 px: under 16 em of height the panel shows the error plot
   // across the width and the coefficients below it, and leaves the Pareto plot out (as the Precision panel
   // does).
-  compact_ = avail.y < 16.0f * ui::em();
+  compact_ = avail.y < 16.0f * ui::em() ||
+             (avail.x - st.ItemSpacing.x) * 0.58f < plot::Plot::min_frame().x;  // no room beside the table
   if (compact_) {
     error_plot(ImVec2(-1, std::floor(avail.y * 0.6f)));
     coefficient_table(ImVec2(0, -1));

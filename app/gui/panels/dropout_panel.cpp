@@ -31,8 +31,6 @@ DropoutPanel::DropoutPanel() : Panel(kId), stream_(x0_, seed_, kRecentMasks) {
   hist_.legend_anchor = ImVec2(1, 0);
   prob_.legend_anchor = ImVec2(1, 0.45f);
   conv_.legend_anchor = ImVec2(1, 1);
-  hist_.legend_auto = prob_.legend_auto = conv_.legend_auto =
-      true;  // off the curves and the Φ / 1 − Φ labels
   restart();
 }
 
@@ -254,13 +252,16 @@ void DropoutPanel::drawContent() {
   ui::begin_panel(19.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  // Without the histograms (a lesson's first steps), the two plots of x take the whole height.
-  const float top_h = gaussian_ ? (avail.y - st.ItemSpacing.y) * 0.52f : avail.y;
-  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  // Without the histograms (a lesson's first steps), the two plots of x take the whole height. Too narrow
+  // for both side by side, they stack (and the view scrolls).
+  const bool two = ui::plot_columns(2, avail.x) == 2;
+  const float rows = (two ? 1.0f : 2.0f) + (gaussian_ ? 0.92f : 0.0f);
+  const float top_h = std::floor((avail.y - st.ItemSpacing.y * (rows - 1)) / rows);
+  const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : -1.0f;
   probability_plot(ImVec2(half_w, top_h));
-  ImGui::SameLine();
+  if (two) ImGui::SameLine();
   convergence_plot(ImVec2(half_w, top_h));
-  if (gaussian_) histogram_plot(ImVec2(-1, -1));
+  if (gaussian_) histogram_plot(ImVec2(-1, std::max(top_h * 0.92f, ImGui::GetContentRegionAvail().y)));
   ImGui::EndChild();
 }
 

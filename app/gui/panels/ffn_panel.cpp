@@ -72,9 +72,9 @@ FfnPanel::FfnPanel() : Panel(kId) {
   loss_.y.range = loss_.home_y = {0.01, 1};
   loss_.legend_anchor = ImVec2(1, 0);
   layers_.legend_anchor = ImVec2(1, 0);
-  loss_.legend_auto = layers_.legend_auto = true;  // off the loss curves and histograms
   for (auto& h : heat_plot_) {
     h.y_fixed = true;
+    h.square = true;  // a map: equal scales on both axes
     h.legend_anchor = ImVec2(1, 1);
   }
   lab_.reset(cfg_);
@@ -216,7 +216,7 @@ void FfnPanel::controls() {
   // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
   if (!snap_.notice.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(170, 90, 0, 255));
-    ImGui::TextWrapped("%s", snap_.notice.c_str());
+    ui::text_wrapped("%s", snap_.notice.c_str());
     ImGui::PopStyleColor();
   }
   ui::heading("Data");
@@ -237,7 +237,7 @@ void FfnPanel::controls() {
   }
   ui::mark("combo:dataset");
   if (info && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->description);
-  ImGui::TextWrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
+  ui::text_wrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
   ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
   if (!cfg_.edits.empty()) {
     ImGui::SameLine();
@@ -305,7 +305,7 @@ void FfnPanel::controls() {
 
   if (!snap_.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(200, 30, 30, 255));
-    ImGui::TextWrapped("%s", snap_.error.c_str());
+    ui::text_wrapped("%s", snap_.error.c_str());
     ImGui::PopStyleColor();
   }
 }
@@ -531,18 +531,21 @@ void FfnPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  // Two columns when two plots fit across, else one (the view scrolls).
+  const bool two = ui::plot_columns(2, avail.x) == 2;
+  const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : avail.x;
   // Square maps: the plot frame adds about 5 em of margins across and 2.3 em down.
-  const float top_h = std::min(avail.y * 0.58f, half_w - 2.7f * em);
+  const float top_h = std::min(two ? avail.y * 0.58f : avail.y, half_w - 2.7f * em);
   heatmap_view(0, ImVec2(half_w, top_h));
-  ImGui::SameLine();
+  if (two) ImGui::SameLine();
   if (snap_.ab) {
     heatmap_view(1, ImVec2(half_w, top_h));
-  } else {
+  } else if (two) {
     ImGui::Dummy(ImVec2(half_w, top_h));
   }
-  loss_plot(ImVec2(half_w, -1));
-  ImGui::SameLine();
+  const float low_h = two ? -1.0f : avail.y * 0.6f;
+  loss_plot(ImVec2(half_w, low_h));
+  if (two) ImGui::SameLine();
   ImGui::BeginGroup();
   const int count = static_cast<int>(snap_.nets[0].layers.size());
   if (count > 1) {
@@ -551,7 +554,7 @@ void FfnPanel::drawContent() {
     if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
     ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
   }
-  layer_plot(ImVec2(half_w, -1));
+  layer_plot(ImVec2(half_w, low_h));
   ImGui::EndGroup();
   ImGui::EndChild();
 }

@@ -64,6 +64,27 @@ json::Value plot_meta(const plot::PlotState& s) {
   o["x_scale"] = scale(t.x.scale);
   o["y_scale"] = scale(t.y.scale);
   o["symlog_c"] = t.y.symlog_c;
+  // The legend's rectangle in pixels (null: none drawn) and where it went: inside the data area, right of
+  // it or below the plot.
+  if (s.legend_max.x > s.legend_min.x) {
+    json::Object l;
+    l["left"] = static_cast<double>(s.legend_min.x);
+    l["top"] = static_cast<double>(s.legend_min.y);
+    l["right"] = static_cast<double>(s.legend_max.x);
+    l["bottom"] = static_cast<double>(s.legend_max.y);
+    l["place"] = s.legend_place == plot::LegendPlace::Inside  ? "inside"
+                 : s.legend_place == plot::LegendPlace::Right ? "right"
+                                                              : "below";
+    o["legend"] = std::move(l);
+  } else {
+    o["legend"] = json::Value();
+  }
+  json::Object f;  // the whole plot: title, axes, labels, legend and data area
+  f["left"] = static_cast<double>(s.frame_min.x);
+  f["top"] = static_cast<double>(s.frame_min.y);
+  f["right"] = static_cast<double>(s.frame_max.x);
+  f["bottom"] = static_cast<double>(s.frame_max.y);
+  o["frame"] = std::move(f);
   o["data_items"] = s.drawn_items;  // 0: no data yet (a CSV of it writes nothing and says so)
   return o;
 }

@@ -48,8 +48,7 @@ PrecisionPanel::PrecisionPanel() : Panel(kId) {
   cost_.y.scale = plot::Scale::Log10;
   cost_.legend_anchor = ImVec2(1, 0);
   int8_.legend_anchor = ImVec2(1, 1);
-  cost_.legend_auto = int8_.legend_auto = true;  // off the dots and curves, wherever they fall
-  cost_.spread_labels = true;                    // 16 labelled dots, several at one cost
+  cost_.spread_labels = true;  // 16 labelled dots, several at one cost
   compare_generation_ = comparison_generation();
   changed();
 }
@@ -202,11 +201,11 @@ void PrecisionPanel::controls() {
       "analysis::fit_minimax), with the largest |f − GELU| of each.");
   const zoo::FittedConstants& k = snap_.constants;
   if (k.tanh_c > 0) {
-    ImGui::TextWrapped("tanh c: 0.044715 (%s) → %.7f (%s)", g3(k.shipped_tanh_error).c_str(), k.tanh_c,
-                       g3(k.tanh_c_error).c_str());
-    ImGui::TextWrapped("tanh a, c: %.6f, %.7f (%s)", k.tanh_a, k.tanh_ac_c, g3(k.tanh_ac_error).c_str());
-    ImGui::TextWrapped("sigmoid k: 1.702 (%s) → %.5f (%s)", g3(k.shipped_sigmoid_error).c_str(), k.sigmoid_k,
-                       g3(k.sigmoid_k_error).c_str());
+    ui::text_wrapped("tanh c: 0.044715 (%s) → %.7f (%s)", g3(k.shipped_tanh_error).c_str(), k.tanh_c,
+                     g3(k.tanh_c_error).c_str());
+    ui::text_wrapped("tanh a, c: %.6f, %.7f (%s)", k.tanh_a, k.tanh_ac_c, g3(k.tanh_ac_error).c_str());
+    ui::text_wrapped("sigmoid k: 1.702 (%s) → %.5f (%s)", g3(k.shipped_sigmoid_error).c_str(), k.sigmoid_k,
+                     g3(k.sigmoid_k_error).c_str());
   }
 
   ui::heading("Summary table");
@@ -219,9 +218,7 @@ void PrecisionPanel::controls() {
   ImGui::EndDisabled();
   ui::mark("button:export");
   if (!export_note_.empty()) {
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextDisabled("%s", export_note_.c_str());
-    ImGui::PopTextWrapPos();
+    ui::text_wrapped_disabled("%s", export_note_.c_str());
   }
   const float frac =
       snap_.total > 0 ? static_cast<float>(snap_.done) / static_cast<float>(snap_.total) : 1.0f;
@@ -350,11 +347,12 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
   const float top = ImGui::GetCursorScreenPos().y;
   if (!ImGui::BeginTable("verdicts", 5, flags, size)) return;
   ImGui::TableSetupScrollFreeze(0, 1);
-  ImGui::TableSetupColumn("entry", ImGuiTableColumnFlags_WidthStretch, 0.9f);
-  ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthStretch, 0.45f);
-  ImGui::TableSetupColumn("differ", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-  ImGui::TableSetupColumn("max ULP", ImGuiTableColumnFlags_WidthStretch, 0.5f);
-  ImGui::TableSetupColumn("verdict, computed now from every value", ImGuiTableColumnFlags_WidthStretch, 5.0f);
+  // Names and numbers keep their width (never cut); the verdict takes the rest and wraps at spaces.
+  ImGui::TableSetupColumn("entry", ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableSetupColumn("differ", ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableSetupColumn("max ULP", ImGuiTableColumnFlags_WidthFixed);
+  ImGui::TableSetupColumn("verdict, computed now from every value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   for (const auto& cp : snap_.cells) {
     const PrecisionCell& c = *cp;
@@ -386,9 +384,7 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
         v += std::string(c.tails.overflow_above ? " and" : "") + " from x = " + g3(*c.tails.overflow_below) +
              " down";
     }
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(v.c_str());
-    ImGui::PopTextWrapPos();
+    ImGui::TextUnformatted(ui::wrap_at_spaces(v.c_str()).c_str());
   }
   ImGui::EndTable();
   ui::mark("table:verdicts", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
@@ -516,7 +512,7 @@ void PrecisionPanel::drawContent() {
       ps.home_x = {-12, 6};
       ps.y_fixed = true;
       ps.legend_anchor = ImVec2(1, 0);
-      ps.legend_auto = true;
+      ps.spread_labels = true;  // the "0 from here down" labels off the curves and each other
     }
   }
   ui::begin_panel(20.5f, [this] { controls(); });
@@ -539,10 +535,15 @@ void PrecisionPanel::drawContent() {
   }
   verdict_table(ImVec2(0, table_h));
   if (!compact) {
-    const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
-    int8_plot(ImVec2(half, -1));
-    ImGui::SameLine();
-    cost_plot(ImVec2(-1, -1));
+    if (ui::plot_columns(2, avail.x) == 2) {
+      const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
+      int8_plot(ImVec2(half, -1));
+      ImGui::SameLine();
+      cost_plot(ImVec2(-1, -1));
+    } else {  // stacked; the view scrolls
+      int8_plot(ImVec2(-1, std::floor(avail.y * 0.38f)));
+      cost_plot(ImVec2(-1, std::floor(avail.y * 0.38f)));
+    }
   }
   ImGui::EndChild();
   st_.x = shared_x_.range;

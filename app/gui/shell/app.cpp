@@ -330,6 +330,7 @@ float lesson_buttons_width() {
 struct LessonHeader {
   std::string text;
   float wrap = 0, height = 0;
+  bool below = false;  // on its own lines under the buttons (beside them it would take over two lines)
 };
 LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
@@ -340,7 +341,14 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
   h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
   const std::string with_title = h.text + "   —   " + l.title;
   if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
-  h.height = std::max(ImGui::CalcTextSize(h.text.c_str(), nullptr, false, h.wrap).y, ImGui::GetFrameHeight());
+  h.height =
+      std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y, ImGui::GetFrameHeight());
+  if (h.height > 2.5f * ImGui::GetTextLineHeightWithSpacing()) {
+    h.below = true;
+    h.wrap = content_w;
+    h.height = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y +
+               ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y;
+  }
   if (ui::fonts().bold) ImGui::PopFont();
   return h;
 }
@@ -351,8 +359,15 @@ float App::lesson_bar_height() const {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float em = ui::em();
   const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
-  const float text_h = ImGui::CalcTextSize(step_text().c_str(), nullptr, false, content_w).y;
-  return 1.2f * em + lesson_header(*lesson_, step_, content_w).height + st.ItemSpacing.y + text_h + 2.0f;
+  const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y;
+  const float header_h = lesson_header(*lesson_, step_, content_w).height;
+  const float full = 1.2f * em + header_h + st.ItemSpacing.y + text_h + 2.0f;
+  // The panel above keeps room for one plot (plot::Plot::min_frame) below the tab bar; the step's text then
+  // scrolls inside the bar, which always shows the header and at least two lines of text.
+  const float tabs = ImGui::GetFrameHeight() + 2 * st.ItemSpacing.y;
+  const float room = ImGui::GetContentRegionAvail().y - tabs - st.ItemSpacing.y - plot::Plot::min_frame().y;
+  const float least = 1.2f * em + header_h + st.ItemSpacing.y + 2 * ImGui::GetTextLineHeightWithSpacing();
+  return std::floor(std::min(full, std::max(least, room)));
 }
 
 void App::lesson_bar(float height) {
@@ -371,10 +386,12 @@ void App::lesson_bar(float height) {
   const LessonHeader h = lesson_header(*lesson_, step_, content_w);
   const float y0 = ImGui::GetCursorPosY();
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + h.wrap);
-  ImGui::SetCursorPosY(y0 + std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2));
-  ImGui::TextUnformatted(h.text.c_str());
-  ImGui::PopTextWrapPos();
+  if (h.below) {
+    ImGui::SetCursorPosY(y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y);
+  } else {
+    ImGui::SetCursorPosY(y0 + std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2));
+  }
+  ImGui::TextUnformatted(ui::wrap_at_spaces(h.text, h.wrap).c_str());
   if (ui::fonts().bold) ImGui::PopFont();
   const float y1 = ImGui::GetCursorPosY();
   ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(), y0));
@@ -388,9 +405,12 @@ void App::lesson_bar(float height) {
   ImGui::SameLine();
   const bool leave = ImGui::Button(kLessonButtons[2]);
   ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
-  ImGui::PushTextWrapPos(0.0f);
-  ImGui::TextUnformatted(text.c_str());
-  ImGui::PopTextWrapPos();
+  // The text scrolls when the bar is capped (a projector's 3× text on a short screen).
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::BeginChild("##lesson_text", ImVec2(0, 0), false);
+  ImGui::TextUnformatted(ui::wrap_at_spaces(text).c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
   ImGui::EndChild();
   ImGui::PopStyleVar(2);
   ImGui::PopStyleColor(2);
@@ -412,15 +432,13 @@ void App::message_banner() {
   ImGui::PushStyleColor(ImGuiCol_Text, message_error_ ? IM_COL32(120, 0, 0, 255) : IM_COL32(0, 80, 20, 255));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.6f * em, 0.4f * em));
   const float wrap = ImGui::GetContentRegionAvail().x - 6 * em;
-  const float h = ImGui::CalcTextSize(message_.c_str(), nullptr, false, wrap).y + 0.9f * em;
+  const float h = ImGui::CalcTextSize(ui::wrap_at_spaces(message_, wrap).c_str()).y + 0.9f * em;
   ImGui::BeginChild("##message", ImVec2(0, std::max(h, ImGui::GetFrameHeight() + 0.9f * em)), true,
                     ImGuiWindowFlags_NoScrollbar);
   ui::mark("message", ImGui::GetWindowPos(),
            ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
                   ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
-  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + wrap);
-  ImGui::TextUnformatted(message_.c_str());
-  ImGui::PopTextWrapPos();
+  ImGui::TextUnformatted(ui::wrap_at_spaces(message_, wrap).c_str());
   ImGui::SameLine(ImGui::GetWindowContentRegionMax().x - 4 * em);
   ImGui::PopStyleColor();  // the button in the normal text colour
   const bool ok = ImGui::Button("OK", ImVec2(4 * em, 0));
@@ -522,8 +540,21 @@ void App::export_requests() {
   }
   if (plot_png_wanted_ && ready) {
     plot_png_wanted_ = false;
-    if (const ui::PlotRef* r = pick_plot({})) {
-      plot_frame_rect(*r->state, ui::em(), ImGui::GetIO().DisplaySize, &plot_png_min_, &plot_png_max_);
+    const ui::PlotRef* r = pick_plot({});
+    // A plot scrolled out of the view (a panel's view scrolls when its plots need more room than the window
+    // has) is no picture: then the first plot on screen.
+    const ImVec2 d = ImGui::GetIO().DisplaySize;
+    auto on_screen = [&](const plot::PlotState& s) {
+      return s.frame_max.x > 0 && s.frame_max.y > 0 && s.frame_min.x < d.x && s.frame_min.y < d.y;
+    };
+    if (r && !on_screen(*r->state))
+      for (const ui::PlotRef& o : ui::frame_plots())
+        if (on_screen(*o.state)) {
+          r = &o;
+          break;
+        }
+    if (r) {
+      plot_frame_rect(*r->state, ui::em(), d, &plot_png_min_, &plot_png_max_);
       plot_png_path_ =
           "gelulab-" + std::string(active_id()) + "-" + r->id + "-" + std::to_string(png_counter_) + ".png";
       plot_png_request_ = true;
@@ -642,7 +673,8 @@ void App::frame() {
   message_banner();
   const float bar_h = lesson_bar_height();
   drawn_ = -1;
-  if (ImGui::BeginTabBar("panels")) {
+  // Tabs keep their whole titles (scrolling when they do not fit) rather than shrinking to "Appro…".
+  if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) {
     for (std::size_t i = 0; i < panels_.size(); ++i) {
       const ImGuiTabItemFlags tf = pending_select_ == static_cast<int>(i) ? ImGuiTabItemFlags_SetSelected : 0;
       if (ImGui::BeginTabItem(panels_[i]->title(), nullptr, tf)) {
