@@ -124,7 +124,11 @@ ImU32 palette(int i, float alpha) {
 
 namespace {
 float g_line_scale = 1.0f;
+bool g_draw_legends = true;
 }  // namespace
+void set_draw_legends(bool draw) {
+  g_draw_legends = draw;
+}
 void set_line_scale(float scale) {
   g_line_scale = std::clamp(scale, 0.25f, 8.0f);
 }
@@ -139,6 +143,7 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   em_ = ImGui::GetFontSize();
   dl_ = ImGui::GetWindowDrawList();
   if (s_.capture) s_.captured.clear();
+  s_.texts.clear();
   if (s_.linked_x) s_.x = *s_.linked_x;
   // A scale switch (linear -> log) can leave a range outside the new scale's domain: repair it first.
   s_.x.range = sanitize(s_.x, s_.x.range, sanitize(s_.x, s_.home_x, Range{1, 10}));
@@ -149,7 +154,7 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   if (size.y <= 0) size.y = avail.y + size.y;
   // The legend's signature: the size the panel asked for (not grown by the legend's own room, so a legend
   // moved outside does not change what its place was decided for) and the text size.
-  key_ = std::floor(size.x) * 1e6 + std::floor(size.y) + em_ * 1e-3;
+  key_size_ = size;
   const bool out = s_.legend_shown && s_.legend_place != LegendPlace::Inside;
   reserved_place_ = out ? s_.legend_place : LegendPlace::Inside;
   const float gap = 0.6f * em_;
@@ -165,6 +170,10 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   const float top_pad =
       title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size());
   const float bottom_pad = 1.7f * em_ + line * static_cast<float>(x_label_lines_.size()) + reserved_.y;
+  // The data area the panel's size gives without any room kept for the legend: where the legend's place
+  // is decided (the same whatever place it had, so a decision does not undo itself).
+  free_area_ = ImVec2(std::max(kMinAreaWidth, size.x - 5.0f * em_),
+                      std::max(kMinAreaHeight, size.y - (top_pad + bottom_pad - reserved_.y)));
   size.y = std::max(size.y, top_pad + bottom_pad + kMinAreaHeight + 1.0f);
   float square_cut = 0;  // width a square area leaves unused at the right
   if (s_.square) {
@@ -275,11 +284,22 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
 ImVec2 Plot::min_frame(const PlotState* state) {
   const float em = ImGui::GetFontSize();
   ImVec2 size(5.0f * em + kMinAreaWidth, (0.3f + 1.2f + 1.7f + 1.2f) * em + kMinAreaHeight + 1.0f);
+  if (state && state->square) size.y += kMinAreaWidth - kMinAreaHeight;
   if (state && state->legend_shown && state->legend_place == LegendPlace::Right)
     size.x += state->legend_out.x + 0.6f * em;
   if (state && state->legend_shown && state->legend_place == LegendPlace::Below)
     size.y += state->legend_out.y + 0.6f * em;
   return size;
+}
+
+float Plot::min_height_to_ticks(const PlotState* state) {
+  const float em = ImGui::GetFontSize();
+  const float area = state && state->square ? kMinAreaWidth : kMinAreaHeight;
+  // The title's height as last drawn (it may wrap), else one line.
+  const float title = state && state->last.top > state->frame_min.y
+                          ? static_cast<float>(state->last.top) - state->frame_min.y
+                          : (0.3f + 1.2f) * em;
+  return title + area + 1.0f + 1.7f * em;
 }
 
 ImVec2 Plot::px(double x, double y) const {
@@ -497,7 +517,7 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
 void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
   const float py = px(0, y).y;
   thickness_em = std::max(kMinLine / lu_, thickness_em);
-  soft_rects_.emplace_back(ImVec2(area_min_.x, py - 1), ImVec2(area_max_.x, py + 1));
+  ink_.push_back({ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), 1.0f});  // a legend does not hide it
   if (!dashed) {
     dl_->AddLine(ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), color, thickness_em * lu_);
     return;
@@ -509,7 +529,7 @@ void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
 void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
   const float pxx = px(x, 0).x;
   thickness_em = std::max(kMinLine / lu_, thickness_em);
-  soft_rects_.emplace_back(ImVec2(pxx - 1, area_min_.y), ImVec2(pxx + 1, area_max_.y));
+  ink_.push_back({ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), 1.0f});  // a legend does not hide it
   if (!dashed) {
     dl_->AddLine(ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), color, thickness_em * lu_);
     return;
@@ -533,7 +553,13 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ink_.push_back({p, p, radius_em * lu_});
   dots_.push_back(p);
   if (!text || !text[0]) return;
-  const std::string t = unicode_minus(text);
+  std::string t = unicode_minus(text);
+  // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
+  if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
+    std::string w;
+    for (const std::string& l : wrap_words(t, room)) w += (w.empty() ? "" : "\n") + l;
+    t = std::move(w);
+  }
   text = t.c_str();
   const ImVec2 ts = ImGui::CalcTextSize(text);
   // The label beside the dot: right-below, right-above, left-below, left-above, further out, the first that
@@ -556,8 +582,9 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
                   std::max(area_min_.y + m, std::min(tp.y, area_max_.y - m - ts.y)));
   };
   best = clamp_in(best);
-  if (s_.spread_labels) {
-    long best_score = 1L << 40;
+  long best_score = 0;
+  {
+    best_score = 1L << 40;
     for (const float reach : {1.0f, 2.2f, 3.6f, 5.0f}) {
       for (ImVec2 tp :
            {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
@@ -586,11 +613,14 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
       if (best_score == 0) break;
     }
   }
+  // No place without another label under it: the label is left out (the dot stays; it would only be read as
+  // part of the other text).
+  if (best_score >= 1000) return;
   const auto b = box(best);
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
   dl_->AddRectFilled(b.first, b.second, IM_COL32(255, 255, 255, 235), 0.2f * em_);
-  dl_->AddText(best, color, text);
+  text_at(best, color, text, TextKind::Label);
   layers_.SetCurrentChannel(dl_, 0);
 }
 
@@ -639,8 +669,25 @@ void Plot::note(const char* text_in, int corner, ImU32 color) {
   const float pad = 0.5f * em_;
   // Wrapped at spaces to the data area's width: never cut by the plot's edge.
   std::string wrapped;
-  for (const std::string& l : wrap_words(text_in, area_max_.x - area_min_.x - 2 * pad))
-    wrapped += (wrapped.empty() ? "" : "\n") + l;
+  const float max_lines =
+      std::max(1.0f, std::floor((area_max_.y - area_min_.y - 2 * pad) / ImGui::GetTextLineHeight()));
+  std::vector<std::string> lines;
+  const std::string_view all(text_in);
+  for (std::size_t at = 0; at <= all.size();) {  // its own lines, each wrapped
+    std::size_t end = all.find('\n', at);
+    if (end == std::string_view::npos) end = all.size();
+    for (std::string& l :
+         wrap_words(std::string(all.substr(at, end - at)), area_max_.x - area_min_.x - 2 * pad))
+      lines.push_back(std::move(l));
+    at = end + 1;
+  }
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (static_cast<float>(i) + 1 > max_lines) {  // taller than the plot: the lines that fit, then "…"
+      wrapped += "…";
+      break;
+    }
+    wrapped += (wrapped.empty() ? "" : "\n") + lines[i];
+  }
   const char* text = wrapped.c_str();
   const ImVec2 ts = ImGui::CalcTextSize(text);
   layers_.SetCurrentChannel(dl_, 1);
@@ -649,7 +696,7 @@ void Plot::note(const char* text_in, int corner, ImU32 color) {
   dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_),
                      ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_), IM_COL32(255, 255, 255, 225),
                      0.25f * em_);
-  dl_->AddText(p, color, text);
+  text_at(p, color, text, TextKind::Label);
   labels_.push_back(
       {ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y)});
   layers_.SetCurrentChannel(dl_, 0);
@@ -670,6 +717,24 @@ void Plot::hatch(ImU32 color, float spacing_em) {
 
 // [SECTION] End: axes, legend, readout, fit
 
+bool Plot::tick_text(ImVec2 pos, ImU32 color, const char* text) {
+  // A tick label that would touch one drawn before it (dense decades on a log axis, the corner where the
+  // lowest y label meets the first x label) is left out; its tick stays.
+  const ImVec2 ts = ImGui::CalcTextSize(text);
+  const float gap = 0.15f * em_;
+  for (const TextBox& b : s_.texts)
+    if (pos.x - gap < b.max.x && b.min.x < pos.x + ts.x + gap && pos.y < b.max.y && b.min.y < pos.y + ts.y)
+      return false;
+  text_at(pos, color, text);
+  return true;
+}
+
+void Plot::text_at(ImVec2 pos, ImU32 color, const char* text, TextKind kind) {
+  dl_->AddText(pos, color, text);
+  const ImVec2 ts = ImGui::CalcTextSize(text);
+  s_.texts.push_back({pos, ImVec2(pos.x + ts.x, pos.y + ts.y), kind});
+}
+
 void Plot::draw_axes() {
   dl_->AddRect(area_min_, area_max_, kFrame, 0.0f, ImDrawFlags_None, 1.0f);
   const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
@@ -681,7 +746,7 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     const float x = static_cast<float>(tf_.px_x(v));
     const float lx = std::clamp(std::round(x - ts.x / 2), frame_min_.x, frame_max_.x - ts.x);
-    dl_->AddText(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str());
+    tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str());
   }
   for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
     if (!s_.x_categories.empty()) break;
@@ -692,7 +757,7 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     // Kept inside the plot's frame: the last label at the right edge would otherwise be cut off.
     const float lx = std::min(std::round(x - ts.x / 2), frame_max_.x - ts.x);
-    dl_->AddText(ImVec2(lx, area_max_.y + 0.4f * em_), text, t.label.c_str());
+    tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, t.label.c_str());
   }
   for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
     const float y = static_cast<float>(tf_.px_y(t.value));
@@ -700,7 +765,7 @@ void Plot::draw_axes() {
                  1.0f);
     if (!t.major) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    dl_->AddText(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
+    tick_text(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
   }
   const float line = 1.2f * em_;
   for (std::size_t i = 0; i < x_label_lines_.size(); ++i) {
@@ -708,18 +773,18 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
     const float x = std::clamp(std::round((area_min_.x + area_max_.x - ts.x) / 2), frame_min_.x,
                                std::max(frame_min_.x, frame_max_.x - ts.x));
-    dl_->AddText(ImVec2(x, area_max_.y + 1.6f * em_ + line * static_cast<float>(i)), text, l.c_str());
+    text_at(ImVec2(x, area_max_.y + 1.6f * em_ + line * static_cast<float>(i)), text, l.c_str());
   }
   for (std::size_t i = 0; i < title_lines_.size(); ++i)
-    dl_->AddText(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_ + line * static_cast<float>(i)), text,
-                 title_lines_[i].c_str());
+    text_at(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_ + line * static_cast<float>(i)), text,
+            title_lines_[i].c_str());
 }
 
 void Plot::draw_legend() {
   s_.legend_min = s_.legend_max = ImVec2(0, 0);
   if (entries_.empty()) {  // nothing to list: no room kept for it either
     s_.legend_place = LegendPlace::Inside;
-    s_.legend_key = -1;
+    s_.legend_key = ImVec2(-1, -1);
     return;
   }
   if (!s_.legend_shown) return;
@@ -736,23 +801,42 @@ void Plot::draw_legend() {
   }
   const ImVec2 box(2 * pad + swatch + 0.5f * em_ + wmax, 2 * pad + row * static_cast<float>(entries_.size()));
   // Below the plot the entries flow in rows across the plot's width.
-  const float flow_w = frame_max_.x - area_min_.x;
-  std::vector<ImVec2> flow;  // each entry's offset in the flow box
-  float fx = pad, fy = pad, flow_right = 0;
+  const float flow_w = frame_max_.x - frame_min_.x - 1.0f * em_;
+  // An entry wider than the plot wraps at spaces onto more lines (never past the plot's side).
+  std::vector<ImVec2> flow;            // each entry's offset in the flow box
+  std::vector<std::string> flow_text;  // each entry's text there (wrapped)
+  std::vector<float> flow_w_item;
+  float fx = pad, fy = pad, flow_right = 0, row_h = row;
+  const float text_room = std::max(4.0f * em_, flow_w - 2 * pad - swatch - 0.5f * em_);
   for (std::size_t i = 0; i < entries_.size(); ++i) {
-    const float w = swatch + 0.5f * em_ + widths[i];
+    std::string t = entries_[i].label;
+    float tw = widths[i], th = row;
+    if (tw > text_room) {
+      const std::vector<std::string> lines = wrap_words(t, text_room);
+      t.clear();
+      tw = 0;
+      for (const std::string& l : lines) {
+        t += (t.empty() ? "" : "\n") + l;
+        tw = std::max(tw, ImGui::CalcTextSize(l.c_str()).x);
+      }
+      th = ImGui::CalcTextSize(t.c_str()).y + 0.2f * em_;
+    }
+    const float w = swatch + 0.5f * em_ + tw;
     if (fx > pad && fx + w + pad > flow_w) {
       fx = pad;
-      fy += row;
+      fy += row_h;
+      row_h = row;
     }
+    row_h = std::max(row_h, th);
     flow.emplace_back(fx, fy);
+    flow_text.push_back(std::move(t));
+    flow_w_item.push_back(w);
     flow_right = std::max(flow_right, fx + w);
     fx += w + item_gap;
   }
-  const ImVec2 flow_box(flow_right + pad, fy + row + pad);
+  const ImVec2 flow_box(flow_right + pad, fy + row_h + pad);
 
   // The data area without the room kept outside it, and the places inside it, the preferred one first.
-  const ImVec2 full_max(area_max_.x + reserved_.x, area_max_.y + reserved_.y);
   const float inset = 0.6f * em_;
   const float aw = area_max_.x - area_min_.x, ah = area_max_.y - area_min_.y;
   auto corner = [&](ImVec2 anchor) {
@@ -792,8 +876,15 @@ void Plot::draw_legend() {
   } else {
     // Inside only where it covers no data and leaves most of the plot free; a new plot size or new entries
     // decide again from the start, otherwise a legend once outside stays there (no flicker).
-    const bool redecide = s_.legend_key != key_;
-    const bool fits = box.x <= aw - 2 * inset && box.y <= ah - 2 * inset && box.x * box.y <= 0.3f * aw * ah;
+    // A new size (beyond a scrollbar's width, which comes and goes with the view's content), text size or
+    // number of entries decides again.
+    const float n_entries = static_cast<float>(entries_.size());
+    const bool redecide = s_.legend_key.x < 0 || std::fabs(s_.legend_key.x - key_size_.x) > 3 * em_ ||
+                          std::fabs(s_.legend_key.y - key_size_.y) > 3 * em_ || s_.legend_key_em != em_ ||
+                          s_.legend_key_n != n_entries;
+    const float fw = free_area_.x, fh = free_area_.y;
+    const bool fits = box.x <= std::min(aw, fw) - 2 * inset && box.y <= std::min(ah, fh) - 2 * inset &&
+                      box.x * box.y <= 0.3f * fw * fh;
     a = corner(s_.legend_anchor);
     Cover best = covered(a);
     for (const ImVec2 anchor : {ImVec2(1, 0), ImVec2(0, 0), ImVec2(1, 1), ImVec2(0, 1), ImVec2(0.5f, 0),
@@ -808,40 +899,48 @@ void Plot::draw_legend() {
     if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
       if (inside_ok) {
         place = LegendPlace::Inside;
-      } else if (full_max.x - area_min_.x - box.x - gap >= kMinAreaWidth &&
-                 box.y <= full_max.y - area_min_.y) {
+      } else if (fw - box.x - gap >= kMinAreaWidth && box.y <= fh) {
         place = LegendPlace::Right;
         s_.legend_out = box;
       } else {
         place = LegendPlace::Below;
         s_.legend_out = flow_box;
       }
-      s_.legend_key = key_;
+      s_.legend_key = key_size_;
+      s_.legend_key_em = em_;
+      s_.legend_key_n = n_entries;
     }
   }
   s_.legend_place = place;
-  // Outside needs the room this frame's layout kept; until it has it (the next frame), the best place inside.
+  // The room kept next frame follows the legend's size now (its texts, the plot's width).
+  if (place == LegendPlace::Right) s_.legend_out = box;
+  if (place == LegendPlace::Below) s_.legend_out = flow_box;
   bool flowing = false;
   ImVec2 size = box;
-  if (place != LegendPlace::Inside && place == reserved_place_) {
+  // Outside but without its room yet (the frame it moves out): not drawn this one frame, rather than over
+  // the data or the plot beside it.
+  if (place != LegendPlace::Inside && place != reserved_place_) return;
+  if (place != LegendPlace::Inside) {
     if (place == LegendPlace::Right) {
       a = ImVec2(area_max_.x + gap, area_min_.y);
     } else {
-      a = ImVec2(area_min_.x, frame_max_.y - reserved_.y + gap);
+      a = ImVec2(frame_min_.x + 0.5f * em_, frame_max_.y - reserved_.y + gap);
       size = flow_box;
       flowing = true;
     }
   }
   const ImVec2 b(a.x + size.x, a.y + size.y);
-  dl_->AddRectFilled(a, b, IM_COL32(255, 255, 255, 230), 0.3f * em_);
-  dl_->AddRect(a, b, IM_COL32(0, 0, 0, 60), 0.3f * em_);
   s_.legend_min = a;
   s_.legend_max = b;
+  s_.texts.push_back({a, b, TextKind::Legend});
+  if (!g_draw_legends) return;  // (tests: the picture under the legend, same layout)
+  dl_->AddRectFilled(a, b, IM_COL32(255, 255, 255, 230), 0.3f * em_);
+  dl_->AddRect(a, b, IM_COL32(0, 0, 0, 60), 0.3f * em_);
   for (std::size_t i = 0; i < entries_.size(); ++i) {
     Entry& e = entries_[i];
     const ImVec2 o = flowing ? flow[i] : ImVec2(pad, pad + row * static_cast<float>(i));
     const float x = a.x + o.x, y = a.y + o.y;
-    const ImVec2 ra(flowing ? x : a.x, y), rb(flowing ? x + swatch + 0.5f * em_ + widths[i] : b.x, y + row);
+    const ImVec2 ra(flowing ? x : a.x, y), rb(flowing ? x + flow_w_item[i] : b.x, y + row);
     if (hovered_ && inside(m, ra, rb)) {
       dl_->AddRectFilled(ra, rb, IM_COL32(0, 0, 0, 18));
       if (s_.legend_click) {
@@ -864,7 +963,8 @@ void Plot::draw_legend() {
                          e.hidden ? IM_COL32(150, 150, 150, 90) : e.color);
     }
     dl_->AddText(ImVec2(x + swatch + 0.5f * em_, y + 0.1f * em_),
-                 e.hidden ? IM_COL32(140, 140, 140, 255) : kText, e.label.c_str());
+                 e.hidden ? IM_COL32(140, 140, 140, 255) : kText,
+                 flowing ? flow_text[i].c_str() : e.label.c_str());
   }
   s_.legend_click = false;
 }

@@ -37,6 +37,14 @@ enum class LegendPlace { Inside, Right, Below };
 /// plot and scrolls): readable from the back of a room at any text scale.
 inline constexpr float kMinAreaWidth = 300, kMinAreaHeight = 150;
 
+/// What a text box drawn by a plot is: axis text (title, labels, tick labels), a label on the data (a
+/// marker's or a note), or the legend.
+enum class TextKind { Axis, Label, Legend };
+struct TextBox {
+  ImVec2 min, max;
+  TextKind kind;
+};
+
 /// Persistent per-plot state: kept by the panel between frames.
 struct PlotState {
   Axis x, y;
@@ -62,10 +70,12 @@ struct PlotState {
   ImVec2 legend_min{0, 0}, legend_max{0, 0};  // (0, 0) both: no legend drawn
   LegendPlace legend_place = LegendPlace::Inside;
   ImVec2 legend_out{0, 0};    // the room kept outside the data area for a legend placed right or below
-  double legend_key = -1;     // the plot size and entries legend_place was decided for
+  ImVec2 legend_key{-1, -1};  // the plot size, text size and number of entries legend_place was decided for
+  float legend_key_em = 0, legend_key_n = 0;
   ImVec2 legend_grab{0, 0};   // mouse position in the legend when a drag began
   bool legend_moved = false;  // the current press on the legend has moved it (a drag, not a click)
   ImVec2 frame_min{0, 0}, frame_max{0, 0};  // the whole plot: title, axes, labels and data area
+  std::vector<TextBox> texts;               // every text box the last frame drew (layout tests)
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
   bool legend_click = false;
@@ -95,6 +105,10 @@ ImU32 palette(int i, float alpha = 1.0f);
 void set_line_scale(float scale);
 float line_scale();
 
+/// Tests: false places legends as usual (legend_min/max, texts) but draws nothing of them, so a picture
+/// shows what lies under them with the same layout.
+void set_draw_legends(bool draw);
+
 class Plot {
  public:
   /// `size`: the frame (title, axes, labels and data area); a component <= 0 is the available room plus it.
@@ -103,6 +117,9 @@ class Plot {
   /// The smallest frame a plot gets with the current font (one title line and one x-label line, plus the
   /// room its legend took outside the data area last frame): what panels lay their plots out with.
   static ImVec2 min_frame(const PlotState* state = nullptr);
+  /// The height from a plot's top to the bottom of its x tick labels at the least (its data area wholly
+  /// visible with its scale): what a lesson bar leaves above it.
+  static float min_height_to_ticks(const PlotState* state = nullptr);
   ~Plot() { end(); }
   Plot(const Plot&) = delete;
   Plot& operator=(const Plot&) = delete;
@@ -180,6 +197,8 @@ class Plot {
   void polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness);
   ImVec2 px(double x, double y) const;
   void draw_axes();
+  void text_at(ImVec2 pos, ImU32 color, const char* text, TextKind kind = TextKind::Axis);
+  bool tick_text(ImVec2 pos, ImU32 color, const char* text);
   void draw_legend();
   void draw_readout();
   void apply_fit();
@@ -215,7 +234,8 @@ class Plot {
   float lu_ = 13;          // line unit: series widths and dot radii follow the plot's size, not the text
   ImVec2 reserved_{0, 0};  // room kept outside the data area this frame (legend right / below)
   LegendPlace reserved_place_ = LegendPlace::Inside;
-  double key_ = 0;            // this frame's legend signature (see PlotState::legend_key)
+  ImVec2 key_size_{0, 0};     // the size the panel asked for (PlotState::legend_key)
+  ImVec2 free_area_{0, 0};    // the data area that size gives with no room kept for the legend
   std::vector<ImVec2> dots_;  // marker and scatter dots drawn so far
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
 };

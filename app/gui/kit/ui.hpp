@@ -16,6 +16,9 @@ namespace gelu::app::ui {
 struct Fonts {
   ImFont* regular = nullptr;
   ImFont* bold = nullptr;
+  // The menu bar and the tab titles: at most 1.5× the base size, so a projector's 3× text leaves the room to
+  // the panel and the lesson (the regular font when that is no smaller).
+  ImFont* chrome = nullptr;
 };
 Fonts& fonts();
 

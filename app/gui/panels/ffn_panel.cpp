@@ -319,9 +319,13 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   st.x.range = st.home_x = {d.lo[0], d.hi[0]};
   st.y.range = st.home_y = {d.lo[1], d.hi[1]};
   if (!st.x.range.valid() || !st.y.range.valid()) st.x.range = st.y.range = {-1, 1};
-  const std::string title = heat_title(cfg_, n, i);
+  // The net on top, how it does below the map (short titles: a projector's 3× text keeps the map in view).
+  const std::string full = heat_title(cfg_, n, i);
+  const std::string name = std::string(kNetName[i]) + ": " + net_label(cfg_, i);
+  std::string status = full.size() > name.size() ? full.substr(name.size()) : std::string();
+  status.erase(0, status.find_first_not_of(' '));
   ImGui::PushID(i);
-  plot::Plot p("heat", st, size, nullptr, title.c_str());
+  plot::Plot p("heat", st, size, status.empty() ? nullptr : status.c_str(), name.c_str());
   heat_[static_cast<std::size_t>(i)].draw(p);
   for (std::size_t c = 0; c < train_x_.size(); ++c) {
     p.rings("##test", class_color(static_cast<int>(c)), test_x_[c], test_y_[c], 0.24f, 0.08f);

@@ -285,12 +285,14 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   ps.y.range = {0.6, top};
   std::size_t n = 0;
   for (const PrecisionCell* c : cells) n = std::max(n, c->n);
-  char title[200];
-  std::snprintf(title, sizeof title,
-                "%s%s: ULP error against the correctly rounded GELU%s (all %zu values; 0 not drawn)",
-                format.c_str(), st_.cfg.order ? " f′" : "", st_.cfg.order ? "′" : "", n);
+  // A short title (one line where it can: a projector's text keeps the data in view); what the curve
+  // covers under the x axis.
+  char title[200], xl[96];
+  std::snprintf(title, sizeof title, "%s%s: ULP error vs correctly rounded GELU%s", format.c_str(),
+                st_.cfg.order ? " f′" : "", st_.cfg.order ? "′" : "");
+  std::snprintf(xl, sizeof xl, "%sall %zu values; 0 ULP not drawn", x_label ? "x: " : "", n);
   const std::string id = "ulp_" + format;
-  plot::Plot p(id.c_str(), ps, size, x_label ? "x" : nullptr, title);
+  plot::Plot p(id.c_str(), ps, size, xl, title);
   const int columns = std::max(16, static_cast<int>(p.transform().right - p.transform().left));
   const plot::Range xr = ps.x.range;
   for (const PrecisionCell* c : cells) {

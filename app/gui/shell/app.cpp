@@ -96,10 +96,14 @@ void App::setup_fonts_and_style(float content_scale) {
   formula_glyphs_ok_ = std::filesystem::exists(kFontRegular);
   ImFont* regular = nullptr;
   ImFont* bold = nullptr;
+  ImFont* chrome = nullptr;
+  const float chrome_px = kBaseFontPx * scale_ * std::min(presentation_.font_scale(), 1.5f);
   if (formula_glyphs_ok_) {
     regular = io.Fonts->AddFontFromFileTTF(kFontRegular, px, &cfg, glyph_ranges_.Data);
     if (std::filesystem::exists(kFontBold))
       bold = io.Fonts->AddFontFromFileTTF(kFontBold, px * 1.12f, &cfg, glyph_ranges_.Data);
+    if (chrome_px < px - 0.5f)
+      chrome = io.Fonts->AddFontFromFileTTF(kFontRegular, chrome_px, &cfg, glyph_ranges_.Data);
   }
   if (!regular) {
     // Without DejaVu the UI still works in ImGui's built-in font (formula symbols show as '?').
@@ -111,6 +115,7 @@ void App::setup_fonts_and_style(float content_scale) {
   io.FontDefault = regular;
   ui::fonts().regular = regular;
   ui::fonts().bold = bold ? bold : regular;
+  ui::fonts().chrome = chrome ? chrome : regular;
   io.Fonts->Build();
   apply_theme(total, presentation_.on);
   plot::set_line_scale(presentation_.on ? kProjectorLineScale : 1.0f);
@@ -316,13 +321,22 @@ std::string App::step_text() const {
 }
 
 namespace {
-constexpr const char* kLessonButtons[3] = {"◀ Back", "Next ▶", "Leave"};
+constexpr const char* kLessonButtonsWide[3] = {"◀ Back", "Next ▶", "Leave"};
+constexpr const char* kLessonButtonsNarrow[3] = {"◀", "▶", "×"};  // (tooltips say what they do)
 
-float lesson_buttons_width() {
+float buttons_width(const char* const (&labels)[3]) {
   const ImGuiStyle& st = ImGui::GetStyle();
   float w = 2 * st.ItemSpacing.x;
-  for (const char* l : kLessonButtons) w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x;
+  for (const char* l : labels) w += ImGui::CalcTextSize(l).x + 2 * st.FramePadding.x;
   return w;
+}
+// The lesson bar's buttons: with their words, or only their symbols where the words would take almost half
+// the bar (a projector's 3× text), leaving the step's title its line.
+const char* const (&lesson_buttons(float bar_w))[3] {
+  return buttons_width(kLessonButtonsWide) <= 0.45f * bar_w ? kLessonButtonsWide : kLessonButtonsNarrow;
+}
+float lesson_buttons_width(float bar_w) {
+  return buttons_width(lesson_buttons(bar_w));
 }
 
 // The bold first line of the lesson bar: "step k/n · step title", followed by the lesson title when it fits
@@ -331,19 +345,37 @@ struct LessonHeader {
   std::string text;
   float wrap = 0, height = 0;
   bool below = false;  // on its own lines under the buttons (beside them it would take over two lines)
+  // Beside the symbol buttons (a projector's 3× text) a step title that would wrap moves to the top of the
+  // scrolling text, in bold, and the header keeps one line ("2/7").
+  std::string lead;
 };
+
+float lead_height(const std::string& lead, float w) {
+  if (lead.empty()) return 0;
+  if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+  const float h =
+      ImGui::CalcTextSize(ui::wrap_at_spaces(lead, w).c_str()).y + ImGui::GetStyle().ItemSpacing.y;
+  if (ui::fonts().bold) ImGui::PopFont();
+  return h;
+}
 LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
   LessonHeader h;
-  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width() - ui::em());
+  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width(content_w) - ui::em());
   char buf[64];
-  std::snprintf(buf, sizeof buf, "Step %d/%zu  ·  ", step + 1, l.steps.size());
+  // "Step 2/7" where there is room, "2/7" beside the symbol buttons (a projector's 3× text).
+  const bool narrow = &lesson_buttons(content_w)[0] == &kLessonButtonsNarrow[0];
+  std::snprintf(buf, sizeof buf, narrow ? "%d/%zu  ·  " : "Step %d/%zu  ·  ", step + 1, l.steps.size());
   h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
   const std::string with_title = h.text + "   —   " + l.title;
   if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
   h.height =
       std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y, ImGui::GetFrameHeight());
-  if (h.height > 2.5f * ImGui::GetTextLineHeightWithSpacing()) {
+  if (narrow && h.height > 1.5f * ImGui::GetTextLineHeightWithSpacing()) {
+    h.lead = l.steps[static_cast<std::size_t>(step)].title;
+    h.text = std::string(buf).substr(0, std::string(buf).find("  ·"));
+    h.height = ImGui::GetFrameHeight();
+  } else if (h.height > 2.5f * ImGui::GetTextLineHeightWithSpacing()) {
     h.below = true;
     h.wrap = content_w;
     h.height = ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y +
@@ -354,19 +386,21 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
 }
 }  // namespace
 
-float App::lesson_bar_height() const {
+float App::lesson_bar_height(float tabs_frame_h) const {
   if (!lesson_) return 0;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float em = ui::em();
   const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
-  const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y;
-  const float header_h = lesson_header(*lesson_, step_, content_w).height;
+  const LessonHeader h = lesson_header(*lesson_, step_, content_w);
+  const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y +
+                       lead_height(h.lead, content_w);
+  const float header_h = h.height;
   const float full = 1.2f * em + header_h + st.ItemSpacing.y + text_h + 2.0f;
   // The panel above keeps room for one plot (plot::Plot::min_frame) below the tab bar; the step's text then
   // scrolls inside the bar, which always shows the header and at least two lines of text.
-  const float tabs = ImGui::GetFrameHeight() + 2 * st.ItemSpacing.y;
-  const float room = ImGui::GetContentRegionAvail().y - tabs - st.ItemSpacing.y - plot::Plot::min_frame().y;
-  const float least = 1.2f * em + header_h + st.ItemSpacing.y + 2 * ImGui::GetTextLineHeightWithSpacing();
+  const float tabs = tabs_frame_h + 2 * st.ItemSpacing.y;
+  const float room = ImGui::GetContentRegionAvail().y - tabs - st.ItemSpacing.y - first_plot_min_h_;
+  const float least = 1.2f * em + header_h + st.ItemSpacing.y + 1.1f * ImGui::GetTextLineHeightWithSpacing();
   return std::floor(std::min(full, std::max(least, room)));
 }
 
@@ -394,20 +428,32 @@ void App::lesson_bar(float height) {
   ImGui::TextUnformatted(ui::wrap_at_spaces(h.text, h.wrap).c_str());
   if (ui::fonts().bold) ImGui::PopFont();
   const float y1 = ImGui::GetCursorPosY();
-  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(), y0));
+  ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(content_w), y0));
   ImGui::BeginDisabled(step_ == 0);
-  if (ImGui::Button(kLessonButtons[0])) go_to_step(step_ - 1);
+  const char* const(&labels)[3] = lesson_buttons(content_w);
+  const bool narrow = &labels[0] == &kLessonButtonsNarrow[0];
+  if (ImGui::Button(labels[0])) go_to_step(step_ - 1);
+  if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Back (Left arrow)");
   ImGui::EndDisabled();
   ImGui::SameLine();
   ImGui::BeginDisabled(step_ + 1 == n);
-  if (ImGui::Button(kLessonButtons[1])) go_to_step(step_ + 1);
+  if (ImGui::Button(labels[1])) go_to_step(step_ + 1);
+  if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("Next (Right arrow)");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool leave = ImGui::Button(kLessonButtons[2]);
+  const bool leave = ImGui::Button(labels[2]);
+  if (narrow && ImGui::IsItemHovered()) ImGui::SetTooltip("Leave the lesson (Esc)");
   ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
   // The text scrolls when the bar is capped (a projector's 3× text on a short screen).
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
   ImGui::BeginChild("##lesson_text", ImVec2(0, 0), false);
+  if (!h.lead.empty()) {
+    if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+    ImGui::TextUnformatted(ui::wrap_at_spaces(h.lead).c_str());
+    if (ui::fonts().bold) ImGui::PopFont();
+  }
   ImGui::TextUnformatted(ui::wrap_at_spaces(text).c_str());
   ImGui::EndChild();
   ImGui::PopStyleVar();
@@ -668,10 +714,16 @@ void App::frame() {
   const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
                                  ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
                                  ImGuiWindowFlags_NoBringToFrontOnFocus;
+  // The menu bar and the tab titles in the chrome font (at most 1.5×); everything else in the regular one.
+  ImFont* const regular = ImGui::GetFont();
+  ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : regular);
   ImGui::Begin("GELU Lab", nullptr, flags);
   menu_bar();
+  const float tabs_h = ImGui::GetFrameHeight();
+  ImGui::PushFont(regular);
   message_banner();
-  const float bar_h = lesson_bar_height();
+  const float bar_h = lesson_bar_height(tabs_h);
+  ImGui::PopFont();
   drawn_ = -1;
   // Tabs keep their whole titles (scrolling when they do not fit) rather than shrinking to "Appro…".
   if (ImGui::BeginTabBar("panels", ImGuiTabBarFlags_FittingPolicyScroll)) {
@@ -681,19 +733,28 @@ void App::frame() {
         if (pending_select_ < 0 || pending_select_ == static_cast<int>(i)) active_ = i;
         drawn_ = static_cast<int>(i);
         const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
+        ImGui::PushFont(regular);
         ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
         panels_[i]->drawContent();
+        // What the lesson bar leaves above it next frame: the first plot, wholly, down to its tick labels.
+        const auto& plots = ui::frame_plots();
+        first_plot_min_h_ = plot::Plot::min_height_to_ticks(plots.empty() ? nullptr : plots.front().state) +
+                            ImGui::GetStyle().WindowPadding.y;
         ImGui::EndChild();
+        ImGui::PopFont();
         ImGui::EndTabItem();
       }
     }
     pending_select_ = -1;
     ImGui::EndTabBar();
   }
+  ImGui::PushFont(regular);
   if (lesson_) lesson_bar(bar_h);
   session_dialogs();
   export_requests();
+  ImGui::PopFont();
   ImGui::End();
+  ImGui::PopFont();
   shortcuts_overlay(&shortcuts_open_);
 }
 

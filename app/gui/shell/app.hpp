@@ -106,7 +106,9 @@ class App {
  private:
   void menu_bar();
   void lesson_bar(float height);
-  float lesson_bar_height() const;
+  float lesson_bar_height(float tabs_frame_h) const;
+  float first_plot_min_h_ =
+      0;  // the active panel's first plot down to its x tick labels (last frame), at least
   void message_banner();
   void session_dialogs();
   void lessons_menu();

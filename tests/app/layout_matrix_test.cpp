@@ -1,0 +1,348 @@
+// What a student sees at the back of the room (issue 13, point 2): every panel and every step of every
+// lesson, at 1024×768, 1280×720, 1280×800 and 1920×1080, in presentation mode at 1×, 1.5×, 2× and 3×,
+// rendered in this process the way `gelulab shot` renders them (one headless GL context, the same App), and
+// checked from the layout and from the pixels:
+//   - every plot keeps a data area of at least 300 × 150 px and lies across the window (never cut at a side);
+//   - the first plot is wholly on screen (above the lesson bar in a lesson);
+//   - a legend never covers drawn data: the picture drawn without legends (same layout) has no data pixels
+//     under a legend placed inside its plot, and a legend placed outside stays off every data area;
+//   - no two text boxes of the plots overlap (titles, labels, ticks, legends, notes, marker labels);
+//   - a plot that has data shows it (data-coloured or dark pixels in its data area).
+// Runs headless; without a GL context it fails, it does not skip.
+//
+// Index of this file:
+//   [SECTION] Rendering
+//   [SECTION] Checks
+//   [SECTION] The matrix
+#include <backends/imgui_impl_opengl3.h>
+#include <epoxy/gl.h>
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cfloat>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gui/hosts/offscreen.hpp"
+#include "gui/kit/ui.hpp"
+#include "gui/panels/panel.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/state_file.hpp"
+#include "model/lessons.hpp"
+#include "model/panels.hpp"
+
+namespace fs = std::filesystem;
+using namespace gelu::app;
+
+namespace {
+
+// [SECTION] Rendering
+
+struct Config {
+  int w, h;
+  const char* scale;
+};
+constexpr Config kConfigs[] = {{1024, 768, "1"},  {1024, 768, "1.5"},  {1024, 768, "2"},  {1024, 768, "3"},
+                               {1280, 720, "1"},  {1280, 720, "1.5"},  {1280, 720, "2"},  {1280, 720, "3"},
+                               {1280, 800, "1"},  {1280, 800, "1.5"},  {1280, 800, "2"},  {1280, 800, "3"},
+                               {1920, 1080, "1"}, {1920, 1080, "1.5"}, {1920, 1080, "2"}, {1920, 1080, "3"}};
+
+/// What a panel or a lesson step is: a panel id, or a lesson file and a step (1-based).
+struct Subject {
+  std::string panel, lesson;
+  int step = 0;
+  std::string name;  // for the test's name: letters, digits and '_'
+};
+
+struct Rect {
+  float l, t, r, b;
+  bool meets(const Rect& o, float slack = 0.5f) const {
+    return l + slack < o.r && o.l + slack < r && t + slack < o.b && o.t + slack < b;
+  }
+  float w() const { return r - l; }
+  float h() const { return b - t; }
+};
+Rect rect(ImVec2 a, ImVec2 b) {
+  return {a.x, a.y, b.x, b.y};
+}
+
+struct PlotSeen {
+  std::string id;
+  Rect frame, area, legend;
+  bool has_legend = false;
+  gelu::plot::LegendPlace place = gelu::plot::LegendPlace::Inside;
+  std::vector<gelu::plot::TextBox> texts;
+  int data_items = 0;
+};
+
+struct Picture {
+  int w = 0, h = 0;
+  std::vector<unsigned char> rgba;  // top row first
+  const unsigned char* at(int x, int y) const { return &rgba[(static_cast<std::size_t>(y) * w + x) * 4]; }
+};
+
+struct Frame {
+  std::vector<PlotSeen> plots;
+  Picture with_legends, without_legends;
+  std::optional<Rect> lesson_bar;
+  std::string error;
+};
+
+/// One headless context for the whole process, as large as the largest picture.
+Offscreen* screen(std::string* error) {
+  static std::unique_ptr<Offscreen> s = Offscreen::create({1920, 1080}, error);
+  return s.get();
+}
+
+Picture read_back(int w, int h) {
+  Picture p;
+  p.w = w;
+  p.h = h;
+  std::vector<unsigned char> raw(static_cast<std::size_t>(w) * h * 4);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadBuffer(GL_COLOR_ATTACHMENT0);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, raw.data());  // ImGui draws at the bottom left
+  p.rgba.resize(raw.size());
+  for (int y = 0; y < h; ++y)  // GL's first row is the bottom one
+    std::copy_n(&raw[static_cast<std::size_t>(h - 1 - y) * w * 4], static_cast<std::size_t>(w) * 4,
+                &p.rgba[static_cast<std::size_t>(y) * w * 4]);
+  return p;
+}
+
+Frame render(const Subject& s, const Config& c) {
+  Frame f;
+  Offscreen* scr = screen(&f.error);
+  if (!scr) return f;
+  App app;
+  ViewOptions o;
+  if (!s.panel.empty()) o.panel = s.panel;
+  if (s.panel == "bench") {  // its shot measures: the smallest measurement, the same plots
+    static const fs::path st = [] {
+      const fs::path p = fs::temp_directory_path() / ("gelu_layout_bench_" + std::to_string(getpid()) + ".json");
+      std::ofstream(p) << R"({"sizes": [1024, 4096], "reps": 1, "backends": ["cpu_scalar", "cpu_vector"]})";
+      return p;
+    }();
+    o.state = st.string();
+  }
+  if (!s.lesson.empty()) {
+    o.lesson = s.lesson;
+    o.step = std::to_string(s.step);
+  }
+  o.presentation = c.scale;
+  try {
+    apply_view_options(app, o);
+  } catch (const std::exception& e) {
+    f.error = e.what();
+    return f;
+  }
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(static_cast<float>(c.w), static_cast<float>(c.h));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  const auto t0 = std::chrono::steady_clock::now();
+  app.setup_fonts_and_style(1.0f);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!ImGui_ImplOpenGL3_Init("#version 430 core")) {
+    f.error = "the ImGui OpenGL3 renderer failed to initialize";
+    ImGui::DestroyContext();
+    return f;
+  }
+  app.active().settle_for_shot();
+  const auto t2 = std::chrono::steady_clock::now();
+  // The frames that let the layout settle are laid out only (ImGui's layout needs no drawing); the last two
+  // are drawn: the picture, and the same frame without legends.
+  auto draw = [&](bool gl = true) {
+    io.DeltaTime = 1.0f / 60.0f;
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    app.frame();
+    ImGui::Render();
+    if (!gl) return;
+    scr->bind();
+    glViewport(0, 0, c.w, c.h);
+    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glFinish();
+  };
+  for (int i = 0; i < 6; ++i) draw(false);  // as `gelulab shot`: layouts settle from the previous frames
+  draw();
+  const auto t3 = std::chrono::steady_clock::now();
+  f.with_legends = read_back(c.w, c.h);
+  if (std::getenv("GELU_LAYOUT_TIMES"))
+    std::printf("fonts %.0f ms, settle %.0f ms, frames %.0f ms\n",
+                std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                std::chrono::duration<double, std::milli>(t2 - t1).count(),
+                std::chrono::duration<double, std::milli>(t3 - t2).count());
+  for (const ui::PlotRef& r : ui::frame_plots()) {
+    const gelu::plot::PlotState& st = *r.state;
+    PlotSeen p;
+    p.id = r.id;
+    p.frame = rect(st.frame_min, st.frame_max);
+    p.area = {static_cast<float>(st.last.left), static_cast<float>(st.last.top),
+              static_cast<float>(st.last.right), static_cast<float>(st.last.bottom)};
+    p.has_legend = st.legend_max.x > st.legend_min.x;
+    p.legend = rect(st.legend_min, st.legend_max);
+    p.place = st.legend_place;
+    p.texts = st.texts;
+    p.data_items = st.drawn_items;
+    f.plots.push_back(std::move(p));
+  }
+  if (const auto it = ui::marks().find("lesson_bar"); it != ui::marks().end() && app.lesson())
+    f.lesson_bar = rect(it->second.min, it->second.max);
+  gelu::plot::set_draw_legends(false);  // the same frame again, without drawing the legends
+  draw();
+  gelu::plot::set_draw_legends(true);
+  f.without_legends = read_back(c.w, c.h);
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui::DestroyContext();
+  return f;
+}
+
+// [SECTION] Checks
+
+/// A pixel of drawn data: a saturated colour (every series colour of the palette but grey), not the pale
+/// shading of bands and zones, nor the grey grid.
+bool data_pixel(const unsigned char* p) {
+  const int mx = std::max({p[0], p[1], p[2]}), mn = std::min({p[0], p[1], p[2]});
+  return mx - mn > 70;
+}
+bool dark_pixel(const unsigned char* p) {
+  return p[0] < 90 && p[1] < 90 && p[2] < 90;
+}
+
+int count_in(const Picture& pic, Rect r, bool (*pred)(const unsigned char*)) {
+  int n = 0;
+  const int x0 = std::max(0, static_cast<int>(r.l)), x1 = std::min(pic.w, static_cast<int>(r.r));
+  const int y0 = std::max(0, static_cast<int>(r.t)), y1 = std::min(pic.h, static_cast<int>(r.b));
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x) n += pred(pic.at(x, y));
+  return n;
+}
+
+const char* kind_name(gelu::plot::TextKind k) {
+  return k == gelu::plot::TextKind::Axis ? "axis text" : k == gelu::plot::TextKind::Label ? "label" : "legend";
+}
+
+void check(const Subject& s, const Config& c) {
+  SCOPED_TRACE(s.name + " at " + std::to_string(c.w) + "x" + std::to_string(c.h) + ", presentation " + c.scale +
+               "x");
+  const Frame f = render(s, c);
+  ASSERT_TRUE(f.error.empty()) << f.error << " (no headless GL context?)";
+  if (std::getenv("GELU_LAYOUT_DEBUG"))
+    for (const PlotSeen& p : f.plots)
+      std::printf("%s: frame %.0f %.0f %.0f %.0f area %.0f %.0f %.0f %.0f legend %.0f %.0f %.0f %.0f place %d\n",
+                  p.id.c_str(), p.frame.l, p.frame.t, p.frame.r, p.frame.b, p.area.l, p.area.t, p.area.r,
+                  p.area.b, p.legend.l, p.legend.t, p.legend.r, p.legend.b, static_cast<int>(p.place));
+  ASSERT_FALSE(f.plots.empty()) << "no plot drawn";
+  const float bottom = f.lesson_bar ? f.lesson_bar->t : static_cast<float>(c.h);
+  if (!s.lesson.empty()) {
+    ASSERT_TRUE(f.lesson_bar.has_value()) << "no lesson bar";
+  }
+  // The first plot shows its data above the lesson bar: all of it, or at least 150 px of it (a square map
+  // at 3× on a short screen; the view scrolls to the rest, and to a legend placed below).
+  const Rect& first = f.plots.front().area;
+  EXPECT_GE(std::min(first.b, bottom) - first.t, std::min(first.h(), gelu::plot::kMinAreaHeight) - 1)
+      << f.plots.front().id << "'s data is under the lesson bar";
+  for (const PlotSeen& p : f.plots) {
+    SCOPED_TRACE(p.id);
+    EXPECT_GE(p.area.w(), gelu::plot::kMinAreaWidth - 1) << "data area " << p.area.w() << " px wide";
+    EXPECT_GE(p.area.h(), gelu::plot::kMinAreaHeight - 1) << "data area " << p.area.h() << " px high";
+    EXPECT_GE(p.frame.l, -0.5f);
+    EXPECT_LE(p.frame.r, static_cast<float>(c.w) + 0.5f) << "the plot is cut at the window's right edge";
+    const bool visible = p.frame.t < bottom && p.frame.b > 0;
+    if (p.has_legend) {
+      EXPECT_GE(p.legend.l, -0.5f);
+      EXPECT_LE(p.legend.r, static_cast<float>(c.w) + 0.5f) << "the legend is cut at the window's edge";
+      for (const PlotSeen& o : f.plots)
+        if (&o != &p) {
+          EXPECT_FALSE(p.legend.meets(o.frame)) << "the legend covers plot " << o.id;
+        }
+      if (p.place == gelu::plot::LegendPlace::Inside) {
+        EXPECT_TRUE(p.legend.l >= p.area.l - 0.5f && p.legend.r <= p.area.r + 0.5f &&
+                    p.legend.t >= p.area.t - 0.5f && p.legend.b <= p.area.b + 0.5f);
+        if (visible) {
+          const Rect under{p.legend.l + 1, p.legend.t + 1, std::min(p.legend.r, bottom) - 1,
+                           std::min(p.legend.b, bottom) - 1};
+          EXPECT_LE(count_in(f.without_legends, under, data_pixel), 4) << "the legend covers drawn data";
+        }
+      } else {
+        EXPECT_FALSE(p.legend.meets(p.area)) << "a legend placed outside lies on its data area";
+      }
+    }
+    if (visible && p.data_items > 0 && p.area.b <= bottom) {
+      const int ink = count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);
+      EXPECT_GT(ink, 20) << "a plot with data shows none of it";
+    }
+  }
+  // No two text boxes overlap: within a plot (titles, ticks, labels, the legend) and across plots.
+  struct Box {
+    const PlotSeen* plot;
+    gelu::plot::TextBox box;
+  };
+  std::vector<Box> boxes;
+  for (const PlotSeen& p : f.plots)
+    for (const gelu::plot::TextBox& t : p.texts) boxes.push_back({&p, t});
+  int reported = 0;
+  for (std::size_t i = 0; i < boxes.size(); ++i)
+    for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+      const Rect a = rect(boxes[i].box.min, boxes[i].box.max), b = rect(boxes[j].box.min, boxes[j].box.max);
+      if (a.meets(b, 1.0f) && reported++ < 5)
+        ADD_FAILURE() << kind_name(boxes[i].box.kind) << " of " << boxes[i].plot->id << " [" << a.l << ", "
+                      << a.t << ", " << a.r << ", " << a.b << "] overlaps " << kind_name(boxes[j].box.kind)
+                      << " of " << boxes[j].plot->id << " [" << b.l << ", " << b.t << ", " << b.r << ", " << b.b
+                      << "]";
+    }
+}
+
+// [SECTION] The matrix
+
+std::string clean(std::string s) {
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return s;
+}
+
+std::vector<Subject> subjects() {
+  std::vector<Subject> v;
+  for (const gelu::app::model::PanelKind& k : gelu::app::model::panel_kinds())
+    v.push_back({k.id, "", 0, std::string("panel_") + k.id});
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(GELU_SOURCE_DIR) / "assets" / "lessons"))
+    if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& p : files) {
+    const Lesson l = load_lesson(p.string());
+    for (std::size_t i = 0; i < l.steps.size(); ++i)
+      v.push_back({"", p.string(), static_cast<int>(i + 1),
+                   "lesson_" + clean(p.stem().string()) + "_step_" + std::to_string(i + 1)});
+  }
+  return v;
+}
+
+void PrintTo(const Subject& s, std::ostream* os) {
+  *os << s.name;
+}
+
+class LayoutMatrix : public ::testing::TestWithParam<Subject> {};
+
+TEST_P(LayoutMatrix, ReadableAtEveryProjectorSizeAndScale) {
+  for (const Config& c : kConfigs) check(GetParam(), c);
+}
+
+INSTANTIATE_TEST_SUITE_P(Every, LayoutMatrix, ::testing::ValuesIn(subjects()),
+                         [](const ::testing::TestParamInfo<Subject>& i) { return i.param.name; });
+
+}  // namespace
