@@ -44,6 +44,6 @@ if [ -z "$montage" ]; then
   echo "contact_sheet: no ImageMagick montage (apt-get install imagemagick): the shots are in $dir" >&2
   exit 1
 fi
-"$montage" "$dir"/*.png -tile 6x -geometry 384x+6+6 -title "GELU Lab presentation mode, $size, text ${scale}x" \
-  -pointsize 12 -set label '%t' "$out"
+"$montage" "$dir"/*.png -tile 6x -geometry 320x+4+4 -title "GELU Lab presentation mode, $size, text ${scale}x" \
+  -pointsize 12 -set label "%t" -colors 256 "PNG8:$out"
 echo "contact_sheet: wrote $out"
