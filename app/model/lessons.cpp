@@ -182,6 +182,42 @@ Lesson load_lesson(const std::string& path) {
   return check_lesson(text, path);
 }
 
+int append_lesson_step(const std::string& path, const LessonStep& step, const std::string& new_title) {
+  json::Object lesson;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec)) || fs::is_symlink(fs::symlink_status(path, ec))) {
+    std::string text;
+    try {
+      text = read_file(path, kMaxJsonFileBytes);
+    } catch (const FileError& e) {
+      throw LessonError(e.what());
+    }
+    check_lesson(text, path);  // a broken file stays as it is: nothing is appended to it
+    lesson = json::parse(text).as_object();
+  } else {
+    lesson["title"] = new_title;
+    lesson["version"] = kLessonVersion;
+    lesson["steps"] = json::Array{};
+  }
+  json::Object s;
+  s["title"] = step.title;
+  s["text"] = step.text;
+  s["panel"] = step.panel;
+  s["state"] = step.state.is_null() ? json::Value(json::Object{}) : step.state;
+  json::Array steps = lesson.at("steps").as_array();
+  steps.emplace_back(std::move(s));
+  const int n = static_cast<int>(steps.size());
+  lesson["steps"] = std::move(steps);
+  const std::string out = json::write(json::Value(std::move(lesson)), 2) + "\n";
+  check_lesson(out, path);  // the step itself: its title, text and state, as the app will read them
+  try {
+    write_file_atomic(path, out);
+  } catch (const FileError& e) {
+    throw LessonError(e.what());
+  }
+  return n;
+}
+
 LessonsFolder lessons_folder() {
   LessonsFolder f;
   if (const char* env = std::getenv("GELULAB_LESSONS"); env && *env) {

@@ -50,6 +50,14 @@ Lesson check_lesson(std::string_view text, const std::string& name);
 /// Reads a lesson file and check_lesson()s it.
 Lesson load_lesson(const std::string& path);
 
+/// "Save view as lesson step": appends `step` to the lesson file at `path`, or makes the file (a lesson
+/// titled `new_title`) when there is none, in one atomic write (gelu::write_file_atomic): an existing file is
+/// read and checked first, and the new lesson is checked as a whole before anything is written, so a file
+/// that does not check, or a step that would not (a title too long, an empty text, a state the panel
+/// refuses), leaves the file as it was; LessonError names the file and the field. Returns the lesson's new
+/// number of steps.
+int append_lesson_step(const std::string& path, const LessonStep& step, const std::string& new_title);
+
 /// The {key}s quoted in a step's text, in order.
 std::vector<std::string> computed_text_keys(std::string_view text);
 /// The text with every {key} replaced by value(key) ("…" when that is empty: not computed yet).

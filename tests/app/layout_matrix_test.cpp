@@ -21,15 +21,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cfloat>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <ostream>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -128,7 +128,8 @@ Frame render(const Subject& s, const Config& c) {
   if (!s.panel.empty()) o.panel = s.panel;
   if (s.panel == "bench") {  // its shot measures: the smallest measurement, the same plots
     static const fs::path st = [] {
-      const fs::path p = fs::temp_directory_path() / ("gelu_layout_bench_" + std::to_string(getpid()) + ".json");
+      const fs::path p =
+          fs::temp_directory_path() / ("gelu_layout_bench_" + std::to_string(getpid()) + ".json");
       std::ofstream(p) << R"({"sizes": [1024, 4096], "reps": 1, "backends": ["cpu_scalar", "cpu_vector"]})";
       return p;
     }();
@@ -233,19 +234,22 @@ int count_in(const Picture& pic, Rect r, bool (*pred)(const unsigned char*)) {
 }
 
 const char* kind_name(gelu::plot::TextKind k) {
-  return k == gelu::plot::TextKind::Axis ? "axis text" : k == gelu::plot::TextKind::Label ? "label" : "legend";
+  return k == gelu::plot::TextKind::Axis    ? "axis text"
+         : k == gelu::plot::TextKind::Label ? "label"
+                                            : "legend";
 }
 
 void check(const Subject& s, const Config& c) {
-  SCOPED_TRACE(s.name + " at " + std::to_string(c.w) + "x" + std::to_string(c.h) + ", presentation " + c.scale +
-               "x");
+  SCOPED_TRACE(s.name + " at " + std::to_string(c.w) + "x" + std::to_string(c.h) + ", presentation " +
+               c.scale + "x");
   const Frame f = render(s, c);
   ASSERT_TRUE(f.error.empty()) << f.error << " (no headless GL context?)";
   if (std::getenv("GELU_LAYOUT_DEBUG"))
     for (const PlotSeen& p : f.plots)
-      std::printf("%s: frame %.0f %.0f %.0f %.0f area %.0f %.0f %.0f %.0f legend %.0f %.0f %.0f %.0f place %d\n",
-                  p.id.c_str(), p.frame.l, p.frame.t, p.frame.r, p.frame.b, p.area.l, p.area.t, p.area.r,
-                  p.area.b, p.legend.l, p.legend.t, p.legend.r, p.legend.b, static_cast<int>(p.place));
+      std::printf(
+          "%s: frame %.0f %.0f %.0f %.0f area %.0f %.0f %.0f %.0f legend %.0f %.0f %.0f %.0f place %d\n",
+          p.id.c_str(), p.frame.l, p.frame.t, p.frame.r, p.frame.b, p.area.l, p.area.t, p.area.r, p.area.b,
+          p.legend.l, p.legend.t, p.legend.r, p.legend.b, static_cast<int>(p.place));
   ASSERT_FALSE(f.plots.empty()) << "no plot drawn";
   const float bottom = f.lesson_bar ? f.lesson_bar->t : static_cast<float>(c.h);
   if (!s.lesson.empty()) {
@@ -283,7 +287,8 @@ void check(const Subject& s, const Config& c) {
       }
     }
     if (visible && p.data_items > 0 && p.area.b <= bottom) {
-      const int ink = count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);
+      const int ink =
+          count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);
       EXPECT_GT(ink, 20) << "a plot with data shows none of it";
     }
   }
@@ -302,8 +307,8 @@ void check(const Subject& s, const Config& c) {
       if (a.meets(b, 1.0f) && reported++ < 5)
         ADD_FAILURE() << kind_name(boxes[i].box.kind) << " of " << boxes[i].plot->id << " [" << a.l << ", "
                       << a.t << ", " << a.r << ", " << a.b << "] overlaps " << kind_name(boxes[j].box.kind)
-                      << " of " << boxes[j].plot->id << " [" << b.l << ", " << b.t << ", " << b.r << ", " << b.b
-                      << "]";
+                      << " of " << boxes[j].plot->id << " [" << b.l << ", " << b.t << ", " << b.r << ", "
+                      << b.b << "]";
     }
 }
 
@@ -320,7 +325,8 @@ std::vector<Subject> subjects() {
   for (const gelu::app::model::PanelKind& k : gelu::app::model::panel_kinds())
     v.push_back({k.id, "", 0, std::string("panel_") + k.id});
   std::vector<fs::path> files;
-  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(GELU_SOURCE_DIR) / "assets" / "lessons"))
+  for (const fs::directory_entry& e :
+       fs::directory_iterator(fs::path(GELU_SOURCE_DIR) / "assets" / "lessons"))
     if (e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   for (const fs::path& p : files) {

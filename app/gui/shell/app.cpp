@@ -181,6 +181,9 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Save session as…", "Ctrl+Shift+S")) open_save_dialog_ = true;
     if (ImGui::MenuItem("Restore session…", "Ctrl+O")) open_restore_dialog_ = true;
     ImGui::Separator();
+    if (ImGui::MenuItem("Open lesson…")) open_lesson_dialog_ = true;
+    if (ImGui::MenuItem("Save view as lesson step…")) save_step_dialog_ = true;
+    ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
     ImGui::EndMenu();
   }
@@ -216,6 +219,7 @@ void App::menu_bar() {
     ImGui::TextUnformatted("Plots: drag to pan (over an axis: that axis only)");
     ImGui::TextUnformatted("Wheel: zoom about the cursor (over an axis: that axis only)");
     ImGui::TextUnformatted("Double-click: fit · Click a legend entry: show/hide it");
+    ImGui::TextUnformatted("Drag a legend: move it · Right-click a plot: legend on/off");
     ImGui::TextUnformatted("Drag the triangle-topped probe line to move the probe");
     ImGui::Separator();
     ImGui::TextUnformatted("The same pictures without a window: gelulab shot --help");
@@ -234,16 +238,34 @@ void App::lessons_menu() {
     lesson_files_.clear();  // re-scanned each time the menu opens
     return;
   }
-  if (lesson_files_.empty()) lesson_files_ = find_lessons();
+  if (lesson_files_.empty()) {
+    lesson_files_ = find_lessons();
+    // Each lesson by its title (its file name beside it): only the "title" is read here; opening one checks
+    // it.
+    lesson_titles_.clear();
+    for (const std::string& f : lesson_files_) {
+      std::string title;
+      try {
+        const json::Value v = json::parse(read_file(f, kMaxJsonFileBytes));
+        if (v.is_object() && v.as_object().count("title") && v.as_object().at("title").is_string())
+          title = v.as_object().at("title").as_string();
+      } catch (const std::exception&) {
+        title.clear();  // shown by its file name; opening it says what is wrong
+      }
+      lesson_titles_.push_back(printable(title, kLessonTitleMax));
+    }
+  }
   if (lesson_files_.empty()) {
     const LessonsFolder folder = lessons_folder();
     ImGui::TextDisabled("%s", folder.problem.empty() ? ("no lessons in " + folder.path).c_str()
                                                      : printable(folder.problem, 300).c_str());
   }
-  for (const std::string& f : lesson_files_) {
+  for (std::size_t i = 0; i < lesson_files_.size(); ++i) {
+    const std::string& f = lesson_files_[i];
     const std::string name = std::filesystem::path(f).stem().string();
+    const std::string& title = i < lesson_titles_.size() ? lesson_titles_[i] : name;
     const bool current = lesson_ && lesson_->path == f;
-    if (ImGui::MenuItem(name.c_str(), nullptr, current)) {
+    if (ImGui::MenuItem((title.empty() ? name : title).c_str(), name.c_str(), current)) {
       try {
         open_lesson(load_lesson(f), 0);
       } catch (const LessonError& e) {
@@ -535,6 +557,73 @@ void App::session_dialogs() {
   }
 }
 
+void App::lesson_dialogs() {
+  const float em = ui::em();
+  if (open_lesson_dialog_ || save_step_dialog_) {
+    const std::string start = lesson_ ? lesson_->path : std::string("my_lesson.json");
+    std::snprintf(lesson_path_, sizeof lesson_path_, "%s", start.c_str());
+    if (save_step_dialog_) {
+      std::snprintf(lesson_title_, sizeof lesson_title_, "%s",
+                    lesson_ ? lesson_->title.c_str() : "My lesson");
+      std::snprintf(step_title_, sizeof step_title_, "%s", active().title());
+      step_body_[0] = 0;
+    }
+    ImGui::OpenPopup(open_lesson_dialog_ ? "Open lesson" : "Save view as lesson step");
+    open_lesson_dialog_ = save_step_dialog_ = false;
+  }
+  ImGui::SetNextWindowSize(ImVec2(40 * em, 0));
+  if (ImGui::BeginPopupModal("Open lesson", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ImGui::TextUnformatted("Open a lesson file (JSON; see docs or assets/lessons):");
+    ImGui::SetNextItemWidth(-1);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    const bool enter = ImGui::InputText("##lesson_path", lesson_path_, sizeof lesson_path_,
+                                        ImGuiInputTextFlags_EnterReturnsTrue);
+    if (ImGui::Button("Open", ImVec2(8 * em, 0)) || enter) {
+      try {
+        open_lesson(load_lesson(lesson_path_), 0);
+      } catch (const LessonError& e) {
+        show_message(e.what(), true);
+      }
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+      ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+  ImGui::SetNextWindowSize(ImVec2(44 * em, 0));
+  if (ImGui::BeginPopupModal("Save view as lesson step", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    ui::text_wrapped(
+        "Appends what the %s panel shows now as a new step of a lesson file (made if it does not "
+        "exist). The file is checked before and after, and written in one piece.",
+        active().title());
+    ImGui::SetNextItemWidth(-12 * em);
+    ImGui::InputText("lesson file", lesson_path_, sizeof lesson_path_);
+    ImGui::SetNextItemWidth(-12 * em);
+    ImGui::InputText("lesson title (new file)", lesson_title_, sizeof lesson_title_);
+    ImGui::SetNextItemWidth(-12 * em);
+    if (ImGui::IsWindowAppearing()) ImGui::SetKeyboardFocusHere();
+    ImGui::InputText("step title", step_title_, sizeof step_title_);
+    ImGui::InputTextMultiline("##step_text", step_body_, sizeof step_body_, ImVec2(-1, 5 * em));
+    if (ImGui::Button("Append step", ImVec2(10 * em, 0))) {
+      try {
+        const json::Value st = active().state();
+        const int n = append_lesson_step(lesson_path_, LessonStep{step_title_, step_body_, active().id(), st},
+                                         lesson_title_);
+        set_status("step " + std::to_string(n) + " added to " + std::string(lesson_path_));
+      } catch (const LessonError& e) {
+        show_message(std::string("Could not add the step: ") + e.what() + ". The file was not changed.",
+                     true);
+      }
+      ImGui::CloseCurrentPopup();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+      ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+  }
+}
+
 void App::request_csv(std::string plot_id, std::string path) {
   csv_stage_ = 1;
   csv_no_data_.clear();
@@ -751,6 +840,7 @@ void App::frame() {
   ImGui::PushFont(regular);
   if (lesson_) lesson_bar(bar_h);
   session_dialogs();
+  lesson_dialogs();
   export_requests();
   ImGui::PopFont();
   ImGui::End();

@@ -133,12 +133,17 @@ class App {
   int step_ = 0;
   bool step_pending_ = false;
   std::vector<std::string> lesson_files_;
+  std::vector<std::string> lesson_titles_;  // each file's "title" ("" when it cannot be read), for the menu
   std::string autosave_path_;
   bool autosave_blocked_ = false;
   std::string message_;
   bool message_error_ = false;
   bool open_save_dialog_ = false, open_restore_dialog_ = false;
   char dialog_path_[1024] = {};
+  // File > Open lesson… and File > Save view as lesson step… (a teacher writes a lesson by clicking).
+  bool open_lesson_dialog_ = false, save_step_dialog_ = false;
+  char lesson_path_[1024] = {}, lesson_title_[96] = {}, step_title_[96] = {}, step_body_[512] = {};
+  void lesson_dialogs();
   std::string pending_restore_;  // a session file to restore at the start of the next frame
   bool plot_png_request_ = false, plot_png_wanted_ = false;
   ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};

@@ -35,6 +35,7 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+Q", "quit (the session is saved automatically)"},
     {"drag / wheel", "pan / zoom a plot (over an axis: that axis only)"},
     {"double-click", "fit the plot · click a legend entry to hide it"},
+    {"drag a legend", "move it (it stays where it is dropped) · right-click a plot: legend on / off"},
 };
 }  // namespace
 
