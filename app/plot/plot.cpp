@@ -691,8 +691,27 @@ void Plot::note(const char* text_in, int corner, ImU32 color) {
   const char* text = wrapped.c_str();
   const ImVec2 ts = ImGui::CalcTextSize(text);
   layers_.SetCurrentChannel(dl_, 1);
-  ImVec2 p(corner == 1 || corner == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
-           corner >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
+  // The asked-for corner, unless another covers less of the data drawn so far and no other label.
+  auto at_corner = [&](int c) {
+    return ImVec2(c == 1 || c == 2 ? area_max_.x - ts.x - pad : area_min_.x + pad,
+                  c >= 2 ? area_max_.y - ts.y - pad : area_min_.y + pad);
+  };
+  auto cost = [&](ImVec2 q) {
+    const ImVec2 lo(q.x - 0.25f * em_, q.y - 0.1f * em_),
+        hi(q.x + ts.x + 0.25f * em_, q.y + ts.y + 0.1f * em_);
+    long n = 0;
+    for (const Ink& k : ink_) n += segment_hits(k.a, k.b, k.r, lo, hi) ? 3 : 0;
+    for (const auto& r : ink_rects_) n += boxes_meet(r.first, r.second, lo, hi) ? 30 : 0;
+    for (const auto& l : labels_) n += boxes_meet(l.first, l.second, lo, hi) ? 1000 : 0;
+    return n;
+  };
+  ImVec2 p = at_corner(corner);
+  long best = cost(p);
+  for (int c = 0; c < 4 && best > 0; ++c) {
+    if (c == corner) continue;
+    const long n = cost(at_corner(c));
+    if (n < best) best = n, p = at_corner(c);
+  }
   dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_),
                      ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_), IM_COL32(255, 255, 255, 225),
                      0.25f * em_);

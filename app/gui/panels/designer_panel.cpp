@@ -379,15 +379,15 @@ void DesignerPanel::coefficient_table(ImVec2 size) {
   if (ui::fonts().bold) ImGui::PopFont();
   ui::text_wrapped("%s ≈ %s", s.target == fit::Target::GeluPrime ? "GELU′(x)" : "GELU(x)",
                    c->formula().c_str());
-  ImGui::Text("max error %s at x = %s%s", g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(),
-              c->certified ? " (certified)" : " (sampled)");
+  ui::text_wrapped("max error %s at x = %s%s", g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(),
+                   c->certified ? " (certified)" : " (sampled)");
   if (c->certified)
-    ImGui::Text("certified in [%s, %s]", g3(c->certified_lo, "%.9g").c_str(),
-                g3(c->certified_hi, "%.9g").c_str());
-  ImGui::Text("before rounding %s, rounded to nearest %s", g3(c->unrounded_max_error).c_str(),
-              g3(c->naive_max_error).c_str());
-  ImGui::Text("cost %s (weighted %g); fitted in %.1f ms", c->cost().text().c_str(), c->cost().weighted(),
-              c->fit_seconds * 1e3);
+    ui::text_wrapped("certified in [%s, %s]", g3(c->certified_lo, "%.9g").c_str(),
+                     g3(c->certified_hi, "%.9g").c_str());
+  ui::text_wrapped("before rounding %s, rounded to nearest %s", g3(c->unrounded_max_error).c_str(),
+                   g3(c->naive_max_error).c_str());
+  ui::text_wrapped("cost %s (weighted %g); fitted in %.1f ms", c->cost().text().c_str(), c->cost().weighted(),
+                   c->fit_seconds * 1e3);
   const std::size_t per = static_cast<std::size_t>(s.degree) + 1;
   // Numbers keep their width (never cut): a table narrower than them scrolls sideways.
   const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
