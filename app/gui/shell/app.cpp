@@ -516,6 +516,16 @@ void App::message_banner() {
   if (ok) message_.clear();
 }
 
+namespace {
+// The dialogs' last row: Cancel (or Esc) closes the popup, which ends here.
+void cancel_and_end_popup(float em) {
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
+    ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
+}
+}  // namespace
+
 void App::session_dialogs() {
   const std::string fallback = autosave_path_.empty() ? default_session_path() : autosave_path_;
   if (open_save_dialog_ || open_restore_dialog_) {
@@ -550,10 +560,7 @@ void App::session_dialogs() {
       }
       ImGui::CloseCurrentPopup();
     }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
-      ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
+    cancel_and_end_popup(em);
   }
 }
 
@@ -586,10 +593,7 @@ void App::lesson_dialogs() {
       }
       ImGui::CloseCurrentPopup();
     }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
-      ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
+    cancel_and_end_popup(em);
   }
   ImGui::SetNextWindowSize(ImVec2(44 * em, 0));
   if (ImGui::BeginPopupModal("Save view as lesson step", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
@@ -617,10 +621,7 @@ void App::lesson_dialogs() {
       }
       ImGui::CloseCurrentPopup();
     }
-    ImGui::SameLine();
-    if (ImGui::Button("Cancel", ImVec2(8 * em, 0)) || ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false))
-      ImGui::CloseCurrentPopup();
-    ImGui::EndPopup();
+    cancel_and_end_popup(em);
   }
 }
 
