@@ -310,6 +310,22 @@ void FfnLab::publish(Nets& s, bool eval) {
       o.pull_weights();  // the CPU copy a lost GPU falls back to
       o.snap.layers = o.trainer->layer_stats(32);
       o.snap.grid = o.trainer->grid(s.cfg.grid, s.cfg.grid);
+      o.snap.hidden.reset();
+      o.snap.hidden_error.clear();
+      if (s.cfg.hidden.on && o.net) {
+        // The CPU copy of the weights (pull_weights above) pushed through to the chosen layer.
+        const int block = std::clamp(s.cfg.hidden.layer, 1, std::max(1, o.net->hidden_blocks())) - 1;
+        const int width = ffn::hidden_units(*o.net, block);
+        try {
+          if (width < 2)
+            throw std::invalid_argument("hidden layer " + std::to_string(block + 1) + " has one unit");
+          o.snap.hidden =
+              ffn::hidden_space(*o.net, s.data, block, std::clamp(s.cfg.hidden.unit_x, 1, width) - 1,
+                                std::clamp(s.cfg.hidden.unit_y, 1, width) - 1);
+        } catch (const std::invalid_argument& e) {
+          o.snap.hidden_error = e.what();
+        }
+      }
       if (!o.trainer->failure().empty()) o.snap.error = o.trainer->failure();
     }
     out.nets[i] = o.snap;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -61,6 +62,13 @@ struct LabConfig {
   int grid = 96;        // decision grid resolution (grid × grid)
   int speed = 200;      // training steps per second while playing (0: as fast as the machine goes)
   int step_budget = 0;  // playing pauses once a net has trained this many steps (0: it never does)
+  // The hidden-space view: the input plane pushed through each net to hidden layer `layer`, drawn in the
+  // coordinates of two of its units (1-based; clamped to the layers and units there are).
+  struct Hidden {
+    bool on = false;
+    int layer = 1, unit_x = 1, unit_y = 2;
+    bool operator==(const Hidden&) const = default;
+  } hidden;
 
   /// The network spec of net i (0 = A, 1 = B); throws ffn::SpecError when invalid.
   ffn::NetworkSpec spec(int i, const ffn::Dataset& d) const;
@@ -73,6 +81,8 @@ struct NetSnapshot {
   std::vector<double> eval_steps, train_loss, test_loss, train_acc, test_acc;
   std::vector<ffn::LayerStats> layers;
   ffn::GridOutput grid;
+  std::optional<ffn::HiddenSpace> hidden;  // LabConfig::hidden, when on
+  std::string hidden_error;                // why there is none (a 1-input dataset, a layer of one unit)
   std::string error;
   /// The step at which this net diverged (0: it has not): its loss became non-finite or grew past
   /// ffn::kDivergedGrowth × its first step's loss. A diverged net trains no more until Reset; the other goes

@@ -14,6 +14,7 @@
 
 #include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
+#include "model/claims.hpp"
 #include "model/limits.hpp"
 #include "model/panels.hpp"
 #include "model/ui_font.hpp"
@@ -54,6 +55,106 @@ const std::string& text_field(const json::Value& obj, const std::string& name, c
   return s;
 }
 
+std::vector<std::string> string_list(const json::Value& v, const std::string& name, const std::string& field,
+                                     std::size_t max_items) {
+  if (!v.is_array() || v.as_array().empty() || v.as_array().size() > max_items)
+    fail(name, field, "must be an array of 1 to " + std::to_string(max_items) + " strings");
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.as_array().size(); ++i) {
+    const json::Value& e = v.as_array()[i];
+    if (!e.is_string() || e.as_string().empty() || e.as_string().size() > kLessonTitleMax)
+      fail(name, field + "[" + std::to_string(i) + "]",
+           "must be a non-empty string of at most " + std::to_string(kLessonTitleMax) + " bytes");
+    out.push_back(e.as_string());
+  }
+  return out;
+}
+
+double finite_number(const json::Value& v, const std::string& name, const std::string& field) {
+  if (!v.is_number() || !std::isfinite(v.as_number())) fail(name, field, "must be a finite number");
+  return v.as_number();
+}
+
+StepView parse_view(const json::Value& v, const std::string& name, const std::string& field) {
+  if (!v.is_object()) fail(name, field, "must be an object (what the step shows)");
+  only_keys(v, name, field, {"plots", "series", "legends", "controls", "annotations", "reveal", "question"});
+  StepView view;
+  if (const json::Value* x = v.find("plots")) view.plots = string_list(*x, name, field + ".plots", 8);
+  if (const json::Value* x = v.find("series")) view.series = string_list(*x, name, field + ".series", 16);
+  if (const json::Value* x = v.find("controls"))
+    view.controls = string_list(*x, name, field + ".controls", 8);
+  if (const json::Value* x = v.find("reveal")) {
+    view.reveal = string_list(*x, name, field + ".reveal", 8);
+    if (view.reveal.size() < 2)
+      fail(name, field + ".reveal", "needs at least 2 series to reveal one at a time");
+  }
+  if (const json::Value* x = v.find("legends")) {
+    if (!x->is_bool()) fail(name, field + ".legends", "must be true or false");
+    view.legends = x->as_bool();
+  }
+  if (const json::Value* x = v.find("annotations")) {
+    if (!x->is_array() || x->as_array().empty() || x->as_array().size() > 8)
+      fail(name, field + ".annotations", "must be an array of 1 to 8 annotations");
+    for (std::size_t i = 0; i < x->as_array().size(); ++i) {
+      const json::Value& a = x->as_array()[i];
+      const std::string f = field + ".annotations[" + std::to_string(i) + "]";
+      if (!a.is_object())
+        fail(name, f, "must be an object {plot, arrow: [x, y] | band: [x0, x1] | marker: [x, y], text}");
+      only_keys(a, name, f, {"plot", "arrow", "band", "marker", "text"});
+      Annotation an;
+      an.plot = text_field(a, name, f, "plot", 32);
+      an.text = text_field(a, name, f, "text", kLessonTitleMax);
+      int kinds = 0;
+      for (const char* k : {"arrow", "band", "marker"}) {
+        const json::Value* p = a.find(k);
+        if (!p) continue;
+        ++kinds;
+        const std::string pf = f + "." + k;
+        if (!p->is_array() || p->as_array().size() != 2) fail(name, pf, "must be a pair of numbers [a, b]");
+        const double u = finite_number(p->as_array()[0], name, pf + "[0]");
+        const double w = finite_number(p->as_array()[1], name, pf + "[1]");
+        if (std::string_view(k) == "band") {
+          if (!(u < w)) fail(name, pf, "must be [x0, x1] with x0 < x1");
+          an.kind = Annotation::Kind::Band;
+          an.x = u;
+          an.x1 = w;
+        } else {
+          an.kind = std::string_view(k) == "arrow" ? Annotation::Kind::Arrow : Annotation::Kind::Marker;
+          an.x = u;
+          an.y = w;
+        }
+      }
+      if (kinds != 1) fail(name, f, "needs exactly one of arrow: [x, y], band: [x0, x1] or marker: [x, y]");
+      view.annotations.push_back(std::move(an));
+    }
+  }
+  if (const json::Value* x = v.find("question")) {
+    const std::string f = field + ".question";
+    if (!x->is_object()) fail(name, f, "must be an object {prompt, choices, answer}");
+    only_keys(*x, name, f, {"prompt", "choices", "answer"});
+    Question q;
+    q.prompt = text_field(*x, name, f, "prompt", kLessonTitleMax * 2);
+    q.answer = text_field(*x, name, f, "answer", 80);
+    const json::Value* c = x->find("choices");
+    if (!c || !c->is_array() || c->as_array().size() < 2 || c->as_array().size() > 4)
+      fail(name, f + ".choices", "must be an array of 2 to 4 choices {text, value}");
+    for (std::size_t i = 0; i < c->as_array().size(); ++i) {
+      const json::Value& e = c->as_array()[i];
+      const std::string cf = f + ".choices[" + std::to_string(i) + "]";
+      if (!e.is_object()) fail(name, cf, "must be an object {text, value}");
+      only_keys(e, name, cf, {"text", "value"});
+      Question::Choice ch;
+      ch.text = text_field(e, name, cf, "text", kLessonTitleMax);
+      const json::Value* val = e.find("value");
+      if (!val) fail(name, cf + ".value", "missing (the number this choice stands for)");
+      ch.value = finite_number(*val, name, cf + ".value");
+      q.choices.push_back(std::move(ch));
+    }
+    view.question = std::move(q);
+  }
+  return view;
+}
+
 }  // namespace
 
 Lesson parse_lesson(std::string_view text, const std::string& name,
@@ -76,6 +177,8 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
            "is " + format_f64(v->as_number()) + ": written for a newer GELU Lab (this one reads version " +
                std::to_string(kLessonVersion) + ")");
   }
+  int version = 1;
+  if (const json::Value* v = doc.find("version")) version = static_cast<int>(v->as_number());
   Lesson lesson;
   lesson.path = name;
   lesson.title = text_field(doc, name, "", "title", kLessonTitleMax);
@@ -88,7 +191,7 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
     const json::Value& s = steps->as_array()[i];
     const std::string field = "steps[" + std::to_string(i) + "]";
     if (!s.is_object()) fail(name, field, "must be an object {title, text, panel, state}");
-    only_keys(s, name, field, {"title", "text", "panel", "state"});
+    only_keys(s, name, field, {"title", "text", "panel", "state", "view"});
     LessonStep step;
     step.title = text_field(s, name, field, "title", kLessonTitleMax);
     step.text = text_field(s, name, field, "text", kLessonTextMax);
@@ -98,6 +201,12 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
     const json::Value* st = s.find("state");
     if (st && !st->is_object()) fail(name, field + ".state", "must be an object (a panel state)");
     step.state = st ? *st : json::Value(json::Object{});
+    if (const json::Value* v = s.find("view")) {
+      if (version < 2)
+        fail(name, field + ".view", "needs \"version\": 2 (a step's view came with version 2)");
+      step.view = parse_view(*v, name, field + ".view");
+      step.view_json = *v;
+    }
     lesson.steps.push_back(std::move(step));
   }
   return lesson;
@@ -108,7 +217,7 @@ namespace {
 std::size_t key_length(std::string_view text, std::size_t at) {
   std::size_t i = at + 1;
   while (i < text.size() && ((text[i] >= 'a' && text[i] <= 'z') || (text[i] >= '0' && text[i] <= '9') ||
-                             text[i] == '_' || text[i] == ':'))
+                             text[i] == '_' || text[i] == ':' || text[i] == '.' || text[i] == '-'))
     ++i;
   return i > at + 1 && i < text.size() && text[i] == '}' ? i + 1 - at : 0;
 }
@@ -150,8 +259,18 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
   };
   drawable("title", lesson.title);
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
-    drawable("steps[" + std::to_string(i) + "].title", lesson.steps[i].title);
-    drawable("steps[" + std::to_string(i) + "].text", lesson.steps[i].text);
+    const std::string f = "steps[" + std::to_string(i) + "]";
+    const LessonStep& s = lesson.steps[i];
+    drawable(f + ".title", s.title);
+    drawable(f + ".text", s.text);
+    for (std::size_t k = 0; k < s.view.annotations.size(); ++k)
+      drawable(f + ".view.annotations[" + std::to_string(k) + "].text", s.view.annotations[k].text);
+    if (s.view.question) {
+      drawable(f + ".view.question.prompt", s.view.question->prompt);
+      for (std::size_t k = 0; k < s.view.question->choices.size(); ++k)
+        drawable(f + ".view.question.choices[" + std::to_string(k) + "].text",
+                 s.view.question->choices[k].text);
+    }
   }
   // Every step's state must be one its panel reads (the same field table the lesson bar applies); no ImGui.
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
@@ -162,7 +281,31 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
     } catch (const json::JsonError& e) {
       fail(name, "steps[" + std::to_string(i) + "].state", e.what());
     }
+    const std::string f = "steps[" + std::to_string(i) + "].view";
+    auto known = [&](const std::vector<std::string>& names, const std::vector<std::string>& have,
+                     const std::string& field, const char* what) {
+      std::string list;
+      for (const std::string& h : have) list += (list.empty() ? "" : "|") + h;
+      for (std::size_t k = 0; k < names.size(); ++k)
+        if (std::find(have.begin(), have.end(), names[k]) == have.end())
+          fail(name, field + "[" + std::to_string(k) + "]",
+               "the " + std::string(kind->title) + " panel has no " + what + " " + quote(names[k]) +
+                   (have.empty() ? std::string(" (it has none a step can choose)") : " (" + list + ")"));
+    };
+    known(s.view.plots, kind->plots, f + ".plots", "plot");
+    known(s.view.controls, kind->controls, f + ".controls", "control");
+    for (std::size_t k = 0; k < s.view.annotations.size(); ++k)
+      if (std::find(kind->plots.begin(), kind->plots.end(), s.view.annotations[k].plot) == kind->plots.end())
+        known({s.view.annotations[k].plot}, kind->plots, f + ".annotations", "plot");
+    if (s.view.question)
+      if (const std::string problem = model::quantity_problem(s.view.question->answer); !problem.empty())
+        fail(name, f + ".question.answer", problem);
     for (const std::string& key : computed_text_keys(s.text)) {
+      if (model::is_claim_key(key)) {
+        if (const std::string problem = model::claim_problem(key); !problem.empty())
+          fail(name, "steps[" + std::to_string(i) + "].text", "{" + key + "}: " + problem);
+        continue;
+      }
       const std::string problem = kind->computed_text_problem
                                       ? kind->computed_text_problem(s.state, key)
                                       : "the " + std::string(kind->title) + " panel computes no text";
@@ -204,6 +347,10 @@ int append_lesson_step(const std::string& path, const LessonStep& step, const st
   s["text"] = step.text;
   s["panel"] = step.panel;
   s["state"] = step.state.is_null() ? json::Value(json::Object{}) : step.state;
+  if (!step.view_json.is_null()) {
+    s["view"] = step.view_json;
+    lesson["version"] = kLessonVersion;
+  }
   json::Array steps = lesson.at("steps").as_array();
   steps.emplace_back(std::move(s));
   const int n = static_cast<int>(steps.size());

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,13 +23,52 @@
 
 namespace gelu::app {
 
-inline constexpr int kLessonVersion = 1;
+inline constexpr int kLessonVersion = 2;            // 2 added a step's "view"; version 1 files still load
 inline constexpr std::size_t kLessonTitleMax = 80;  // bytes of UTF-8: one line on the lesson bar at 3×
 inline constexpr std::size_t kLessonTextMax = 420;  // bytes: two lines at 1280 px wide and 2×
+
+/// A note drawn on a plot at data coordinates: an arrow pointing at (x, y) with a text callout, a highlighted
+/// x-band [x, x1] with its text, or a marker (a dot at (x, y) with its text).
+struct Annotation {
+  enum class Kind { Arrow, Band, Marker };
+  Kind kind = Kind::Marker;
+  std::string plot;  // the plot's id (model::PanelKind::plots)
+  double x = 0, y = 0, x1 = 0;
+  std::string text;
+};
+
+/// A predict-then-reveal question: the class picks one of the choices, a key reveals the answer, which the
+/// core computes (model/claims.hpp quantity keys) and which is the choice whose value is nearest to it.
+struct Question {
+  struct Choice {
+    std::string text;
+    double value = 0;
+  };
+  std::string prompt;
+  std::vector<Choice> choices;  // 2 to 4
+  std::string answer;           // a quantity key: "slope_peak:gelu"
+};
+
+/// What a step shows of its panel beyond the panel's state (format version 2, "view"). Empty: everything.
+struct StepView {
+  std::vector<std::string> plots;     // the plot ids shown (empty: all of the panel's)
+  std::vector<std::string> series;    // the series labels shown in every plot (empty: all)
+  bool legends = true;                // false: no legends
+  std::vector<std::string> controls;  // panel controls kept on screen in presentation mode ("mask_grid")
+  std::vector<Annotation> annotations;
+  std::vector<std::string> reveal;  // series shown one at a time: the first, then one more per → key
+  std::optional<Question> question;
+  bool empty() const {
+    return plots.empty() && series.empty() && legends && controls.empty() && annotations.empty() &&
+           reveal.empty() && !question;
+  }
+};
 
 struct LessonStep {
   std::string title, text, panel;
   json::Value state;
+  StepView view;
+  json::Value view_json;  // the "view" as written (null: none), kept so that a step saved again is the same
 };
 
 struct Lesson {

@@ -199,6 +199,8 @@ const Schema<CurvesState>& curves_schema() {
           bool_field<S>("shade_dead", &S::shade_dead, "shade ReLU's dead zone"),
           bool_field<S>("symlog", &S::symlog, "a symmetric-log y axis for f"),
           bool_field<S>("inflections", &S::inflections, "mark GELU's inflection points (f″ = 0) on f"),
+          bool_field<S>("glu_diagram", &S::glu_diagram,
+                        "draw the GLU block above the plots: x → x·W and x·V → g → ⊙ → W_down"),
       });
   return schema;
 }
@@ -458,6 +460,14 @@ const Schema<FfnState>& ffn_schema() {
           bool_field<S>("playing", &S::playing, "training runs"),
           integer_field<S>("layer", &S::layer, 1, 4,
                            "the hidden layer whose histogram and dead units are shown (clamped to the layers there are)"),
+          bool_field<S>("hidden_space", [](auto& s) -> auto& { return s.cfg.hidden.on; },
+                        "the hidden-space view: the input grid and points in two hidden units' coordinates"),
+          integer_field<S>("hidden_layer", [](auto& s) -> auto& { return s.cfg.hidden.layer; }, 1, 4,
+                           "the hidden layer of the hidden-space view (clamped to the layers there are)"),
+          integer_field<S>("unit_x", [](auto& s) -> auto& { return s.cfg.hidden.unit_x; }, 1, 512,
+                           "the unit on the hidden-space view's x axis (clamped to the layer's width)"),
+          integer_field<S>("unit_y", [](auto& s) -> auto& { return s.cfg.hidden.unit_y; }, 1, 512,
+                           "the unit on the hidden-space view's y axis (clamped to the layer's width)"),
       });
   // clang-format on
   return schema;

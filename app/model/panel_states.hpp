@@ -34,6 +34,7 @@ struct CurvesState {
   bool d1 = false, d2 = false;                                // the f′ and f″ plots
   bool shade_dip = true, shade_dead = true, symlog = false;
   bool inflections = true;  // mark GELU's inflection points (f″ = 0) on f
+  bool glu_diagram = false;  // the GLU block as a diagram above the plots (x → W and V → g → ⊙ → W_down)
 };
 const Schema<CurvesState>& curves_schema();
 

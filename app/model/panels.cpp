@@ -20,7 +20,9 @@ PanelKind kind(const char* id, const char* title, const Schema<S>& (*schema)()) 
           [schema] { return schema().write(S{}); },
           [schema](SampleRng& rng) { return schema().sample(rng); },
           [schema](const json::Value& state) { return schema().normalized(state); },
-          nullptr};
+          nullptr,
+          {},
+          {}};
 }
 
 PanelKind with_text(PanelKind k, std::string (*problem)(const json::Value&, std::string_view)) {
@@ -28,16 +30,24 @@ PanelKind with_text(PanelKind k, std::string (*problem)(const json::Value&, std:
   return k;
 }
 
+PanelKind with_view(PanelKind k, std::vector<std::string> plots, std::vector<std::string> controls = {}) {
+  k.plots = std::move(plots);
+  k.controls = std::move(controls);
+  return k;
+}
+
 }  // namespace
 
 std::span<const PanelKind> panel_kinds() {
   static const std::vector<PanelKind> kinds = {
-      kind<CurvesState>("curves", "Curves", curves_schema),
-      kind<ApproxState>("approx", "Approximations", approx_schema),
+      with_view(kind<CurvesState>("curves", "Curves", curves_schema), {"plot0", "plot1", "plot2"}),
+      with_view(kind<ApproxState>("approx", "Approximations", approx_schema), {"functions", "errors"}),
       with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
       kind<DesignerState>("designer", "Designer", designer_schema),
-      kind<DropoutState>("dropout", "Dropout view", dropout_schema),
-      kind<FfnState>("ffn", "FFN lab", ffn_schema),
+      with_view(kind<DropoutState>("dropout", "Dropout view", dropout_schema),
+                {"keep", "convergence", "histograms"}, {"mask_grid"}),
+      with_view(kind<FfnState>("ffn", "FFN lab", ffn_schema),
+                {"heatA", "heatB", "loss", "layers", "hiddenA", "hiddenB"}),
       kind<BenchState>("bench", "Benchmarks", bench_schema),
   };
   return kinds;

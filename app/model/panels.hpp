@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "gelu/json.hpp"
 
@@ -32,6 +33,9 @@ struct PanelKind {
   /// Text this panel computes at run time, which a lesson step may quote as {key} (model/lessons.hpp): empty
   /// when the panel in `state` computes `key`, else why not. Null: the panel computes no text.
   std::function<std::string(const json::Value& state, std::string_view key)> computed_text_problem;
+  /// The ids of the plots a lesson step may choose to show (StepView::plots, the plot ids of `--meta` and
+  /// of Shift+F12), and of the controls a step may keep on screen in presentation mode (StepView::controls).
+  std::vector<std::string> plots, controls;
 };
 
 std::span<const PanelKind> panel_kinds();

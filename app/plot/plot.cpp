@@ -138,9 +138,27 @@ float line_scale() {
 
 // [SECTION] Begin: layout, input, grid
 
+namespace {
+const ViewFilter* g_view_filter = nullptr;
+}  // namespace
+
+bool ViewFilter::hides(std::string_view text, std::string_view key) const {
+  const auto named = [&](const std::string& n) { return n == text || n == key; };
+  if (!series.empty() && std::none_of(series.begin(), series.end(), named)) return true;
+  const auto it = std::find_if(reveal.begin(), reveal.end(), named);
+  return it != reveal.end() && it - reveal.begin() >= revealed;
+}
+void set_view_filter(const ViewFilter* filter) {
+  g_view_filter = filter;
+}
+const ViewFilter* view_filter() {
+  return g_view_filter;
+}
+
 Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label)
     : s_(state), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
   em_ = ImGui::GetFontSize();
+  if (g_view_filter && !g_view_filter->legends) s_.legend_shown = false;  // the lesson step's choice
   dl_ = ImGui::GetWindowDrawList();
   if (s_.capture) s_.captured.clear();
   s_.texts.clear();
@@ -314,6 +332,7 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
   const std::string_view l(label);
   const auto hash = l.find("##");
   std::string text(l.substr(0, hash)), key(hash == std::string_view::npos ? l : l.substr(hash + 2));
+  if (g_view_filter && g_view_filter->hides(text, key)) return false;  // not on this lesson step
   const bool hidden = s_.hidden.count(key) > 0;
   entries_.push_back(Entry{std::move(text), std::move(key), color, hidden, readout, false, {}, {}, {}, {}});
   *out = &entries_.back();

@@ -109,6 +109,20 @@ float line_scale();
 /// shows what lies under them with the same layout.
 void set_draw_legends(bool draw);
 
+/// What a lesson step shows of every plot (the app sets it while a step with a "view" is on screen): only the
+/// series named in `series` (when not empty; a series is named by its legend text or its "##key"), none of
+/// `reveal` beyond the first `revealed`, and no legends when `legends` is false. Series it hides are not
+/// drawn and not listed in the legend. Null (the default): everything.
+struct ViewFilter {
+  std::vector<std::string> series;
+  std::vector<std::string> reveal;
+  int revealed = 0;
+  bool legends = true;
+  bool hides(std::string_view text, std::string_view key) const;
+};
+void set_view_filter(const ViewFilter* filter);
+const ViewFilter* view_filter();
+
 class Plot {
  public:
   /// `size`: the frame (title, axes, labels and data area); a component <= 0 is the available room plus it.

@@ -329,6 +329,145 @@ TEST(Lessons, LessonFourShowsWhatItsTextSays) {
   }
 }
 
+// Lesson 5 draws the GLU block (x → W and V → g → ⊙ → W_down) above the curves, left to right.
+TEST(Lessons, LessonFiveDrawsTheGluBlock) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/5_glu_family.json").string();
+  const Shot s = shot("lesson_5_1", "--lesson '" + lesson + "' --step 1");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  const Value* d = s.meta.find("glu_diagram");
+  ASSERT_NE(d, nullptr) << "lesson 5 step 1 shows no GLU diagram";
+  const auto& boxes = d->at("boxes");
+  auto left = [&](const char* n) { return boxes.at(n).as_array()[0].as_number(); };
+  auto centre = [&](const char* n) {
+    return (boxes.at(n).as_array()[0].as_number() + boxes.at(n).as_array()[2].as_number()) / 2;
+  };
+  auto bottom = [&](const char* n) { return boxes.at(n).as_array()[3].as_number(); };
+  EXPECT_LT(left("x"), left("W"));
+  EXPECT_NEAR(centre("W"), centre("V"), 1);  // the two linear maps in one column, one above the other
+  EXPECT_LT(boxes.at("W").as_array()[3].as_number(), boxes.at("V").as_array()[1].as_number());
+  EXPECT_LT(left("V"), left("g"));
+  EXPECT_LT(left("g"), left("⊙"));
+  EXPECT_LT(left("⊙"), left("W_down"));
+  EXPECT_LT(left("W_down"), left("y"));
+  std::vector<std::string> edges;
+  for (const Value& e : d->at("edges").as_array())
+    edges.push_back(e.as_array()[0].as_string() + ">" + e.as_array()[1].as_string());
+  for (const char* want : {"x>W", "x>V", "V>g", "W>⊙", "g>⊙", "⊙>W_down", "W_down>y"})
+    EXPECT_NE(std::find(edges.begin(), edges.end(), want), edges.end()) << want;
+  // Above the plot, inside the window.
+  const Geom g(s.meta.at("plots").at("plot0"));
+  for (const char* n : {"x", "W", "V", "g", "⊙", "W_down", "y"}) EXPECT_LT(bottom(n), g.top) << n;
+  EXPECT_LT(boxes.at("y").as_array()[2].as_number(), 1280);
+  // The other steps of the lesson do not draw it.
+  const Shot two = shot("lesson_5_2", "--lesson '" + lesson + "' --step 2");
+  ASSERT_EQ(two.run.status, 0) << two.run.err;
+  EXPECT_EQ(two.meta.find("glu_diagram"), nullptr);
+}
+
+// [SECTION] Lesson views (format 2)
+
+// Lesson 3 step 1 talks about the masks: in presentation mode (controls hidden) the mask grid stays.
+TEST(LessonViews, TheMaskGridStaysOnAProjectorWhereTheStepTalksAboutIt) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/3_stochastic_view.json").string();
+  const Shot s = shot("lesson_3_1_pres", "--presentation 2 --lesson '" + lesson + "' --step 1");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  EXPECT_TRUE(s.meta.at("mask_grid_shown").as_bool());
+  const Shot plain = shot("dropout_pres", "--presentation 2 --panel dropout");
+  ASSERT_EQ(plain.run.status, 0) << plain.run.err;
+  EXPECT_FALSE(plain.meta.at("mask_grid_shown").as_bool());
+  // Beside the plots, not under them: the keep plot starts right of the grid.
+  const Geom keep(s.meta.at("plots").at("keep")), keep_plain(plain.meta.at("plots").at("keep"));
+  EXPECT_GT(keep.left, keep_plain.left + 100);
+}
+
+// Lesson 6 step 2: predict, then reveal; the answer is computed (GELU's minimum, −0.7518), not typed in.
+TEST(LessonViews, APredictionIsRevealedOnAKeyWithTheAnswerTheCoreComputes) {
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/6_checking_common_claims.json").string();
+  const Shot before = shot("lesson_6_2", "--lesson '" + lesson + "' --step 2");
+  ASSERT_EQ(before.run.status, 0) << before.run.err;
+  const Value& q0 = before.meta.at("lesson").at("question");
+  EXPECT_FALSE(q0.at("answered").as_bool());
+  const std::string t0 = before.meta.at("lesson").at("text").as_string();
+  EXPECT_EQ(t0.find("Answer:"), std::string::npos) << t0;
+  EXPECT_NE(t0.find("Predict: "), std::string::npos) << t0;
+  // The verdict of the step's claim is in the text, computed: GELU′ is not positive on all of (−1, ∞).
+  EXPECT_NE(t0.find("✗ does not hold"), std::string::npos) << t0;
+
+  const Shot after = shot("lesson_6_2_answer", "--lesson '" + lesson + "' --step 2 --pick 1 --next 1");
+  ASSERT_EQ(after.run.status, 0) << after.run.err;
+  EXPECT_EQ(after.meta.at("lesson").at("step").as_number(), 2);  // → showed the answer, not the next step
+  const Value& q = after.meta.at("lesson").at("question");
+  EXPECT_TRUE(q.at("answered").as_bool());
+  EXPECT_EQ(q.at("picked").as_number(), 1);
+  const double answer = q.at("answer").as_number();
+  EXPECT_NEAR(answer, -0.7518, 1e-4);
+  const std::string t = after.meta.at("lesson").at("text").as_string();
+  EXPECT_NE(t.find("✓ 2  near x = −0.75"), std::string::npos) << t;  // the nearest choice
+  EXPECT_NE(t.find("✗ 1  at x = −1"), std::string::npos) << t;       // the class's pick, wrong
+  EXPECT_NE(t.find("Answer: 2, x = −0.7518"), std::string::npos) << t;
+  // → once more goes on to step 3.
+  const Shot next = shot("lesson_6_2_next", "--lesson '" + lesson + "' --step 2 --next 2");
+  ASSERT_EQ(next.run.status, 0) << next.run.err;
+  EXPECT_EQ(next.meta.at("lesson").at("step").as_number(), 3);
+}
+
+// Lesson 6 step 5 reveals its three curves one at a time: the CSV of the plot holds what is drawn.
+TEST(LessonViews, SeriesAreRevealedOneAtATime) {
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/6_checking_common_claims.json").string();
+  for (int n = 0; n < 3; ++n) {
+    const fs::path csv = test_dir() / ("reveal" + std::to_string(n) + ".csv");
+    const Shot s =
+        shot("lesson_6_5_" + std::to_string(n), "--lesson '" + lesson + "' --step 5 --next " +
+                                                    std::to_string(n) + " --csv '" + csv.string() + "'");
+    ASSERT_EQ(s.run.status, 0) << s.run.err;
+    EXPECT_EQ(s.meta.at("lesson").at("step").as_number(), 5);
+    EXPECT_EQ(s.meta.at("lesson").at("revealed").as_number(), n + 1);
+    const std::string head = read_file(csv);  // "series,x,y" rows: the series drawn
+    EXPECT_NE(head.find("GELU (exact)"), std::string::npos) << head;
+    EXPECT_EQ(head.find("tanh approximation") != std::string::npos, n >= 1) << head;
+    EXPECT_EQ(head.find("QuickGELU") != std::string::npos, n >= 2) << head;
+  }
+}
+
+// A step shows only the plots, series and legends it names, and its annotations at data coordinates.
+TEST(LessonViews, AStepShowsOnlyThePlotsSeriesAndLegendsItNames) {
+  const fs::path l = test_dir() / "view.json";
+  write_file(l, R"J({"title": "View", "version": 2, "steps": [
+    {"title": "Only the loss", "text": "Words.", "panel": "ffn", "state": {"playing": false},
+     "view": {"plots": ["loss"]}},
+    {"title": "Only GELU, no legend", "text": "Words.", "panel": "curves",
+     "state": {"functions": ["gelu", "relu", "silu"], "probe": null, "shade_dip": false, "shade_dead": false,
+               "inflections": false, "x": [-3, 3], "y": [-1, 3]},
+     "view": {"series": ["GELU (exact)"], "legends": false,
+              "annotations": [{"plot": "plot0", "band": [1, 2], "text": "here"}]}}]})J");
+  const Shot loss = shot("view_loss", "--lesson '" + l.string() + "' --step 1");
+  ASSERT_EQ(loss.run.status, 0) << loss.run.err;
+  const auto& plots = loss.meta.at("plots").as_object();
+  EXPECT_EQ(plots.size(), 1u);
+  EXPECT_EQ(plots.count("loss"), 1u);
+  const Geom lg(loss.meta.at("plots").at("loss"));
+  EXPECT_GT(lg.bottom - lg.top, 400) << "the one plot shown takes the room";
+
+  const fs::path csv = test_dir() / "view.csv";
+  const Shot only = shot("view_gelu", "--lesson '" + l.string() + "' --step 2 --csv '" + csv.string() + "'");
+  ASSERT_EQ(only.run.status, 0) << only.run.err;
+  const std::string head = read_file(csv);  // "series,x,y" rows: the series drawn
+  EXPECT_NE(head.find("GELU (exact)"), std::string::npos) << head;
+  EXPECT_EQ(head.find("ReLU"), std::string::npos) << head;
+  EXPECT_EQ(head.find("SiLU"), std::string::npos) << head;
+  EXPECT_TRUE(only.meta.at("plots").at("plot0").at("legend").is_null());
+  // The band x in [1, 2] is shaded amber across the plot's height; x in [−2, −1] is not.
+  const Geom g(only.meta.at("plots").at("plot0"));
+  const Image img(only.png);
+  ASSERT_TRUE(img.ok());
+  const int y = static_cast<int>(g.bottom) - 8;
+  const Rgb in = img.at(static_cast<int>(g.px(1.5)), y), out = img.at(static_cast<int>(g.px(-1.5)), y);
+  EXPECT_GT(in.r, in.b + 25) << in.r << "," << in.g << "," << in.b;
+  EXPECT_LT(std::abs(out.r - out.b), 12) << out.r << "," << out.g << "," << out.b;
+}
+
 // [SECTION] Sessions
 
 const char* kSessionCurves = R"({"x": [-2.5, 2.5], "y": [-0.5, 2], "functions": ["gelu", "gelu_sigmoid"],
@@ -371,6 +510,50 @@ TEST(Sessions, SaveThenLoadGivesTheSameSession) {
   // No temporary file is left next to it (written as temp + fsync + rename).
   for (const auto& e : fs::directory_iterator(test_dir()))
     EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+// View > UI scale and View > Theme (outside presentation mode) are saved in the session and applied: the
+// atlas at the new size, the window in the theme's colours; an unknown theme is refused by name.
+TEST(Sessions, UiScaleAndThemeAreSavedAndApplied) {
+  const fs::path base = test_dir() / "theme_base.session.json";
+  const Shot plain = shot("theme_plain", "--panel curves --session-out '" + base.string() + "'");
+  ASSERT_EQ(plain.run.status, 0) << plain.run.err;
+  Value doc = gelu::json::parse(read_file(base));
+  EXPECT_EQ(doc.at("view").at("theme").as_string(), "light");
+  EXPECT_EQ(doc.at("view").at("ui_scale").as_number(), 1);
+  const double px1 = plain.meta.at("font_px").as_number();
+  struct Case {
+    const char* theme;
+    double scale;
+    int max_lum;  // the window's background, between the tabs and the plot
+  };
+  for (const Case& c : {Case{"dark", 2.0, 60}, Case{"high_contrast", 1.5, 10}}) {
+    const fs::path f = test_dir() / (std::string(c.theme) + ".session.json");
+    const fs::path again = test_dir() / (std::string(c.theme) + ".again.json");
+    doc.as_object()["view"] = gelu::json::parse(R"({"ui_scale": )" + std::to_string(c.scale) +
+                                                R"(, "theme": ")" + c.theme + R"("})");
+    write_file(f, gelu::json::write(doc, 2));
+    const Shot s = shot(std::string("theme_") + c.theme,
+                        "--session '" + f.string() + "' --session-out '" + again.string() + "'");
+    ASSERT_EQ(s.run.status, 0) << s.run.err;
+    EXPECT_NEAR(s.meta.at("font_px").as_number(), px1 * c.scale, 0.6) << c.theme;
+    const Value back = gelu::json::parse(read_file(again));
+    EXPECT_EQ(back.at("view").at("theme").as_string(), c.theme);
+    EXPECT_EQ(back.at("view").at("ui_scale").as_number(), c.scale);
+    const Image img(s.png);
+    ASSERT_TRUE(img.ok());
+    EXPECT_LT(img.at(img.w() - 4, img.h() - 4).lum(), c.max_lum) << c.theme;
+  }
+  const Image light(plain.png);
+  ASSERT_TRUE(light.ok());
+  EXPECT_GT(light.at(light.w() - 4, light.h() - 4).lum(), 200);
+  // A theme the app does not have is refused, naming the field.
+  doc.as_object()["view"] = gelu::json::parse(R"({"theme": "neon"})");
+  const fs::path bad = test_dir() / "neon.session.json";
+  write_file(bad, gelu::json::write(doc, 2));
+  const Shot refused = shot("theme_neon", "--session '" + bad.string() + "'");
+  EXPECT_EQ(refused.run.status, 2);
+  EXPECT_NE(refused.run.err.find("view.theme"), std::string::npos) << refused.run.err;
 }
 
 TEST(Sessions, MalformedAndNewerFilesAreRejectedWithAMessage) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
+#include "model/claims.hpp"
 
 namespace gelu::app {
 namespace {
@@ -38,6 +40,8 @@ int run_shot(Args& args) {
   const auto presentation_opt = args.option("presentation");
   const auto lesson_opt = args.option("lesson");
   const auto step_opt = args.option("step");
+  const auto next_opt = args.option("next");
+  const auto pick_opt = args.option("pick");
   const auto csv_opt = args.option("csv");
   const auto csv_plot = args.option("csv-plot");
   const auto plot_out = args.option("plot-out");
@@ -47,6 +51,9 @@ int run_shot(Args& args) {
                      ") unless --session or --lesson gives one");
   if (!out) throw UsageError("--out FILE.png is required");
   if (csv_plot && !csv_opt) throw UsageError("--csv-plot needs --csv FILE");
+  if ((next_opt || pick_opt) && !lesson_opt) throw UsageError("--next and --pick need --lesson FILE");
+  const int nexts = next_opt ? static_cast<int>(Args::to_int("next", *next_opt, 0, 100)) : 0;
+  const int pick = pick_opt ? static_cast<int>(Args::to_int("pick", *pick_opt, 1, 4)) : 0;
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
   // The output-path policy (command.hpp), before anything is read or rendered.
@@ -74,6 +81,16 @@ int run_shot(Args& args) {
     throw UsageError(source + ": " + e);
   }
   if (command::dry_run()) return 0;
+  // As the class would: pick a choice, press → (reveals the next series, the answer, then the next step).
+  if (pick) app.pick_choice(pick - 1);
+  for (int i = 0; i < nexts; ++i) app.lesson_next();
+  // A still picture waits for what the step computes at run time (claims that measure, the answer).
+  if (const Lesson* l = app.lesson()) {
+    const LessonStep& st = l->steps[static_cast<std::size_t>(app.lesson_step())];
+    for (const std::string& key : computed_text_keys(st.text))
+      if (model::is_claim_key(key)) model::claim_text(key, true);
+    if (st.view.question) model::quantity(st.view.question->answer, true);
+  }
   if (session_out) {
     try {
       save_session(app, *session_out);
@@ -198,6 +215,16 @@ int run_shot(Args& args) {
       les["steps"] = static_cast<int>(l->steps.size());
       les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
       les["text"] = app.step_text();  // with the text computed at run time filled in
+      const StepView& v = l->steps[static_cast<std::size_t>(app.lesson_step())].view;
+      les["revealed"] = app.revealed();  // series of the step's "reveal" shown so far
+      les["reveal"] = static_cast<int>(v.reveal.size());
+      if (v.question) {
+        json::Object q;
+        q["picked"] = app.picked_choice() + 1;  // 0: none
+        q["answered"] = app.answered();
+        if (app.answered()) q["answer"] = model::quantity(v.question->answer, true).value_or(NAN);
+        les["question"] = q;
+      }
       m["lesson"] = les;
     }
     auto rect = [](const char* name) {
@@ -250,6 +277,9 @@ GELU_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
              "  --session FILE restore a saved session first (the panel is the session's unless --panel)\n"
              "  --session-out FILE  write the session JSON (after --session/--state/--lesson) to FILE\n"
              "  --lesson FILE [--step N]  show step N (default 1) of a lesson, with its lesson bar\n"
+             "  --pick K       choose answer K (1 to 4) of the step's question\n"
+             "  --next N       press the right arrow N times: reveals the step's series one at a time,\n"
+             "                 then its question's answer, then goes to the next step\n"
              "  --csv FILE [--csv-plot ID]  also write the visible series of a plot as CSV (default: the\n"
              "                 panel's first plot; the ids are those --meta lists under plot_ids)\n"
              "  --plot-out FILE  also write a PNG of the first plot alone\n"

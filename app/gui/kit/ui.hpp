@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/lessons.hpp"
 #include "plot/plot.hpp"
 
 namespace gelu::app::ui {
@@ -30,6 +31,17 @@ inline float em() {
 /// Whether panels draw their controls column (App hides it in presentation mode until F6).
 bool show_controls();
 void set_show_controls(bool show);
+
+/// The view of the lesson step on screen (App sets it each frame; null outside a step with a "view"): which
+/// plots the panel shows, which controls stay in presentation mode, and the annotations mark_plot() draws.
+void set_step_view(const StepView* view);
+const StepView* step_view();
+/// Whether the panel draws plot `id` (a lesson step may show only some of a panel's plots; its ids are the
+/// panel kind's `plots`, model/panels.hpp).
+bool plot_shown(std::string_view id);
+/// Whether the control `name` (model::PanelKind::controls) stays on screen while the controls column is
+/// hidden (presentation mode): a lesson step asked for it.
+bool control_pinned(std::string_view name);
 
 /// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
 /// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
@@ -71,7 +83,9 @@ struct Rect {
   ImVec2 min, max;
   ImVec2 center() const { return ImVec2((min.x + max.x) / 2, (min.y + max.y) / 2); }
 };
-/// Marks a finished plot: "plot:ID" (its data area) and "legend:ID" (its legend box).
+/// Marks a finished plot: "plot:ID" (its data area) and "legend:ID" (its legend box); draws the lesson step's
+/// annotations of plot ID over it (an arrow with its callout, a highlighted x-band, a marker), at data
+/// coordinates, clipped to the data area.
 void mark_plot(const std::string& id, const plot::PlotState& s);
 /// Rectangles marked during the last frame.
 const std::map<std::string, Rect>& marks();

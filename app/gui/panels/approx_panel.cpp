@@ -363,8 +363,12 @@ void ApproxPanel::drawContent() {
   const float avail = ImGui::GetContentRegionAvail().y - ImGui::GetStyle().ItemSpacing.y;
   std::vector<Series> ss = series();
   const Params exact_p = exact_->defaults();
-  {
-    plot::Plot p("functions", fplot_, ImVec2(-1, avail * 0.42f), nullptr, "f(x)");
+  // A lesson step may show one of the two plots (model::PanelKind::plots).
+  shown_[0] = ui::plot_shown("functions");
+  shown_[1] = ui::plot_shown("errors");
+  if (shown_[0]) {
+    plot::Plot p("functions", fplot_, ImVec2(-1, shown_[1] ? avail * 0.42f : -1.0f),
+                 shown_[1] ? nullptr : "x", "f(x)");
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
     const Format fmt(f32_ ? FormatId::F32 : FormatId::F64);
@@ -387,7 +391,7 @@ void ApproxPanel::drawContent() {
                 : metric_ == ErrorMetric::Rel ? "relative"
                                               : "ULP",
                 f32_ ? "float32" : "float64");
-  {
+  if (shown_[1]) {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
     const plot::Range xr = shared_x_.range;
     if (f32_) {
@@ -504,8 +508,8 @@ json::Value ApproxPanel::state() const {
 
 json::Object ApproxPanel::meta() const {
   json::Object o, plots;
-  plots["functions"] = plot_meta(fplot_);
-  plots["errors"] = plot_meta(eplot_);
+  if (shown_[0]) plots["functions"] = plot_meta(fplot_);
+  if (shown_[1]) plots["errors"] = plot_meta(eplot_);
   o["plots"] = plots;
   json::Array ss;
   for (const Series& s : last_) {

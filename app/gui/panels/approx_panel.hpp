@@ -35,6 +35,7 @@ class ApproxPanel : public Panel {
   };
 
  private:
+  bool shown_[2] = {true, true};  // functions, errors: drawn in the last frame (a lesson step may hide one)
   using ErrorMetric = analysis::ErrorMetric;
   struct Series {
     std::string label;

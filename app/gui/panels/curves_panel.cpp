@@ -88,6 +88,7 @@ void CurvesPanel::controls() {
   ImGui::Checkbox("ReLU's dead zone", &shade_dead_);
   ImGui::Checkbox("GELU's inflection points", &inflections_);
   ui::mark("check:inflections");
+  ImGui::Checkbox("GLU block diagram", &glu_diagram_);
   bool symlog = plot_[0].y.scale == plot::Scale::SymLog;
   if (ImGui::Checkbox("symlog y axis", &symlog)) {
     plot_[0].y.scale = symlog ? plot::Scale::SymLog : plot::Scale::Linear;
@@ -116,7 +117,12 @@ void CurvesPanel::controls() {
 }
 
 void CurvesPanel::plots(float height) {
-  const int n_plots = 1 + show_order_[1] + show_order_[2];
+  // f, f′, f″ as the state says, less any a lesson step does not show (model::PanelKind::plots).
+  bool vis[3];
+  for (int o = 0; o < 3; ++o) vis[o] = show_order_[o] && ui::plot_shown("plot" + std::to_string(o));
+  if (!vis[0] && !vis[1] && !vis[2]) vis[0] = true;
+  std::copy(vis, vis + 3, shown_);
+  const int n_plots = vis[0] + vis[1] + vis[2];
   const float gap = 0.3f * ui::em();
   const float h = (height - gap * static_cast<float>(n_plots - 1)) / static_cast<float>(n_plots);
   const Activation* gelu = find_activation("gelu");
@@ -129,7 +135,7 @@ void CurvesPanel::plots(float height) {
   std::vector<double> dip_x, dip_y, zeros;
   int drawn = 0;
   for (int order = 0; order < 3; ++order) {
-    if (!show_order_[order]) continue;
+    if (!vis[order]) continue;
     ++drawn;
     const bool last = drawn == n_plots;
     char id[16];
@@ -230,6 +236,106 @@ void CurvesPanel::readout_table() {
   (void)shown;
 }
 
+void CurvesPanel::glu_diagram(float height) {
+  const float em = ui::em(), line = ImGui::GetTextLineHeight();
+  const ImVec2 o = ImGui::GetCursorScreenPos();
+  const float w = std::max(ImGui::GetContentRegionAvail().x, 24 * em);
+  ImGui::Dummy(ImVec2(w, height));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImU32 ink = IM_COL32(30, 30, 30, 255), box = IM_COL32(232, 240, 250, 255),
+              gate = IM_COL32(255, 236, 200, 255);
+  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em;
+  // Columns: x | x·W, x·V | g | ⊙ | ·W_down | y, spread over the width; two rows (W above, V below).
+  const float top = o.y + 0.4f * line, row_h = 1.8f * line;
+  const float y_w = top + 0.6f * line, y_v = top + 0.6f * line + 2.4f * line;
+  const float mid = (y_w + y_v + row_h) / 2;
+  struct Node {
+    const char* name;
+    const char* text;
+    float cx, cy;
+    ImU32 fill;
+    bool round;
+  };
+  const float col = w / 6.2f;
+  const Node nodes[] = {
+      {"x", "x", o.x + 0.5f * col, mid, 0, true},
+      {"W", "x·W", o.x + 1.6f * col, y_w + row_h / 2, box, false},
+      {"V", "x·V", o.x + 1.6f * col, y_v + row_h / 2, box, false},
+      {"g", "g(x·V)", o.x + 2.8f * col, y_v + row_h / 2, gate, false},
+      {"⊙", "⊙", o.x + 3.9f * col, mid, 0, true},
+      {"W_down", "·W_down", o.x + 4.9f * col, mid, box, false},
+      {"y", "y", o.x + 5.8f * col, mid, 0, true},
+  };
+  auto rect_of = [&](const Node& n) {
+    const ImVec2 ts = ImGui::CalcTextSize(n.text);
+    const float hw = n.round ? std::max(ts.x, ts.y) / 2 + 0.35f * em : ts.x / 2 + pad;
+    const float hh = n.round ? hw : row_h / 2;
+    return ImVec4(n.cx - hw, n.cy - hh, n.cx + hw, n.cy + hh);
+  };
+  auto find = [&](std::string_view name) -> const Node& {
+    for (const Node& n : nodes)
+      if (name == n.name) return n;
+    return nodes[0];
+  };
+  auto arrow = [&](const char* from, const char* to) {
+    const ImVec4 a = rect_of(find(from)), b = rect_of(find(to));
+    const ImVec2 p0(a.z, (a.y + a.w) / 2), p1(b.x, (b.y + b.w) / 2);
+    // Right out of `from`, into `to` from the left; a bend where the rows differ.
+    const float head = std::max(6.0f, 0.55f * em);
+    ImVec2 q0 = p0, q1 = p1;
+    if (std::abs(p0.y - p1.y) > 1) {
+      const float xm = std::string_view(to) == "⊙" ? p1.x - 0.0f : (p0.x + p1.x) / 2;
+      if (std::string_view(to) == "⊙") {  // down or up into the circle's side
+        const ImVec4 c = rect_of(find(to));
+        const float cx = (c.x + c.z) / 2, cy = p1.y > p0.y ? c.y : c.w;
+        dl->AddLine(p0, ImVec2(cx, p0.y), ink, thick);
+        q0 = ImVec2(cx, p0.y);
+        q1 = ImVec2(cx, cy);
+      } else {
+        dl->AddLine(p0, ImVec2(xm, p0.y), ink, thick);
+        dl->AddLine(ImVec2(xm, p0.y), ImVec2(xm, p1.y), ink, thick);
+        q0 = ImVec2(xm, p1.y);
+      }
+    }
+    const ImVec2 d(q1.x - q0.x, q1.y - q0.y);
+    const float len = std::max(1.0f, std::sqrt(d.x * d.x + d.y * d.y));
+    const ImVec2 u(d.x / len, d.y / len), n(-u.y, u.x);
+    const ImVec2 base(q1.x - u.x * head, q1.y - u.y * head);
+    dl->AddLine(q0, base, ink, thick);
+    dl->AddTriangleFilled(q1, ImVec2(base.x + n.x * head * 0.45f, base.y + n.y * head * 0.45f),
+                          ImVec2(base.x - n.x * head * 0.45f, base.y - n.y * head * 0.45f), ink);
+    glu_edges_.emplace_back(from, to);
+  };
+  arrow("x", "W");
+  arrow("x", "V");
+  arrow("V", "g");
+  arrow("W", "⊙");
+  arrow("g", "⊙");
+  arrow("⊙", "W_down");
+  arrow("W_down", "y");
+  for (const Node& n : nodes) {
+    const ImVec4 r = rect_of(n);
+    if (n.round) {
+      if (n.fill == 0 && std::string_view(n.name) == "⊙") {
+        dl->AddCircleFilled(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, IM_COL32_WHITE, 32);
+        dl->AddCircle(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, ink, 32, thick);
+      }
+    } else {
+      dl->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.z, r.w), n.fill, 0.3f * em);
+      dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.z, r.w), ink, 0.3f * em, 0, thick);
+    }
+    const ImVec2 ts = ImGui::CalcTextSize(n.text);
+    if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+    dl->AddText(ImVec2(n.cx - ts.x / 2, n.cy - ts.y / 2), ink, n.text);
+    if (ui::fonts().bold) ImGui::PopFont();
+    glu_boxes_.emplace_back(n.name, r);
+  }
+  // What g makes of the block, under the diagram.
+  const char* caption = "g = ReLU: ReGLU   ·   g = GELU: GEGLU   ·   g = Swish (SiLU): SwiGLU";
+  const std::string wrapped = ui::wrap_at_spaces(caption, w);
+  dl->AddText(ImVec2(o.x + 0.3f * em, y_v + row_h + 0.5f * line), IM_COL32(90, 90, 90, 255), wrapped.c_str());
+}
+
 void CurvesPanel::drawContent() {
   const float em = ui::em();
   ui::begin_panel(19.5f, [this] { controls(); });
@@ -237,7 +343,14 @@ void CurvesPanel::drawContent() {
   for (const Fn& f : fns_) shown += f.shown;
   const float row = ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().CellPadding.y;
   const float table_h = row * static_cast<float>(shown + 1) + 0.6f * em;
-  const float plots_h = ImGui::GetContentRegionAvail().y - table_h - ImGui::GetStyle().ItemSpacing.y;
+  float plots_h = ImGui::GetContentRegionAvail().y - table_h - ImGui::GetStyle().ItemSpacing.y;
+  glu_boxes_.clear();
+  glu_edges_.clear();
+  if (glu_diagram_) {
+    const float h = 7.5f * ImGui::GetTextLineHeight();
+    glu_diagram(h);
+    plots_h -= h + ImGui::GetStyle().ItemSpacing.y;
+  }
   plots(plots_h);
   readout_table();
   ImGui::EndChild();
@@ -260,6 +373,7 @@ model::CurvesState CurvesPanel::current() const {
   s.shade_dip = shade_dip_;
   s.shade_dead = shade_dead_;
   s.inflections = inflections_;
+  s.glu_diagram = glu_diagram_;
   s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
   return s;
 }
@@ -283,6 +397,7 @@ void CurvesPanel::apply(const model::CurvesState& s) {
   shade_dip_ = s.shade_dip;
   shade_dead_ = s.shade_dead;
   inflections_ = s.inflections;
+  glu_diagram_ = s.glu_diagram;
   if (s.symlog) {
     plot_[0].y.scale = plot::Scale::SymLog;
     plot_[0].y.symlog_c = 0.1;
@@ -305,7 +420,7 @@ json::Object CurvesPanel::meta() const {
   json::Object o;
   json::Object plots;  // keyed by the plot ids scripts and --csv-plot use
   for (int i = 0; i < 3; ++i)
-    if (show_order_[i]) plots["plot" + std::to_string(i)] = plot_meta(plot_[i]);
+    if (shown_[i]) plots["plot" + std::to_string(i)] = plot_meta(plot_[i]);
   o["plots"] = plots;
   json::Object fns;
   for (const Fn& f : fns_) {
@@ -325,6 +440,15 @@ json::Object CurvesPanel::meta() const {
   o["gelu_inflections"] = infl;
   o["inflections_shown"] = inflections_;  // the dots on f (drawn when GELU is among the functions)
   o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
+  if (glu_diagram_) {  // the diagram's boxes (pixels) and arrows, by name
+    json::Object d, boxes;
+    for (const auto& [name, r] : glu_boxes_) boxes[name] = json::Array{r.x, r.y, r.z, r.w};
+    json::Array edges;
+    for (const auto& [a, b] : glu_edges_) edges.push_back(json::Array{a, b});
+    d["boxes"] = boxes;
+    d["edges"] = edges;
+    o["glu_diagram"] = d;
+  }
   return o;
 }
 

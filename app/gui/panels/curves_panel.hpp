@@ -2,6 +2,8 @@
 // sliders, a probe with tangents and a readout table, GELU's negative dip and ReLU's dead zone shaded.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "gelu/activation.hpp"
@@ -20,6 +22,7 @@ class CurvesPanel : public Panel {
   json::Object meta() const override;
 
  private:
+  bool shown_[3] = {true, false, false};  // f, f′, f″ drawn in the last frame
   struct Fn {
     const Activation* a;
     bool shown;
@@ -30,7 +33,13 @@ class CurvesPanel : public Panel {
   void controls();
   void plots(float height);
   void readout_table();
-  double minimum_x_ = 0, minimum_y_ = 0;  // GELU's global minimum, from core
+  /// The GLU block as a diagram, `height` px tall: x → x·W and x·V → g → ⊙ → ·W_down → y. Its boxes, by
+  /// name, go to meta() ("glu_diagram").
+  void glu_diagram(float height);
+  bool glu_diagram_ = false;
+  std::vector<std::pair<std::string, ImVec4>> glu_boxes_;       // name, (min x, min y, max x, max y)
+  std::vector<std::pair<std::string, std::string>> glu_edges_;  // from → to
+  double minimum_x_ = 0, minimum_y_ = 0;                        // GELU's global minimum, from core
   std::vector<Fn> fns_;
   bool show_order_[3] = {true, false, false};
   bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true, inflections_ = true;

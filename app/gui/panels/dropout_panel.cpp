@@ -117,26 +117,11 @@ void DropoutPanel::update_histograms() {
   hist_.y.range = hist_.home_y = {0, top * 1.12};
 }
 
-void DropoutPanel::controls() {
+// The last masks, oldest first: filled = kept (m = 1, x passes), hollow = dropped (m = 0); with the running
+// mean against GELU(x). In the controls column, or beside the plots where a lesson step keeps it on screen
+// in presentation mode ("mask_grid").
+void DropoutPanel::mask_grid() {
   const float em = ui::em();
-  ui::heading("Stochastic view at x");
-  ImGui::SetNextItemWidth(-1.5f * em);
-  const double xlo = -3, xhi = 3;
-  if (ImGui::SliderScalar("x", ImGuiDataType_Double, &x0_, &xlo, &xhi, "%.3f")) restart();
-  ui::mark("slider:x");
-  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(x0_));
-  if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
-  ui::mark("button:play");
-  ImGui::SameLine();
-  if (ImGui::Button("+1000")) draw(1000);
-  ImGui::SameLine();
-  if (ImGui::Button("Restart")) restart();
-  ui::mark("button:restart");
-  ImGui::SetNextItemWidth(-6.0f * em);
-  ImGui::SliderInt("masks/frame", &per_frame_, 1, 500, "%d", ImGuiSliderFlags_Logarithmic);
-  ui::mark("slider:rate");
-
-  // The last masks, oldest first: filled = kept (m = 1, x passes), hollow = dropped (m = 0).
   ImGui::TextUnformatted("last masks m ~ Bernoulli(Φ(x)):");
   const int cols = 12;
   const float gap = 0.22f * em;
@@ -160,7 +145,28 @@ void DropoutPanel::controls() {
   ImGui::Text("mean of x·m = %.4f", mc_.mean);
   ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * mc_.std_error);
   ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
+}
 
+void DropoutPanel::controls() {
+  const float em = ui::em();
+  ui::heading("Stochastic view at x");
+  ImGui::SetNextItemWidth(-1.5f * em);
+  const double xlo = -3, xhi = 3;
+  if (ImGui::SliderScalar("x", ImGuiDataType_Double, &x0_, &xlo, &xhi, "%.3f")) restart();
+  ui::mark("slider:x");
+  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(x0_));
+  if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
+  ui::mark("button:play");
+  ImGui::SameLine();
+  if (ImGui::Button("+1000")) draw(1000);
+  ImGui::SameLine();
+  if (ImGui::Button("Restart")) restart();
+  ui::mark("button:restart");
+  ImGui::SetNextItemWidth(-6.0f * em);
+  ImGui::SliderInt("masks/frame", &per_frame_, 1, 500, "%d", ImGuiSliderFlags_Logarithmic);
+  ui::mark("slider:rate");
+
+  mask_grid();
   ui::heading("Gaussian input z ~ N(μ, σ)");
   ImGui::Checkbox("show its histograms", &gaussian_);
   ui::mark("check:gaussian");
@@ -250,18 +256,36 @@ void DropoutPanel::drawContent() {
   if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
   update_histograms();
   ui::begin_panel(19.5f, [this] { controls(); });
+  const bool pinned = ui::control_pinned("mask_grid");
+  if (pinned) {  // a lesson step shows the masks on a projector: the grid beside the plots
+    ImGui::BeginChild("mask_grid",
+                      ImVec2(std::min(19.5f * ui::em(), 0.4f * ImGui::GetContentRegionAvail().x), 0), true);
+    mask_grid();
+    ImGui::EndChild();
+    ImGui::SameLine();
+    ImGui::BeginChild("plots", ImVec2(0, 0), false);
+  }
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
   // Without the histograms (a lesson's first steps), the two plots of x take the whole height. Too narrow
   // for both side by side, they stack (and the view scrolls).
-  const bool two = ui::plot_columns(2, avail.x) == 2;
-  const float rows = (two ? 1.0f : 2.0f) + (gaussian_ ? 0.92f : 0.0f);
-  const float top_h = std::floor((avail.y - st.ItemSpacing.y * (rows - 1)) / rows);
+  // A lesson step may show only some of the plots.
+  const bool keep = ui::plot_shown("keep"), conv = ui::plot_shown("convergence");
+  const bool hist = gaussian_ && ui::plot_shown("histograms");
+  shown_[0] = keep;
+  shown_[1] = conv;
+  shown_[2] = hist;
+  mask_grid_shown_ = pinned || ui::show_controls();
+  const int tops = (keep ? 1 : 0) + (conv ? 1 : 0);
+  const bool two = tops == 2 && ui::plot_columns(2, avail.x) == 2;
+  const float rows = static_cast<float>(two ? 1 : tops) + (hist ? (tops ? 0.92f : 1.0f) : 0.0f);
+  const float top_h = std::floor((avail.y - st.ItemSpacing.y * (rows - 1)) / std::max(rows, 1.0f));
   const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : -1.0f;
-  probability_plot(ImVec2(half_w, top_h));
-  if (two) ImGui::SameLine();
-  convergence_plot(ImVec2(half_w, top_h));
-  if (gaussian_) histogram_plot(ImVec2(-1, std::max(top_h * 0.92f, ImGui::GetContentRegionAvail().y)));
+  if (keep) probability_plot(ImVec2(half_w, top_h));
+  if (keep && two) ImGui::SameLine();
+  if (conv) convergence_plot(ImVec2(half_w, top_h));
+  if (hist) histogram_plot(ImVec2(-1, std::max(top_h * 0.92f, ImGui::GetContentRegionAvail().y)));
+  if (pinned) ImGui::EndChild();
   ImGui::EndChild();
 }
 
@@ -298,9 +322,10 @@ json::Value DropoutPanel::state() const {
 
 json::Object DropoutPanel::meta() const {
   json::Object o, plots;
-  plots["keep"] = plot_meta(prob_);
-  plots["convergence"] = plot_meta(conv_);
-  if (gaussian_) plots["histograms"] = plot_meta(hist_);
+  if (shown_[0]) plots["keep"] = plot_meta(prob_);
+  if (shown_[1]) plots["convergence"] = plot_meta(conv_);
+  if (shown_[2]) plots["histograms"] = plot_meta(hist_);
+  o["mask_grid_shown"] = mask_grid_shown_;
   o["plots"] = plots;
   o["x0"] = x0_;
   const stochastic::MonteCarloResult& r = mc_;

@@ -27,6 +27,9 @@ class DropoutPanel : public Panel {
  private:
   model::DropoutState current() const;
   void controls();
+  void mask_grid();
+  bool shown_[3] = {true, true, false};  // keep, convergence, histograms: drawn in the last frame
+  bool mask_grid_shown_ = true;
   void restart();
   void draw(std::uint64_t n);
   void probability_plot(ImVec2 size);

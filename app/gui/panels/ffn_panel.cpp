@@ -238,6 +238,23 @@ void FfnPanel::controls() {
   ui::mark("combo:dataset");
   if (info && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->description);
   ui::text_wrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
+  ui::heading("Hidden space");
+  if (ImGui::Checkbox("show the plane in two hidden units", &cfg_.hidden.on)) changed(false);
+  ui::mark("check:hidden_space");
+  ui::help_marker(
+      "The input plane's grid lines and the training points pushed through each net to a hidden layer, drawn "
+      "in "
+      "the coordinates of two of its units: ReLU folds the plane onto the axes, GELU bends it smoothly.");
+  if (cfg_.hidden.on) {
+    const int layers = static_cast<int>(cfg_.widths.size());
+    const int width = cfg_.widths[static_cast<std::size_t>(std::clamp(cfg_.hidden.layer, 1, layers) - 1)];
+    ImGui::SetNextItemWidth(-6.5f * em);
+    if (layers > 1 && ImGui::SliderInt("layer##hidden", &cfg_.hidden.layer, 1, layers)) changed(false);
+    ImGui::SetNextItemWidth(-6.5f * em);
+    if (ImGui::SliderInt("x: unit", &cfg_.hidden.unit_x, 1, std::max(1, width))) changed(false);
+    ImGui::SetNextItemWidth(-6.5f * em);
+    if (ImGui::SliderInt("y: unit", &cfg_.hidden.unit_y, 1, std::max(1, width))) changed(false);
+  }
   ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
   if (!cfg_.edits.empty()) {
     ImGui::SameLine();
@@ -440,6 +457,52 @@ void FfnPanel::loss_plot(ImVec2 size) {
   ui::mark_plot("loss", loss_);
 }
 
+void FfnPanel::hidden_plot(int i, ImVec2 size) {
+  const NetSnapshot& n = snap_.nets[static_cast<std::size_t>(i)];
+  char title[160], xl[64];
+  const char* const id = i == 0 ? "hiddenA" : "hiddenB";
+  if (n.hidden) {
+    std::snprintf(title, sizeof title, "%s: %s in hidden layer %d, unit %d (up)", kNetName[i],
+                  net_label(cfg_, i).c_str(), n.hidden->block + 1, n.hidden->unit_y + 1);
+    std::snprintf(xl, sizeof xl, "unit %d", n.hidden->unit_x + 1);
+  } else {
+    std::snprintf(title, sizeof title, "%s: hidden space", kNetName[i]);
+    std::snprintf(xl, sizeof xl, "%s", n.hidden_error.empty() ? "not computed yet" : n.hidden_error.c_str());
+  }
+  plot::PlotState& st = hidden_[static_cast<std::size_t>(i)];
+  plot::Plot p(id, st, size, xl, title);
+  if (n.hidden) {
+    const ffn::HiddenSpace& h = *n.hidden;
+    // The grid lines: x = const in one colour, y = const in another, then the points by class on top.
+    const std::size_t lines = h.xs.size() / 2;
+    for (std::size_t k = 0; k < h.xs.size(); ++k)
+      p.line(k == 0       ? "grid lines x = const"
+             : k == lines ? "grid lines y = const"
+                          : "##grid",
+             k < lines ? IM_COL32(90, 90, 160, 150) : IM_COL32(170, 110, 60, 150), h.xs[k], h.ys[k], 0.07f);
+    auto& xs = hidden_pts_x_[static_cast<std::size_t>(i)];
+    auto& ys = hidden_pts_y_[static_cast<std::size_t>(i)];
+    const int classes = std::max(2, snap_.data.classes);
+    xs.assign(static_cast<std::size_t>(classes), {});
+    ys.assign(static_cast<std::size_t>(classes), {});
+    for (std::size_t k = 0; k < h.px.size(); ++k) {
+      const auto c = static_cast<std::size_t>(std::clamp(h.label[k], 0, classes - 1));
+      xs[c].push_back(h.px[k]);
+      ys[c].push_back(h.py[k]);
+    }
+    for (int c = 0; c < classes; ++c)
+      p.scatter(c == 0 ? "training points, by class" : "##pts", class_color(c),
+                xs[static_cast<std::size_t>(c)], ys[static_cast<std::size_t>(c)], 0.18f);
+    // Follow the data while training (the view fits every published snapshot unless the user moved it).
+    if (snap_.version != hidden_fit_version_[static_cast<std::size_t>(i)]) {
+      st.fit_x_request = st.fit_y_request = true;
+      hidden_fit_version_[static_cast<std::size_t>(i)] = snap_.version;
+    }
+  }
+  p.end();
+  ui::mark_plot(id, st);
+}
+
 void FfnPanel::layer_plot(ImVec2 size) {
   const int nets = snap_.ab ? 2 : 1;
   const int count = static_cast<int>(snap_.nets[0].layers.size());
@@ -539,27 +602,46 @@ void FfnPanel::drawContent() {
   const bool two = ui::plot_columns(2, avail.x) == 2;
   const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : avail.x;
   // Square maps: the plot frame adds about 5 em of margins across and 2.3 em down.
-  const float top_h = std::min(two ? avail.y * 0.58f : avail.y, half_w - 2.7f * em);
-  heatmap_view(0, ImVec2(half_w, top_h));
-  if (two) ImGui::SameLine();
-  if (snap_.ab) {
+  // A lesson step may show only some of the four plots (model::PanelKind::plots).
+  shown_[0] = ui::plot_shown("heatA");
+  shown_[1] = snap_.ab && ui::plot_shown("heatB");
+  shown_[2] = ui::plot_shown("loss");
+  shown_[3] = ui::plot_shown("layers");
+  const bool low = shown_[2] || shown_[3];
+  const float top_h = std::min(two && low ? avail.y * 0.58f : avail.y, half_w - 2.7f * em);
+  if (shown_[0]) heatmap_view(0, ImVec2(half_w, top_h));
+  if (shown_[0] && two) ImGui::SameLine();
+  if (shown_[1]) {
     heatmap_view(1, ImVec2(half_w, top_h));
-  } else if (two) {
+  } else if (shown_[0] && two) {
     ImGui::Dummy(ImVec2(half_w, top_h));
   }
   const float low_h = two ? -1.0f : avail.y * 0.6f;
-  loss_plot(ImVec2(half_w, low_h));
-  if (two) ImGui::SameLine();
-  ImGui::BeginGroup();
-  const int count = static_cast<int>(snap_.nets[0].layers.size());
-  if (count > 1) {
-    ImGui::SetNextItemWidth(8 * em);
-    int shown = layer_ + 1;
-    if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
-    ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
+  // The hidden-space view takes the lower row: A and B side by side, as the maps above.
+  shown_[4] = cfg_.hidden.on && ui::plot_shown("hiddenA");
+  shown_[5] = cfg_.hidden.on && snap_.ab && ui::plot_shown("hiddenB");
+  if (shown_[4] || shown_[5]) {
+    shown_[2] = shown_[3] = false;
+    const float w = shown_[4] && shown_[5] ? half_w : -1.0f;
+    if (shown_[4]) hidden_plot(0, ImVec2(w, low_h));
+    if (shown_[4] && shown_[5] && two) ImGui::SameLine();
+    if (shown_[5]) hidden_plot(1, ImVec2(w, low_h));
   }
-  layer_plot(ImVec2(half_w, low_h));
-  ImGui::EndGroup();
+  const float low_w = shown_[2] && shown_[3] ? half_w : -1.0f;
+  if (shown_[2]) loss_plot(ImVec2(low_w, low_h));
+  if (shown_[2] && shown_[3] && two) ImGui::SameLine();
+  if (shown_[3]) {
+    ImGui::BeginGroup();
+    const int count = static_cast<int>(snap_.nets[0].layers.size());
+    if (count > 1) {
+      ImGui::SetNextItemWidth(8 * em);
+      int shown = layer_ + 1;
+      if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
+      ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
+    }
+    layer_plot(ImVec2(low_w, low_h));
+    ImGui::EndGroup();
+  }
   ImGui::EndChild();
 }
 
@@ -583,10 +665,12 @@ void FfnPanel::set_state(const json::Value& state) {
 
 json::Object FfnPanel::meta() const {
   json::Object o, plots;
-  plots["heatA"] = plot_meta(heat_plot_[0]);
-  plots["heatB"] = plot_meta(heat_plot_[1]);
-  plots["loss"] = plot_meta(loss_);
-  plots["layers"] = plot_meta(layers_);
+  if (shown_[0]) plots["heatA"] = plot_meta(heat_plot_[0]);
+  if (shown_[1] || (!snap_.ab && shown_[0])) plots["heatB"] = plot_meta(heat_plot_[1]);
+  if (shown_[2]) plots["loss"] = plot_meta(loss_);
+  if (shown_[3]) plots["layers"] = plot_meta(layers_);
+  if (shown_[4]) plots["hiddenA"] = plot_meta(hidden_[0]);
+  if (shown_[5]) plots["hiddenB"] = plot_meta(hidden_[1]);
   o["plots"] = plots;
   o["state"] = state();
   o["backend"] = snap_.backend;
@@ -607,6 +691,25 @@ json::Object FfnPanel::meta() const {
       units.emplace_back(s.units);
     }
     m["dead_units"] = std::move(dead);
+    if (n.hidden) {  // the hidden-space view: where the training points land in the two units
+      json::Object h;
+      h["layer"] = n.hidden->block + 1;
+      h["unit_x"] = n.hidden->unit_x + 1;
+      h["unit_y"] = n.hidden->unit_y + 1;
+      std::size_t zero = 0, negative = 0;
+      for (std::size_t k = 0; k < n.hidden->px.size(); ++k) {
+        zero += n.hidden->px[k] == 0 || n.hidden->py[k] == 0;
+        negative += n.hidden->px[k] < 0 || n.hidden->py[k] < 0;
+      }
+      const double count = std::max<double>(1, static_cast<double>(n.hidden->px.size()));
+      h["points"] = static_cast<double>(n.hidden->px.size());
+      h["on_an_axis"] = static_cast<double>(zero) / count;  // a coordinate exactly 0: folded onto an axis
+      h["negative"] = static_cast<double>(negative) / count;
+      h["lines"] = static_cast<double>(n.hidden->xs.size());
+      m["hidden"] = std::move(h);
+    } else if (!n.hidden_error.empty()) {
+      m["hidden_error"] = n.hidden_error;
+    }
     m["units"] = std::move(units);
     m["error"] = n.error;
     m["diverged_at_step"] = n.diverged_at ? json::Value(n.diverged_at) : json::Value();

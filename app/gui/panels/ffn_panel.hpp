@@ -35,6 +35,12 @@ class FfnPanel : public Panel {
   void set_state(const json::Value& state) override;
 
  private:
+  // heatA, heatB, loss, layers, hiddenA, hiddenB: drawn in the last frame (a lesson step may hide some).
+  bool shown_[6] = {true, true, true, true, false, false};
+  void hidden_plot(int i, ImVec2 size);
+  plot::PlotState hidden_[2];
+  std::array<std::vector<std::vector<double>>, 2> hidden_pts_x_, hidden_pts_y_;
+  std::uint64_t hidden_fit_version_[2] = {0, 0};
   void controls();
   void net_editor();
   void net_choice(int i);

@@ -24,6 +24,7 @@
 #include "gui/panels/ffn_panel.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
+#include "model/claims.hpp"
 #include "model/ui_font.hpp"
 
 namespace gelu::app {
@@ -35,7 +36,7 @@ constexpr const char* kFontBold = kUiFontBold;
 static_assert(kUiMaxCodePoint == (sizeof(ImWchar) == 2 ? 0xFFFFu : 0x10FFFFu),
               "model/ui_font.hpp's kUiMaxCodePoint must match this ImGui's ImWchar");
 
-void apply_theme(float scale, bool projector) {
+void apply_theme(float scale, bool projector, Theme theme) {
   ImGuiStyle style;
   ImGui::StyleColorsLight(&style);
   ImVec4* c = style.Colors;
@@ -60,7 +61,11 @@ void apply_theme(float scale, bool projector) {
   style.AntiAliasedLines = true;
   style.AntiAliasedLinesUseTex = true;
   style.AntiAliasedFill = true;
-  if (projector) apply_projector_colors(style);
+  if (projector) {
+    apply_projector_colors(style);
+  } else {
+    apply_theme_colors(style, theme);
+  }
   style.ScaleAllSizes(scale);
   ImGui::GetStyle() = style;
 }
@@ -87,7 +92,7 @@ void App::setup_fonts_and_style(float content_scale) {
   glyph_ranges_.clear();
   b.BuildRanges(&glyph_ranges_);
   // Presentation mode rasterizes the glyphs at the larger size (crisp), rather than scaling a bitmap.
-  const float total = scale_ * presentation_.font_scale();
+  const float total = scale_ * (presentation_.on ? presentation_.font_scale() : ui_scale_);
   const float px = kBaseFontPx * total;
   ImFontConfig cfg;
   cfg.OversampleH = 2;
@@ -97,7 +102,8 @@ void App::setup_fonts_and_style(float content_scale) {
   ImFont* regular = nullptr;
   ImFont* bold = nullptr;
   ImFont* chrome = nullptr;
-  const float chrome_px = kBaseFontPx * scale_ * std::min(presentation_.font_scale(), 1.5f);
+  const float chrome_px =
+      presentation_.on ? kBaseFontPx * scale_ * std::min(presentation_.font_scale(), 1.5f) : px;
   if (formula_glyphs_ok_) {
     regular = io.Fonts->AddFontFromFileTTF(kFontRegular, px, &cfg, glyph_ranges_.Data);
     if (std::filesystem::exists(kFontBold))
@@ -117,8 +123,19 @@ void App::setup_fonts_and_style(float content_scale) {
   ui::fonts().bold = bold ? bold : regular;
   ui::fonts().chrome = chrome ? chrome : regular;
   io.Fonts->Build();
-  apply_theme(total, presentation_.on);
+  apply_theme(total, presentation_.on, theme_);
   plot::set_line_scale(presentation_.on ? kProjectorLineScale : 1.0f);
+}
+
+void App::set_ui_scale(float s) {
+  s = std::clamp(s, kUiScales[0], kUiScales[std::size(kUiScales) - 1]);
+  if (s != ui_scale_) fonts_dirty_ = true;
+  ui_scale_ = s;
+}
+
+void App::set_theme(Theme t) {
+  if (t != theme_) fonts_dirty_ = true;  // the style is rebuilt with the fonts
+  theme_ = t;
 }
 
 bool App::take_fonts_dirty() {
@@ -207,6 +224,23 @@ void App::menu_bar() {
       ImGui::EndMenu();
     }
     set_presentation(p);
+    // Everyday comfort, outside presentation mode (which has its own text size and the projector theme).
+    if (ImGui::BeginMenu("UI scale", !presentation_.on)) {
+      for (float sc : kUiScales) {
+        char label[16];
+        std::snprintf(label, sizeof label, "%g×", static_cast<double>(sc));
+        if (ImGui::MenuItem(label, nullptr, ui_scale_ == sc)) set_ui_scale(sc);
+      }
+      ImGui::EndMenu();
+    }
+    if (ImGui::BeginMenu("Theme", !presentation_.on)) {
+      for (int t = 0; t < 3; ++t)
+        if (ImGui::MenuItem(kThemeTitles[t], nullptr, static_cast<int>(theme_) == t))
+          set_theme(static_cast<Theme>(t));
+      ImGui::EndMenu();
+    }
+    if (presentation_.on && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      ImGui::SetTooltip("Presentation mode uses its own text size and the projector theme (F5 leaves it)");
     if (ImGui::MenuItem("Panel controls", "F6", ui::show_controls()))
       ui::set_show_controls(!ui::show_controls());
     if (ImGui::MenuItem("Fullscreen", "F11", geometry_.fullscreen)) fullscreen_request_ = true;
@@ -285,7 +319,14 @@ void App::lessons_menu() {
 void App::open_lesson(Lesson lesson, int step, bool apply_state) {
   // Its characters join the atlas (rebuilt before the next frame when one is new).
   std::string text = lesson.title;
-  for (const LessonStep& s : lesson.steps) text += s.title + s.text;
+  for (const LessonStep& s : lesson.steps) {
+    text += s.title + s.text;
+    for (const Annotation& a : s.view.annotations) text += a.text;
+    if (s.view.question) {
+      text += s.view.question->prompt;
+      for (const Question::Choice& c : s.view.question->choices) text += c.text;
+    }
+  }
   for (std::size_t i = 0; i < text.size();) {
     const std::size_t at = i;
     const char32_t c = next_code_point(text, i);
@@ -297,6 +338,9 @@ void App::open_lesson(Lesson lesson, int step, bool apply_state) {
   lesson_ = std::move(lesson);
   step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
   step_pending_ = apply_state;
+  revealed_ = lesson_->steps[static_cast<std::size_t>(step_)].view.reveal.empty() ? 0 : 1;
+  picked_ = -1;
+  answered_ = false;
 }
 
 void App::close_lesson() {
@@ -310,6 +354,31 @@ void App::go_to_step(int step) {
   if (s == step_) return;
   step_ = s;
   step_pending_ = true;
+  revealed_ = lesson_->steps[static_cast<std::size_t>(step_)].view.reveal.empty() ? 0 : 1;
+  picked_ = -1;
+  answered_ = false;
+}
+
+void App::next() {
+  if (!lesson_) return;
+  const StepView& v = lesson_->steps[static_cast<std::size_t>(step_)].view;
+  if (revealed_ < static_cast<int>(v.reveal.size())) {
+    ++revealed_;
+  } else if (v.question && !answered_) {
+    answered_ = true;
+  } else {
+    go_to_step(step_ + 1);
+  }
+}
+
+void App::pick_choice(int i) {
+  if (!lesson_) return;
+  const StepView& v = lesson_->steps[static_cast<std::size_t>(step_)].view;
+  if (v.question && i >= 0 && i < static_cast<int>(v.question->choices.size()) && !answered_) picked_ = i;
+}
+
+void App::reveal_answer() {
+  if (lesson_ && lesson_->steps[static_cast<std::size_t>(step_)].view.question) answered_ = true;
 }
 
 void App::apply_pending() {
@@ -338,8 +407,42 @@ std::string App::step_text() const {
   if (!lesson_) return {};
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const Panel& p = *panels_[active_];
-  return fill_computed_text(
-      s.text, [&](std::string_view key) { return s.panel == p.id() ? p.computed_text(key) : std::string(); });
+  std::string text = fill_computed_text(s.text, [&](std::string_view key) {
+    if (model::is_claim_key(key)) return model::claim_text(key);
+    return s.panel == p.id() ? p.computed_text(key) : std::string();
+  });
+  const StepView& v = s.view;
+  if (static_cast<int>(v.reveal.size()) > revealed_)
+    text += "\n→ shows the next curve (" + std::to_string(revealed_) + " of " +
+            std::to_string(v.reveal.size()) + " shown)";
+  if (v.question) {
+    const Question& q = *v.question;
+    text += "\n\nPredict: " + q.prompt;
+    const std::optional<double> answer = answered_ ? model::quantity(q.answer) : std::nullopt;
+    int right = -1;
+    if (answer)
+      for (std::size_t i = 0; i < q.choices.size(); ++i)
+        if (right < 0 || std::abs(q.choices[i].value - *answer) <
+                             std::abs(q.choices[static_cast<std::size_t>(right)].value - *answer))
+          right = static_cast<int>(i);
+    for (std::size_t i = 0; i < q.choices.size(); ++i) {
+      const int k = static_cast<int>(i);
+      const char* mark = k == right                              ? "✓ "
+                         : (answered_ && answer && k == picked_) ? "✗ "
+                         : k == picked_                          ? "▶ "
+                                                                 : "";
+      text += "\n   " + std::string(mark) + std::to_string(i + 1) + "  " + q.choices[i].text;
+    }
+    if (!answered_) {
+      text += "\n(keys 1 to " + std::to_string(q.choices.size()) + " choose; Enter or → shows the answer)";
+    } else if (!answer) {
+      text += "\nComputing the answer…";
+    } else {
+      text += "\nAnswer: " + std::to_string(right + 1) + ", " + model::quantity_text(q.answer, *answer) +
+              " (computed now by GELU Lab's core)";
+    }
+  }
+  return text;
 }
 
 namespace {
@@ -432,6 +535,11 @@ void App::lesson_bar(float height) {
   const float em = ui::em();
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 247, 214, 255));
   ImGui::PushStyleColor(ImGuiCol_Border, IM_COL32(150, 120, 20, 200));
+  // Dark text and light buttons on the pale bar in every theme (dark, high contrast).
+  ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(20, 20, 20, 255));
+  ImGui::PushStyleColor(ImGuiCol_Button, IM_COL32(214, 224, 242, 255));
+  ImGui::PushStyleColor(ImGuiCol_ButtonHovered, IM_COL32(180, 200, 235, 255));
+  ImGui::PushStyleColor(ImGuiCol_ButtonActive, IM_COL32(150, 178, 228, 255));
   ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
   ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
   ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
@@ -459,8 +567,10 @@ void App::lesson_bar(float height) {
     ImGui::SetTooltip("Back (Left arrow)");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  ImGui::BeginDisabled(step_ + 1 == n);
-  if (ImGui::Button(labels[1])) go_to_step(step_ + 1);
+  const StepView& view = lesson_->steps[static_cast<std::size_t>(step_)].view;
+  const bool more = revealed_ < static_cast<int>(view.reveal.size()) || (view.question && !answered_);
+  ImGui::BeginDisabled(step_ + 1 == n && !more);
+  if (ImGui::Button(labels[1])) next();
   if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Next (Right arrow)");
   ImGui::EndDisabled();
@@ -481,7 +591,7 @@ void App::lesson_bar(float height) {
   ImGui::PopStyleVar();
   ImGui::EndChild();
   ImGui::PopStyleVar(2);
-  ImGui::PopStyleColor(2);
+  ImGui::PopStyleColor(6);
   if (leave) close_lesson();
 }
 
@@ -612,8 +722,8 @@ void App::lesson_dialogs() {
     if (ImGui::Button("Append step", ImVec2(10 * em, 0))) {
       try {
         const json::Value st = active().state();
-        const int n = append_lesson_step(lesson_path_, LessonStep{step_title_, step_body_, active().id(), st},
-                                         lesson_title_);
+        const int n = append_lesson_step(
+            lesson_path_, LessonStep{step_title_, step_body_, active().id(), st, {}, {}}, lesson_title_);
         set_status("step " + std::to_string(n) + " added to " + std::string(lesson_path_));
       } catch (const LessonError& e) {
         show_message(std::string("Could not add the step: ") + e.what() + ". The file was not changed.",
@@ -774,7 +884,10 @@ void App::shortcuts() {
   // Arrows step through a lesson unless a text field or a popup has the keyboard.
   if (lesson_ && !io.WantTextInput &&
       !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
-    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) go_to_step(step_ + 1);
+    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) next();
+    for (int k = 0; k < 4; ++k)
+      if (!ctrl && pressed(GLFW_KEY_1 + k)) pick_choice(k);
+    if (pressed(GLFW_KEY_ENTER) || pressed(GLFW_KEY_KP_ENTER)) reveal_answer();
     if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) go_to_step(step_ - 1);
     if (pressed(GLFW_KEY_ESCAPE) && !shortcuts_open_) close_lesson();
   }
@@ -825,7 +938,20 @@ void App::frame() {
         const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
         ImGui::PushFont(regular);
         ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
+        // A lesson step's view applies to its own panel only.
+        const LessonStep* step =
+            lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;
+        if (step && step->panel == panels_[i]->id() && !step->view.empty()) {
+          view_filter_.series = step->view.series;
+          view_filter_.reveal = step->view.reveal;
+          view_filter_.revealed = revealed_;
+          view_filter_.legends = step->view.legends;
+          plot::set_view_filter(&view_filter_);
+          ui::set_step_view(&step->view);
+        }
         panels_[i]->drawContent();
+        plot::set_view_filter(nullptr);
+        ui::set_step_view(nullptr);
         // What the lesson bar leaves above it next frame: the first plot, wholly, down to its tick labels.
         const auto& plots = ui::frame_plots();
         first_plot_min_h_ = plot::Plot::min_height_to_ticks(plots.empty() ? nullptr : plots.front().state) +

@@ -44,6 +44,12 @@ class App {
 
   // [SECTION] Classroom mode
   const Presentation& presentation() const { return presentation_; }
+  /// View > UI scale and View > Theme (outside presentation mode; saved in the session): the atlas is
+  /// rebuilt at the new size before the next frame.
+  float ui_scale() const { return ui_scale_; }
+  void set_ui_scale(float s);
+  Theme theme() const { return theme_; }
+  void set_theme(Theme t);
   void set_presentation(const Presentation& p);
   WindowGeometry& window_geometry() { return geometry_; }
   const WindowGeometry& window_geometry() const { return geometry_; }
@@ -52,6 +58,14 @@ class App {
   // [SECTION] Lessons
   const Lesson* lesson() const { return lesson_ ? &*lesson_ : nullptr; }
   int lesson_step() const { return step_; }  // 0-based
+  /// The step's reveal and question (tests): series shown so far, the choice picked (-1: none), answered.
+  int revealed() const { return revealed_; }
+  int picked_choice() const { return picked_; }
+  bool answered() const { return answered_; }
+  /// What the keys do on a step: → (next), 1–4 (pick a choice), Enter (reveal the answer).
+  void lesson_next() { next(); }
+  void pick_choice(int i);
+  void reveal_answer();
   /// Starts `lesson` at `step` (0-based, clamped); with apply_state the step's panel state is applied at the
   /// start of the next frame (or by apply_pending()).
   void open_lesson(Lesson lesson, int step, bool apply_state = true);
@@ -127,11 +141,20 @@ class App {
   float scale_ = 1.0f;                     // content scale of the display
   ImVector<ImWchar> glyph_ranges_;
   Presentation presentation_;
+  float ui_scale_ = 1.0f;
+  Theme theme_ = Theme::Light;
   bool fonts_dirty_ = false, fullscreen_request_ = false, shortcuts_open_ = false;
   WindowGeometry geometry_;
   std::optional<Lesson> lesson_;
   int step_ = 0;
   bool step_pending_ = false;
+  // The step's view (lesson format 2): series revealed so far, the class's pick and whether the answer of
+  // its question is shown; the filter the plot layer reads while the step's panel draws.
+  int revealed_ = 0, picked_ = -1;
+  bool answered_ = false;
+  plot::ViewFilter view_filter_;
+  /// → on a step: reveals its next series, or its question's answer, before it goes to the next step.
+  void next();
   std::vector<std::string> lesson_files_;
   std::vector<std::string> lesson_titles_;  // each file's "title" ("" when it cannot be read), for the menu
   std::string autosave_path_;

@@ -77,6 +77,55 @@ void apply_projector_colors(ImGuiStyle& style) {
   style.WindowBorderSize = 1.0f;
 }
 
+void apply_theme_colors(ImGuiStyle& style, Theme theme) {
+  if (theme == Theme::Light) return;
+  ImVec4* c = style.Colors;
+  if (theme == Theme::Dark) {
+    ImGui::StyleColorsDark(&style);
+    c[ImGuiCol_WindowBg] = ImVec4(0.11f, 0.12f, 0.14f, 1.0f);
+    c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+    c[ImGuiCol_PopupBg] = ImVec4(0.14f, 0.15f, 0.17f, 1.0f);
+    c[ImGuiCol_Text] = ImVec4(0.92f, 0.93f, 0.95f, 1.0f);
+    c[ImGuiCol_TextDisabled] = ImVec4(0.62f, 0.64f, 0.68f, 1.0f);
+    c[ImGuiCol_MenuBarBg] = ImVec4(0.16f, 0.17f, 0.20f, 1.0f);
+    c[ImGuiCol_FrameBg] = ImVec4(0.20f, 0.22f, 0.26f, 1.0f);
+    c[ImGuiCol_Border] = ImVec4(1, 1, 1, 0.16f);
+    c[ImGuiCol_Tab] = ImVec4(0.20f, 0.23f, 0.28f, 1.0f);
+    c[ImGuiCol_TabActive] = ImVec4(0.26f, 0.47f, 0.78f, 1.0f);
+    c[ImGuiCol_TabHovered] = ImVec4(0.36f, 0.56f, 0.86f, 1.0f);
+    return;
+  }
+  // High contrast: black and white, yellow for what is active, every frame outlined.
+  const ImVec4 black(0, 0, 0, 1), white(1, 1, 1, 1), yellow(1.0f, 0.86f, 0.0f, 1.0f);
+  ImGui::StyleColorsDark(&style);
+  c[ImGuiCol_WindowBg] = black;
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
+  c[ImGuiCol_PopupBg] = black;
+  c[ImGuiCol_Text] = white;
+  c[ImGuiCol_TextDisabled] = ImVec4(0.85f, 0.85f, 0.85f, 1.0f);
+  c[ImGuiCol_MenuBarBg] = black;
+  c[ImGuiCol_Border] = white;
+  c[ImGuiCol_FrameBg] = black;
+  c[ImGuiCol_FrameBgHovered] = ImVec4(0.25f, 0.22f, 0.0f, 1.0f);
+  c[ImGuiCol_FrameBgActive] = ImVec4(0.35f, 0.30f, 0.0f, 1.0f);
+  c[ImGuiCol_CheckMark] = yellow;
+  c[ImGuiCol_SliderGrab] = yellow;
+  c[ImGuiCol_SliderGrabActive] = white;
+  c[ImGuiCol_Button] = black;
+  c[ImGuiCol_ButtonHovered] = ImVec4(0.30f, 0.26f, 0.0f, 1.0f);
+  c[ImGuiCol_ButtonActive] = ImVec4(0.45f, 0.39f, 0.0f, 1.0f);
+  c[ImGuiCol_Header] = ImVec4(0.30f, 0.26f, 0.0f, 1.0f);
+  c[ImGuiCol_HeaderHovered] = ImVec4(0.45f, 0.39f, 0.0f, 1.0f);
+  c[ImGuiCol_Tab] = black;
+  c[ImGuiCol_TabActive] = yellow;
+  c[ImGuiCol_TabHovered] = ImVec4(0.55f, 0.47f, 0.0f, 1.0f);
+  c[ImGuiCol_Separator] = white;
+  style.FrameBorderSize = 1.0f;
+  style.ChildBorderSize = 1.0f;
+  style.WindowBorderSize = 1.0f;
+  style.TabBorderSize = 1.0f;
+}
+
 void toggle_fullscreen(GLFWwindow* window, WindowGeometry& g) {
   if (!g.fullscreen) {
     glfwGetWindowPos(window, &g.x, &g.y);

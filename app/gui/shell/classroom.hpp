@@ -24,6 +24,16 @@ struct Presentation {
   static bool valid_scale(double s) { return s >= kMinScale && s <= kMaxScale; }
 };
 
+/// The everyday theme outside presentation mode (View > Theme, saved in the session). Presentation mode
+/// always uses the projector theme.
+enum class Theme { Light, Dark, HighContrast };
+inline constexpr const char* kThemeNames[] = {"light", "dark", "high_contrast"};
+inline constexpr const char* kThemeTitles[] = {"Light", "Dark", "High contrast"};
+/// The dark and high-contrast colours on top of the light theme's sizes (data areas stay white).
+void apply_theme_colors(ImGuiStyle& style, Theme theme);
+/// The everyday UI scale (View > UI scale, saved in the session): 1 to 3, the ladder below.
+inline constexpr float kUiScales[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f};
+
 /// The projector theme on top of the normal light theme: pure white, black text, dark borders, saturated
 /// tabs and check marks; thicker plot lines come from plot::set_line_scale.
 void apply_projector_colors(ImGuiStyle& style);

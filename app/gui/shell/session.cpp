@@ -69,6 +69,10 @@ json::Value session_json(const App& app) {
   pres["on"] = app.presentation().on;
   pres["scale"] = static_cast<double>(app.presentation().scale);
   o["presentation"] = std::move(pres);
+  json::Object view;  // View > UI scale and View > Theme
+  view["ui_scale"] = static_cast<double>(app.ui_scale());
+  view["theme"] = kThemeNames[static_cast<int>(app.theme())];
+  o["view"] = std::move(view);
   const WindowGeometry g = app.window_geometry().clamped();  // never a size the reader would refuse
   json::Object win;
   win["x"] = g.x;
@@ -102,7 +106,8 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     fail(name, "version",
          "this session was written by a newer GELU Lab (session version " + format_f64(version->as_number()) +
              "; this one reads up to version " + std::to_string(kSessionVersion) + "), so it was not loaded");
-  only_keys(s, name, "", {"format", "version", "active_panel", "panels", "presentation", "window", "lesson"});
+  only_keys(s, name, "",
+            {"format", "version", "active_panel", "panels", "presentation", "view", "window", "lesson"});
 
   // Everything is checked and built aside; the app changes only when all of it is good.
   std::vector<std::unique_ptr<Panel>> panels = make_panels();
@@ -135,6 +140,22 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
     pres.on = boolean(*p, name, "presentation", "on");
     pres.scale = static_cast<float>(
         number(*p, name, "presentation", "scale", Presentation::kMinScale, Presentation::kMaxScale));
+  }
+  float ui_scale = app.ui_scale();
+  Theme theme = app.theme();
+  if (const json::Value* v = s.find("view")) {  // absent in sessions written before View > Theme
+    only_keys(*v, name, "view", {"ui_scale", "theme"});
+    if (v->find("ui_scale"))
+      ui_scale = static_cast<float>(number(*v, name, "view", "ui_scale", kUiScales[0], kUiScales[6]));
+    if (const json::Value* t = v->find("theme")) {
+      bool known = false;
+      for (int i = 0; i < 3; ++i)
+        if (t->is_string() && t->as_string() == kThemeNames[i]) {
+          theme = static_cast<Theme>(i);
+          known = true;
+        }
+      if (!known) fail(name, "view.theme", "must be \"light\", \"dark\" or \"high_contrast\"");
+    }
   }
   WindowGeometry geom = app.window_geometry();
   const json::Value* w = s.find("window");
@@ -172,6 +193,8 @@ void apply_session(App& app, const json::Value& s, const std::string& name) {
   for (auto& p : panels) p->restored();  // nothing below can refuse the session
   app.replace_panels(std::move(panels), active);
   app.set_presentation(pres);
+  app.set_ui_scale(ui_scale);
+  app.set_theme(theme);
   app.window_geometry() = geom;
   if (lesson) {
     app.open_lesson(std::move(*lesson), step,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #if defined(__SSE2__)
 #include <xmmintrin.h>
@@ -319,6 +321,64 @@ GridOutput Trainer<T>::grid(int nx, int ny) {
   Workspace<T> ws;
   grid_values<T>(net_.forward(x, ws, Mode::Eval), config_.loss, g);
   return g;
+}
+
+int hidden_units(const Network<float>& net, int block) {
+  if (block < 0 || block >= net.hidden_blocks()) return 0;
+  const auto& b = net.blocks()[static_cast<std::size_t>(block)];
+  return b.kind == Network<float>::Block::Glu ? b.hidden : b.out;
+}
+
+HiddenSpace hidden_space(const Network<float>& net, const Dataset& data, int block, int unit_x, int unit_y,
+                         int lines, int points) {
+  if (data.inputs != 2) throw std::invalid_argument("the hidden-space view needs a dataset with 2 inputs");
+  if (block < 0 || block >= net.hidden_blocks())
+    throw std::invalid_argument("no hidden layer " + std::to_string(block + 1) + " (the net has " +
+                                std::to_string(net.hidden_blocks()) + ")");
+  const int width = hidden_units(net, block);
+  for (int u : {unit_x, unit_y})
+    if (u < 0 || u >= width)
+      throw std::invalid_argument("no unit " + std::to_string(u + 1) + " in hidden layer " +
+                                  std::to_string(block + 1) + " (it has " + std::to_string(width) + ")");
+  lines = std::max(2, lines);
+  points = std::max(2, points);
+  using Mat = Network<float>::Mat;
+  // The grid lines, then the training points, in one batch.
+  const Eigen::Index n_line = static_cast<Eigen::Index>(2 * lines) * points, n_pts = data.x_train.cols();
+  Mat x(2, n_line + n_pts);
+  for (int k = 0; k < 2 * lines; ++k) {
+    const int dim = k < lines ? 0 : 1;  // the coordinate held constant
+    const double c = data.lo[dim] + (data.hi[dim] - data.lo[dim]) * (k % lines) / (lines - 1);
+    for (int i = 0; i < points; ++i) {
+      const double t = data.lo[1 - dim] + (data.hi[1 - dim] - data.lo[1 - dim]) * i / (points - 1);
+      const Eigen::Index col = static_cast<Eigen::Index>(k) * points + i;
+      x(dim, col) = static_cast<float>(c);
+      x(1 - dim, col) = static_cast<float>(t);
+    }
+  }
+  for (Eigen::Index j = 0; j < n_pts; ++j) x.col(n_line + j) = data.x_train.col(j).cast<float>();
+  Workspace<float> ws;
+  net.forward(x, ws, Mode::Eval);
+  const auto& b = ws.blocks[static_cast<std::size_t>(block)];
+  const Mat& h = net.blocks()[static_cast<std::size_t>(block)].kind == Network<float>::Block::Glu ? b.h : b.a;
+  HiddenSpace out;
+  out.block = block;
+  out.unit_x = unit_x;
+  out.unit_y = unit_y;
+  out.xs.resize(static_cast<std::size_t>(2 * lines));
+  out.ys.resize(out.xs.size());
+  for (int k = 0; k < 2 * lines; ++k)
+    for (int i = 0; i < points; ++i) {
+      const Eigen::Index col = static_cast<Eigen::Index>(k) * points + i;
+      out.xs[static_cast<std::size_t>(k)].push_back(h(unit_x, col));
+      out.ys[static_cast<std::size_t>(k)].push_back(h(unit_y, col));
+    }
+  for (Eigen::Index j = 0; j < n_pts; ++j) {
+    out.px.push_back(h(unit_x, n_line + j));
+    out.py.push_back(h(unit_y, n_line + j));
+    out.label.push_back(static_cast<int>(data.y_train(j)));
+  }
+  return out;
 }
 
 namespace {

@@ -105,6 +105,24 @@ typename Network<T>::Mat grid_inputs(const Dataset& data, int nx, int ny, GridOu
 template <class T>
 void grid_values(const typename Network<T>::Mat& z, LossKind loss, GridOutput& g);
 
+/// The hidden-space view (what a hidden layer does to the plane): the input plane's grid lines and the
+/// training points pushed through `net` to hidden block `block` (0-based), in the coordinates of two of its
+/// units (`unit_x`, `unit_y`: a dense block's activations, a GLU block's gated hidden act(x·V) ⊙ x·W). The
+/// lines are `lines` evenly spaced x = const and y = const lines across the dataset's bounds, each sampled at
+/// `points` points. 2-input datasets only; throws std::invalid_argument for a block or unit that is not
+/// there.
+struct HiddenSpace {
+  int block = 0, unit_x = 0, unit_y = 1;
+  // Line k's points: xs[k][i], ys[k][i]; the first `lines` lines are x = const, the rest y = const.
+  std::vector<std::vector<double>> xs, ys;
+  std::vector<double> px, py;  // the training points
+  std::vector<int> label;      // their classes
+};
+HiddenSpace hidden_space(const Network<float>& net, const Dataset& data, int block, int unit_x, int unit_y,
+                         int lines = 17, int points = 61);
+/// The units a hidden block has there (its width: a GLU block's inner width).
+int hidden_units(const Network<float>& net, int block);
+
 template <class T>
 class Trainer {
  public:
