@@ -1,4 +1,11 @@
 // Lessons (see lessons.hpp).
+//
+// Index of this file:
+//   [SECTION] Parsing
+//   [SECTION] A step's view and the lesson
+//   [SECTION] Checking
+//   [SECTION] Writing a step
+//   [SECTION] The lessons folder
 #include "model/lessons.hpp"
 
 #include <unistd.h>
@@ -24,6 +31,8 @@ namespace gelu::app {
 namespace fs = std::filesystem;
 
 namespace {
+
+// [SECTION] Parsing
 
 [[noreturn]] void fail(const std::string& name, const std::string& field, const std::string& what) {
   throw LessonError(name + ": " + (field.empty() ? "" : field + ": ") + what);
@@ -54,6 +63,8 @@ const std::string& text_field(const json::Value& obj, const std::string& name, c
              " so it fits the lesson bar");
   return s;
 }
+
+// [SECTION] A step's view and the lesson (format 2)
 
 std::vector<std::string> string_list(const json::Value& v, const std::string& name, const std::string& field,
                                      std::size_t max_items) {
@@ -246,6 +257,8 @@ std::string fill_computed_text(std::string_view text,
   return out;
 }
 
+// [SECTION] Checking
+
 Lesson check_lesson(std::string_view text, const std::string& name) {
   std::vector<std::string> ids;
   for (const model::PanelKind& k : model::panel_kinds()) ids.push_back(k.id);
@@ -325,6 +338,8 @@ Lesson load_lesson(const std::string& path) {
   return check_lesson(text, path);
 }
 
+// [SECTION] Writing a step
+
 int append_lesson_step(const std::string& path, const LessonStep& step, const std::string& new_title) {
   json::Object lesson;
   std::error_code ec;
@@ -364,6 +379,8 @@ int append_lesson_step(const std::string& path, const LessonStep& step, const st
   }
   return n;
 }
+
+// [SECTION] The lessons folder
 
 LessonsFolder lessons_folder() {
   LessonsFolder f;

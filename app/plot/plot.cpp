@@ -156,7 +156,7 @@ const ViewFilter* view_filter() {
 }
 
 Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label)
-    : s_(state), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
+    : s_(state), id_(id ? id : ""), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
   em_ = ImGui::GetFontSize();
   if (g_view_filter && !g_view_filter->legends) s_.legend_shown = false;  // the lesson step's choice
   dl_ = ImGui::GetWindowDrawList();
@@ -572,6 +572,11 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ink_.push_back({p, p, radius_em * lu_});
   dots_.push_back(p);
   if (!text || !text[0]) return;
+  label_near(p, text, color, false);
+}
+
+std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* text, ImU32 color,
+                                                          bool callout) {
   std::string t = unicode_minus(text);
   // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
   if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
@@ -604,7 +609,10 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   long best_score = 0;
   {
     best_score = 1L << 40;
-    for (const float reach : {1.0f, 2.2f, 3.6f, 5.0f}) {
+    // A callout (a lesson's arrow) stands further off, so that its arrow is seen.
+    const std::vector<float> reaches =
+        callout ? std::vector<float>{3.6f, 5.0f, 2.2f, 7.0f} : std::vector<float>{1.0f, 2.2f, 3.6f, 5.0f};
+    for (const float reach : reaches) {
       for (ImVec2 tp :
            {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
             ImVec2(p.x - dx * reach - ts.x, p.y + dy * reach),
@@ -634,13 +642,22 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   }
   // No place without another label under it: the label is left out (the dot stays; it would only be read as
   // part of the other text).
-  if (best_score >= 1000) return;
+  if (best_score >= 1000 && !callout) return std::nullopt;
   const auto b = box(best);
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
-  dl_->AddRectFilled(b.first, b.second, IM_COL32(255, 255, 255, 235), 0.2f * em_);
+  if (callout) {
+    const std::pair<ImVec2, ImVec2> c(ImVec2(b.first.x - 0.15f * em_, b.first.y - 0.1f * em_),
+                                      ImVec2(b.second.x + 0.15f * em_, b.second.y + 0.1f * em_));
+    dl_->AddRectFilled(c.first, c.second, IM_COL32(255, 247, 214, 240), 0.25f * em_);
+    dl_->AddRect(c.first, c.second, color, 0.25f * em_, ImDrawFlags_None, std::max(1.0f, 0.08f * em_));
+    ink_rects_.push_back(c);
+  } else {
+    dl_->AddRectFilled(b.first, b.second, IM_COL32(255, 255, 255, 235), 0.2f * em_);
+  }
   text_at(best, color, text, TextKind::Label);
   layers_.SetCurrentChannel(dl_, 0);
+  return b;
 }
 
 void Plot::tangent(double x0, double y0, double slope, ImU32 color, float thickness_em) {
@@ -1082,9 +1099,45 @@ void Plot::apply_fit() {
   }
 }
 
+void Plot::draw_view_notes() {
+  if (!g_view_filter) return;
+  const ImU32 ink = IM_COL32(160, 70, 0, 255);
+  for (const PlotNote& n : g_view_filter->notes) {
+    if (n.plot != id_) continue;
+    if (n.kind == PlotNote::Band) {
+      shade_x("##lesson_band", IM_COL32(255, 170, 0, 50), n.x, n.x1);
+      const double xa = std::max(n.x, s_.x.range.min), xb = std::min(n.x1, s_.x.range.max);
+      if (xa < xb) label_near(px((xa + xb) / 2, s_.y.range.max), n.text.c_str(), ink, false);
+    } else if (n.kind == PlotNote::Marker) {
+      marker(n.x, n.y, ink, n.text.c_str(), 0.34f);
+    } else if (std::isfinite(n.x) && std::isfinite(n.y)) {
+      // An arrow from a callout to the point: the callout placed as a label, further off.
+      const ImVec2 p = px(n.x, n.y);
+      const auto box = label_near(p, n.text.c_str(), ink, true);
+      if (!box) continue;
+      const ImVec2 from(std::clamp(p.x, box->first.x, box->second.x),
+                        std::clamp(p.y, box->first.y, box->second.y));
+      const ImVec2 d(p.x - from.x, p.y - from.y);
+      const float len = std::sqrt(d.x * d.x + d.y * d.y);
+      if (len < 2) continue;
+      const ImVec2 u(d.x / len, d.y / len), nrm(-u.y, u.x);
+      const float head = std::max(6.0f, 0.6f * lu_), w = std::max(kMinLine, 0.13f * lu_);
+      const ImVec2 tip(p.x - u.x * 0.25f * lu_, p.y - u.y * 0.25f * lu_);
+      const ImVec2 base(tip.x - u.x * head, tip.y - u.y * head);
+      layers_.SetCurrentChannel(dl_, 1);
+      dl_->AddLine(from, base, ink, w);
+      dl_->AddTriangleFilled(tip, ImVec2(base.x + nrm.x * head * 0.5f, base.y + nrm.y * head * 0.5f),
+                             ImVec2(base.x - nrm.x * head * 0.5f, base.y - nrm.y * head * 0.5f), ink);
+      layers_.SetCurrentChannel(dl_, 0);
+      ink_.push_back({from, tip, w});
+    }
+  }
+}
+
 void Plot::end() {
   if (ended_) return;
   ended_ = true;
+  draw_view_notes();  // a lesson step's annotations, before the legend looks for a place
   layers_.Merge(dl_);
   dl_->PopClipRect();
   draw_axes();

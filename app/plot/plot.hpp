@@ -13,6 +13,7 @@
 #include <imgui.h>
 
 #include <functional>
+#include <optional>
 #include <set>
 #include <span>
 #include <string>
@@ -113,7 +114,16 @@ void set_draw_legends(bool draw);
 /// series named in `series` (when not empty; a series is named by its legend text or its "##key"), none of
 /// `reveal` beyond the first `revealed`, and no legends when `legends` is false. Series it hides are not
 /// drawn and not listed in the legend. Null (the default): everything.
+/// A lesson step's annotation of plot `plot` (the id its Plot is made with) at data coordinates: an arrow
+/// pointing at (x, y) from a callout with `text`, an x-band [x, x1] with its text, or a marker at (x, y).
+struct PlotNote {
+  enum Kind { Arrow, Band, Marker } kind = Marker;
+  std::string plot;
+  double x = 0, y = 0, x1 = 0;
+  std::string text;
+};
 struct ViewFilter {
+  std::vector<PlotNote> notes;  // drawn by the plot they name, before its legend is placed (it avoids them)
   std::vector<std::string> series;
   std::vector<std::string> reveal;
   int revealed = 0;
@@ -215,10 +225,16 @@ class Plot {
   bool tick_text(ImVec2 pos, ImU32 color, const char* text);
   void draw_legend();
   void draw_readout();
+  void draw_view_notes();
+  /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
+  /// where it covers the least: the box, or nothing when only a place on another label is left (not a
+  /// callout).
+  std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout);
   void apply_fit();
   void capture(const std::string& label, std::span<const double> xs, std::span<const double> ys);
 
   PlotState& s_;
+  std::string id_;
   Transform tf_;
   ImDrawList* dl_ = nullptr;
   // Channel 0: series and shading; channel 1: marker labels and notes, so no curve drawn later covers them;

@@ -6,6 +6,7 @@
 //   [SECTION] Helpers
 //   [SECTION] Presentation mode
 //   [SECTION] Lessons
+//   [SECTION] Lesson views
 //   [SECTION] Sessions
 //   [SECTION] Export
 #include <gtest/gtest.h>
@@ -329,6 +330,31 @@ TEST(Lessons, LessonFourShowsWhatItsTextSays) {
   }
 }
 
+// Lesson 4 step 5, the hidden-space view: ReLU folds the plane onto the axes of two hidden units (points with
+// a coordinate exactly 0, none negative); GELU bends it (no point exactly on an axis, some slightly
+// negative).
+TEST(Lessons, TheHiddenSpaceStepShowsReluFoldingAndGeluBending) {
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/4_gelu_vs_relu_training.json").string();
+  const Shot s = shot("lesson_4_5", "--lesson '" + lesson + "' --step 5");
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  ASSERT_NE(s.meta.at("plots").find("hiddenA"), nullptr);
+  ASSERT_NE(s.meta.at("plots").find("hiddenB"), nullptr);
+  const auto& nets = s.meta.at("nets").as_array();
+  const Value& relu = nets.at(0).at("hidden");
+  const Value& gelu = nets.at(1).at("hidden");
+  EXPECT_EQ(relu.at("layer").as_number(), 1);
+  EXPECT_EQ(relu.at("unit_x").as_number(), 1);
+  EXPECT_EQ(relu.at("unit_y").as_number(), 2);
+  EXPECT_GT(relu.at("points").as_number(), 100);
+  EXPECT_GT(relu.at("on_an_axis").as_number(), 0.2);
+  EXPECT_EQ(relu.at("negative").as_number(), 0);
+  EXPECT_EQ(gelu.at("on_an_axis").as_number(), 0);
+  EXPECT_GT(gelu.at("negative").as_number(), 0.05);
+  // The plots show the grid's lines and the points (drawn data).
+  EXPECT_GT(s.meta.at("plots").at("hiddenA").at("data_items").as_number(), 100);
+}
+
 // Lesson 5 draws the GLU block (x → W and V → g → ⊙ → W_down) above the curves, left to right.
 TEST(Lessons, LessonFiveDrawsTheGluBlock) {
   const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/5_glu_family.json").string();
@@ -338,25 +364,28 @@ TEST(Lessons, LessonFiveDrawsTheGluBlock) {
   ASSERT_NE(d, nullptr) << "lesson 5 step 1 shows no GLU diagram";
   const auto& boxes = d->at("boxes");
   auto left = [&](const char* n) { return boxes.at(n).as_array()[0].as_number(); };
-  auto centre = [&](const char* n) {
-    return (boxes.at(n).as_array()[0].as_number() + boxes.at(n).as_array()[2].as_number()) / 2;
-  };
+  auto top = [&](const char* n) { return boxes.at(n).as_array()[1].as_number(); };
   auto bottom = [&](const char* n) { return boxes.at(n).as_array()[3].as_number(); };
-  EXPECT_LT(left("x"), left("W"));
-  EXPECT_NEAR(centre("W"), centre("V"), 1);  // the two linear maps in one column, one above the other
-  EXPECT_LT(boxes.at("W").as_array()[3].as_number(), boxes.at("V").as_array()[1].as_number());
-  EXPECT_LT(left("V"), left("g"));
-  EXPECT_LT(left("g"), left("⊙"));
-  EXPECT_LT(left("⊙"), left("W_down"));
-  EXPECT_LT(left("W_down"), left("y"));
+  // Top to bottom: x, then x·W and x·V side by side, g under x·V, ⊙, ·W_down, y.
+  EXPECT_LT(bottom("x"), top("W"));
+  EXPECT_NEAR(top("W") + bottom("W"), top("V") + bottom("V"), 2);
+  EXPECT_LT(boxes.at("W").as_array()[2].as_number(), left("V"));
+  EXPECT_LT(bottom("V"), top("g"));
+  EXPECT_GT(left("g"), boxes.at("W").as_array()[2].as_number());  // under x·V, not under x·W
+  EXPECT_LT(bottom("g"), top("⊙"));
+  EXPECT_LT(bottom("⊙"), top("W_down"));
+  EXPECT_LT(bottom("W_down"), top("y"));
   std::vector<std::string> edges;
   for (const Value& e : d->at("edges").as_array())
     edges.push_back(e.as_array()[0].as_string() + ">" + e.as_array()[1].as_string());
   for (const char* want : {"x>W", "x>V", "V>g", "W>⊙", "g>⊙", "⊙>W_down", "W_down>y"})
     EXPECT_NE(std::find(edges.begin(), edges.end(), want), edges.end()) << want;
-  // Above the plot, inside the window.
-  const Geom g(s.meta.at("plots").at("plot0"));
-  for (const char* n : {"x", "W", "V", "g", "⊙", "W_down", "y"}) EXPECT_LT(bottom(n), g.top) << n;
+  // Beside the plot or above it (never on it), inside the window.
+  const Value& frame = s.meta.at("plots").at("plot0").at("frame");
+  for (const char* n : {"x", "W", "V", "g", "⊙", "W_down", "y"}) {
+    const double right = boxes.at(n).as_array()[2].as_number();
+    EXPECT_TRUE(bottom(n) < frame.at("top").as_number() || right < frame.at("left").as_number()) << n;
+  }
   EXPECT_LT(boxes.at("y").as_array()[2].as_number(), 1280);
   // The other steps of the lesson do not draw it.
   const Shot two = shot("lesson_5_2", "--lesson '" + lesson + "' --step 2");
@@ -391,8 +420,9 @@ TEST(LessonViews, APredictionIsRevealedOnAKeyWithTheAnswerTheCoreComputes) {
   const std::string t0 = before.meta.at("lesson").at("text").as_string();
   EXPECT_EQ(t0.find("Answer:"), std::string::npos) << t0;
   EXPECT_NE(t0.find("Predict: "), std::string::npos) << t0;
-  // The verdict of the step's claim is in the text, computed: GELU′ is not positive on all of (−1, ∞).
-  EXPECT_NE(t0.find("✗ does not hold"), std::string::npos) << t0;
+  // The verdict of the step's claim waits for the answer (it would give it away)...
+  EXPECT_EQ(t0.find("does not hold"), std::string::npos) << t0;
+  EXPECT_NE(t0.find("the verdict comes with the answer"), std::string::npos) << t0;
 
   const Shot after = shot("lesson_6_2_answer", "--lesson '" + lesson + "' --step 2 --pick 1 --next 1");
   ASSERT_EQ(after.run.status, 0) << after.run.err;
@@ -406,6 +436,9 @@ TEST(LessonViews, APredictionIsRevealedOnAKeyWithTheAnswerTheCoreComputes) {
   EXPECT_NE(t.find("✓ 2  near x = −0.75"), std::string::npos) << t;  // the nearest choice
   EXPECT_NE(t.find("✗ 1  at x = −1"), std::string::npos) << t;       // the class's pick, wrong
   EXPECT_NE(t.find("Answer: 2, x = −0.7518"), std::string::npos) << t;
+  // ... and comes with it, computed: GELU′ is not positive on all of (−1, ∞).
+  EXPECT_NE(t.find("✗ does not hold"), std::string::npos) << t;
+  EXPECT_NE(t.find("rises only for x > −0.7518"), std::string::npos) << t;
   // → once more goes on to step 3.
   const Shot next = shot("lesson_6_2_next", "--lesson '" + lesson + "' --step 2 --next 2");
   ASSERT_EQ(next.run.status, 0) << next.run.err;

@@ -104,6 +104,22 @@ TEST(Claims, TheTanhFormIsWithinAThousandthOfExactButSwishIsNot) {
   EXPECT_NE(s.find("largest at x = −1.96"), std::string::npos) << s;  // "near x = −2"
 }
 
+// Lesson 2's numbers are the core's: the largest gaps of the two stand-ins and the far-left values it quotes.
+TEST(Claims, LessonTwoQuotesWhatTheCoreComputes) {
+  const double tanh_gap = *m::quantity("maxdiff:gelu_tanh:gelu");
+  const double sigmoid_gap = *m::quantity("maxdiff:gelu_sigmoid:gelu");
+  EXPECT_TRUE(m::rounds_to(tanh_gap * 1e4, "4.7")) << tanh_gap;    // "about 4.7·10⁻⁴"
+  EXPECT_TRUE(m::rounds_to(sigmoid_gap, "0.020")) << sigmoid_gap;  // "up to 0.020"
+  EXPECT_NEAR(sigmoid_gap / tanh_gap, 40, 5);                      // "about 40 times worse" (43)
+  const std::string s = m::claim_text("claim:within:gelu_sigmoid:gelu:0.03");
+  EXPECT_TRUE(s.find("largest at x = 2.27") != std::string::npos ||
+              s.find("largest at x = −2.27") != std::string::npos)
+      << s;                                                                // "near x = ±2.27"
+  EXPECT_TRUE(m::rounds_to(*m::quantity("value:gelu:-6") * 1e9, "-5.9"));  // GELU(−6) ≈ −5.9·10⁻⁹
+  EXPECT_TRUE(m::rounds_to(*m::quantity("value:gelu_tanh:-6") * 1e11, "-8"));      // about −8·10⁻¹¹
+  EXPECT_TRUE(m::rounds_to(*m::quantity("value:gelu_sigmoid:-6") * 1e4, "-2.2"));  // about −2.2·10⁻⁴
+}
+
 TEST(Claims, CostIsMeasuredNowAndTheVerdictFollowsTheMeasurement) {
   const double vec = *m::quantity("cost:gelu:relu", true);
   const double scalar = *m::quantity("cost_scalar:gelu:relu", true);

@@ -87,7 +87,11 @@ Runs shot_runs(const std::string& panel, const std::vector<std::string>& plots,
                     "--csv",
                     "b.csv",
                     "--csv-plot",
-                    classroom_plots.size() > 1 ? classroom_plots[1] : classroom_plots[0]};
+                    classroom_plots.size() > 1 ? classroom_plots[1] : classroom_plots[0],
+                    "--pick",
+                    "1",
+                    "--next",
+                    "0"};  // (a step without a reveal or a question would go on to the next step)
   for (std::size_t i = 2; i < plots.size(); ++i) {
     const bool small = std::find(small_plots.begin(), small_plots.end(), plots[i]) != small_plots.end();
     r["plot " + plots[i]] = {

@@ -213,6 +213,14 @@ json::Value random_session(SampleRng& rng, const std::string& lesson_file, std::
     p["scale"] = rng.number(Presentation::kMinScale, Presentation::kMaxScale);
     s["presentation"] = std::move(p);
   }
+  if (rng.chance(0.7)) {  // View > UI scale and View > Theme
+    json::Object v;
+    if (rng.chance(0.8))
+      v["ui_scale"] = static_cast<double>(gelu::app::kUiScales[rng.below(std::size(gelu::app::kUiScales))]);
+    if (rng.chance(0.8)) v["theme"] = gelu::app::kThemeNames[rng.below(3)];
+    s["view"] = std::move(v);
+  }
+
   if (rng.chance(0.9)) {
     using G = WindowGeometry;
     json::Object w;
@@ -274,6 +282,13 @@ json::Value expected_session(const json::Value& doc, const WindowGeometry& geome
   pres["scale"] = static_cast<double>(p ? static_cast<float>(p->at("scale").as_number())
                                         : Presentation::kDefaultScale);  // held as a float
   want["presentation"] = std::move(pres);
+  json::Object view;
+  const json::Value* v = doc.find("view");
+  const json::Value* ui_scale = v ? v->find("ui_scale") : nullptr;
+  const json::Value* theme = v ? v->find("theme") : nullptr;
+  view["ui_scale"] = ui_scale ? ui_scale->as_number() : 1.0;
+  view["theme"] = theme ? theme->as_string() : std::string("light");
+  want["view"] = std::move(view);
   const WindowGeometry g = geometry.clamped();
   json::Object win;
   win["x"] = g.x;

@@ -1171,7 +1171,7 @@ std::vector<Row> make_rows() {
       {"", "version_1e308", lesson(R"("title": "t", "version": 1e308)", "[" + step + "]"), "version: is"},
       {"", "version_string", lesson(R"("title": "t", "version": "1")", "[" + step + "]"),
        "version: must be a positive"},
-      {"", "version_newer", lesson(R"("title": "t", "version": 2)", "[" + step + "]"), "newer GELU Lab"},
+      {"", "version_newer", lesson(R"("title": "t", "version": 3)", "[" + step + "]"), "newer GELU Lab"},
       {"", "steps_missing", R"({"title": "t"})", "steps: missing"},
       {"", "steps_empty", lesson(R"("title": "t")", "[]"), "steps: must be a non-empty array"},
       {"", "steps_object", lesson(R"("title": "t")", "{}"), "steps: must be a non-empty array"},

@@ -33,7 +33,8 @@ bool show_controls();
 void set_show_controls(bool show);
 
 /// The view of the lesson step on screen (App sets it each frame; null outside a step with a "view"): which
-/// plots the panel shows, which controls stay in presentation mode, and the annotations mark_plot() draws.
+/// plots the panel shows and which controls stay in presentation mode (its series, legends and annotations
+/// go to the plot layer: plot::ViewFilter).
 void set_step_view(const StepView* view);
 const StepView* step_view();
 /// Whether the panel draws plot `id` (a lesson step may show only some of a panel's plots; its ids are the
@@ -83,9 +84,7 @@ struct Rect {
   ImVec2 min, max;
   ImVec2 center() const { return ImVec2((min.x + max.x) / 2, (min.y + max.y) / 2); }
 };
-/// Marks a finished plot: "plot:ID" (its data area) and "legend:ID" (its legend box); draws the lesson step's
-/// annotations of plot ID over it (an arrow with its callout, a highlighted x-band, a marker), at data
-/// coordinates, clipped to the data area.
+/// Marks a finished plot: "plot:ID" (its data area) and "legend:ID" (its legend box).
 void mark_plot(const std::string& id, const plot::PlotState& s);
 /// Rectangles marked during the last frame.
 const std::map<std::string, Rect>& marks();

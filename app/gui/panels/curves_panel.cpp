@@ -1,4 +1,10 @@
 // Curves panel (see curves_panel.hpp).
+//
+// Index of this file:
+//   [SECTION] Controls
+//   [SECTION] Plots
+//   [SECTION] The GLU diagram
+//   [SECTION] State and meta
 #include "gui/panels/curves_panel.hpp"
 
 #include <algorithm>
@@ -47,6 +53,8 @@ CurvesPanel::CurvesPanel() : Panel(kId) {
   minimum_x_ = m ? m->x : NAN;
   minimum_y_ = m ? m->value : NAN;
 }
+
+// [SECTION] Controls
 
 void CurvesPanel::controls() {
   const float em = ui::em();
@@ -115,6 +123,8 @@ void CurvesPanel::controls() {
     }
   }
 }
+
+// [SECTION] Plots
 
 void CurvesPanel::plots(float height) {
   // f, f′, f″ as the state says, less any a lesson step does not show (model::PanelKind::plots).
@@ -236,19 +246,24 @@ void CurvesPanel::readout_table() {
   (void)shown;
 }
 
-void CurvesPanel::glu_diagram(float height) {
+// [SECTION] The GLU diagram
+
+namespace {
+constexpr const char* kGluCaption = "g = ReLU: ReGLU\ng = GELU: GEGLU\ng = Swish: SwiGLU";
+}  // namespace
+
+void CurvesPanel::glu_diagram(float height, float width) {
+  // Top to bottom, so that it fits a column beside the curves: x; x·W and x·V side by side; g under x·V;
+  // ⊙ joins them; ·W_down; y. What g makes of the block is written under it.
   const float em = ui::em(), line = ImGui::GetTextLineHeight();
   const ImVec2 o = ImGui::GetCursorScreenPos();
-  const float w = std::max(ImGui::GetContentRegionAvail().x, 24 * em);
+  const float w = width;
   ImGui::Dummy(ImVec2(w, height));
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 ink = IM_COL32(30, 30, 30, 255), box = IM_COL32(232, 240, 250, 255),
               gate = IM_COL32(255, 236, 200, 255);
-  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em;
-  // Columns: x | x·W, x·V | g | ⊙ | ·W_down | y, spread over the width; two rows (W above, V below).
-  const float top = o.y + 0.4f * line, row_h = 1.8f * line;
-  const float y_w = top + 0.6f * line, y_v = top + 0.6f * line + 2.4f * line;
-  const float mid = (y_w + y_v + row_h) / 2;
+  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em, pitch = 2.3f * line;
+  const float cx = o.x + w / 2, dx = w / 4;
   struct Node {
     const char* name;
     const char* text;
@@ -256,20 +271,17 @@ void CurvesPanel::glu_diagram(float height) {
     ImU32 fill;
     bool round;
   };
-  const float col = w / 6.2f;
+  auto row = [&](int r) { return o.y + 0.9f * line + static_cast<float>(r) * pitch; };
   const Node nodes[] = {
-      {"x", "x", o.x + 0.5f * col, mid, 0, true},
-      {"W", "x·W", o.x + 1.6f * col, y_w + row_h / 2, box, false},
-      {"V", "x·V", o.x + 1.6f * col, y_v + row_h / 2, box, false},
-      {"g", "g(x·V)", o.x + 2.8f * col, y_v + row_h / 2, gate, false},
-      {"⊙", "⊙", o.x + 3.9f * col, mid, 0, true},
-      {"W_down", "·W_down", o.x + 4.9f * col, mid, box, false},
-      {"y", "y", o.x + 5.8f * col, mid, 0, true},
+      {"x", "x", cx, row(0), 0, true},           {"W", "x·W", cx - dx, row(1), box, false},
+      {"V", "x·V", cx + dx, row(1), box, false}, {"g", "g(x·V)", cx + dx, row(2), gate, false},
+      {"⊙", "⊙", cx, row(3), 0, true},           {"W_down", "·W_down", cx, row(4), box, false},
+      {"y", "y", cx, row(5), 0, true},
   };
   auto rect_of = [&](const Node& n) {
     const ImVec2 ts = ImGui::CalcTextSize(n.text);
-    const float hw = n.round ? std::max(ts.x, ts.y) / 2 + 0.35f * em : ts.x / 2 + pad;
-    const float hh = n.round ? hw : row_h / 2;
+    const float hw = n.round ? std::max(ts.x, ts.y) / 2 + 0.3f * em : ts.x / 2 + pad;
+    const float hh = n.round ? hw : 0.8f * line;
     return ImVec4(n.cx - hw, n.cy - hh, n.cx + hw, n.cy + hh);
   };
   auto find = [&](std::string_view name) -> const Node& {
@@ -277,32 +289,17 @@ void CurvesPanel::glu_diagram(float height) {
       if (name == n.name) return n;
     return nodes[0];
   };
+  // Straight arrows from the bottom of one node to the top of the next.
   auto arrow = [&](const char* from, const char* to) {
     const ImVec4 a = rect_of(find(from)), b = rect_of(find(to));
-    const ImVec2 p0(a.z, (a.y + a.w) / 2), p1(b.x, (b.y + b.w) / 2);
-    // Right out of `from`, into `to` from the left; a bend where the rows differ.
-    const float head = std::max(6.0f, 0.55f * em);
-    ImVec2 q0 = p0, q1 = p1;
-    if (std::abs(p0.y - p1.y) > 1) {
-      const float xm = std::string_view(to) == "⊙" ? p1.x - 0.0f : (p0.x + p1.x) / 2;
-      if (std::string_view(to) == "⊙") {  // down or up into the circle's side
-        const ImVec4 c = rect_of(find(to));
-        const float cx = (c.x + c.z) / 2, cy = p1.y > p0.y ? c.y : c.w;
-        dl->AddLine(p0, ImVec2(cx, p0.y), ink, thick);
-        q0 = ImVec2(cx, p0.y);
-        q1 = ImVec2(cx, cy);
-      } else {
-        dl->AddLine(p0, ImVec2(xm, p0.y), ink, thick);
-        dl->AddLine(ImVec2(xm, p0.y), ImVec2(xm, p1.y), ink, thick);
-        q0 = ImVec2(xm, p1.y);
-      }
-    }
-    const ImVec2 d(q1.x - q0.x, q1.y - q0.y);
+    const ImVec2 p0((a.x + a.z) / 2, a.w), p1((b.x + b.z) / 2, b.y);
+    const float head = std::max(6.0f, 0.5f * em);
+    const ImVec2 d(p1.x - p0.x, p1.y - p0.y);
     const float len = std::max(1.0f, std::sqrt(d.x * d.x + d.y * d.y));
     const ImVec2 u(d.x / len, d.y / len), n(-u.y, u.x);
-    const ImVec2 base(q1.x - u.x * head, q1.y - u.y * head);
-    dl->AddLine(q0, base, ink, thick);
-    dl->AddTriangleFilled(q1, ImVec2(base.x + n.x * head * 0.45f, base.y + n.y * head * 0.45f),
+    const ImVec2 base(p1.x - u.x * head, p1.y - u.y * head);
+    dl->AddLine(p0, base, ink, thick);
+    dl->AddTriangleFilled(p1, ImVec2(base.x + n.x * head * 0.45f, base.y + n.y * head * 0.45f),
                           ImVec2(base.x - n.x * head * 0.45f, base.y - n.y * head * 0.45f), ink);
     glu_edges_.emplace_back(from, to);
   };
@@ -315,26 +312,30 @@ void CurvesPanel::glu_diagram(float height) {
   arrow("W_down", "y");
   for (const Node& n : nodes) {
     const ImVec4 r = rect_of(n);
-    if (n.round) {
-      if (n.fill == 0 && std::string_view(n.name) == "⊙") {
-        dl->AddCircleFilled(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, IM_COL32_WHITE, 32);
-        dl->AddCircle(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, ink, 32, thick);
-      }
-    } else {
+    if (!n.round) {
       dl->AddRectFilled(ImVec2(r.x, r.y), ImVec2(r.z, r.w), n.fill, 0.3f * em);
       dl->AddRect(ImVec2(r.x, r.y), ImVec2(r.z, r.w), ink, 0.3f * em, 0, thick);
+    } else if (std::string_view(n.name) == "⊙") {
+      dl->AddCircleFilled(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, IM_COL32_WHITE, 32);
+      dl->AddCircle(ImVec2(n.cx, n.cy), (r.z - r.x) / 2, ink, 32, thick);
     }
     const ImVec2 ts = ImGui::CalcTextSize(n.text);
-    if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
     dl->AddText(ImVec2(n.cx - ts.x / 2, n.cy - ts.y / 2), ink, n.text);
-    if (ui::fonts().bold) ImGui::PopFont();
     glu_boxes_.emplace_back(n.name, r);
   }
-  // What g makes of the block, under the diagram.
-  const char* caption = "g = ReLU: ReGLU   ·   g = GELU: GEGLU   ·   g = Swish (SiLU): SwiGLU";
-  const std::string wrapped = ui::wrap_at_spaces(caption, w);
-  dl->AddText(ImVec2(o.x + 0.3f * em, y_v + row_h + 0.5f * line), IM_COL32(90, 90, 90, 255), wrapped.c_str());
+  const std::string caption = ui::wrap_at_spaces(kGluCaption, w - 0.3f * em);
+  dl->AddText(ImVec2(o.x + 0.2f * em, row(5) + 1.3f * line), IM_COL32(70, 70, 70, 255), caption.c_str());
 }
+
+namespace {
+/// The GLU diagram's size in the current font: a column `width` wide and `height` tall.
+ImVec2 glu_diagram_size() {
+  const float line = ImGui::GetTextLineHeight();
+  const float w = 13.0f * ImGui::GetFontSize();
+  const float caption = ImGui::CalcTextSize(ui::wrap_at_spaces(kGluCaption, w - 0.3f * ui::em()).c_str()).y;
+  return ImVec2(w, 0.9f * line + 5 * 2.3f * line + 1.3f * line + caption + 0.3f * line);
+}
+}  // namespace
 
 void CurvesPanel::drawContent() {
   const float em = ui::em();
@@ -347,14 +348,36 @@ void CurvesPanel::drawContent() {
   glu_boxes_.clear();
   glu_edges_.clear();
   if (glu_diagram_) {
-    const float h = 7.5f * ImGui::GetTextLineHeight();
-    glu_diagram(h);
+    // In the chrome font (at most 1.5× in presentation), beside the curves where the width allows (a
+    // projector's height is the scarce room), else above them.
+    ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : ImGui::GetFont());
+    const ImVec2 size = glu_diagram_size();
+    const float h = size.y, w = size.x;
+    ImGui::PopFont();
+    const float gap = ImGui::GetStyle().ItemSpacing.x;
+    const bool beside = ImGui::GetContentRegionAvail().x - w - gap >= plot::Plot::min_frame().x;
+    ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : ImGui::GetFont());
+    if (beside) ImGui::BeginGroup();
+    glu_diagram(h, w);
+    if (beside) ImGui::EndGroup();
+    ImGui::PopFont();
+    if (beside) {
+      ImGui::SameLine();
+      ImGui::BeginGroup();
+      plots(plots_h);
+      readout_table();
+      ImGui::EndGroup();
+      ImGui::EndChild();
+      return;
+    }
     plots_h -= h + ImGui::GetStyle().ItemSpacing.y;
   }
   plots(plots_h);
   readout_table();
   ImGui::EndChild();
 }
+
+// [SECTION] State and meta
 
 model::CurvesState CurvesPanel::current() const {
   model::CurvesState s;

@@ -33,9 +33,9 @@ class CurvesPanel : public Panel {
   void controls();
   void plots(float height);
   void readout_table();
-  /// The GLU block as a diagram, `height` px tall: x → x·W and x·V → g → ⊙ → ·W_down → y. Its boxes, by
-  /// name, go to meta() ("glu_diagram").
-  void glu_diagram(float height);
+  /// The GLU block as a diagram, top to bottom in a column `width` wide and `height` tall: x → x·W and x·V →
+  /// g → ⊙ → ·W_down → y. Its boxes, by name, go to meta() ("glu_diagram").
+  void glu_diagram(float height, float width);
   bool glu_diagram_ = false;
   std::vector<std::pair<std::string, ImVec4>> glu_boxes_;       // name, (min x, min y, max x, max y)
   std::vector<std::pair<std::string, std::string>> glu_edges_;  // from → to

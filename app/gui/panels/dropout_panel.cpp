@@ -122,7 +122,7 @@ void DropoutPanel::update_histograms() {
 // in presentation mode ("mask_grid").
 void DropoutPanel::mask_grid() {
   const float em = ui::em();
-  ImGui::TextUnformatted("last masks m ~ Bernoulli(Φ(x)):");
+  ui::text_wrapped("last masks m ~ Bernoulli(Φ(x)):");
   const int cols = 12;
   const float gap = 0.22f * em;
   const float cell = std::min(1.45f * em, (ImGui::GetContentRegionAvail().x - gap * (cols - 1)) / cols);
@@ -143,8 +143,8 @@ void DropoutPanel::mask_grid() {
   const double g = find_activation("gelu")->eval(x0_);
   ImGui::Text("n = %llu masks", static_cast<unsigned long long>(stream_.count()));
   ImGui::Text("mean of x·m = %.4f", mc_.mean);
-  ImGui::Text("± %.4f  (95%%, 1.96 standard errors)", kZ95 * mc_.std_error);
-  ImGui::Text("GELU(x) = x·Φ(x) = %.4f", g);
+  ui::text_wrapped("± %.4f  (95%%, 1.96 standard errors)", kZ95 * mc_.std_error);
+  ui::text_wrapped("GELU(x) = x·Φ(x) = %.4f", g);
 }
 
 void DropoutPanel::controls() {

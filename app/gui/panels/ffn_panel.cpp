@@ -342,7 +342,7 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   std::string status = full.size() > name.size() ? full.substr(name.size()) : std::string();
   status.erase(0, status.find_first_not_of(' '));
   ImGui::PushID(i);
-  plot::Plot p("heat", st, size, status.empty() ? nullptr : status.c_str(), name.c_str());
+  plot::Plot p(i == 0 ? "heatA" : "heatB", st, size, status.empty() ? nullptr : status.c_str(), name.c_str());
   heat_[static_cast<std::size_t>(i)].draw(p);
   for (std::size_t c = 0; c < train_x_.size(); ++c) {
     p.rings("##test", class_color(static_cast<int>(c)), test_x_[c], test_y_[c], 0.24f, 0.08f);
@@ -462,9 +462,9 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
   char title[160], xl[64];
   const char* const id = i == 0 ? "hiddenA" : "hiddenB";
   if (n.hidden) {
-    std::snprintf(title, sizeof title, "%s: %s in hidden layer %d, unit %d (up)", kNetName[i],
-                  net_label(cfg_, i).c_str(), n.hidden->block + 1, n.hidden->unit_y + 1);
-    std::snprintf(xl, sizeof xl, "unit %d", n.hidden->unit_x + 1);
+    std::snprintf(title, sizeof title, "%s: %s · unit %d", kNetName[i], net_label(cfg_, i).c_str(),
+                  n.hidden->unit_y + 1);
+    std::snprintf(xl, sizeof xl, "unit %d (hidden layer %d)", n.hidden->unit_x + 1, n.hidden->block + 1);
   } else {
     std::snprintf(title, sizeof title, "%s: hidden space", kNetName[i]);
     std::snprintf(xl, sizeof xl, "%s", n.hidden_error.empty() ? "not computed yet" : n.hidden_error.c_str());

@@ -407,8 +407,11 @@ std::string App::step_text() const {
   if (!lesson_) return {};
   const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
   const Panel& p = *panels_[active_];
+  // On a predict-then-reveal step the verdicts wait for the answer (they would give it away).
+  const bool hold = s.view.question && !answered_;
   std::string text = fill_computed_text(s.text, [&](std::string_view key) {
-    if (model::is_claim_key(key)) return model::claim_text(key);
+    if (model::is_claim_key(key))
+      return hold ? std::string("(the verdict comes with the answer)") : model::claim_text(key);
     return s.panel == p.id() ? p.computed_text(key) : std::string();
   });
   const StepView& v = s.view;
@@ -938,6 +941,7 @@ void App::frame() {
         const float below = bar_h > 0 ? bar_h + ImGui::GetStyle().ItemSpacing.y : 0.0f;
         ImGui::PushFont(regular);
         ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
+        const float panel_top = ImGui::GetWindowPos().y;
         // A lesson step's view applies to its own panel only.
         const LessonStep* step =
             lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;
@@ -946,6 +950,13 @@ void App::frame() {
           view_filter_.reveal = step->view.reveal;
           view_filter_.revealed = revealed_;
           view_filter_.legends = step->view.legends;
+          view_filter_.notes.clear();
+          for (const Annotation& a : step->view.annotations)
+            view_filter_.notes.push_back(
+                plot::PlotNote{a.kind == Annotation::Kind::Arrow  ? plot::PlotNote::Arrow
+                               : a.kind == Annotation::Kind::Band ? plot::PlotNote::Band
+                                                                  : plot::PlotNote::Marker,
+                               a.plot, a.x, a.y, a.x1, a.text});
           plot::set_view_filter(&view_filter_);
           ui::set_step_view(&step->view);
         }
@@ -954,7 +965,11 @@ void App::frame() {
         ui::set_step_view(nullptr);
         // What the lesson bar leaves above it next frame: the first plot, wholly, down to its tick labels.
         const auto& plots = ui::frame_plots();
-        first_plot_min_h_ = plot::Plot::min_height_to_ticks(plots.empty() ? nullptr : plots.front().state) +
+        // (Below whatever the panel draws above it: the GLU diagram of lesson 5.)
+        const float above =
+            plots.empty() ? 0.0f : std::max(0.0f, plots.front().state->frame_min.y - panel_top);
+        first_plot_min_h_ = above +
+                            plot::Plot::min_height_to_ticks(plots.empty() ? nullptr : plots.front().state) +
                             ImGui::GetStyle().WindowPadding.y;
         ImGui::EndChild();
         ImGui::PopFont();

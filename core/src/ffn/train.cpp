@@ -1,3 +1,6 @@
+// Index of this file:
+//   [SECTION] Optimizers
+//   [SECTION] Trainer
 #include "gelu/ffn/train.hpp"
 
 #include <algorithm>
