@@ -238,13 +238,22 @@ void FfnPanel::controls() {
   ui::mark("combo:dataset");
   if (info && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->description);
   ui::text_wrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
+  ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
+  if (!cfg_.edits.empty()) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("undo my points")) {
+      cfg_.edits.clear();
+      changed(false);
+    }
+  }
+
   ui::heading("Hidden space");
   if (ImGui::Checkbox("show the plane in two hidden units", &cfg_.hidden.on)) changed(false);
   ui::mark("check:hidden_space");
   ui::help_marker(
-      "The input plane's grid lines and the training points pushed through each net to a hidden layer, drawn "
-      "in "
-      "the coordinates of two of its units: ReLU folds the plane onto the axes, GELU bends it smoothly.");
+      "The input plane's grid lines and the training points pushed through each net to a hidden layer, "
+      "drawn in the coordinates of two of its units: ReLU folds the plane onto the axes, GELU bends it "
+      "smoothly.");
   if (cfg_.hidden.on) {
     const int layers = static_cast<int>(cfg_.widths.size());
     const int width = cfg_.widths[static_cast<std::size_t>(std::clamp(cfg_.hidden.layer, 1, layers) - 1)];
@@ -255,15 +264,6 @@ void FfnPanel::controls() {
     ImGui::SetNextItemWidth(-6.5f * em);
     if (ImGui::SliderInt("y: unit", &cfg_.hidden.unit_y, 1, std::max(1, width))) changed(false);
   }
-  ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
-  if (!cfg_.edits.empty()) {
-    ImGui::SameLine();
-    if (ImGui::SmallButton("undo my points")) {
-      cfg_.edits.clear();
-      changed(false);
-    }
-  }
-
   ui::heading("Network");
   int layers = static_cast<int>(cfg_.widths.size());
   ImGui::SetNextItemWidth(-6.0f * em);
@@ -506,7 +506,7 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
 void FfnPanel::layer_plot(ImVec2 size) {
   const int nets = snap_.ab ? 2 : 1;
   const int count = static_cast<int>(snap_.nets[0].layers.size());
-  layer_ = std::clamp(layer_, 0, std::max(0, count - 1));
+  if (count > 0) layer_ = std::clamp(layer_, 0, count - 1);  // (none published yet: keep the one asked for)
   char xl[96];
   std::snprintf(xl, sizeof xl, "activation value in hidden layer %d (latest minibatch)", layer_ + 1);
   // Both nets' histograms as densities on one axis: step outlines (two points per bin).
