@@ -1,7 +1,10 @@
 // Datasets, optimizers, schedules, teaching statistics, and training quality (spiral >= 97% test accuracy).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <vector>
 
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/network.hpp"
@@ -232,6 +235,72 @@ TEST(Divergence, NonFiniteAlwaysGrowthPastTheFactorWhenAsked) {
   EXPECT_FALSE(diverged(1e30, 0, 1e6));
   EXPECT_FALSE(diverged(1e30, -1, 1e6));
   EXPECT_FALSE(diverged(1e30, INFINITY, 1e6));
+}
+
+// The hidden-space view (the FFN lab's): the plane's grid lines and the training points in two units'
+// coordinates are the layer's activations, computed here by hand from the weights.
+TEST(HiddenSpace, CoordinatesAreTheLayersActivationsByHand) {
+  const Dataset d = make_dataset(DatasetOptions{});
+  const int layers[] = {2, 5, 4, 1};
+  Network<float> net(make_spec(layers, "relu"));
+  net.init(Init::He, 3);
+  // Plain loops, not an Eigen product: the point is an independent computation of W·x + b, then ReLU.
+  const auto layer = [&](int b, const std::vector<double>& x) {
+    const auto& blk = net.blocks()[static_cast<std::size_t>(b)];
+    const auto t0 = static_cast<std::size_t>(blk.t0);
+    const auto w = net.tensor(t0);
+    const auto bias = net.tensor(t0 + 1);
+    std::vector<double> out(static_cast<std::size_t>(w.rows()));
+    for (Eigen::Index i = 0; i < w.rows(); ++i) {
+      double z = bias(i, 0);
+      for (Eigen::Index j = 0; j < w.cols(); ++j) z += double(w(i, j)) * x[static_cast<std::size_t>(j)];
+      out[static_cast<std::size_t>(i)] = std::max(z, 0.0);
+    }
+    return out;
+  };
+  const HiddenSpace h = hidden_space(net, d, 0, 1, 3, 5, 7);
+  ASSERT_EQ(h.xs.size(), 10u);  // 5 lines x = const, 5 lines y = const
+  ASSERT_EQ(h.xs[0].size(), 7u);
+  ASSERT_EQ(h.px.size(), static_cast<std::size_t>(d.x_train.cols()));
+  // Line 6 is the second y = const line, y = lo + (hi − lo)/4; its point 2 has x = lo + (hi − lo)·2/6.
+  const std::vector<double> x = {double(float(d.lo[0] + (d.hi[0] - d.lo[0]) * 2 / 6)),
+                                 double(float(d.lo[1] + (d.hi[1] - d.lo[1]) * 1 / 4))};
+  const std::vector<double> a = layer(0, x);
+  EXPECT_NEAR(h.xs[6][2], a[1], 1e-5);
+  EXPECT_NEAR(h.ys[6][2], a[3], 1e-5);
+  // A training point through two layers.
+  const HiddenSpace h2 = hidden_space(net, d, 1, 0, 2);
+  const std::vector<double> p = {double(float(d.x_train(0, 17))), double(float(d.x_train(1, 17)))};
+  const std::vector<double> a2 = layer(1, layer(0, p));
+  EXPECT_NEAR(h2.px[17], a2[0], 1e-5);
+  EXPECT_NEAR(h2.py[17], a2[2], 1e-5);
+  EXPECT_EQ(h2.label[17], static_cast<int>(d.y_train(17)));
+  // ReLU never goes below zero; GELU does.
+  for (std::size_t k = 0; k < h.px.size(); ++k) EXPECT_GE(std::min(h.px[k], h.py[k]), 0.0);
+  Network<float> g(make_spec(layers, "gelu"));
+  g.init(Init::He, 3);
+  const HiddenSpace hg = hidden_space(g, d, 0, 1, 3);
+  EXPECT_LT(*std::min_element(hg.px.begin(), hg.px.end()), 0.0);
+  // A GLU block's units are its inner (gated) width.
+  Network<float> glu(make_spec(layers, "gelu", GluKind::GeGlu));
+  glu.init(Init::He, 3);
+  EXPECT_EQ(hidden_units(glu, 0), default_glu_hidden(5));
+  EXPECT_NO_THROW(hidden_space(glu, d, 0, 0, hidden_units(glu, 0) - 1));
+  // What is not there is named.
+  EXPECT_THROW(hidden_space(net, d, 2, 0, 1), std::invalid_argument);
+  EXPECT_THROW(hidden_space(net, d, 0, 0, 5), std::invalid_argument);
+  try {
+    hidden_space(net, d, 0, 0, 7);
+    ADD_FAILURE() << "unit 8 of a 5-unit layer was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "no unit 8 in hidden layer 1 (it has 5)");
+  }
+  DatasetOptions sin;
+  sin.id = "sin";
+  const Dataset one = make_dataset(sin);
+  const int flat[] = {1, 4, 1};
+  Network<float> n1(make_spec(flat, "relu"));
+  EXPECT_THROW(hidden_space(n1, one, 0, 0, 1), std::invalid_argument);
 }
 
 }  // namespace

@@ -493,7 +493,7 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
     for (int c = 0; c < classes; ++c)
       p.scatter(c == 0 ? "training points, by class" : "##pts", class_color(c),
                 xs[static_cast<std::size_t>(c)], ys[static_cast<std::size_t>(c)], 0.18f);
-    // Follow the data while training (the view fits every published snapshot unless the user moved it).
+    // Follow the data while training: the view fits every published snapshot (the layer moves as it learns).
     if (snap_.version != hidden_fit_version_[static_cast<std::size_t>(i)]) {
       st.fit_x_request = st.fit_y_request = true;
       hidden_fit_version_[static_cast<std::size_t>(i)] = snap_.version;
@@ -505,10 +505,12 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
 
 void FfnPanel::layer_plot(ImVec2 size) {
   const int nets = snap_.ab ? 2 : 1;
-  const int count = static_cast<int>(snap_.nets[0].layers.size());
-  if (count > 0) layer_ = std::clamp(layer_, 0, count - 1);  // (none published yet: keep the one asked for)
+  // The layer asked for (a session's, a lesson's) is kept as asked and clamped where it is used, to the
+  // layers the configuration has: what is saved never depends on whether a snapshot arrived before the app
+  // closed.
+  const int layer = std::clamp(layer_, 0, static_cast<int>(cfg_.widths.size()) - 1);
   char xl[96];
-  std::snprintf(xl, sizeof xl, "activation value in hidden layer %d (latest minibatch)", layer_ + 1);
+  std::snprintf(xl, sizeof xl, "activation value in hidden layer %d (latest minibatch)", layer + 1);
   // Both nets' histograms as densities on one axis: step outlines (two points per bin).
   double lo = 1e300, hi = -1e300, top = 0;
   for (int i = 0; i < nets; ++i) {
@@ -517,8 +519,8 @@ void FfnPanel::layer_plot(ImVec2 size) {
     xs.clear();
     ys.clear();
     const auto& layers = snap_.nets[static_cast<std::size_t>(i)].layers;
-    if (layer_ >= static_cast<int>(layers.size())) continue;
-    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer_)];
+    if (layer >= static_cast<int>(layers.size())) continue;
+    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer)];
     const int bins = static_cast<int>(s.histogram.size());
     double total = 0;
     for (int c : s.histogram) total += c;
@@ -546,15 +548,16 @@ void FfnPanel::layer_plot(ImVec2 size) {
   plot::Plot p("layers", layers_, size, xl, "density");
   for (int i = 0; i < nets; ++i) {
     const auto& layers = snap_.nets[static_cast<std::size_t>(i)].layers;
-    if (layer_ >= static_cast<int>(layers.size())) continue;
-    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer_)];
+    if (layer >= static_cast<int>(layers.size())) continue;
+    const ffn::LayerStats& s = layers[static_cast<std::size_t>(layer)];
     char label[96];
     std::snprintf(label, sizeof label, "%s: %d of %d units dead##h%d", kNetName[i],
                   static_cast<int>(std::lround(s.dead_fraction * s.units)), s.units, i);
     p.line(label, kNetColor[i], hist_x_[static_cast<std::size_t>(i)], hist_y_[static_cast<std::size_t>(i)],
            0.15f);
   }
-  if (count == 0) p.note("per-layer statistics appear after the first step", 0, IM_COL32(90, 90, 90, 255));
+  if (snap_.nets[0].layers.empty())
+    p.note("per-layer statistics appear after the first step", 0, IM_COL32(90, 90, 90, 255));
   p.end();
   ui::mark_plot("layers", layers_);
 }
@@ -632,10 +635,10 @@ void FfnPanel::drawContent() {
   if (shown_[2] && shown_[3] && two) ImGui::SameLine();
   if (shown_[3]) {
     ImGui::BeginGroup();
-    const int count = static_cast<int>(snap_.nets[0].layers.size());
+    const int count = static_cast<int>(cfg_.widths.size());
     if (count > 1) {
       ImGui::SetNextItemWidth(8 * em);
-      int shown = layer_ + 1;
+      int shown = std::clamp(layer_, 0, count - 1) + 1;
       if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }
