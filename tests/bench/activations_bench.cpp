@@ -21,10 +21,13 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,24 +46,64 @@ namespace {
 constexpr std::size_t kSizes[] = {4096, 256 * 1024, 64 * 1024 * 1024};
 constexpr std::size_t kThreadedSizes[] = {256 * 1024, 64 * 1024 * 1024};
 
-// Inputs as a network would see them: mostly N(0, 2), with a few far tails, fixed seed.
-const std::vector<float>& inputs(std::size_t n) {
-  static std::vector<float> x;
-  if (x.size() < n) {
+// Every array a benchmark touches sits at a fixed place within a 4 KB page: inputs at offset 0, dy at 1 KB,
+// outputs at 2 KB, the same for every benchmark — ours, the copy and oneDNN's. Left to the heap, the arrays'
+// relative offsets differ between benchmarks and between builds of this program, and so does how often a load
+// 4K-aliases an earlier store (the core sees the same low 12 address bits and waits): two builds that
+// differed only in GELU Lab's kernels measured oneDNN's backward passes 1.5× apart on the Xeon of 2026-11-26.
+enum class Place : std::size_t { Input = 0, Dy = 1024, Output = 2048 };
+
+template <class T>
+class Buffer {
+ public:
+  Buffer(std::size_t n, Place place, T fill = T{}) : n_(n) {
+    const std::size_t off = static_cast<std::size_t>(place);
+    const std::size_t bytes = std::max<std::size_t>(4096, (off + n * sizeof(T) + 4095) / 4096 * 4096);
+    base_ = static_cast<unsigned char*>(std::aligned_alloc(4096, bytes));
+    if (!base_) throw std::bad_alloc();
+    data_ = reinterpret_cast<T*>(base_ + off);
+    std::fill(data_, data_ + n, fill);  // touched, as a framework's tensors are
+  }
+  ~Buffer() { std::free(base_); }
+  Buffer(Buffer&& o) noexcept : base_(o.base_), data_(o.data_), n_(o.n_) { o.base_ = nullptr; }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  Buffer& operator=(Buffer&&) = delete;
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  std::size_t size() const { return n_; }
+  operator std::span<T>() { return {data_, n_}; }
+  operator std::span<const T>() const { return {data_, n_}; }
+
+ private:
+  unsigned char* base_ = nullptr;
+  T* data_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+constexpr std::size_t kMaxSize = kSizes[std::size(kSizes) - 1];
+
+// Inputs as a network would see them: mostly N(0, 2), with a few far tails, fixed seed; one array of the
+// largest size, whose prefix the smaller sizes use.
+const Buffer<float>& inputs(std::size_t n) {
+  static const Buffer<float> x = [] {
+    Buffer<float> b(kMaxSize, Place::Input);
     std::mt19937 rng(12345);
     std::normal_distribution<float> d(0.0f, 2.0f);
-    x.resize(n);
-    for (float& v : x) v = d(rng);
-  }
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = d(rng);
+    return b;
+  }();
+  if (n > x.size()) std::abort();
   return x;
 }
-const std::vector<std::uint16_t>& inputs_bf16(std::size_t n) {
-  static std::vector<std::uint16_t> x;
-  if (x.size() < n) {
-    const std::vector<float>& f = inputs(n);
-    x.resize(n);
-    for (std::size_t i = 0; i < n; ++i) x[i] = gelu::bf16::from_float(f[i]);
-  }
+const Buffer<std::uint16_t>& inputs_bf16(std::size_t n) {
+  static const Buffer<std::uint16_t> x = [] {
+    Buffer<std::uint16_t> b(kMaxSize, Place::Input);
+    const Buffer<float>& f = inputs(kMaxSize);
+    for (std::size_t i = 0; i < b.size(); ++i) b.data()[i] = gelu::bf16::from_float(f.data()[i]);
+    return b;
+  }();
+  if (n > x.size()) std::abort();
   return x;
 }
 
@@ -81,7 +124,7 @@ struct Threads {
 void BM_copy(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  std::vector<float> y(n);
+  Buffer<float> y(n, Place::Output);
   float* yp = y.data();
   auto copy = [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) yp[i] = 1.0001f * x[i];
@@ -100,7 +143,7 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
 // exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
 void BM_gelu_streaming(benchmark::State& st, std::size_t n) {
   const float* x = inputs(n).data();
-  std::vector<float> y(n);
+  Buffer<float> y(n, Place::Output);
   for (auto _ : st) {
     gelu::simd::gelu_f32_streaming(x, y.data(), n);
     benchmark::DoNotOptimize(y.data());
@@ -113,10 +156,10 @@ void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, g
                    int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  std::vector<float> y(n);
+  Buffer<float> y(n, Place::Output);
   const gelu::Params p = a->defaults();
   for (auto _ : st) {
-    a->eval(std::span<const float>(x, n), std::span<float>(y), order, &p, path);
+    a->eval(std::span<const float>(x, n), std::span<float>(y.data(), n), order, &p, path);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -127,10 +170,12 @@ void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, g
 void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  std::vector<float> dy(n, 0.5f), dx(n);
+  const Buffer<float> dy(n, Place::Dy, 0.5f);
+  Buffer<float> dx(n, Place::Output);
   const gelu::Params p = a->defaults();
   for (auto _ : st) {
-    gelu::backward(*a, std::span<const float>(x, n), dy, dx, &p);
+    gelu::backward(*a, std::span<const float>(x, n), std::span<const float>(dy.data(), n),
+                   std::span<float>(dx.data(), n), &p);
     benchmark::DoNotOptimize(dx.data());
     benchmark::ClobberMemory();
   }
@@ -140,7 +185,8 @@ void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n,
 void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n, int threads) {
   const Threads t(threads);
   const std::uint16_t* x = inputs_bf16(n).data();
-  std::vector<std::uint16_t> dy(n, gelu::bf16::from_float(0.5f)), y(n);
+  const Buffer<std::uint16_t> dy(n, Place::Dy, gelu::bf16::from_float(0.5f));
+  Buffer<std::uint16_t> y(n, Place::Output);
   auto run = [&](std::size_t b, std::size_t e) {
     if (backward)
       (tanh_form ? gelu::bf16::gelu_tanh_backward : gelu::bf16::gelu_backward)(x + b, dy.data() + b,
@@ -167,8 +213,9 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, 
   dnnl::stream s(eng);
   const auto dt = bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
   const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(n)}, dt, dnnl::memory::format_tag::a);
-  std::vector<float> dy(n, 0.5f), out(n);
-  std::vector<std::uint16_t> dy16(n, gelu::bf16::from_float(0.5f)), out16(n);
+  Buffer<float> dy(bf16 ? 0 : n, Place::Dy, 0.5f), out(bf16 ? 0 : n, Place::Output);
+  Buffer<std::uint16_t> dy16(bf16 ? n : 0, Place::Dy, gelu::bf16::from_float(0.5f)),
+      out16(bf16 ? n : 0, Place::Output);
   void* src_p = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(inputs_bf16(n).data()))
                      : static_cast<void*>(const_cast<float*>(inputs(n).data()));
   dnnl::memory src(md, eng, src_p);
