@@ -44,6 +44,11 @@ if [ -z "$montage" ]; then
   echo "contact_sheet: no ImageMagick montage (apt-get install imagemagick): the shots are in $dir" >&2
   exit 1
 fi
-"$montage" "$dir"/*.png -tile 6x -geometry 320x+4+4 -title "GELU Lab presentation mode, $size, text ${scale}x" \
+# The labels' font by file: ImageMagick's default (Helvetica) needs Ghostscript's fonts, which an install with
+# --no-install-recommends lacks, and montage then drops every label and the title with only a warning.
+font=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf  # fonts-dejavu-core, in dev.sh's run packages
+[ -f "$font" ] || { echo "contact_sheet: $font is missing (apt-get install fonts-dejavu-core)" >&2; exit 1; }
+"$montage" "$dir"/*.png -tile 6x -geometry 320x+4+4 -font "$font" \
+  -title "GELU Lab presentation mode, $size, text ${scale}x" \
   -pointsize 12 -set label "%t" -colors 256 "PNG8:$out"
 echo "contact_sheet: wrote $out"
