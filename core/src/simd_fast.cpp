@@ -7,8 +7,8 @@
 // What an error could be amplified by is carried as an unevaluated float pair: p = a + b·x² (z = x·p; x²
 // split exactly, ph = fma(b, x², ah) and its exact error, see a_plus_g_s_fast), the exponent's reduction
 // (formed from x·ph without rounding z), E's rounding for f', D = 1 + E (Fast2Sum), D² (TwoProd). Each
-// quotient is a faithful one (reciprocal estimate and a Newton step, no vdivps) plus one residual correction,
-// so the result is rounded about once. f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh
+// quotient is a reciprocal estimate and one Newton step that takes the low parts along (no vdivps), so the
+// result is rounded about once. f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh
 // form, z ≈ −1.2785 for the sigmoid form): 1 + wh is exact there, and within 1/32 of the root (in z) the
 // kernel uses δ·P(δ), δ = x − r0 exact, a polynomial fitted per parameter from formulas.hpp.
 //
@@ -304,14 +304,17 @@ GELU_INLINE __m512 divide(Pair n, Pair d) {
   return _mm512_fmadd_ps(res, _mm512_rcp14_ps(d.h), q);
 }
 
-/// n / d to within 0.5 ULP + 2^-27 relative (faithful), for the fast paths' normal d in [1, 2^116]: the
-/// reciprocal estimate (relative error < 2^-14), the quotient from it and one Newton step on the quotient.
-/// Faithful is what the callers need: their residual n − q·d is then exact, and they add it back. Four
-/// pipelined instructions instead of a vdivps, which AVX-512 cores (AMD's and Intel's) run at a fraction of
-/// the rate of an fma.
-GELU_INLINE __m512 faithful_div(__m512 n, __m512 d, __m512 rcp) {
-  const __m512 q0 = _mm512_mul_ps(n, rcp);
-  return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, d, n), rcp, q0);
+/// (nh + nl) / (dh + dl) for the fast paths (normal dh in [1, 2^116], |dl| <= ulp(dh), |nl| <= ulp(nh)) with
+/// one rounding: q0 = nh·r from the reciprocal estimate r (relative error < 2^-14), then one Newton step that
+/// takes the pairs' low parts along, y = q0 + ((nh − q0·dh) + (nl − q0·dl))·r. The step leaves 2^-28 of the
+/// quotient before the final rounding (the square of the estimate's error; the residual's own rounding is
+/// 2^-38), so y is within 1/2 ULP + 2^-28 relative. Five pipelined instructions instead of a vdivps and its
+/// residual correction, which AVX-512 cores (AMD's and Intel's) issue at a fraction of an fma's rate.
+GELU_INLINE __m512 divide_fast(__m512 nh, __m512 nl, __m512 dh, __m512 dl) {
+  const __m512 r = _mm512_rcp14_ps(dh);
+  const __m512 q0 = _mm512_mul_ps(nh, r);
+  const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q0, dh, nh), _mm512_fnmadd_ps(q0, dl, nl));
+  return _mm512_fmadd_ps(res, r, q0);
 }
 
 GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
@@ -401,8 +404,8 @@ GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
 }
 
 /// f where every lane has |x| <= xfast (|z| <= 80) or is NaN: f = x / (1 + E), E = e^−z in [e^-80, e^80]
-/// rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), one faithful division with its
-/// residual fed back. Error: E's rounding (<= 1/2 ULP of f) + the division's (1/2 ULP) + < 2^-28.
+/// rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), the quotient as in divide_fast (x has
+/// no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28) + < 2^-28.
 template <Form kForm, bool kUnit>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
@@ -412,9 +415,8 @@ GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   const __m512 dh = _mm512_add_ps(one, e);
   const __m512 dl = _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
   const __m512 rcp = _mm512_rcp14_ps(dh);
-  const __m512 q = faithful_div(x, dh, rcp);
-  const __m512 res = _mm512_fnmadd_ps(q, dl, _mm512_fnmadd_ps(q, dh, x));  // the inner residual is exact
-  const __m512 y = _mm512_fmadd_ps(res, rcp, q);
+  const __m512 q0 = _mm512_mul_ps(x, rcp);
+  const __m512 y = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, dl, _mm512_fnmadd_ps(q0, dh, x)), rcp, q0);
   return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
 }
 
@@ -433,7 +435,7 @@ GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
 /// w = x·z'(x): f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D². The numerator cancels near the root of f' (E·(1 +
 /// w)
 /// -> −1): there 1 + wh is exact, E = Eh + El and w = wh + wl are pairs, and fma(Eh, 1 + wh, 1) rounds once.
-/// D and D² are exact pairs; one faithful division with its residual fed back. Within the root's
+/// D and D² are exact pairs; divide_fast rounds the quotient once. Within the root's
 /// window the caller substitutes δ·P(δ).
 template <Form kForm, bool kUnit>
 // [SECTION] f′ and its root
@@ -460,10 +462,7 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
       _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh)), el);
   const __m512 d2h = _mm512_mul_ps(dh, dh);
   const __m512 d2l = _mm512_fmadd_ps(_mm512_add_ps(dh, dh), dl, _mm512_fmsub_ps(dh, dh, d2h));
-  const __m512 rcp = _mm512_rcp14_ps(d2h);
-  const __m512 q = faithful_div(nh, d2h, rcp);
-  const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q, d2h, nh), _mm512_fnmadd_ps(q, d2l, nl));
-  const __m512 y = _mm512_fmadd_ps(res, rcp, q);
+  const __m512 y = divide_fast(nh, nl, d2h, d2l);
   return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupD1), 0);
 }
 
