@@ -316,6 +316,12 @@ GELU_INLINE __m512 divide_fast(__m512 nh, __m512 nl, __m512 dh, __m512 dl) {
   const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q0, dh, nh), _mm512_fnmadd_ps(q0, dl, nl));
   return _mm512_fmadd_ps(res, r, q0);
 }
+/// n / (dh + dl) for an n without a low part: the same step, one instruction fewer.
+GELU_INLINE __m512 divide_fast(__m512 n, __m512 dh, __m512 dl) {
+  const __m512 r = _mm512_rcp14_ps(dh);
+  const __m512 q0 = _mm512_mul_ps(n, r);
+  return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, dl, _mm512_fnmadd_ps(q0, dh, n)), r, q0);
+}
 
 GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
   return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(_mm512_set1_epi32(INT32_MIN),
@@ -414,10 +420,7 @@ GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 dh = _mm512_add_ps(one, e);
   const __m512 dl = _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
-  const __m512 rcp = _mm512_rcp14_ps(dh);
-  const __m512 q0 = _mm512_mul_ps(x, rcp);
-  const __m512 y = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, dl, _mm512_fnmadd_ps(q0, dh, x)), rcp, q0);
-  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupF), 0);
+  return _mm512_fixupimm_ps(divide_fast(x, dh, dl), x, _mm512_set1_epi32(kFixupF), 0);
 }
 
 /// Lanes with |x| > lim or NaN: one shift and an unsigned compare of the bit patterns.

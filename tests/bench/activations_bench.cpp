@@ -29,7 +29,6 @@
 #include <random>
 #include <span>
 #include <string>
-#include <vector>
 
 #include "gelu/activation.hpp"
 #include "gelu/kernels.hpp"
@@ -72,8 +71,6 @@ class Buffer {
   T* data() { return data_; }
   const T* data() const { return data_; }
   std::size_t size() const { return n_; }
-  operator std::span<T>() { return {data_, n_}; }
-  operator std::span<const T>() const { return {data_, n_}; }
 
  private:
   unsigned char* base_ = nullptr;

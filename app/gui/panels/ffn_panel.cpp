@@ -503,12 +503,15 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
   ui::mark_plot(id, st);
 }
 
+// The layer asked for is kept as asked and clamped where it is used, to the layers the configuration has:
+// what is saved never depends on whether a snapshot arrived before the app closed.
+int FfnPanel::shown_layer() const {
+  return std::clamp(layer_, 0, static_cast<int>(cfg_.widths.size()) - 1);
+}
+
 void FfnPanel::layer_plot(ImVec2 size) {
   const int nets = snap_.ab ? 2 : 1;
-  // The layer asked for (a session's, a lesson's) is kept as asked and clamped where it is used, to the
-  // layers the configuration has: what is saved never depends on whether a snapshot arrived before the app
-  // closed.
-  const int layer = std::clamp(layer_, 0, static_cast<int>(cfg_.widths.size()) - 1);
+  const int layer = shown_layer();
   char xl[96];
   std::snprintf(xl, sizeof xl, "activation value in hidden layer %d (latest minibatch)", layer + 1);
   // Both nets' histograms as densities on one axis: step outlines (two points per bin).
@@ -638,7 +641,7 @@ void FfnPanel::drawContent() {
     const int count = static_cast<int>(cfg_.widths.size());
     if (count > 1) {
       ImGui::SetNextItemWidth(8 * em);
-      int shown = std::clamp(layer_, 0, count - 1) + 1;
+      int shown = shown_layer() + 1;
       if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }

@@ -68,7 +68,8 @@ class FfnPanel : public Panel {
   plot::PlotState loss_, layers_;
   std::vector<std::vector<double>> train_x_, train_y_, test_x_, test_y_;  // per class
   std::array<std::vector<double>, 2> hist_x_, hist_y_;
-  int layer_ = 0;
+  int layer_ = 0;  // as asked (a session's, a lesson's); shown_layer() clamps it to the configured layers
+  int shown_layer() const;
   std::uint64_t layers_version_ = 0;
 };
 
