@@ -329,11 +329,13 @@ GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
                                                        0xCA));  // A ? B : C
 }
 
-/// f for any input (the general path: e scaled after the division, so subnormal results round once).
-template <Form kForm>
 // [SECTION] f: the general and the fast path
 
-GELU_INLINE __m512 f16_general(__m512 x, const Regs& r) {
+/// f for any input (the general path: e scaled after the division, so subnormal results round once). Out of
+/// line: the vectors that need it are rare, and inlined into the loops it kept GCC from inlining the fast
+/// path (the tanh form's f' ran as a call per vector, its constants reloaded from memory each time).
+template <Form kForm>
+GELU_COLD __m512 f16_general(__m512 x, const Regs& r) {
   const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);  // −min(|x|, tmax); NaN stays NaN
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   Pair u, wn;
@@ -354,10 +356,10 @@ GELU_INLINE __m512 f16_general(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
 }
 
-/// vfixupimmps tables (4 bits per input class: QNaN, SNaN, ±0, +1, −inf, +inf, negative, positive): token 0
-/// keeps the computed value, 1 passes x through, 7 is −0, 10 is +1.
-constexpr int kFixupF = 0x00170111;   // NaN -> x, ±0 -> x, −inf -> −0, +inf -> x
-constexpr int kFixupD1 = 0x00A70011;  // NaN -> x, −inf -> −0, +inf -> 1
+/// vfixupimmps table (4 bits per input class: QNaN, SNaN, ±0, +1, −inf, +inf, negative, positive): token 0
+/// keeps the computed value, 1 passes x through, 7 is −0. In f16_fast only ±0 can occur of these (x/D would
+/// give +0 for −0).
+constexpr int kFixupF = 0x00170111;  // NaN -> x, ±0 -> x, −inf -> −0, +inf -> x
 
 /// e^−z for z = x·p in [−80, 80] (p = ph + pl > 0), unrounded: scaled·(1 + q). The reduction r = −z −
 /// n·ln2/32 is formed without z itself (fnmadd(x, ph, −n·ln2hi) has an exact product and a small result); e =
@@ -409,9 +411,10 @@ GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   }
 }
 
-/// f where every lane has |x| <= xfast (|z| <= 80) or is NaN: f = x / (1 + E), E = e^−z in [e^-80, e^80]
-/// rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), the quotient as in divide_fast (x has
-/// no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28) + < 2^-28.
+/// f where every lane has |x| <= xfast (|z| <= 80; NaN and ±inf are beyond): f = x / (1 + E), E = e^−z in
+/// [e^-80, e^80] rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), the quotient as in
+/// divide_fast (x has no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28)
+/// + < 2^-28.
 template <Form kForm, bool kUnit>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
@@ -434,15 +437,15 @@ GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
   return f16_fast<kForm, kUnit>(x, r);
 }
 
-/// f' where every lane has |x| <= xfast_d1 (|z| <= 40) or is NaN. With E = e^−z (signed z), D = 1 + E and
-/// w = x·z'(x): f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D². The numerator cancels near the root of f' (E·(1 +
-/// w)
-/// -> −1): there 1 + wh is exact, E = Eh + El and w = wh + wl are pairs, and fma(Eh, 1 + wh, 1) rounds once.
-/// D and D² are exact pairs; divide_fast rounds the quotient once. Within the root's
-/// window the caller substitutes δ·P(δ).
-template <Form kForm, bool kUnit>
 // [SECTION] f′ and its root
 
+/// f' where every lane has |x| <= xfast_d1 (|z| <= 40; NaN and ±inf are beyond it and take d1_general). With
+/// E = e^−z (signed z), D = 1 + E and w = x·z'(x): f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D². The numerator
+/// cancels near the root of f' (E·(1 + w) -> −1): there 1 + wh is exact, E = Eh + El and w = wh + wl are
+/// pairs, and fma(Eh, 1 + wh, 1) rounds once. D and D² are exact pairs; divide_fast rounds the quotient once.
+/// Within the root's window the caller substitutes δ·P(δ). f'(±0) = 1/2 comes out of the formula, so no
+/// fix-up.
+template <Form kForm, bool kUnit>
 GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
   const Pair p = slope<kForm>(x, r, sh, sl);
@@ -465,8 +468,7 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
       _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh)), el);
   const __m512 d2h = _mm512_mul_ps(dh, dh);
   const __m512 d2l = _mm512_fmadd_ps(_mm512_add_ps(dh, dh), dl, _mm512_fmsub_ps(dh, dh, d2h));
-  const __m512 y = divide_fast(nh, nl, d2h, d2l);
-  return _mm512_fixupimm_ps(y, x, _mm512_set1_epi32(kFixupD1), 0);
+  return divide_fast(nh, nl, d2h, d2l);
 }
 
 /// δ·P(δ) in the lanes within the window around the root of f', δ = (x − r0h) − r0l with x − r0h exact.
@@ -481,9 +483,9 @@ GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
   return _mm512_mask_mov_ps(y, near, _mm512_fmsub_ps(dhi, poly, _mm512_mul_ps(r.r0l, poly)));
 }
 
-/// f' for any input (the general path: e scaled after the division).
+/// f' for any input (the general path: e scaled after the division). Out of line, as f16_general.
 template <Form kForm>
-GELU_INLINE __m512 d1_general(__m512 x, const Regs& r) {
+GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
   const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   Pair u, wn;
@@ -520,9 +522,9 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
   return near_root(x, d1_fast<kForm, kUnit>(x, r), r);
 }
 
-template <Form kForm>
 // [SECTION] Loops and entry points
 
+template <Form kForm>
 void run_f(const float* x, float* y, std::size_t n, double param) {
   const Regs r(consts(kForm, param));
   if (kForm == Form::Sigmoid && param == 1.0)

@@ -19,6 +19,8 @@
 #include <cstdint>
 
 #define GELU_INLINE inline __attribute__((always_inline))
+// A rarely taken path kept out of the hot loops (its vectors pass in registers).
+#define GELU_COLD __attribute__((noinline, cold))
 
 namespace gelu::simd {
 
