@@ -3,9 +3,14 @@
 //
 //   A float result within E float ULPs of the exact value rounds to the same bf16 as the exact value unless a
 //   bf16 rounding boundary (a float whose low 16 bits are 0x8000) lies within E ULPs of it. Lanes whose low
-//   16 bits are within kGuard of 0x8000 are therefore recomputed from the double reference and rounded once,
-//   from double, to bf16 (bf16_from_double); with kGuard = 8 that is ~0.03 % of lanes. E is at most 2 ULP for
-//   the kernels used here (exhaustive float sweeps), 2.5 for dy·f'; the bf16 test checks all 65,536 inputs.
+//   16 bits lie within 8 below or 7 above 0x8000 are therefore recomputed from the double reference and
+//   rounded once, from double, to bf16 (bf16_from_double): ~0.02 % of lanes. E is at most 2 ULP for the
+//   kernels used here (exhaustive float sweeps), 2.5 for dy·f'; the bf16 test checks all 65,536 inputs.
+//
+// The main loop widens 32 bf16 values from one 64-byte load: the even-indexed ones are the low halves of the
+// 32-bit lanes (a shift moves them up), the odd-indexed ones the high halves (a mask clears the low half).
+// The two float vectors are evaluated and the bf16 results interleaved again (vpermw after vcvtne2ps2bf16,
+// or for free in the integer rounding). A block with a lane to fix is evaluated again in index order.
 //
 // vcvtne2ps2bf16 (AVX512_BF16) rounds to nearest even but flushes subnormal results to zero, so a vector with
 // a subnormal result takes the integer rounding below instead; without AVX512_BF16 the integer rounding is
@@ -23,10 +28,9 @@
 #include <cstring>
 
 #include "simd_kernels.hpp"
+#include "simd_loop.hpp"
 
 namespace gelu::simd {
-
-inline constexpr int kBf16Guard = 8;
 
 /// bf16 → float for 16 lanes (exact).
 inline __attribute__((always_inline)) __m512 bf16_load16(const std::uint16_t* p) {
@@ -36,21 +40,36 @@ inline __attribute__((always_inline)) __m512 bf16_load16(const std::uint16_t* p)
 inline __attribute__((always_inline)) __m512 bf16_load16_masked(const std::uint16_t* p, __mmask16 m) {
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
 }
+/// 32 bf16 values -> the even-indexed and the odd-indexed ones as floats (exact).
+inline __attribute__((always_inline)) void bf16_load32_split(const std::uint16_t* p, __m512& even,
+                                                             __m512& odd) {
+  const __m512i raw = _mm512_loadu_si512(p);
+  even = _mm512_castsi512_ps(_mm512_slli_epi32(raw, 16));
+  odd = _mm512_castsi512_ps(_mm512_and_si512(raw, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
+}
 
-/// Lanes whose float value lies within kBf16Guard ULPs of a bf16 rounding boundary.
+/// Lanes whose float value lies within the guard of a bf16 rounding boundary: low 16 bits in [0x8000 − 8,
+/// 0x8000 + 7], that is (low + 0x8008) mod 2^16 in [0, 15]: one add and one test (the bits above 15 are not
+/// tested).
 inline __attribute__((always_inline)) __mmask16 bf16_near_boundary(__m512 v) {
-  const __m512i low = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0xFFFF));
-  return _mm512_cmple_epu32_mask(_mm512_sub_epi32(low, _mm512_set1_epi32(0x8000 - kBf16Guard)),
-                                 _mm512_set1_epi32(2 * kBf16Guard));
+  const __m512i t = _mm512_add_epi32(_mm512_castps_si512(v), _mm512_set1_epi32(0x8008));
+  return _mm512_testn_epi32_mask(t, _mm512_set1_epi32(0xFFF0));
 }
 
 /// Round to nearest even in integer arithmetic (correct for subnormals; NaN inputs here are bf16 NaNs, whose
-/// low bits are zero, so they stay NaN).
-inline __attribute__((always_inline)) __m256i bf16_round_int(__m512 v) {
+/// low bits are zero, so they stay NaN): the float's bits with the bf16 value in the high 16 bits.
+inline __attribute__((always_inline)) __m512i bf16_round_bits(__m512 v) {
   const __m512i b = _mm512_castps_si512(v);
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, 16), _mm512_set1_epi32(1));
-  const __m512i r = _mm512_add_epi32(b, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
-  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(r, 16));
+  return _mm512_add_epi32(b, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF)));
+}
+inline __attribute__((always_inline)) __m256i bf16_round_int(__m512 v) {
+  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(bf16_round_bits(v), 16));
+}
+/// 32 bf16 results, interleaved back from the even- and the odd-indexed halves (integer rounding).
+inline __attribute__((always_inline)) __m512i bf16_round_int_interleaved(__m512 even, __m512 odd) {
+  return _mm512_ternarylogic_epi32(_mm512_srli_epi32(bf16_round_bits(even), 16), bf16_round_bits(odd),
+                                   _mm512_set1_epi32(static_cast<int>(0xFFFF0000u)), 0xF8);  // A | (B & C)
 }
 
 /// y = op(x) (or dx = dy·f'(x)) over bf16 arrays. `k` computes f or f' for 16 float lanes; `ref(x, dy)` the
@@ -99,27 +118,56 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
       fix(i, near, v, out);
     _mm256_mask_storeu_epi16(y + i, m, _mm256_load_si256(reinterpret_cast<const __m256i*>(out)));
   };
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512 a = eval(bf16_load16(x + i), i, 0xFFFF);
-    const __mmask16 lost_a = lost;
-    const __m512 b = eval(bf16_load16(x + i + 16), i + 16, 0xFFFF);
-    const __mmask16 lost_b = lost;
-    const __mmask16 near_a = bf16_near_boundary(a) | lost_a, near_b = bf16_near_boundary(b) | lost_b;
-    bool plain = !(near_a | near_b);
+  // out[k] = packed[k/2] (k even) or packed[16 + k/2] (k odd), packed = [even results, odd results].
+  alignas(64) static constexpr std::uint16_t kInterleave[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
+                                                                21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
+                                                                11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  const __m512i interleave = _mm512_load_si512(kInterleave);
+  (void)interleave;
+  auto block = [&](std::size_t i) __attribute__((always_inline)) {
+    __m512 xe, xo;
+    bf16_load32_split(x + i, xe, xo);
+    __m512 a = k(xe), b = k(xo);
+    __mmask16 lost_ab = 0;
+    if constexpr (kOp == Bf16Op::Backward) {
+      __m512 ge, go;
+      bf16_load32_split(dy + i, ge, go);
+      const __m512 zero = _mm512_setzero_ps();
+      lost_ab = (_mm512_fpclass_ps_mask(a, 0x06 | 0x20) & _mm512_cmp_ps_mask(ge, zero, _CMP_NEQ_OQ)) |
+                (_mm512_fpclass_ps_mask(b, 0x06 | 0x20) & _mm512_cmp_ps_mask(go, zero, _CMP_NEQ_OQ));
+      a = _mm512_mul_ps(ge, a);
+      b = _mm512_mul_ps(go, b);
+    }
+    bool plain = !(bf16_near_boundary(a) | bf16_near_boundary(b) | lost_ab);
     if constexpr (kBf16Insn)
       plain = plain && !(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));
     if (plain) [[likely]] {
-      if constexpr (kBf16Insn) {
-        _mm512_storeu_si512(y + i, (__m512i)_mm512_cvtne2ps_pbh(b, a));
-      } else {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i), bf16_round_int(a));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(y + i + 16), bf16_round_int(b));
-      }
+      if constexpr (kBf16Insn)
+        _mm512_storeu_si512(y + i, _mm512_permutexvar_epi16(interleave, (__m512i)_mm512_cvtne2ps_pbh(b, a)));
+      else
+        _mm512_storeu_si512(y + i, bf16_round_int_interleaved(a, b));
     } else {
-      store16(i, a, 0xFFFF, lost_a);
-      store16(i + 16, b, 0xFFFF, lost_b);
+      // A lane to fix (about one block in 200): the block again in index order, lane by lane where needed.
+      const __m512 a2 = eval(bf16_load16(x + i), i, 0xFFFF);
+      const __mmask16 lost_a = lost;
+      const __m512 b2 = eval(bf16_load16(x + i + 16), i + 16, 0xFFFF);
+      const __mmask16 lost_b = lost;
+      store16(i, a2, 0xFFFF, lost_a);
+      store16(i + 16, b2, 0xFFFF, lost_b);
     }
+  };
+  // Arrays beyond the caches: the inputs prefetched 4 KB ahead, as in run_f32.
+  std::size_t i = 0;
+  constexpr std::size_t ahead = kPrefetchBytes / sizeof(std::uint16_t);
+  if (n * sizeof(std::uint16_t) >= kPrefetchMinBytes) {
+    for (; i + 32 <= n; i += 32) {
+      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead), _MM_HINT_T0);
+      if constexpr (kOp == Bf16Op::Backward)
+        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead), _MM_HINT_T0);
+      block(i);
+    }
+  } else {
+    for (; i + 32 <= n; i += 32) block(i);
   }
   for (; i < n; i += 16) {
     const std::size_t left = n - i;
