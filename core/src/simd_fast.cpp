@@ -462,7 +462,8 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 a = _mm512_add_ps(one, w.h);  // exact where it matters (w ≈ −1.28)
   const __m512 nh = _mm512_fmadd_ps(eh, a, one);
-  const __m512 nl = _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
+  // (SiLU's w has no low part; fma(eh, 0, ·) is not folded away, since eh·0 could be NaN for the compiler.)
+  const __m512 nl = kUnit ? _mm512_mul_ps(el, a) : _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
   const __m512 dh = _mm512_add_ps(one, eh);
   const __m512 dl =
       _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh)), el);
