@@ -472,16 +472,21 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   return divide_fast(nh, nl, d2h, d2l);
 }
 
-/// δ·P(δ) in the lanes within the window around the root of f', δ = (x − r0h) − r0l with x − r0h exact.
-GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
-  const __mmask16 near =
-      _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x, r.win_lo, _CMP_GE_OQ), x, r.win_hi, _CMP_LE_OQ);
-  if (!near) return y;
+/// The lanes within the window around the root of f' (two compares).
+GELU_INLINE __mmask16 root_window(__m512 x, const Regs& r) {
+  return _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(x, r.win_lo, _CMP_GE_OQ), x, r.win_hi, _CMP_LE_OQ);
+}
+/// δ·P(δ) in the lanes `near`, δ = (x − r0h) − r0l with x − r0h exact.
+GELU_INLINE __m512 root_poly(__m512 x, __m512 y, __mmask16 near, const Regs& r) {
   const __m512 dhi = _mm512_sub_ps(x, r.r0h);
   const __m512 delta = _mm512_sub_ps(dhi, r.r0l);
   __m512 poly = r.rc[kDegRoot];
   for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, r.rc[i]);
   return _mm512_mask_mov_ps(y, near, _mm512_fmsub_ps(dhi, poly, _mm512_mul_ps(r.r0l, poly)));
+}
+GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
+  const __mmask16 near = root_window(x, r);
+  return near ? root_poly(x, y, near, r) : y;
 }
 
 /// f' for any input (the general path: e scaled after the division). Out of line, as f16_general.
@@ -519,8 +524,13 @@ GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
 
 template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
-  if (beyond(x, r.xfast_d1_2)) return d1_general<kForm>(x, r);
-  return near_root(x, d1_fast<kForm, kUnit>(x, r), r);
+  // One branch for both rare cases (a lane beyond the fast range, a lane near the root).
+  const __mmask16 far = beyond(x, r.xfast_d1_2), near = root_window(x, r);
+  const __m512 y = d1_fast<kForm, kUnit>(x, r);
+  if (!(far | near)) [[likely]]
+    return y;
+  if (far) return d1_general<kForm>(x, r);
+  return root_poly(x, y, near, r);
 }
 
 // [SECTION] Loops and entry points
