@@ -387,13 +387,19 @@ GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
   return _mm512_sub_ps(_mm512_max_ps(_mm512_set1_ps(-0.0f), x), G);  // max(−0, x) keeps gelu(−0) = −0
 }
 
+/// The full float kernel for the rare bf16 vectors with |x| > 12, NaN or ±inf, out of line: inlined, its size
+/// kept GCC 12 from inlining the bf16 kernel into the loop (a call per vector).
+GELU_COLD __m512 gelu16_rare(__m512 x, const Regs& r) {
+  return gelu16(x, r);
+}
+
 template <bool kBf16Insn>
 void gelu_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n) {
   const Regs r(tables());
   const BfRegs rb(tables());
-  auto f = [&](__m512 v) {
-    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(kBfTMax), _CMP_NLE_UQ)) return gelu16(v, r);
+  auto f = [&](__m512 v) __attribute__((always_inline)) {
+    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(kBfTMax), _CMP_NLE_UQ)) return gelu16_rare(v, r);
     return gelu16_bf(v, rb);
   };
   auto d1 = [&](__m512 v) { return gelu_d1_16(v, r); };
