@@ -77,7 +77,8 @@ def ratios(title, rows):
 
 ctx = data.get("context", {})
 print(f"Command: `{command}`")
-print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
+print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not recorded')}, "
+      f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
       f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}; "
       f"load average at start: {ctx.get('load_avg', '?')}")
 print()

@@ -176,6 +176,7 @@ int run_bench(Args& args) {
     json::Builder w;
     w.begin_object();
     w.key("gpu_device").value(device);
+    w.key("cpu_model").value(gelu::bench::cpu_model());
     w.key("reps").value(reps);
     w.key("cpu_threads").value(threads_used);
     w.key("cpu_path").value(paths.size() == 2 ? "both" : (paths[0] == Path::Fast ? "fast" : "accurate"));
@@ -200,6 +201,7 @@ int run_bench(Args& args) {
   }
   if (want_gpu) std::printf("GPU: %s\n", device.c_str());
   if (want_cpu) {
+    std::printf("CPU model: %s\n", gelu::bench::cpu_model().c_str());
     std::printf("CPU: %s kernels, %d thread%s",
                 paths.size() == 2 ? "fast and accurate" : (paths[0] == Path::Fast ? "fast" : "accurate"),
                 threads_used, threads_used == 1 ? "" : "s");
@@ -229,6 +231,7 @@ GELU_COMMAND(
     "Times y = f(x) over float32 arrays: min, median and max over --reps repetitions (default 10,\n"
     "after one warm-up), in Gelem/s and GB/s (8 bytes per element: one read, one write).\n"
     "The GPU reports end-to-end (upload + dispatch + read-back) and kernel-only (GL timer queries).\n"
+    "The output names the CPU model (/proc/cpuinfo) and the GPU, so a table says where it was measured.\n"
     "  --backend  cpu (default), gpu, or all\n"
     "  --fn       function id, repeatable (default: every registered function)\n"
     "  --size     elements, repeatable, 1 to 268435456 (default: 4096, 262144, 67108864)\n"

@@ -5,6 +5,9 @@
 #include <chrono>
 #include <cstring>
 #include <new>
+#include <string_view>
+
+#include "gelu/fileio.hpp"
 
 namespace gelu::bench {
 
@@ -170,6 +173,41 @@ SweepOutcome sweep(const SweepPlan& plan, std::span<Target* const> targets, cons
         }
   }
   return out;
+}
+
+// [SECTION] The machine
+
+std::string cpu_model(const std::string& cpuinfo) {
+  std::string text;
+  try {
+    text = read_file(cpuinfo, std::size_t{4} << 20);  // /proc/cpuinfo reports size 0; read up to 4 MB
+  } catch (const std::exception& e) {
+    return std::string("unknown CPU (") + e.what() + ")";
+  }
+  std::string model, family, number;
+  std::string_view rest(text);
+  while (!rest.empty()) {
+    const std::size_t end = rest.find('\n');
+    std::string_view line = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    if (line.empty() && !model.empty()) break;  // the end of the first processor's block
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string_view key = line.substr(0, colon), value = line.substr(colon + 1);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t' || value.back() == '\r'))
+      value.remove_suffix(1);
+    if (key == "model name" && model.empty())
+      model = value;
+    else if (key == "cpu family" && family.empty())
+      family = value;
+    else if (key == "model" && number.empty())
+      number = value;
+  }
+  if (model.empty()) return "unknown CPU (" + cpuinfo + " names no model)";
+  if (!family.empty() && !number.empty()) model += " (family " + family + ", model " + number + ")";
+  return model;
 }
 
 }  // namespace gelu::bench

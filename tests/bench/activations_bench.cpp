@@ -31,6 +31,7 @@
 #include <string>
 
 #include "gelu/activation.hpp"
+#include "gelu/bench.hpp"
 #include "gelu/kernels.hpp"
 #include "simd_kernels.hpp"
 
@@ -332,6 +333,7 @@ int main(int argc, char** argv) {
   omp_set_num_threads(1);
 #endif
   gelu::set_thread_count(1);
+  benchmark::AddCustomContext("cpu_model", gelu::bench::cpu_model());
   benchmark::AddCustomContext("gelu_simd_isa", gelu::simd::isa());
   benchmark::AddCustomContext("gelu_bf16_isa", gelu::bf16::isa());
   benchmark::AddCustomContext("gelu_threads_default", std::to_string(gelu::thread_count()));

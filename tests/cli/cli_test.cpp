@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/bench.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 
@@ -288,6 +289,7 @@ TEST(CliBench, PathAndThreadsSelectTheKernelsTimed) {
   const gelu::json::Value v = gelu::json::parse(r.out);
   EXPECT_EQ(v.at("cpu_threads").as_number(), 1);
   EXPECT_EQ(v.at("cpu_path").as_string(), "both");
+  EXPECT_EQ(v.at("cpu_model").as_string(), gelu::bench::cpu_model());  // the machine the figures came from
   const auto& rows = v.at("results").as_array();
   ASSERT_EQ(rows.size(), 4u);
   int fast = 0, accurate = 0;
@@ -305,6 +307,7 @@ TEST(CliBench, PathAndThreadsSelectTheKernelsTimed) {
       run({"bench", "--fn", "gelu", "--size", "100", "--reps", "1", "--path", "accurate", "--threads", "2"});
   ASSERT_EQ(t.status, 0) << t.err;
   EXPECT_NE(t.out.find("CPU: accurate kernels, 2 threads"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("CPU model: " + gelu::bench::cpu_model() + "\n"), std::string::npos) << t.out;
   // Usage errors name the option.
   const Result bad = run({"bench", "--fn", "gelu", "--path", "quick"});
   EXPECT_EQ(bad.status, 2);

@@ -5,6 +5,7 @@
 //
 // [SECTION] Repetitions
 // [SECTION] The sweep
+// [SECTION] The machine
 #pragma once
 
 #include <cstddef>
@@ -130,5 +131,13 @@ struct SweepOutcome {
 /// For each size (ascending as given): allocates x and y, fills x, then measures every function × order ×
 /// target cell in that order.
 SweepOutcome sweep(const SweepPlan& plan, std::span<Target* const> targets, const SweepCallbacks& cb);
+
+// [SECTION] The machine
+
+/// The CPU model that every table of timings names: the first "model name" of `cpuinfo` (Linux's
+/// /proc/cpuinfo format, "key<TAB>: value" lines) with its "cpu family" and "model" numbers when present,
+/// e.g. "Intel(R) Xeon(R) Processor (family 6, model 207)"; "unknown CPU (<why>)" when the file cannot be
+/// read or names no model. Never throws.
+std::string cpu_model(const std::string& cpuinfo = "/proc/cpuinfo");
 
 }  // namespace gelu::bench
