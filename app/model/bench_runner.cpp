@@ -64,6 +64,7 @@ json::Value bench_json(const BenchSnapshot& s) {
   o["copy_gb_per_s"] = s.copy_gb_per_s;
   o["bytes_per_element"] = static_cast<double>(bench::kBytesPerElement);
   o["gpu"] = s.gpu;
+  o["cpu_model"] = bench::cpu_model();  // every table of timings names its machine
   o["cancelled"] = s.cancelled;
   json::Array rows;
   for (const BenchRow& r : s.rows) {

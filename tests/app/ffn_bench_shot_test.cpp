@@ -13,6 +13,7 @@
 #include <sstream>
 #include <string>
 
+#include "gelu/bench.hpp"
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/network.hpp"  // first: its pragma silences GCC 12's false AVX-512 warnings in Eigen
 #include "gelu/json.hpp"
@@ -150,6 +151,7 @@ TEST(BenchShot, BarHeightsMatchTheExportedMedians) {
   ASSERT_TRUE(img.ok());
   const Value& ex = s.meta.at("export");
   EXPECT_GT(ex.at("copy_gb_per_s").as_number(), 0.1);
+  EXPECT_EQ(ex.at("cpu_model").as_string(), gelu::bench::cpu_model());  // the export names its machine
   const auto& rows = ex.at("results").as_array();
   // 2 functions x 2 sizes x (2 CPU paths + 2 GPU timings when the worker got a GPU context).
   const bool gpu = ex.at("gpu").as_string().find("unavailable") == std::string::npos;
