@@ -81,6 +81,48 @@ print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not 
       f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
       f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}; "
       f"load average at start: {ctx.get('load_avg', '?')}")
+
+# oneDNN is the peer every ratio divides by, so a process where it runs slowly would make GELU Lab look fast.
+# It has happened on the Xeon VM: in some processes oneDNN's gelu_tanh and swish rows and every backward row
+# ran ~2x slower than in all others (its gelu_erf forward rows normal), with the same JIT implementation.
+# Within one normal run its eltwise algorithms agree: forward rows within 1.2x of one another, each backward
+# at most 1.4x its forward (every run of 2026-11-24/26). Larger gaps mark the run as not representative.
+FWD_SPREAD, BWD_OVER_FWD = 1.5, 1.6
+
+
+def peer_check():
+    problems, worst_spread, worst_bwd = [], 1.0, 0.0
+    groups = [["dnnl_gelu_erf", "dnnl_gelu_tanh", "dnnl_swish_1702", "dnnl_swish"],
+              ["dnnl_gelu_erf_bf16", "dnnl_gelu_tanh_bf16"]]
+    for s in sizes:
+        for g in groups:
+            fwd = {a: ns[(a + "/f", s, 1)] for a in g if (a + "/f", s, 1) in ns}
+            if len(fwd) >= 2:
+                hi, lo = max(fwd, key=fwd.get), min(fwd, key=fwd.get)
+                spread = fwd[hi] / fwd[lo]
+                worst_spread = max(worst_spread, spread)
+                if spread > FWD_SPREAD:
+                    problems.append(f"{label.get(s, s)}: oneDNN {hi[5:]} f takes {spread:.2f}x {lo[5:]} f "
+                                    f"({fwd[hi]:.3f} against {fwd[lo]:.3f} ns/element)")
+            for a in g:
+                f, b = (a + "/f", s, 1), (a + "/backward", s, 1)
+                if f in ns and b in ns:
+                    r = ns[b] / ns[f]
+                    worst_bwd = max(worst_bwd, r)
+                    if r > BWD_OVER_FWD:
+                        problems.append(f"{label.get(s, s)}: oneDNN {a[5:]} backward takes {r:.2f}x its forward")
+    if worst_bwd == 0.0 and worst_spread == 1.0:
+        print("Peer check: no oneDNN rows in this run.")
+    elif problems:
+        print("Peer check: FAILED, this run's oneDNN figures are not representative (run it again): "
+              + "; ".join(problems) + ".")
+    else:
+        print(f"Peer check: passed (oneDNN's forward rows within {worst_spread:.2f}x of one another, "
+              f"each backward at most {worst_bwd:.2f}x its forward).")
+    return not problems
+
+
+peer_ok = peer_check()
 print()
 print("Single thread, float32, ns per element (lower is better), medians:")
 print()

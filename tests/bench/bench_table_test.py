@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""tools/bench_table.py's peer check: a run where oneDNN's rows disagree with one another (one algorithm's
+forward much slower than the others, or a backward much slower than its forward) is marked as not
+representative, a consistent run passes, and the tables are printed either way.
+
+usage: bench_table_test.py SOURCE_DIR
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+SOURCE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
+TOOL = os.path.join(SOURCE, "tools", "bench_table.py")
+SIZES = [4096, 262144, 67108864]
+
+
+def run_json(ns):
+    """A Google Benchmark JSON with a median row per (name, size): ns/element as the benchmark reports it."""
+    rows = []
+    for name, per_size in ns.items():
+        for size, v in zip(SIZES, per_size):
+            rows.append({"run_name": f"{name}/{size}/min_time:0.300", "aggregate_name": "median",
+                         "ns_per_elem": v * 1e-9})
+    return {"context": {"host_name": "test", "cpu_model": "Test CPU (family 1, model 2)", "num_cpus": 2,
+                        "mhz_per_cpu": 1000, "gelu_simd_isa": "avx512", "gelu_bf16_isa": "avx512bf16",
+                        "load_avg": [0, 0, 0]},
+            "benchmarks": rows}
+
+
+def table(ns):
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(run_json(ns), f)
+        path = f.name
+    try:
+        out = subprocess.run([sys.executable, TOOL, "--from", path], check=True, capture_output=True,
+                             text=True).stdout
+    finally:
+        os.unlink(path)
+    return out
+
+
+NORMAL = {
+    "copy": [0.03, 0.17, 0.62],
+    "gelu/f": [0.52, 0.52, 0.79], "dnnl_gelu_erf/f": [0.66, 0.60, 0.86],
+    "gelu_tanh/f": [0.51, 0.53, 0.83], "dnnl_gelu_tanh/f": [0.59, 0.52, 0.80],
+    "dnnl_gelu_erf/backward": [0.83, 0.76, 1.13], "dnnl_gelu_tanh/backward": [0.74, 0.68, 1.09],
+    "dnnl_swish_1702/f": [0.59, 0.53, 0.77], "dnnl_swish_1702/backward": [0.71, 0.63, 1.05],
+    "dnnl_swish/f": [0.58, 0.52, 0.78], "dnnl_swish/backward": [0.72, 0.63, 1.05],
+    "dnnl_gelu_erf_bf16/f": [0.81, 0.70, 0.74], "dnnl_gelu_tanh_bf16/f": [0.71, 0.62, 0.65],
+}
+failures = []
+
+
+def check(cond, what, out):
+    if not cond:
+        failures.append(what + "\n" + out)
+
+
+out = table(NORMAL)
+check("Peer check: passed" in out, "a consistent run passes", out)
+check("Test CPU (family 1, model 2)" in out, "the Host line names the CPU model", out)
+check("| gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9) | 0.86 | 1.02 | 1.04 |" in out,
+      "the ratio table is printed", out)
+
+slow_fwd = dict(NORMAL, **{"dnnl_gelu_tanh/f": [1.20, 1.15, 1.30]})
+out = table(slow_fwd)
+check("Peer check: FAILED" in out and "gelu_tanh f takes" in out, "a slow oneDNN forward row is named", out)
+check("| gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9) | 0.43 | 0.46 | 0.64 |" in out,
+      "the tables are still printed for a failed check", out)
+
+slow_bwd = dict(NORMAL, **{"dnnl_gelu_erf/backward": [2.64, 0.76, 1.13]})
+out = table(slow_bwd)
+check("Peer check: FAILED" in out and "4K: oneDNN gelu_erf backward takes 4.00x its forward" in out,
+      "a slow oneDNN backward row is named with its size", out)
+
+no_peer = {k: v for k, v in NORMAL.items() if not k.startswith("dnnl_")}
+out = table(no_peer)
+check("Peer check: no oneDNN rows in this run." in out, "a run without oneDNN says so", out)
+
+for f in failures:
+    print("FAILED:", f, file=sys.stderr)
+print(f"bench_table peer check: 4 scenarios, {len(failures)} failed checks")
+sys.exit(1 if failures else 0)
