@@ -56,6 +56,12 @@ inline __attribute__((always_inline)) __mmask16 bf16_near_boundary(__m512 v) {
   return _mm512_testn_epi32_mask(t, _mm512_set1_epi32(0xFFF0));
 }
 
+/// dy·f': lanes where f' is zero or subnormal in float (it has lost relative precision that a large dy would
+/// bring back into the normal range) and dy is not zero; they go to the double reference.
+inline __attribute__((always_inline)) __mmask16 bf16_lost_lanes(__m512 d1, __m512 dy) {
+  return _mm512_fpclass_ps_mask(d1, 0x06 | 0x20) & _mm512_cmp_ps_mask(dy, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+}
+
 /// Round to nearest even in integer arithmetic (correct for subnormals; NaN inputs here are bf16 NaNs, whose
 /// low bits are zero, so they stay NaN): the float's bits with the bf16 value in the high 16 bits.
 inline __attribute__((always_inline)) __m512i bf16_round_bits(__m512 v) {
@@ -91,14 +97,12 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
       out[l] = bf16_from_double(ref(static_cast<double>(xf), static_cast<double>(df)));
     }
   };
-  // dy·f': where f' is zero or subnormal in float (x < −13 for gelu) it has lost relative precision that a
-  // large dy would bring back into the normal range; those lanes go to the double reference too.
-  __mmask16 lost = 0;
+  __mmask16 lost = 0;  // bf16_lost_lanes of the last eval (x < −13 for gelu)
   auto eval = [&](__m512 xv, std::size_t i, __mmask16 m) {
     __m512 v = k(xv);
     if constexpr (kOp == Bf16Op::Backward) {
       const __m512 g = bf16_load16_masked(dy + i, m);
-      lost = _mm512_fpclass_ps_mask(v, 0x06 | 0x20) & _mm512_cmp_ps_mask(g, _mm512_setzero_ps(), _CMP_NEQ_OQ);
+      lost = bf16_lost_lanes(v, g);
       v = _mm512_mul_ps(g, v);
     }
     return v;
@@ -122,8 +126,7 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   alignas(64) static constexpr std::uint16_t kInterleave[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,
                                                                 21, 6,  22, 7,  23, 8,  24, 9,  25, 10, 26,
                                                                 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
-  const __m512i interleave = _mm512_load_si512(kInterleave);
-  (void)interleave;
+  [[maybe_unused]] const __m512i interleave = _mm512_load_si512(kInterleave);  // kBf16Insn only
   auto block = [&](std::size_t i) __attribute__((always_inline)) {
     __m512 xe, xo;
     bf16_load32_split(x + i, xe, xo);
@@ -132,9 +135,7 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
     if constexpr (kOp == Bf16Op::Backward) {
       __m512 ge, go;
       bf16_load32_split(dy + i, ge, go);
-      const __m512 zero = _mm512_setzero_ps();
-      lost_ab = (_mm512_fpclass_ps_mask(a, 0x06 | 0x20) & _mm512_cmp_ps_mask(ge, zero, _CMP_NEQ_OQ)) |
-                (_mm512_fpclass_ps_mask(b, 0x06 | 0x20) & _mm512_cmp_ps_mask(go, zero, _CMP_NEQ_OQ));
+      lost_ab = bf16_lost_lanes(a, ge) | bf16_lost_lanes(b, go);
       a = _mm512_mul_ps(ge, a);
       b = _mm512_mul_ps(go, b);
     }
