@@ -63,7 +63,12 @@ struct Consts {
   float xfast = 0;           // |x| <= xfast  ->  |z| <= kZFast (the fast path; beyond, the general one)
   float xfast_d1 = 0;        // |x| <= xfast_d1  ->  |z| <= kZFastD1 (the same for f')
   FloatPair r0{};            // root of f'
-  float win = 0;             // half-width of the window around r0 where f' = δ·P(δ)
+  // The fast paths' exponential works on u = z/a (u = x, or x·(1 + c·x²) with c = cc.hi + cc.lo): n =
+  // round(u/L), L = ln2/(32a) = lhi + llo (lhi with 12 significant bits: n·lhi is exact for |n| < 2^12),
+  // r' = u − n·L, and e^(a·r') from the powers a1 = a, a2 = a²/2, a3 = a³/6.
+  FloatPair cc{};
+  float lhi = 0, llo = 0, a1 = 0, a2 = 0, a3 = 0;
+  float win = 0;  // half-width of the window around r0 where f' = δ·P(δ)
   std::array<float, kDegRoot + 1> rc{};
 };
 
@@ -100,6 +105,17 @@ Consts build_consts(Form form, double param) {
     z0_guess = -1.2784645427610738 * 0.95;
   }
   if (static_cast<double>(c.tmax) * slope < kZSat) c.tmax = std::nextafter(c.tmax, INFINITY);
+  {
+    const double a = form == Form::Sigmoid ? param : 2 * F::kSqrt2OverPi.hi + 2 * F::kSqrt2OverPi.lo;
+    if (form == Form::Tanh) c.cc = split(param);
+    const double L = 0.693147180559945309417232121458176568 / (32 * a);
+    const double lhi = std::ldexp(std::nearbyint(std::ldexp(L, 11 - std::ilogb(L))), std::ilogb(L) - 11);
+    c.lhi = static_cast<float>(lhi);
+    c.llo = static_cast<float>(L - lhi);
+    c.a1 = static_cast<float>(a);
+    c.a2 = static_cast<float>(a * a / 2);
+    c.a3 = static_cast<float>(a * a * a / 6);
+  }
   // |x| where |z(x)| = a·x + b·x³ reaches zmax, by bisection in double (z is increasing), rounded down.
   const auto x_at = [&](double zmax) {
     const double a = static_cast<double>(c.a.hi) + static_cast<double>(c.a.lo);
@@ -163,23 +179,6 @@ const Consts& consts(Form form, double param) {
   return e.c;
 }
 
-/// 2^(j/32) as a float and its rounding error relative to it (folded into the polynomial).
-struct ExpTable {
-  alignas(64) float hi[32];
-  alignas(64) float rel[32];
-  ExpTable() {
-    for (int j = 0; j < 32; ++j) {
-      const double v = std::exp2(j / 32.0);
-      hi[j] = static_cast<float>(v);
-      rel[j] = static_cast<float>(v / static_cast<double>(hi[j]) - 1.0);
-    }
-  }
-};
-const ExpTable& exp_table() {
-  static const ExpTable t;
-  return t;
-}
-
 // ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
 constexpr float kLn2Hi = 0x1.63p-6f;
 constexpr float kLn2Lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
@@ -189,13 +188,16 @@ constexpr float kInvLn2x32 = 46.166241308446828f;
 
 /// The constants of one call, in registers.
 struct Regs {
-  Table32 exp_hi, exp_rel;
+  Table32 exp_hs, exp_rel;  // Exp2Table's hi_shifted and rel
   __m512 ah, al, bh, bl, b3h, b3l, tmax, xfast, xfast_d1, r0h, r0l, win_lo, win_hi, neg_slope_scaled;
-  __m512i xfast2, xfast_d1_2;  // bit patterns shifted left by one (see beyond())
+  __m512 neg_b_scaled;  // −b·32/ln2 (the tanh form's k: x·(neg_slope_scaled + neg_b_scaled·x²))
+  __m512 ch, cl, lhi, llo, magic_lhi, a1, a2, a3;  // see Consts
+  __m512i xfast2, xfast_d1_2;                      // bit patterns shifted left by one (see beyond())
+  __m512 xfast_sq, xfast_d1_sq;                    // fl(xfast²), fl(xfast_d1²) (see beyond())
   __m512 rc[kDegRoot + 1];
   explicit Regs(const Consts& c)
-      : exp_hi(exp_table().hi),
-        exp_rel(exp_table().rel),
+      : exp_hs(exp2_table().hi_shifted),
+        exp_rel(exp2_table().rel),
         ah(_mm512_set1_ps(c.a.hi)),
         al(_mm512_set1_ps(c.a.lo)),
         bh(_mm512_set1_ps(c.b.hi)),
@@ -210,8 +212,19 @@ struct Regs {
         win_lo(_mm512_set1_ps(c.r0.hi - c.win)),
         win_hi(_mm512_set1_ps(c.r0.hi + c.win)),
         neg_slope_scaled(_mm512_set1_ps(-c.a.hi * kInvLn2x32)),
+        neg_b_scaled(_mm512_set1_ps(-c.b.hi * kInvLn2x32)),
+        ch(_mm512_set1_ps(c.cc.hi)),
+        cl(_mm512_set1_ps(c.cc.lo)),
+        lhi(_mm512_set1_ps(c.lhi)),
+        llo(_mm512_set1_ps(c.llo)),
+        magic_lhi(_mm512_set1_ps(kMagic * c.lhi)),
+        a1(_mm512_set1_ps(c.a1)),
+        a2(_mm512_set1_ps(c.a2)),
+        a3(_mm512_set1_ps(c.a3)),
         xfast2(_mm512_slli_epi32(_mm512_castps_si512(xfast), 1)),
-        xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)) {
+        xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)),
+        xfast_sq(_mm512_set1_ps(c.xfast * c.xfast)),
+        xfast_d1_sq(_mm512_set1_ps(c.xfast_d1 * c.xfast_d1)) {
     for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
   }
 };
@@ -275,7 +288,7 @@ GELU_INLINE Exp exp_pieces(Pair u, const Regs& t) {
   r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
   Exp e;
-  e.T = t.exp_hi(j);
+  e.T = exp2_unscaled(t.exp_hs(j), j);
   __m512 p = _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
   p = _mm512_fmadd_ps(r, p, _mm512_set1_ps(1.0f));
   e.P = _mm512_fmadd_ps(r, p, t.exp_rel(j));
@@ -316,11 +329,13 @@ GELU_INLINE __m512 divide_fast(__m512 nh, __m512 nl, __m512 dh, __m512 dl) {
   const __m512 res = _mm512_add_ps(_mm512_fnmadd_ps(q0, dh, nh), _mm512_fnmadd_ps(q0, dl, nl));
   return _mm512_fmadd_ps(res, r, q0);
 }
-/// n / (dh + dl) for an n without a low part: the same step, one instruction fewer.
+/// n / (dh + dl) for an n without a low part: the same step, one instruction fewer, with the residual negated
+/// (q0·dh − n + q0·dl, then q0 − that·r: the same bits, as rounding is symmetric) so that n = ±0 gives ±0
+/// (the other order makes −0 + 0 = +0 of −0) and f needs no fix-up for zeros.
 GELU_INLINE __m512 divide_fast(__m512 n, __m512 dh, __m512 dl) {
   const __m512 r = _mm512_rcp14_ps(dh);
   const __m512 q0 = _mm512_mul_ps(n, r);
-  return _mm512_fmadd_ps(_mm512_fnmadd_ps(q0, dl, _mm512_fnmadd_ps(q0, dh, n)), r, q0);
+  return _mm512_fnmadd_ps(_mm512_fmadd_ps(q0, dl, _mm512_fmsub_ps(q0, dh, n)), r, q0);
 }
 
 GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
@@ -356,11 +371,6 @@ GELU_COLD __m512 f16_general(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
 }
 
-/// vfixupimmps table (4 bits per input class: QNaN, SNaN, ±0, +1, −inf, +inf, negative, positive): token 0
-/// keeps the computed value, 1 passes x through, 7 is −0. In f16_fast only ±0 can occur of these (x/D would
-/// give +0 for −0).
-constexpr int kFixupF = 0x00170111;  // NaN -> x, ±0 -> x, −inf -> −0, +inf -> x
-
 /// e^−z for z = x·p in [−80, 80] (p = ph + pl > 0), unrounded: scaled·(1 + q). The reduction r = −z −
 /// n·ln2/32 is formed without z itself (fnmadd(x, ph, −n·ln2hi) has an exact product and a small result); e =
 /// 2^m·T_j·(1 + P(r)) with 2^m added to T's exponent field (k holds n = 32m + j in its low mantissa bits);
@@ -369,71 +379,96 @@ struct ExpZ {
   __m512 scaled, q;
 };
 /// kUnit: the sigmoid form with slope exactly 1 (SiLU): z = x, no products.
+/// e^−z for the fast paths, z = a·u with u = x (the sigmoid form) or x·(pu.h + pu.l), pu = 1 + c·x² (the tanh
+/// form; sh = fl(x²)). n = round(−u/L) from any rounding of −z·32/ln2 (the tanh form's from x·(a' + b'·x²)
+/// with the constants prescaled, beside pu's chain rather than after it: these kernels run short of scheduler
+/// entries before ports, so the chain's length counts); −n·lhi straight from k (−k·lhi + magic·lhi is exact
+/// inside the fma and a float); r' = −u − n·L (for u = x the first step is exact, Sterbenz); then
+/// e^(a·r')·(1 + rel) − 1 = a·r' + rel + (a·r')²·(1/2 + a·r'/6) with a's powers prescaled (|a·r'| <= ln2/64:
+/// truncation < 2^-30.7; a's rounding adds < 2^-30.5). One instruction fewer than reducing a·u (the sigmoid
+/// form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit (SiLU, a = 1): the same
+/// with compile-time constants (fewer registers held).
 template <Form kForm, bool kUnit = false>
-GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair p, const Regs& t) {
-  // n = round(−z·32/ln2); any rounding of the product is fine (r below is exact relative to n).
-  const __m512 k =
-      kForm == Form::Sigmoid
-          ? _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic))
-          : _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 r;
-  if constexpr (kUnit) {
-    (void)p;
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), x));
+GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
+  __m512 k;
+  if constexpr (kForm == Form::Sigmoid) {
+    (void)sh, (void)pu;
+    k = _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic));
   } else {
-    r = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
-    r = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r));
+    k = _mm512_fmadd_ps(x, _mm512_fmadd_ps(t.neg_b_scaled, sh, t.neg_slope_scaled), _mm512_set1_ps(kMagic));
   }
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  if constexpr (kUnit) {
+    const __m512 r =
+        _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), x));
+    const __m512i kb = _mm512_castps_si512(k);
+    const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
+                                     _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)),
+                                     _mm512_add_ps(r, t.exp_rel(kb)));
+    return {exp2_scaled(t.exp_hs(kb), kb), q};
+  }
+  const __m512 nl = _mm512_fnmadd_ps(k, t.lhi, t.magic_lhi);  // −n·lhi
+  __m512 r;
+  if constexpr (kForm == Form::Sigmoid)
+    r = _mm512_sub_ps(nl, x);
+  else
+    r = _mm512_fnmadd_ps(x, pu.l, _mm512_fnmadd_ps(x, pu.h, nl));
+  r = _mm512_fnmadd_ps(n, t.llo, r);
   const __m512i kb = _mm512_castps_si512(k);
-  const __m512 T = t.exp_hi(kb);
-  // bits 5.. of n (= m) into the exponent field; the low bits of the magic constant vanish there.
-  const __m512 scaled = _mm512_castsi512_ps(
-      _mm512_add_epi32(_mm512_castps_si512(T),
-                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
-  // e^r·(1 + rel) − 1 = r + rel + r²·(1/2 + r/6) (|r| <= ln2/64: truncation < 2^-30.7)
-  const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r),
-                                   _mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)),
-                                   _mm512_add_ps(r, t.exp_rel(kb)));
+  const __m512 scaled = exp2_scaled(t.exp_hs(kb), kb);
+  const __m512 q = _mm512_fmadd_ps(_mm512_mul_ps(r, r), _mm512_fmadd_ps(r, t.a3, t.a2),
+                                   _mm512_fmadd_ps(r, t.a1, t.exp_rel(kb)));
   return {scaled, q};
 }
 
-/// p(x²) = a + b·x² as a pair (a for the sigmoid form), and x² split exactly.
+/// pu = 1 + c·x² as a pair for the tanh form (1 − ph is exact for ph in [1, 2^24)), and x² split exactly.
 template <Form kForm>
-GELU_INLINE Pair slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
+GELU_INLINE Pair unit_slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   if constexpr (kForm == Form::Sigmoid) {
-    (void)x, (void)sh, (void)sl;
-    return {t.ah, t.al};
+    (void)x, (void)t, (void)sh, (void)sl;
+    return {_mm512_setzero_ps(), _mm512_setzero_ps()};
   } else {
     sh = _mm512_mul_ps(x, x);
     sl = _mm512_fmsub_ps(x, x, sh);
-    return a_plus_g_s_fast(t.ah, t.al, t.bh, t.bl, sh, sl);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 h = _mm512_fmadd_ps(t.ch, sh, one);
+    const __m512 e = _mm512_fmadd_ps(t.ch, sh, _mm512_sub_ps(one, h));
+    return {h, _mm512_fmadd_ps(t.ch, sl, _mm512_fmadd_ps(t.cl, sh, e))};
   }
 }
 
 /// f where every lane has |x| <= xfast (|z| <= 80; NaN and ±inf are beyond): f = x / (1 + E), E = e^−z in
 /// [e^-80, e^80] rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), the quotient as in
 /// divide_fast (x has no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28)
-/// + < 2^-28.
+/// + < 2^-28. f(±0) = ±0 comes out of divide_fast; NaN and ±inf never reach this path.
 template <Form kForm, bool kUnit>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
-  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, slope<kForm>(x, r, sh, sl), r);
+  const Pair pu = unit_slope<kForm>(x, r, sh, sl);  // (before sh is read)
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, pu, sh, r);
   const __m512 e = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 dh = _mm512_add_ps(one, e);
   const __m512 dl = _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
-  return _mm512_fixupimm_ps(divide_fast(x, dh, dl), x, _mm512_set1_epi32(kFixupF), 0);
+  return divide_fast(x, dh, dl);
 }
 
-/// Lanes with |x| > lim or NaN: one shift and an unsigned compare of the bit patterns.
-GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2) {
-  return _mm512_cmpgt_epu32_mask(_mm512_slli_epi32(_mm512_castps_si512(x), 1), lim2);
+/// Lanes with |x| > lim or NaN (or ±inf), lim2 being lim's bit pattern shifted left by one and limsq
+/// fl(lim²). The tanh form squares x anyway: one compare of x² against fl(lim²), unordered counting as beyond
+/// (a float x with fl(x²) <= fl(lim²) is at most two ULPs above lim, well inside the fast paths' margins: |z|
+/// <= 80 of the ~87 where e^−z stays normal, 40 of the 44 where D² stays finite, a + 3b·x² < 15.5 of 16). The
+/// sigmoid form: one shift and an unsigned compare of the bit patterns.
+template <Form kForm>
+GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2, __m512 limsq) {
+  if constexpr (kForm == Form::Tanh)
+    return _mm512_cmp_ps_mask(_mm512_mul_ps(x, x), limsq, _CMP_NLE_UQ);
+  else
+    return _mm512_cmpgt_epu32_mask(_mm512_slli_epi32(_mm512_castps_si512(x), 1), lim2);
 }
 
 template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
-  if (beyond(x, r.xfast2)) return f16_general<kForm>(x, r);
+  if (beyond<kForm>(x, r.xfast2, r.xfast_sq)) return f16_general<kForm>(x, r);
   return f16_fast<kForm, kUnit>(x, r);
 }
 
@@ -448,27 +483,29 @@ GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
 template <Form kForm, bool kUnit>
 GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
-  const Pair p = slope<kForm>(x, r, sh, sl);
-  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, p, r);
-  const __m512 eh = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
-  const __m512 el = _mm512_fmadd_ps(ez.scaled, ez.q, _mm512_sub_ps(ez.scaled, eh));  // Sterbenz: exact
-  Pair w;  // x·z'(x): z' = p for the sigmoid form, a + 3b·x² for the tanh form
+  const Pair pu = unit_slope<kForm>(x, r, sh, sl);  // (before sh is read)
+  const ExpZ ez = exp_neg_z<kForm, kUnit>(x, pu, sh, r);
+  Pair w;  // x·z'(x): z' = a for the sigmoid form, a + 3b·x² for the tanh form
   if constexpr (kUnit)
     w = {x, _mm512_setzero_ps()};
   else if constexpr (kForm == Form::Sigmoid)
-    w = times(x, p);
+    w = times(x, {r.ah, r.al});
   else
     w = times(x, a_plus_g_s_fast(r.ah, r.al, r.b3h, r.b3l, sh, sl));
+  const __m512 eh = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
+  const __m512 el = _mm512_fmadd_ps(ez.scaled, ez.q, _mm512_sub_ps(ez.scaled, eh));  // Sterbenz: exact
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 a = _mm512_add_ps(one, w.h);  // exact where it matters (w ≈ −1.28)
   const __m512 nh = _mm512_fmadd_ps(eh, a, one);
   // (SiLU's w has no low part; fma(eh, 0, ·) is not folded away, since eh·0 could be NaN for the compiler.)
   const __m512 nl = kUnit ? _mm512_mul_ps(el, a) : _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
   const __m512 dh = _mm512_add_ps(one, eh);
-  const __m512 dl =
-      _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh)), el);
+  const __m512 dx =
+      _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh));  // exact
+  // D² = d2h + 2dh·(dx + el) + err(dh²), el taken in its own fma beside dx's chain.
   const __m512 d2h = _mm512_mul_ps(dh, dh);
-  const __m512 d2l = _mm512_fmadd_ps(_mm512_add_ps(dh, dh), dl, _mm512_fmsub_ps(dh, dh, d2h));
+  const __m512 dh2 = _mm512_add_ps(dh, dh);
+  const __m512 d2l = _mm512_fmadd_ps(dh2, dx, _mm512_fmadd_ps(dh2, el, _mm512_fmsub_ps(dh, dh, d2h)));
   return divide_fast(nh, nl, d2h, d2l);
 }
 
@@ -525,9 +562,9 @@ GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
 template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
   // One branch for both rare cases (a lane beyond the fast range, a lane near the root).
-  const __mmask16 far = beyond(x, r.xfast_d1_2), near = root_window(x, r);
+  const __mmask16 far = beyond<kForm>(x, r.xfast_d1_2, r.xfast_d1_sq), near = root_window(x, r);
   const __m512 y = d1_fast<kForm, kUnit>(x, r);
-  if (!(far | near)) [[likely]]
+  if (_kortestz_mask16_u8(far, near)) [[likely]]  // (not !(far | near): GCC moves both masks out, 2 kmovw)
     return y;
   if (far) return d1_general<kForm>(x, r);
   return root_poly(x, y, near, r);
@@ -600,9 +637,7 @@ GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
   __m512 rr = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
   rr = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr));
   const __m512i kb = _mm512_castps_si512(k);
-  const __m512 scaled = _mm512_castsi512_ps(
-      _mm512_add_epi32(_mm512_castps_si512(r.exp_hi(kb)),
-                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 scaled = exp2_scaled(r.exp_hs(kb), kb);
   const __m512 q = _mm512_fmadd_ps(
       _mm512_mul_ps(rr, rr), _mm512_fmadd_ps(rr, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), rr);
   const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
@@ -616,7 +651,7 @@ void gelu_tanh_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t*
   constexpr double c = 0.044715;
   const Regs r(consts(Form::Tanh, c));
   auto f = [&](__m512 v) {
-    if (beyond(v, r.xfast2)) return f16_general<Form::Tanh>(v, r);
+    if (beyond<Form::Tanh>(v, r.xfast2, r.xfast_sq)) return f16_general<Form::Tanh>(v, r);
     return tanh16_bf(v, r);
   };
   auto d1 = [&](__m512 v) { return d1_16<Form::Tanh>(v, r); };

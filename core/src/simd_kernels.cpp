@@ -67,8 +67,6 @@ double S_ref(double t) {
 }
 
 struct Tables {
-  alignas(64) float exp_hi[32];             // float(2^(j/32))
-  alignas(64) float exp_rel[32];            // 2^(j/32)/exp_hi − 1: folded into q
   alignas(64) float s_edge[kBins];          // left edge of the bin, in t
   alignas(64) float s_k[kBins];             // S at the bin's midpoint, rounded to float (exact by definition)
   alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
@@ -79,11 +77,6 @@ struct Tables {
 
 Tables build_tables() {
   Tables tb{};
-  for (int j = 0; j < 32; ++j) {
-    const double v = std::exp2(j / 32.0);
-    tb.exp_hi[j] = static_cast<float>(v);
-    tb.exp_rel[j] = static_cast<float>(v / tb.exp_hi[j] - 1.0);
-  }
   for (int b = 0; b < kBins; ++b) {
     // Bin b covers u = t + 1 in [2^e (1 + i/8), 2^e (1 + (i+1)/8)) with e = 0..3; its index in the low 5 bits
     // of bits(u) >> 20 is ((127 + e) mod 4)·8 + i.
@@ -140,7 +133,7 @@ constexpr float kMagic =
 
 struct Pieces {
   __m512 t;      // |x| clamped to kTMax
-  __m512 T;      // exp table value (float)
+  __m512 Tsh;    // Exp2Table's hi_shifted entry: T = 2^(j/32) or 2^m·T with one integer add
   __m512 q;      // e^r·(1 + exp_rel) − 1
   __m512 scale;  // n/32: scalef applies 2^floor(n/32)
   __m512i kb;    // k's bits: n in the low mantissa bits (for the integer scaling)
@@ -150,12 +143,12 @@ struct Pieces {
 
 /// All tables in registers for the duration of one call (20 of the 32 zmm registers).
 struct Regs {
-  Table32 exp_hi, exp_rel, s_edge, s_k;
+  Table32 exp_hs, exp_rel, s_edge, s_k;  // Exp2Table's hi_shifted and rel
   Table32 c[kDegS + 1];
   const Tables& tb;
   explicit Regs(const Tables& t)
-      : exp_hi(t.exp_hi),
-        exp_rel(t.exp_rel),
+      : exp_hs(exp2_table().hi_shifted),
+        exp_rel(exp2_table().rel),
         s_edge(t.s_edge),
         s_k(t.s_k),
         c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]),
@@ -186,7 +179,7 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   r2 = _mm512_add_ps(r2, hl);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
   p.kb = j;
-  p.T = tb.exp_hi(j);
+  p.Tsh = tb.exp_hs(j);
   const __m512 rel = tb.exp_rel(j);
   // e^r − 1 ≈ r + r²/2 + r³/6 = r2·(−1/2 + r2·(1/8 − r2/48)) (|r| <= 0.0109: truncation < 2^-30); the table's
   // rounding folded in.
@@ -219,9 +212,7 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   if constexpr (!exact_tail) {
     // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low
     // bits vanish there).
-    const __m512 Ts = _mm512_castsi512_ps(
-        _mm512_add_epi32(_mm512_castps_si512(p.T),
-                         _mm512_and_si512(_mm512_slli_epi32(p.kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+    const __m512 Ts = exp2_scaled(p.Tsh, p.kb);
     // G = Ts·V + Ts·(V·w + v) in one fma (its product Ts·V is exact inside it), then R − G: for x < 0 that is
     // −G (one rounding; −0 for G = 0); for x > 0 G's rounding is at most 1/2 ULP of G <= 1/2 ULP of the
     // result, and R − G is exact where G is close to R/2. (An exact product P, its error and P + corr cost
@@ -229,9 +220,10 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
     const __m512 corr = _mm512_mul_ps(Ts, _mm512_fmadd_ps(V, w, v));
     return _mm512_sub_ps(R, _mm512_fmadd_ps(Ts, V, corr));
   } else {
-    const __m512 P = _mm512_mul_ps(p.T, V);
-    const __m512 pl = _mm512_fmsub_ps(p.T, V, P);
-    const __m512 corr = _mm512_fmadd_ps(p.T, _mm512_fmadd_ps(V, w, v), pl);
+    const __m512 T = exp2_unscaled(p.Tsh, p.kb);
+    const __m512 P = _mm512_mul_ps(T, V);
+    const __m512 pl = _mm512_fmsub_ps(T, V, P);
+    const __m512 corr = _mm512_fmadd_ps(T, _mm512_fmadd_ps(V, w, v), pl);
     // x < 0: −G rounded once, scaling last so a subnormal result rounds once too.
     const __m512 neg = _mm512_scalef_ps(_mm512_add_ps(P, corr), p.scale);
     const __m512 Ps = _mm512_scalef_ps(P, p.scale);
@@ -283,7 +275,7 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   const __m512 lo = _mm512_fnmadd_ps(p.s_k, p.f, _mm512_mul_ps(p.t, _mm512_set1_ps(c_lo)));
   const bool tail = _mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ) != 0;
   // Scale T first when that is exact (t <= 11.5), else the sum (so a subnormal D rounds once).
-  const __m512 T = tail ? p.T : _mm512_scalef_ps(p.T, p.scale);
+  const __m512 T = tail ? exp2_unscaled(p.Tsh, p.kb) : exp2_scaled(p.Tsh, p.kb);
   // T·diff_hi as an exact pair, then P + corr. (One fma for T·diff_hi + T·corr, as gelu f assembles G, costs
   // f′ accuracy where its terms cancel: 1.84 ULP at x = −0.6225 on the stride-97 sweep against 1.71.)
   const __m512 P = _mm512_mul_ps(T, diff_hi);
@@ -347,10 +339,10 @@ const char* isa() {
 /// (exponent added to the table value's bits), S(t) a degree-4 polynomial per bin, G = e·t·S and R − G
 /// rounded plainly.
 struct BfRegs {
-  Table32 exp_hi;
+  Table32 exp_hs;  // Exp2Table's hi_shifted
   Table32 c[kDegBf + 1];
   explicit BfRegs(const Tables& t)
-      : exp_hi(t.exp_hi),
+      : exp_hs(exp2_table().hi_shifted),
         c{Table32(t.bf_c[0]), Table32(t.bf_c[1]), Table32(t.bf_c[2]), Table32(t.bf_c[3]),
           Table32(t.bf_c[4])} {}
 };
@@ -368,9 +360,7 @@ GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
   __m512 r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_hi), s);
   r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_lo), r2);
   const __m512i kb = _mm512_castps_si512(k);
-  const __m512 scaled = _mm512_castsi512_ps(
-      _mm512_add_epi32(_mm512_castps_si512(tb.exp_hi(kb)),
-                       _mm512_and_si512(_mm512_slli_epi32(kb, 18), _mm512_set1_epi32(INT32_MIN >> 8))));
+  const __m512 scaled = exp2_scaled(tb.exp_hs(kb), kb);
   // e^r − 1 ≈ r + r²/2 + r³/6 = r2·(−1/2 + r2·(1/8 − r2/48)).
   __m512 q = _mm512_fmadd_ps(r2, _mm512_set1_ps(-1.0f / 48.0f), _mm512_set1_ps(0.125f));
   q = _mm512_mul_ps(r2, _mm512_fmadd_ps(r2, q, _mm512_set1_ps(-0.5f)));

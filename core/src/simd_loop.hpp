@@ -15,8 +15,10 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #define GELU_INLINE inline __attribute__((always_inline))
 // A rarely taken path kept out of the hot loops (its vectors pass in registers).
@@ -38,6 +40,43 @@ struct Table32 {
   explicit Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
+
+/// 2^m·2^(j/32) from tsh = the hi_shifted table's entry for kb (see Exp2Table): one shift and one add, exact
+/// while the result is a normal float.
+GELU_INLINE __m512 exp2_scaled(__m512 tsh, __m512i kb) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(tsh), _mm512_slli_epi32(kb, 18)));
+}
+/// 2^(j/32) itself from the same entry (for paths that apply 2^m later, with vscalefps).
+GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
+  return _mm512_castsi512_ps(_mm512_add_epi32(
+      _mm512_castps_si512(tsh), _mm512_slli_epi32(_mm512_and_si512(kb, _mm512_set1_epi32(31)), 18)));
+}
+
+/// 2^(j/32), j = 0..31, for the kernels' exponentials e^u = 2^m·2^(j/32)·(1 + q), n = 32m + j =
+/// round(u·32/ln2) kept in the low mantissa bits of k = u·32/ln2 + 1.5·2^23 (bits kb). `hi`: the float
+/// values; `rel`: their rounding error relative to them (folded into q); `hi_shifted`: hi's bits minus j <<
+/// 18, so that one integer add of kb << 18 = (m << 23) + (j << 18) gives 2^m·hi[j] (exp2_scaled) — no mask
+/// for the j bits.
+struct Exp2Table {
+  alignas(64) float hi[32];
+  alignas(64) float rel[32];
+  alignas(64) float hi_shifted[32];
+  Exp2Table() {
+    for (int j = 0; j < 32; ++j) {
+      const double v = std::exp2(j / 32.0);
+      hi[j] = static_cast<float>(v);
+      rel[j] = static_cast<float>(v / static_cast<double>(hi[j]) - 1.0);
+      std::uint32_t b;
+      std::memcpy(&b, &hi[j], sizeof b);
+      b -= static_cast<std::uint32_t>(j) << 18;
+      std::memcpy(&hi_shifted[j], &b, sizeof b);
+    }
+  }
+};
+inline const Exp2Table& exp2_table() {
+  static const Exp2Table t;
+  return t;
+}
 
 /// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `k2(a,
 /// b)` evaluates two vectors in place (kernels that share a branch between them); run_f32 without it uses k
