@@ -2,11 +2,13 @@
 // (z = a·(x + c·x³), a = 2·√(2/π)); f, f' and the backward pass dx = dy·f'. <= 2 ULP from the correctly
 // rounded value of the formula for every finite float (tests/exhaustive), in float arithmetic only.
 //
-// The fast path (|z| <= 80 for f, <= 40 for f'; almost every input): with E = e^−z (z signed) and D = 1 + E,
+// The fast path (|z| <= 80 for f, <= 40 for f', <= 16 for the sigmoid form; almost every input): with E =
+// e^−z (z signed) and D = 1 + E,
 //     f = x / D,        f' = σ + w·σ(1 − σ) = (1 + E·(1 + w)) / D²,        w = x·z'(x).
-// What an error could be amplified by is carried as an unevaluated float pair: p = a + b·x² (z = x·p; x²
-// split exactly, ph = fma(b, x², ah) and its exact error, see a_plus_g_s_fast), the exponent's reduction
-// (formed from x·ph without rounding z), E's rounding for f', D = 1 + E (Fast2Sum), D² (TwoProd). Each
+// What an error could be amplified by is carried as an unevaluated float pair: the exponent's argument u =
+// z/a (x, or x·(1 + c·x²) with x² split exactly and 1 + c·x² a pair), reduced in units of ln2/(32a) without
+// rounding u (see exp_neg_z), E's rounding for f', D = 1 + E (exact pair), D² (TwoProd), w = x·z' for f'
+// (a + 3b·x² a pair, see a_plus_g_s_fast). Each
 // quotient is a reciprocal estimate and one Newton step that takes the low parts along (no vdivps), so the
 // result is rounded about once. f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh
 // form, z ≈ −1.2785 for the sigmoid form): 1 + wh is exact there, and within 1/32 of the root (in z) the
@@ -55,14 +57,20 @@ constexpr int kDegRoot = 5;      // degree of P around the root of f'
 constexpr double kZSat = 120;    // |z| beyond which σ is 0 or 1 far below float resolution (e^-120 < 2^-173)
 constexpr double kZFast = 80;    // |z| up to which the fast f's scaled exponential stays normal (2^-116)
 constexpr double kZFastD1 = 40;  // |z| up to which the fast f' keeps (1 + e^|z|)² finite
+// The sigmoid forms' fast paths stop at |z| = 16 instead (|x| <= 9.4 for gelu_sigmoid, 16 for SiLU: the
+// general path's inputs are rare there): 1 + E < 2^24, so 1 − fl(1 + E) is exact and the rounding error of D
+// is (1 − dh) + E without ordering the operands (two instructions fewer than Fast2Sum's max and min). The
+// tanh form reaches |z| = 16 at |x| ≈ 5.3, too often in practice to send beyond.
+constexpr double kZFastSigmoid = 16;
 
 /// Everything a call needs that depends on the parameter; built in double from formulas.hpp.
 struct Consts {
   FloatPair a{}, b{}, b3{};  // z = x·(a + b·x²); z' = a + 3b·x² (b = 0 for the sigmoid form)
   float tmax = 0;            // |x| clamp: kZSat <= |z(tmax)| <= 2·kZSat
-  float xfast = 0;           // |x| <= xfast  ->  |z| <= kZFast (the fast path; beyond, the general one)
-  float xfast_d1 = 0;        // |x| <= xfast_d1  ->  |z| <= kZFastD1 (the same for f')
-  FloatPair r0{};            // root of f'
+  float xfast =
+      0;  // |x| <= xfast  ->  |z| <= kZFast (kZFastSigmoid) (the fast path; beyond, the general one)
+  float xfast_d1 = 0;  // |x| <= xfast_d1  ->  |z| <= kZFastD1 (kZFastSigmoid) (the same for f')
+  FloatPair r0{};      // root of f'
   // The fast paths' exponential works on u = z/a (u = x, or x·(1 + c·x²) with c = cc.hi + cc.lo): n =
   // round(u/L), L = ln2/(32a) = lhi + llo (lhi with 12 significant bits: n·lhi is exact for |n| < 2^12),
   // r' = u − n·L, and e^(a·r') from the powers a1 = a, a2 = a²/2, a3 = a³/6.
@@ -129,8 +137,8 @@ Consts build_consts(Form form, double param) {
     if (static_cast<double>(x) > lo) x = std::nextafter(x, 0.0f);
     return x;
   };
-  c.xfast = x_at(kZFast);
-  c.xfast_d1 = x_at(kZFastD1);
+  c.xfast = x_at(form == Form::Sigmoid ? kZFastSigmoid : kZFast);
+  c.xfast_d1 = x_at(form == Form::Sigmoid ? kZFastSigmoid : kZFastD1);
   // The fast paths also need a + 3b·x² < 16 (a_plus_g_s_fast); for c <= 0.1 the limits on z are the tighter
   // ones.
   if (form == Form::Tanh && param > 0) {
@@ -371,23 +379,20 @@ GELU_COLD __m512 f16_general(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
 }
 
-/// e^−z for z = x·p in [−80, 80] (p = ph + pl > 0), unrounded: scaled·(1 + q). The reduction r = −z −
-/// n·ln2/32 is formed without z itself (fnmadd(x, ph, −n·ln2hi) has an exact product and a small result); e =
-/// 2^m·T_j·(1 + P(r)) with 2^m added to T's exponent field (k holds n = 32m + j in its low mantissa bits);
-/// relative error < 2^-30.
+/// e^−z for z in [−80, 80], unrounded: scaled·(1 + q), scaled = 2^m·T_j (k holds n = 32m + j in its low
+/// mantissa bits; exp2_scaled), relative error < 2^-29.5.
 struct ExpZ {
   __m512 scaled, q;
 };
-/// kUnit: the sigmoid form with slope exactly 1 (SiLU): z = x, no products.
 /// e^−z for the fast paths, z = a·u with u = x (the sigmoid form) or x·(pu.h + pu.l), pu = 1 + c·x² (the tanh
 /// form; sh = fl(x²)). n = round(−u/L) from any rounding of −z·32/ln2 (the tanh form's from x·(a' + b'·x²)
-/// with the constants prescaled, beside pu's chain rather than after it: these kernels run short of scheduler
-/// entries before ports, so the chain's length counts); −n·lhi straight from k (−k·lhi + magic·lhi is exact
-/// inside the fma and a float); r' = −u − n·L (for u = x the first step is exact, Sterbenz); then
-/// e^(a·r')·(1 + rel) − 1 = a·r' + rel + (a·r')²·(1/2 + a·r'/6) with a's powers prescaled (|a·r'| <= ln2/64:
-/// truncation < 2^-30.7; a's rounding adds < 2^-30.5). One instruction fewer than reducing a·u (the sigmoid
-/// form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit (SiLU, a = 1): the same
-/// with compile-time constants (fewer registers held).
+/// with the constants prescaled, beside pu's chain rather than after it: k, r and q are on the kernels'
+/// longest dependency chain, and a shorter one lets more vectors overlap); −n·lhi straight from k (−k·lhi +
+/// magic·lhi is exact inside the fma and a float); r' = −u − n·L (for u = x the first step is exact,
+/// Sterbenz); then e^(a·r')·(1 + rel) − 1 = a·r' + rel + (a·r')²·(1/2 + a·r'/6) with a's powers prescaled
+/// (|a·r'| <= ln2/64: truncation < 2^-30.7; a's rounding adds < 2^-30.5). One instruction fewer than reducing
+/// a·u (the sigmoid form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit (SiLU, a
+/// = 1): the same with compile-time constants (fewer registers held).
 template <Form kForm, bool kUnit = false>
 GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
   __m512 k;
@@ -437,9 +442,20 @@ GELU_INLINE Pair unit_slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   }
 }
 
-/// f where every lane has |x| <= xfast (|z| <= 80; NaN and ±inf are beyond): f = x / (1 + E), E = e^−z in
-/// [e^-80, e^80] rounded once, D = 1 + E as an exact pair (Fast2Sum on the larger), the quotient as in
-/// divide_fast (x has no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28)
+/// The exact error of dh = fl(1 + e) on the fast paths (see kZFastSigmoid).
+template <Form kForm>
+GELU_INLINE __m512 low_of_one_plus(__m512 e, __m512 dh) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  if constexpr (kForm == Form::Sigmoid)
+    return _mm512_add_ps(_mm512_sub_ps(one, dh), e);
+  else
+    return _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
+}
+
+/// f where every lane has |x| <= xfast (|z| <= 80, or 16 for the sigmoid form; NaN and ±inf are beyond): f =
+/// x / (1 + E), E = e^−z rounded once, D = 1 + E as an exact pair (its error (1 − dh) + E for the sigmoid
+/// form, see kZFastSigmoid; Fast2Sum on the larger operand for the tanh form), the quotient as in divide_fast
+/// (x has no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28)
 /// + < 2^-28. f(±0) = ±0 comes out of divide_fast; NaN and ±inf never reach this path.
 template <Form kForm, bool kUnit>
 GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
@@ -449,8 +465,7 @@ GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
   const __m512 e = _mm512_fmadd_ps(ez.scaled, ez.q, ez.scaled);
   const __m512 one = _mm512_set1_ps(1.0f);
   const __m512 dh = _mm512_add_ps(one, e);
-  const __m512 dl = _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, e), dh), _mm512_min_ps(one, e));
-  return divide_fast(x, dh, dl);
+  return divide_fast(x, dh, low_of_one_plus<kForm>(e, dh));
 }
 
 /// Lanes with |x| > lim or NaN (or ±inf), lim2 being lim's bit pattern shifted left by one and limsq
@@ -500,8 +515,7 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   // (SiLU's w has no low part; fma(eh, 0, ·) is not folded away, since eh·0 could be NaN for the compiler.)
   const __m512 nl = kUnit ? _mm512_mul_ps(el, a) : _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
   const __m512 dh = _mm512_add_ps(one, eh);
-  const __m512 dx =
-      _mm512_add_ps(_mm512_sub_ps(_mm512_max_ps(one, eh), dh), _mm512_min_ps(one, eh));  // exact
+  const __m512 dx = low_of_one_plus<kForm>(eh, dh);
   // D² = d2h + 2dh·(dx + el) + err(dh²), el taken in its own fma beside dx's chain.
   const __m512 d2h = _mm512_mul_ps(dh, dh);
   const __m512 dh2 = _mm512_add_ps(dh, dh);
