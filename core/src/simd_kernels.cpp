@@ -238,8 +238,11 @@ GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
   }
 }
 
+GELU_INLINE __mmask16 tail_lanes(const Pieces& p) {
+  return _mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ);
+}
 GELU_INLINE bool has_tail(const Pieces& p) {
-  return _mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ) != 0;
+  return tail_lanes(p) != 0;
 }
 
 GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
@@ -253,7 +256,8 @@ GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
 /// Two vectors with one tail test, so the compiler can interleave their independent chains.
 GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
   const Pieces pa = pieces(a, tb), pb = pieces(b, tb);
-  if (has_tail(pa) || has_tail(pb)) {
+  // One kortestw for both (`has_tail(pa) || has_tail(pb)` moved one mask to a general register).
+  if (!_kortestz_mask16_u8(tail_lanes(pa), tail_lanes(pb))) [[unlikely]] {
     a = has_tail(pa) ? gelu_assemble<true>(a, pa) : gelu_assemble<false>(a, pa);
     b = has_tail(pb) ? gelu_assemble<true>(b, pb) : gelu_assemble<false>(b, pb);
     return;

@@ -13,14 +13,14 @@ namespace {
 
 constexpr long kIters = 20000000;
 
-#define FMA12                                                                                           \
-  "vfmadd231ps %%zmm20,%%zmm21,%%zmm0\n vfmadd231ps %%zmm20,%%zmm21,%%zmm1\n"                           \
-  "vfmadd231ps %%zmm20,%%zmm21,%%zmm2\n vfmadd231ps %%zmm20,%%zmm21,%%zmm3\n"                           \
-  "vfmadd231ps %%zmm20,%%zmm21,%%zmm4\n vfmadd231ps %%zmm20,%%zmm21,%%zmm5\n"                           \
-  "vfmadd231ps %%zmm20,%%zmm21,%%zmm6\n vfmadd231ps %%zmm20,%%zmm21,%%zmm7\n"                           \
-  "vfmadd231ps %%zmm20,%%zmm21,%%zmm12\n vfmadd231ps %%zmm20,%%zmm21,%%zmm13\n"                         \
+#define FMA12                                                                   \
+  "vfmadd231ps %%zmm20,%%zmm21,%%zmm0\n vfmadd231ps %%zmm20,%%zmm21,%%zmm1\n"   \
+  "vfmadd231ps %%zmm20,%%zmm21,%%zmm2\n vfmadd231ps %%zmm20,%%zmm21,%%zmm3\n"   \
+  "vfmadd231ps %%zmm20,%%zmm21,%%zmm4\n vfmadd231ps %%zmm20,%%zmm21,%%zmm5\n"   \
+  "vfmadd231ps %%zmm20,%%zmm21,%%zmm6\n vfmadd231ps %%zmm20,%%zmm21,%%zmm7\n"   \
+  "vfmadd231ps %%zmm20,%%zmm21,%%zmm12\n vfmadd231ps %%zmm20,%%zmm21,%%zmm13\n" \
   "vfmadd231ps %%zmm20,%%zmm21,%%zmm14\n vfmadd231ps %%zmm20,%%zmm21,%%zmm15\n"
-#define CLOBBER                                                                                          \
+#define CLOBBER                                                                                              \
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", \
       "xmm13", "xmm14", "xmm15", "k1", "k2", "k3", "k4", "rax", "rcx"
 
@@ -37,12 +37,12 @@ double best_of_5(F f) {
 
 }  // namespace
 
-#define CASE(name, count, insns)                                                                  \
-  {                                                                                               \
-    const double t = best_of_5([] {                                                               \
-      for (long i = 0; i < kIters; ++i) asm volatile(FMA12 FMA12 FMA12 insns ::: CLOBBER);        \
-    });                                                                                           \
-    std::printf("%-34s %5.2f fma slots each\n", name, (t - base) / fma / (count));                \
+#define CASE(name, count, insns)                                                           \
+  {                                                                                        \
+    const double t = best_of_5([] {                                                        \
+      for (long i = 0; i < kIters; ++i) asm volatile(FMA12 FMA12 FMA12 insns ::: CLOBBER); \
+    });                                                                                    \
+    std::printf("%-34s %5.2f fma slots each\n", name, (t - base) / fma / (count));         \
   }
 
 int main() {
@@ -54,8 +54,9 @@ int main() {
   CASE("vaddps zmm", 4,
        "vaddps %%zmm22,%%zmm26,%%zmm8\n vaddps %%zmm23,%%zmm26,%%zmm9\n"
        "vaddps %%zmm24,%%zmm26,%%zmm10\n vaddps %%zmm25,%%zmm26,%%zmm11\n")
-  CASE("vmovaps zmm (register copy)", 4,
-       "vmovaps %%zmm22,%%zmm8\n vmovaps %%zmm23,%%zmm9\n vmovaps %%zmm24,%%zmm10\n vmovaps %%zmm25,%%zmm11\n")
+  CASE(
+      "vmovaps zmm (register copy)", 4,
+      "vmovaps %%zmm22,%%zmm8\n vmovaps %%zmm23,%%zmm9\n vmovaps %%zmm24,%%zmm10\n vmovaps %%zmm25,%%zmm11\n")
   CASE("vrcp14ps zmm", 1, "vrcp14ps %%zmm22,%%zmm8\n")
   CASE("vdivps zmm (one per 36 fmas)", 1, "vdivps %%zmm22,%%zmm26,%%zmm8\n")
   CASE("vpermt2ps zmm", 4,
