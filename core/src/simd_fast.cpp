@@ -67,10 +67,9 @@ constexpr double kZFastSigmoid = 16;
 struct Consts {
   FloatPair a{}, b{}, b3{};  // z = x·(a + b·x²); z' = a + 3b·x² (b = 0 for the sigmoid form)
   float tmax = 0;            // |x| clamp: kZSat <= |z(tmax)| <= 2·kZSat
-  float xfast =
-      0;  // |x| <= xfast  ->  |z| <= kZFast (kZFastSigmoid) (the fast path; beyond, the general one)
-  float xfast_d1 = 0;  // |x| <= xfast_d1  ->  |z| <= kZFastD1 (kZFastSigmoid) (the same for f')
-  FloatPair r0{};      // root of f'
+  float xfast = 0;           // |x| <= xfast -> |z| <= kZFast or kZFastSigmoid (beyond: the general path)
+  float xfast_d1 = 0;        // |x| <= xfast_d1 -> |z| <= kZFastD1 or kZFastSigmoid (the same for f')
+  FloatPair r0{};            // root of f'
   // The fast paths' exponential works on u = z/a (u = x, or x·(1 + c·x²) with c = cc.hi + cc.lo): n =
   // round(u/L), L = ln2/(32a) = lhi + llo (lhi with 12 significant bits: n·lhi is exact for |n| < 2^12),
   // r' = u − n·L, and e^(a·r') from the powers a1 = a, a2 = a²/2, a3 = a³/6.

@@ -53,21 +53,20 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
 }
 
 /// 2^(j/32), j = 0..31, for the kernels' exponentials e^u = 2^m·2^(j/32)·(1 + q), n = 32m + j =
-/// round(u·32/ln2) kept in the low mantissa bits of k = u·32/ln2 + 1.5·2^23 (bits kb). `hi`: the float
-/// values; `rel`: their rounding error relative to them (folded into q); `hi_shifted`: hi's bits minus j <<
-/// 18, so that one integer add of kb << 18 = (m << 23) + (j << 18) gives 2^m·hi[j] (exp2_scaled) — no mask
-/// for the j bits.
+/// round(u·32/ln2) kept in the low mantissa bits of k = u·32/ln2 + 1.5·2^23 (bits kb). With T_j = 2^(j/32)
+/// rounded to float: `rel` is its rounding error relative to it (folded into q); `hi_shifted` is T_j's bits
+/// minus j << 18, so that one integer add of kb << 18 = (m << 23) + (j << 18) gives 2^m·T_j (exp2_scaled) —
+/// no mask for the j bits.
 struct Exp2Table {
-  alignas(64) float hi[32];
   alignas(64) float rel[32];
   alignas(64) float hi_shifted[32];
   Exp2Table() {
     for (int j = 0; j < 32; ++j) {
       const double v = std::exp2(j / 32.0);
-      hi[j] = static_cast<float>(v);
-      rel[j] = static_cast<float>(v / static_cast<double>(hi[j]) - 1.0);
+      const float hi = static_cast<float>(v);
+      rel[j] = static_cast<float>(v / static_cast<double>(hi) - 1.0);
       std::uint32_t b;
-      std::memcpy(&b, &hi[j], sizeof b);
+      std::memcpy(&b, &hi, sizeof b);
       b -= static_cast<std::uint32_t>(j) << 18;
       std::memcpy(&hi_shifted[j], &b, sizeof b);
     }
