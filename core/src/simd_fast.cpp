@@ -636,60 +636,12 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
 
 // [SECTION] The tanh form on bf16 inputs
 
-/// The tanh form for inputs that are bf16 values with |x| <= xfast, to within a few float ULPs (the bf16
-/// rounding guard needs < 8): x has 8 significant bits, so x² and x³ are exact and z = a·x + b·x³ is a pair
-/// from two exact products and one Fast2Sum; e^−z is one rounded float, f = x / (1 + e^−z) one division.
-GELU_INLINE __m512 tanh16_bf(__m512 x, const Regs& r) {
-  const __m512 s = _mm512_mul_ps(x, x);  // exact for bf16 x
-  const __m512 ph = _mm512_fmadd_ps(r.bh, s, r.ah);
-  const Pair p = {
-      ph, _mm512_add_ps(_mm512_fmadd_ps(r.bh, s, _mm512_sub_ps(r.ah, ph)), _mm512_fmadd_ps(r.bl, s, r.al))};
-  const __m512 k =
-      _mm512_fnmadd_ps(_mm512_mul_ps(x, p.h), _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 rr = _mm512_fnmadd_ps(x, p.h, _mm512_mul_ps(n, _mm512_set1_ps(-kLn2Hi)));
-  rr = _mm512_fnmadd_ps(x, p.l, _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), rr));
-  const __m512i kb = _mm512_castps_si512(k);
-  const __m512 scaled = exp2_scaled(r.exp_hs(kb), kb);
-  const __m512 q = _mm512_fmadd_ps(
-      _mm512_mul_ps(rr, rr), _mm512_fmadd_ps(rr, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)), rr);
-  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
-  // ±0 gives ±0/2 and NaN gives NaN by themselves; ±inf are beyond xfast.
-  return _mm512_div_ps(x, _mm512_add_ps(_mm512_set1_ps(1.0f), e));
-}
-
-template <bool kBf16Insn>
-void gelu_tanh_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                         std::size_t n) {
-  constexpr double c = 0.044715;
-  const Regs r(consts(Form::Tanh, c));
-  auto f = [&](__m512 v) {
-    if (beyond<Form::Tanh>(v, r.xfast2, r.xfast_sq)) return f16_general<Form::Tanh>(v, r);
-    return tanh16_bf(v, r);
-  };
-  auto d1 = [&](__m512 v) { return d1_16<Form::Tanh>(v, r); };
-  switch (op) {
-    case Bf16Op::F:
-      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [](double v, double) { return F::gelu_tanh(v, c); });
-      break;
-    case Bf16Op::D1:
-      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1,
-                                      [](double v, double) { return F::gelu_tanh_d1(v, c); });
-      break;
-    case Bf16Op::Backward:
-      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
-                                            [](double v, double g) { return g * F::gelu_tanh_d1(v, c); });
-      break;
-  }
-}
-
 void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n, bool bf16_insn) {
-#ifdef __AVX512BF16__
-  if (bf16_insn) return gelu_tanh_bf16_impl<true>(op, x, dy, y, n);
-#endif
-  (void)bf16_insn;
-  gelu_tanh_bf16_impl<false>(op, x, dy, y, n);
+  constexpr double c = 0.044715;
+  bf16_by_table(
+      op, x, dy, y, n, bf16_insn, [](double v) { return F::gelu_tanh(v, c); },
+      [](double v) { return F::gelu_tanh_d1(v, c); });
 }
 
 #else  // No AVX-512: the correctly rounded kernels (which are then the double reference, rounded).

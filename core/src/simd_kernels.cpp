@@ -53,7 +53,6 @@ namespace F = formulas;
 constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
 constexpr int kDegS = 5;     // degree of f_k
 constexpr int kDegRoot = 5;  // degree of P around the root of f'
-constexpr int kDegBf = 4;    // degree of S on each bin for the bf16 kernel (relative error < 2^-24 there)
 static_assert(kDegRoot % 2 == 1,
               "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
 constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
@@ -72,7 +71,6 @@ struct Tables {
   alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
   float root_hi = 0, root_lo = 0;           // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};          // f'(r0 + δ) ≈ δ·Σ c_i δ^i
-  alignas(64) float bf_c[kDegBf + 1][kBins];  // for bf16 inputs: S(edge + d) ≈ Σ c_i d^i
 };
 
 Tables build_tables() {
@@ -92,11 +90,6 @@ Tables build_tables() {
     for (int n = 0; n <= kDegS; ++n) ys[n] = S_ref(t0 + xs[n]) / tb.s_k[b] - 1.0;
     const auto c = interpolate<kDegS + 1>(xs, ys);
     for (int n = 0; n <= kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
-    const auto xb = chebyshev_nodes<kDegBf + 1>(-pad, w + pad);
-    std::array<double, kDegBf + 1> yb{};
-    for (int n = 0; n <= kDegBf; ++n) yb[n] = S_ref(t0 + xb[n]);
-    const auto cb = interpolate<kDegBf + 1>(xb, yb);
-    for (int n = 0; n <= kDegBf; ++n) tb.bf_c[n][b] = static_cast<float>(cb[n]);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -338,87 +331,15 @@ const char* isa() {
   return "avx512";
 }
 
-/// gelu for inputs that are bf16 values with |x| <= 12, to within a few float ULPs (the bf16 rounding guard
-/// in simd_bf16.hpp needs < 8): x has 8 significant bits, so t² is exact; e^(−t²/2) is one rounded float
-/// (exponent added to the table value's bits), S(t) a degree-4 polynomial per bin, G = e·t·S and R − G
-/// rounded plainly.
-struct BfRegs {
-  Table32 exp_hs;  // Exp2Table's hi_shifted
-  Table32 c[kDegBf + 1];
-  explicit BfRegs(const Tables& t)
-      : exp_hs(exp2_table().hi_shifted),
-        c{Table32(t.bf_c[0]), Table32(t.bf_c[1]), Table32(t.bf_c[2]), Table32(t.bf_c[3]),
-          Table32(t.bf_c[4])} {}
-};
-constexpr float kBfTMax =
-    12.0f;  // beyond, e^(−t²/2) leaves the normal range: the full kernel takes the vector
-
 // [SECTION] bf16 inputs
-
-GELU_INLINE __m512 gelu16_bf(__m512 x, const BfRegs& tb) {
-  const __m512 t = _mm512_abs_ps(x);
-  // On t² (exact for bf16 x) rather than −t²/2, as pieces() does: r2 = −2r, the same bits, one product fewer.
-  const __m512 s = _mm512_mul_ps(t, t);
-  const __m512 k = _mm512_fmadd_ps(s, _mm512_set1_ps(-23.083120654223414f), _mm512_set1_ps(kMagic));
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_hi), s);
-  r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_lo), r2);
-  const __m512i kb = _mm512_castps_si512(k);
-  const __m512 scaled = exp2_scaled(tb.exp_hs(kb), kb);
-  // e^r − 1 ≈ r + r²/2 + r³/6 = r2·(−1/2 + r2·(1/8 − r2/48)).
-  __m512 q = _mm512_fmadd_ps(r2, _mm512_set1_ps(-1.0f / 48.0f), _mm512_set1_ps(0.125f));
-  q = _mm512_mul_ps(r2, _mm512_fmadd_ps(r2, q, _mm512_set1_ps(-0.5f)));
-  const __m512 e = _mm512_fmadd_ps(scaled, q, scaled);
-  // u = t + 1 is exact (t has 8 significant bits and is below 16): the bin's edge is u with its low 20 bits
-  // cleared.
-  const __m512 u = _mm512_add_ps(t, _mm512_set1_ps(1.0f));
-  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(u), 20);
-  const __m512 d = _mm512_sub_ps(
-      u, _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(u), _mm512_set1_epi32(~0xFFFFF))));
-  __m512 S = tb.c[kDegBf](b);
-  for (int i = kDegBf - 1; i >= 0; --i) S = _mm512_fmadd_ps(S, d, tb.c[i](b));
-  const __m512 G = _mm512_mul_ps(_mm512_mul_ps(e, t), S);
-  return _mm512_sub_ps(_mm512_max_ps(_mm512_set1_ps(-0.0f), x), G);  // max(−0, x) keeps gelu(−0) = −0
-}
-
-/// The full float kernel for the rare bf16 vectors with |x| > 12, NaN or ±inf, out of line: inlined, its size
-/// kept GCC 12 from inlining the bf16 kernel into the loop (a call per vector).
-GELU_COLD __m512 gelu16_rare(__m512 x, const Regs& r) {
-  return gelu16(x, r);
-}
-
-template <bool kBf16Insn>
-void gelu_bf16_impl(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                    std::size_t n) {
-  const Regs r(tables());
-  const BfRegs rb(tables());
-  auto f = [&](__m512 v) __attribute__((always_inline)) {
-    if (_mm512_cmp_ps_mask(_mm512_abs_ps(v), _mm512_set1_ps(kBfTMax), _CMP_NLE_UQ)) return gelu16_rare(v, r);
-    return gelu16_bf(v, rb);
-  };
-  auto d1 = [&](__m512 v) { return gelu_d1_16(v, r); };
-  switch (op) {
-    case Bf16Op::F:
-      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [](double v, double) { return F::gelu(v); });
-      break;
-    case Bf16Op::D1:
-      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1, [](double v, double) { return F::gelu_d1(v); });
-      break;
-    case Bf16Op::Backward:
-      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
-                                            [](double v, double g) { return g * F::gelu_d1(v); });
-      break;
-  }
-}
 
 void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y, std::size_t n,
                bool bf16_insn) {
-#ifdef __AVX512BF16__
-  if (bf16_insn) return gelu_bf16_impl<true>(op, x, dy, y, n);
-#endif
-  (void)bf16_insn;
-  gelu_bf16_impl<false>(op, x, dy, y, n);
+  bf16_by_table(
+      op, x, dy, y, n, bf16_insn, [](double v) { return F::gelu(v); },
+      [](double v) { return F::gelu_d1(v); });
 }
+
 // [SECTION] Portable build
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).
