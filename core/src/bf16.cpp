@@ -1,7 +1,9 @@
-// [SECTION] bf16 arrays (gelu/kernels.hpp): dispatch to the AVX-512 kernels (with AVX512_BF16 conversions
-// where the CPU has them), or the portable path: the double reference per element, rounded once to bf16.
+// [SECTION] bf16 arrays (gelu/kernels.hpp): dispatch to the AVX-512 loop (with AVX512_BF16 conversions where
+// the CPU has them), or the portable path: the same tables (bf16_table.hpp), one element at a time.
+#include <cmath>
 #include <cstring>
 
+#include "bf16_table.hpp"
 #include "formulas.hpp"
 #include "gelu/kernels.hpp"
 #include "simd_kernels.hpp"
@@ -44,20 +46,39 @@ std::uint16_t from_float(float f) {
 
 namespace gelu::simd {
 
-/// The portable bf16 path (also what the tests compare the vectorized one with): the double reference,
-/// rounded once to bf16.
+double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy) {
+  namespace F = formulas;
+  using bf16::kC;
+  double r;
+  if (op == Bf16Op::F)
+    r = tanh_form ? F::gelu_tanh(x, kC) : F::gelu(x);
+  else
+    r = tanh_form ? F::gelu_tanh_d1(x, kC) : F::gelu_d1(x);
+  return op == Bf16Op::Backward ? r * dy : r;
+}
+
+const float* bf16_table(bool tanh_form, bool d1) {
+  auto make = [](bool t, Bf16Op op) {
+    return Bf16Table([t, op](double v) { return bf16_reference(op, t, v, 1.0); });
+  };
+  static const Bf16Table gelu_f = make(false, Bf16Op::F), gelu_d1 = make(false, Bf16Op::D1);
+  static const Bf16Table tanh_f = make(true, Bf16Op::F), tanh_d1 = make(true, Bf16Op::D1);
+  return (tanh_form ? (d1 ? tanh_d1 : tanh_f) : (d1 ? gelu_d1 : gelu_f)).data();
+}
+
+/// The portable bf16 path: the tables one element at a time; the guard's lanes, and those where f′ is zero or
+/// subnormal in float (a large dy could bring the lost precision back into range), from the double reference.
 void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
                         std::uint16_t* y, std::size_t n) {
-  using bf16::xval;
+  const float* t = bf16_table(tanh_form, op != Bf16Op::F);
   for (std::size_t i = 0; i < n; ++i) {
-    const double v = xval(x[i]);
-    double r;
-    if (op == Bf16Op::F)
-      r = tanh_form ? formulas::gelu_tanh(v, bf16::kC) : formulas::gelu(v);
-    else
-      r = tanh_form ? formulas::gelu_tanh_d1(v, bf16::kC) : formulas::gelu_d1(v);
-    if (op == Bf16Op::Backward) r *= xval(dy[i]);
-    y[i] = bf16_from_double(r);
+    float v = t[x[i]];
+    const double g = op == Bf16Op::Backward ? bf16::xval(dy[i]) : 0.0;
+    const bool lost = op == Bf16Op::Backward && std::fabs(v) < 0x1p-126f && g != 0;
+    if (op == Bf16Op::Backward) v *= static_cast<float>(g);
+    y[i] = lost || bf16_near_boundary(v)
+               ? bf16_from_double(bf16_reference(op, tanh_form, bf16::xval(x[i]), g))
+               : bf16::from_float(v);
   }
 }
 

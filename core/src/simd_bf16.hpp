@@ -26,8 +26,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <vector>
 
+#include "bf16_table.hpp"
 #include "simd_kernels.hpp"
 #include "simd_loop.hpp"
 
@@ -49,26 +49,6 @@ inline __attribute__((always_inline)) void bf16_load32_split(const std::uint16_t
   odd = _mm512_castsi512_ps(_mm512_and_si512(raw, _mm512_set1_epi32(static_cast<int>(0xFFFF0000u))));
 }
 
-/// One float per bf16 bit pattern: the double reference at that value, rounded to float (within 1/2 float ULP
-/// and a double rounding of it, far inside the guard below). Built once per function, 256 KB: a bf16 input
-/// has only 65,536 values, so a gather from the table (bf16_lookup) replaces the float kernel — on the Xeon
-/// ~3× cheaper than the tanh form's f′ (docs/performance.md, "bf16 by table").
-class Bf16Table {
- public:
-  template <class Ref>
-  explicit Bf16Table(const Ref& ref) : v_(std::size_t(1) << 16) {
-    for (std::uint32_t b = 0; b < (1u << 16); ++b) {
-      const std::uint32_t u = b << 16;
-      float x;
-      std::memcpy(&x, &u, 4);
-      v_[b] = static_cast<float>(ref(static_cast<double>(x)));
-    }
-  }
-  const float* data() const { return v_.data(); }
-
- private:
-  std::vector<float> v_;
-};
 /// t[bf16 bits of x] for 16 lanes whose floats are bf16 values (their low 16 bits zero).
 inline __attribute__((always_inline)) __m512 bf16_lookup(const float* t, __m512 x) {
   return _mm512_i32gather_ps(_mm512_srli_epi32(_mm512_castps_si512(x), 16), t, 4);
@@ -204,38 +184,34 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   }
 }
 
-/// op over bf16 arrays for a function given by its double reference f_ref and f′ ref d1_ref: the kernels are
-/// table lookups (a table of f and one of f′ per call site, built on first use), rounded and guarded by
-/// run_bf16, with vcvtne2ps2bf16 where bf16_insn says the CPU has AVX512_BF16.
-template <bool kBf16Insn, class RefF, class RefD1>
-void bf16_by_table_as(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                      std::size_t n, const RefF& f_ref, const RefD1& d1_ref) {
-  static const Bf16Table f_table(f_ref), d1_table(d1_ref);
-  const float* tf = f_table.data();
-  const float* td = d1_table.data();
-  auto f = [tf](__m512 v) { return bf16_lookup(tf, v); };
-  auto d1 = [td](__m512 v) { return bf16_lookup(td, v); };
+/// op over bf16 arrays of gelu or of the tanh form: the kernel is a gather from bf16_table, rounded and
+/// guarded by run_bf16 (the guard's lanes from bf16_reference), with vcvtne2ps2bf16 where bf16_insn says the
+/// CPU has AVX512_BF16.
+template <bool kBf16Insn>
+void bf16_by_table_as(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
+                      std::uint16_t* y, std::size_t n) {
+  const float* t = bf16_table(tanh_form, op != Bf16Op::F);
+  auto k = [t](__m512 v) { return bf16_lookup(t, v); };
+  auto ref = [op, tanh_form](double v, double g) { return bf16_reference(op, tanh_form, v, g); };
   switch (op) {
     case Bf16Op::F:
-      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, f, [&](double v, double) { return f_ref(v); });
+      run_bf16<kBf16Insn, Bf16Op::F>(x, dy, y, n, k, ref);
       break;
     case Bf16Op::D1:
-      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, d1, [&](double v, double) { return d1_ref(v); });
+      run_bf16<kBf16Insn, Bf16Op::D1>(x, dy, y, n, k, ref);
       break;
     case Bf16Op::Backward:
-      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, d1,
-                                            [&](double v, double g) { return g * d1_ref(v); });
+      run_bf16<kBf16Insn, Bf16Op::Backward>(x, dy, y, n, k, ref);
       break;
   }
 }
-template <class RefF, class RefD1>
-void bf16_by_table(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
-                   std::size_t n, bool bf16_insn, const RefF& f_ref, const RefD1& d1_ref) {
+inline void bf16_by_table(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
+                          std::uint16_t* y, std::size_t n, bool bf16_insn) {
 #ifdef __AVX512BF16__
-  if (bf16_insn) return bf16_by_table_as<true>(op, x, dy, y, n, f_ref, d1_ref);
+  if (bf16_insn) return bf16_by_table_as<true>(op, tanh_form, x, dy, y, n);
 #endif
   (void)bf16_insn;
-  bf16_by_table_as<false>(op, x, dy, y, n, f_ref, d1_ref);
+  bf16_by_table_as<false>(op, tanh_form, x, dy, y, n);
 }
 
 }  // namespace gelu::simd

@@ -638,10 +638,7 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
 
 void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n, bool bf16_insn) {
-  constexpr double c = 0.044715;
-  bf16_by_table(
-      op, x, dy, y, n, bf16_insn, [](double v) { return F::gelu_tanh(v, c); },
-      [](double v) { return F::gelu_tanh_d1(v, c); });
+  bf16_by_table(op, true, x, dy, y, n, bf16_insn);
 }
 
 #else  // No AVX-512: the correctly rounded kernels (which are then the double reference, rounded).

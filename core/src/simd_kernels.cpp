@@ -335,11 +335,8 @@ const char* isa() {
 
 void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y, std::size_t n,
                bool bf16_insn) {
-  bf16_by_table(
-      op, x, dy, y, n, bf16_insn, [](double v) { return F::gelu(v); },
-      [](double v) { return F::gelu_d1(v); });
+  bf16_by_table(op, false, x, dy, y, n, bf16_insn);
 }
-
 // [SECTION] Portable build
 
 #else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).

@@ -73,7 +73,12 @@ inline std::uint16_t bf16_from_double(double v) {
   return static_cast<std::uint16_t>(b >> 16);
 }
 
-/// The AVX-512 bf16 kernels (exact GELU in simd_kernels.cpp, the tanh form with c = 0.044715 in
+/// The tables of bf16_table.hpp for gelu or the tanh form (c = 0.044715), f (d1 false) or f′, built on first
+/// use, and the double reference they come from (op's value at x, times dy for the backward pass): both in
+/// core/src/bf16.cpp, shared by every path.
+const float* bf16_table(bool tanh_form, bool d1);
+double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy);
+/// The AVX-512 bf16 loops (simd_bf16.hpp; exact GELU's entry point in simd_kernels.cpp, the tanh form's in
 /// simd_fast.cpp); bf16_insn selects vcvtne2ps2bf16 for the final rounding (only where the CPU has
 /// AVX512_BF16) or the integer rounding. Both give the correctly rounded result. Not defined without AVX-512
 /// (gelu::bf16 then runs the portable path).
@@ -81,7 +86,7 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
                bool bf16_insn);
 void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n, bool bf16_insn);
-/// The portable path, built everywhere (core/src/bf16.cpp): the double reference per element, rounded once.
+/// The portable path, built everywhere (core/src/bf16.cpp): the same tables and guard, one element at a time.
 void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
                         std::uint16_t* y, std::size_t n);
 
