@@ -1,12 +1,12 @@
-// [SECTION] bf16 by table: a bf16 input has only 65,536 values, so f and f′ of a function on bf16 arrays are a
-// lookup in a float table of its double reference (one per function and order, built on first use), followed
-// by the rounding to bf16 with a guard. Shared by the AVX-512 loop (simd_bf16.hpp, a gather per 16 lanes) and
-// the portable path (bf16.cpp, one load per element).
+// [SECTION] bf16 by table: a bf16 input has only 65,536 values, so f and f′ of a function on bf16 arrays are
+// a lookup in a float table of its double reference (one per function and order, built on first use),
+// followed by the rounding to bf16 with a guard. Shared by the AVX-512 loop (simd_bf16.hpp, a gather per 16
+// lanes) and the portable path (bf16.cpp, one load per element).
 //
-// The guard: a float within E float ULPs of the exact value rounds to the same bf16 as the exact value unless a
-// bf16 rounding boundary (a float whose low 16 bits are 0x8000) lies within E ULPs of it. A table entry is
-// within 1/2 ULP (and a double rounding of it) of the exact value, dy·entry within ~1 ULP; floats whose low 16
-// bits lie within 8 below or 7 above 0x8000 are recomputed from the double reference and rounded once.
+// The guard: a float within E float ULPs of the exact value rounds to the same bf16 as the exact value unless
+// a bf16 rounding boundary (a float whose low 16 bits are 0x8000) lies within E ULPs of it. A table entry is
+// within 1/2 ULP (and a double rounding of it) of the exact value, dy·entry within ~1 ULP; floats whose low
+// 16 bits lie within 8 below or 7 above 0x8000 are recomputed from the double reference and rounded once.
 #pragma once
 
 #include <cstddef>
