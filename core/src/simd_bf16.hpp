@@ -1,11 +1,7 @@
-// [SECTION] The bf16 array loop shared by the AVX-512 kernels (gelu and gelu_tanh): 32 bf16 inputs widened to
-// two float vectors (exact), a float kernel, and a rounding to bf16 that is correct for every input:
-//
-//   A float result within E float ULPs of the exact value rounds to the same bf16 as the exact value unless a
-//   bf16 rounding boundary (a float whose low 16 bits are 0x8000) lies within E ULPs of it. Lanes whose low
-//   16 bits lie within 8 below or 7 above 0x8000 are therefore recomputed from the double reference and
-//   rounded once, from double, to bf16 (bf16_from_double): ~0.02 % of lanes. E is at most 2 ULP for the
-//   kernels used here (exhaustive float sweeps), 2.5 for dy·f'; the bf16 test checks all 65,536 inputs.
+// [SECTION] The bf16 array loop of the AVX-512 path (gelu and gelu_tanh): 32 bf16 inputs widened to two float
+// vectors (exact), a kernel (a gather from the tables of bf16_table.hpp), and a rounding to bf16 that is
+// correct for every input by the guard described there: lanes whose low 16 bits lie within 8 below or 7 above
+// 0x8000 (~0.02 %) are recomputed from the double reference and rounded once (bf16_from_double).
 //
 // The main loop widens 32 bf16 values from one 64-byte load: the even-indexed ones are the low halves of the
 // 32-bit lanes (a shift moves them up), the odd-indexed ones the high halves (a mask clears the low half).
