@@ -14,6 +14,10 @@
 // form, z ≈ −1.2785 for the sigmoid form): 1 + wh is exact there, and within 1/32 of the root (in z) the
 // kernel uses δ·P(δ), δ = x − r0 exact, a polynomial fitted per parameter from formulas.hpp.
 //
+// The tanh form's f' (and backward pass) takes another route where its parameter's tables pass their check
+// (RBins; c = 0.044715 and both ends of c's range do): f' = [x > 0] − sign(x)·e^−|z|·R(|x|), R smooth and
+// tabulated in 32 bins like exact GELU's S(t), without a quotient and without the root's window and branch.
+//
 // The general path (the other lanes' vectors, NaN, ±inf): with xn = −|x| clamped where σ saturates and
 // e = e^(xn·p) <= 1, f = x/(1 + e) or xn·e/(1 + e), f' = (D − e·wn)/D² or e·(D + wn)/D², with e's scale 2^m
 // applied after the division so that a subnormal result rounds once.
@@ -63,6 +67,29 @@ constexpr double kZFastD1 = 40;  // |z| up to which the fast f' keeps (1 + e^|z|
 // tanh form reaches |z| = 16 at |x| ≈ 5.3, too often in practice to send beyond.
 constexpr double kZFastSigmoid = 16;
 
+/// The tanh form's f' by bins. With t = |x|, e = e^−|z| and W = |x·z'(x)|,
+///     f'(x) = [x > 0] − sign(x)·e·R(t),        R(t) = (1 + e − W)/(1 + e)²,
+/// (x < 0: σ(z) = e/(1 + e); x > 0: 1 − σ(z) = e/(1 + e)): R is smooth, bounded by a cubic, and vanishes
+/// where f' does (t0 = −r0). Like exact GELU's S(t), R comes from 32 bins of u = t + shift (8 per binade of
+/// u on [1, 16); the shift puts t0 in the middle of a bin): R = r_k·(A + F(d)), d = t − edge_k, F a
+/// polynomial of degree kDegR. Bins away from the root have A = 2 (β_k = 2, so A = max(d, β_k) = 2 as d < 2)
+/// and F = R/r_k − 2 with r_k = R(mid)/2; bins within [t0/2, 2·t0] have edge_k = fl(t0), so d is exact
+/// (Sterbenz), A = d (β_k = −inf) and F = R/r_k − d, which carries R's value at d = 0 (t0 is not a float) and
+/// is small beside A + F: R keeps its relative accuracy through the root, with no window and no branch. No
+/// reciprocal either: the kernel is ~10 vector instructions shorter than (1 + E·(1 + w))/D². Built per
+/// parameter and checked against the reference on a dense grid; a parameter whose fit misses
+/// kRBinsMaxError keeps the quotient kernel (ok = false).
+constexpr int kRBins = 32;
+constexpr int kDegR = 5;
+constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5  // |fit − R/r_k| / |R/r_k| over each bin
+struct RBins {
+  bool ok = false;
+  float shift = 0;                                  // u = t + shift, in [1, 16) on the fast range
+  float tmax = 0;                                   // |x| up to which the bins hold (and |z| <= kZFast)
+  std::array<float, kRBins> edge{}, rho{}, beta{};  // r_k·A = fma(d, rho_k, beta_k), exact
+  std::array<std::array<float, kRBins>, kDegR + 1> fc{};
+};
+
 /// Everything a call needs that depends on the parameter; built in double from formulas.hpp.
 struct Consts {
   FloatPair a{}, b{}, b3{};  // z = x·(a + b·x²); z' = a + 3b·x² (b = 0 for the sigmoid form)
@@ -77,6 +104,7 @@ struct Consts {
   float lhi = 0, llo = 0, a1 = 0, a2 = 0, a3 = 0;
   float win = 0;  // half-width of the window around r0 where f' = δ·P(δ)
   std::array<float, kDegRoot + 1> rc{};
+  RBins rb{};  // the tanh form's f' by bins (see RBins)
 };
 
 double d1_ref(Form form, double x, double param) {
@@ -84,6 +112,83 @@ double d1_ref(Form form, double x, double param) {
 }
 double d2_ref(Form form, double x, double param) {
   return form == Form::Sigmoid ? F::x_sigmoid_d2(x, param) : F::gelu_tanh_d2(x, param);
+}
+
+/// R(t) of RBins from the reference: f'(−t)·e^|z(t)| (z in double-double).
+double r_of_t(double t, double param) {
+  const F::DD z = F::gelu_tanh_2u(t, param);
+  return F::gelu_tanh_d1(-t, param) * std::exp(z.hi) * (1.0 + z.lo);
+}
+
+RBins build_rbins(double param, double t0, float tmax) {
+  RBins rb;
+  const float t0f = static_cast<float>(t0);
+  // The bin of u in [1.75, 1.875) is centred on t0.
+  rb.shift = static_cast<float>(1.8125 - static_cast<double>(t0f));
+  rb.tmax = tmax;
+  if (!(rb.shift >= 1.0f) || static_cast<double>(tmax) + rb.shift >= 15.75) return rb;
+  double worst = 0;
+  for (int b = 0; b < kRBins; ++b) {
+    // Bin b holds u in [2^e (1 + i/8), 2^e (1 + (i + 1)/8)), e = ((b >> 3) + 1) mod 4 (as S(t)'s bins).
+    const int e = ((b >> 3) + 1) & 3, i = b & 7;
+    const double lo = std::max(std::ldexp(1.0 + i / 8.0, e) - rb.shift, 0.0);
+    const double hi = std::ldexp(1.0 + (i + 1) / 8.0, e) - rb.shift;
+    // u = t + shift rounds: t a little outside [lo, hi) can land here.
+    const double pad = 1e-3 * (hi - lo), flo = std::max(lo - pad, 0.0), fhi = hi + pad;
+    const bool root = flo >= 0.5 * t0f && fhi <= 2.0 * t0f;
+    double edge, rk;
+    if (root) {
+      edge = t0f;
+      const double mid = 0.5 * (lo + hi);
+      // A power of two, so that r_k·d is exact.
+      const double q = r_of_t(mid, param) / (mid - t0);
+      rk = std::copysign(std::exp2(std::round(std::log2(std::fabs(q)))), q);
+    } else {
+      edge = static_cast<float>(lo);
+      rk = static_cast<float>(0.5 * r_of_t(0.5 * (lo + hi), param));
+    }
+    const auto target = [&](double d) { return r_of_t(edge + d, param) / rk - (root ? d : 2.0); };
+    std::array<double, kDegR + 1> fc{};
+    if (root && flo <= edge && edge <= fhi) {
+      // F = F(0) + d·G(d), F(0) = R(fl(t0))/r_k exactly: near the root R/r_k = d + F is as small as d − (t0 −
+      // fl(t0)), and an interpolation error at d = 0 would be all of it.
+      const double c0 = target(0);
+      // (An odd node count puts a node at the centre, which is the root: move it off d = 0.)
+      auto xs = chebyshev_nodes<kDegR>(flo - edge, fhi - edge);
+      for (double& xn : xs)
+        if (std::fabs(xn) < 1e-3 * (fhi - flo)) xn = 1e-3 * (fhi - flo);
+      std::array<double, kDegR> ys{};
+      for (int n = 0; n < kDegR; ++n) ys[n] = (target(xs[n]) - c0) / xs[n];
+      const auto co = interpolate<kDegR>(xs, ys);
+      fc[0] = c0;
+      for (int n = 0; n < kDegR; ++n) fc[n + 1] = co[n];
+    } else {
+      const auto xs = chebyshev_nodes<kDegR + 1>(flo - edge, fhi - edge);
+      std::array<double, kDegR + 1> ys{};
+      for (int n = 0; n <= kDegR; ++n) ys[n] = target(xs[n]);
+      const auto co = interpolate<kDegR + 1>(xs, ys);
+      for (int n = 0; n <= kDegR; ++n) fc[n] = co[n];
+    }
+    for (int n = 0; n <= kDegR; ++n) rb.fc[n][b] = static_cast<float>(rk * fc[n]);
+    rb.edge[b] = static_cast<float>(edge);
+    rb.rho[b] = root ? static_cast<float>(rk) : 0.0f;
+    rb.beta[b] = root ? 0.0f : static_cast<float>(2 * rk);
+    if (hi <= 0 || lo > tmax) continue;  // never reached on the fast range
+    // The fit with its float coefficients against the reference, relative to R/r_k = A + F.
+    for (int k = 0; k <= 256; ++k) {
+      const double d = (flo - edge) + (fhi - flo) * k / 256.0;
+      if (edge + d > static_cast<double>(tmax) * 1.01) break;
+      if (root && std::fabs(d) < 1e-4) continue;  // (the reference's own error is relative to R there)
+      double p = rb.fc[kDegR][b];
+      for (int n = kDegR - 1; n >= 0; --n) p = p * d + rb.fc[n][b];
+      p /= rk;
+      const double a = root ? d : 2.0;
+      const double want = target(d);
+      if (a + want != 0) worst = std::max(worst, std::fabs(p - want) / std::fabs(a + want));
+    }
+  }
+  rb.ok = worst <= kRBinsMaxError;
+  return rb;
 }
 
 Consts build_consts(Form form, double param) {
@@ -165,6 +270,7 @@ Consts build_consts(Form form, double param) {
   for (int i = 0; i <= kDegRoot; ++i) ys[i] = d1_ref(form, r0 + xs[i], param) / xs[i];
   const auto co = interpolate<kDegRoot + 1>(xs, ys);
   for (int i = 0; i <= kDegRoot; ++i) c.rc[i] = static_cast<float>(co[i]);
+  if (form == Form::Tanh) c.rb = build_rbins(param, -r0, std::min(x_at(kZFast), 14.5f));
   return c;
 }
 
@@ -441,6 +547,15 @@ GELU_INLINE Pair unit_slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   }
 }
 
+/// unit_slope's pair for the tanh form from sh = fl(x²) computed by the caller.
+GELU_INLINE Pair unit_slope_sq(__m512 x, __m512 sh, const Regs& t) {
+  const __m512 sl = _mm512_fmsub_ps(x, x, sh);
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 h = _mm512_fmadd_ps(t.ch, sh, one);
+  const __m512 e = _mm512_fmadd_ps(t.ch, sh, _mm512_sub_ps(one, h));
+  return {h, _mm512_fmadd_ps(t.ch, sl, _mm512_fmadd_ps(t.cl, sh, e))};
+}
+
 /// The exact error of dh = fl(1 + e) on the fast paths (see kZFastSigmoid).
 template <Form kForm>
 GELU_INLINE __m512 low_of_one_plus(__m512 e, __m512 dh) {
@@ -583,6 +698,47 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
   return root_poly(x, y, near, r);
 }
 
+/// The tables of RBins in registers.
+struct RRegs {
+  Table32 edge, rho, beta, fc[kDegR + 1];
+  __m512 shift, tmax_sq;
+  explicit RRegs(const RBins& b)
+      : edge(b.edge.data()),
+        rho(b.rho.data()),
+        beta(b.beta.data()),
+        fc{Table32(b.fc[0].data()), Table32(b.fc[1].data()), Table32(b.fc[2].data()),
+           Table32(b.fc[3].data()), Table32(b.fc[4].data()), Table32(b.fc[5].data())},
+        shift(_mm512_set1_ps(b.shift)),
+        tmax_sq(_mm512_set1_ps(b.tmax * b.tmax)) {}
+};
+
+/// The tanh form's f' by bins (RBins) where every lane has |x| <= tmax: e = e^−|z| = Ts·(1 + q) unrounded
+/// (exp_neg_z on t = |x|), R = r_k·(A + F) with V = r_k·A an exact pair (A = d or 2), and e·R = Ts·V +
+/// Ts·(v + r_k·F + q·(V + r_k·F)) in one fma, its product Ts·V exact inside it. x > 0: 1 − e·R, where |e·R|
+/// <= 1/2 rounds at most at the result's ULP.
+GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) {
+  const __m512 t = _mm512_abs_ps(x);
+  const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(t, sh, r), sh, r);
+  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, rb.shift)), 20);
+  const __m512 d = _mm512_sub_ps(t, rb.edge(b));
+  __m512 rf = rb.fc[kDegR](b);  // r_k·F (the table holds r_k times F's coefficients)
+  for (int i = kDegR - 1; i >= 0; --i) rf = _mm512_fmadd_ps(rf, d, rb.fc[i](b));
+  const __m512 V = _mm512_fmadd_ps(d, rb.rho(b), rb.beta(b));  // r_k·A, exact
+  const __m512 corr = _mm512_fmadd_ps(ez.q, _mm512_add_ps(V, rf), rf);
+  const __m512 g = _mm512_fmadd_ps(ez.scaled, V, _mm512_mul_ps(ez.scaled, corr));
+  const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
+  return _mm512_mask_sub_ps(g, pos, _mm512_set1_ps(1.0f), g);
+}
+
+GELU_INLINE __m512 d1_16_bins(__m512 x, const Regs& r, const RRegs& rb) {
+  const __m512 sh = _mm512_mul_ps(x, x);
+  const __mmask16 far = _mm512_cmp_ps_mask(sh, rb.tmax_sq, _CMP_NLE_UQ);
+  const __m512 y = d1_bins(x, sh, r, rb);
+  if (far) [[unlikely]]
+    return d1_general<Form::Tanh>(x, r);
+  return y;
+}
+
 // [SECTION] Loops and entry points
 
 template <Form kForm>
@@ -602,7 +758,16 @@ void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const R
 }
 template <Form kForm>
 void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param) {
-  const Regs r(consts(kForm, param));
+  const Consts& c = consts(kForm, param);
+  const Regs r(c);
+  if (kForm == Form::Tanh && c.rb.ok) {
+    const RRegs rb(c.rb);
+    if (dy)
+      run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+    else
+      run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+    return;
+  }
   if (kForm == Form::Sigmoid && param == 1.0)
     run_d1_as<kForm, true>(x, dy, y, n, r);
   else
