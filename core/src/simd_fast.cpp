@@ -799,6 +799,10 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
   run_d1<Form::Tanh>(x, dy, dx, n, p[0]);
 }
 
+bool gelu_tanh_d1_by_bins(double c) {
+  return consts(Form::Tanh, c).rb.ok;
+}
+
 // [SECTION] The tanh form on bf16 inputs
 
 void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
@@ -825,6 +829,9 @@ void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params
 }
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_tanh_d1(x[i], p[0]));
+}
+bool gelu_tanh_d1_by_bins(double) {
+  return false;
 }
 
 #endif

@@ -37,6 +37,9 @@ void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::siz
 void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
+/// Whether the tanh form's fast f' with cubic coefficient c runs by bins (tables that passed their check at
+/// build) rather than the quotient kernel; false without AVX-512.
+bool gelu_tanh_d1_by_bins(double c);
 /// Mish and ELU (p[0] = α), f and f', the same way.
 void mish_f32(const float* x, float* y, std::size_t n, const Params& p);
 void mish_d1_f32(const float* x, float* y, std::size_t n, const Params& p);

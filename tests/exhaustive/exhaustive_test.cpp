@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -316,6 +317,50 @@ TEST(FastFamilyParameters, WithinTwoUlpAtTheEndsOfTheParameterRanges) {
 }
 
 // The fused backward passes are dy·f' with f' from the fast kernel, rounded once.
+// The tanh form's f' by bins has tables built per value of c: across c's range, every value either passes
+// their check or falls back to the quotient kernel, and either way stays within 2 ULP. Inputs: every 397th
+// float in [−16, 16] (where the bins and the root are) and a stride over all patterns.
+TEST(FastFamilyParameters, GeluTanhDerivativeWithinTwoUlpAcrossTheParameterRange) {
+  const gelu::Activation* a = gelu::find_activation("gelu_tanh");
+  std::vector<float> xs;
+  for (std::uint32_t b = 0; b <= 0x41800000u; b += 397) {
+    xs.push_back(from_bits(b));
+    xs.push_back(-from_bits(b));
+  }
+  for (std::uint64_t b = 0; b <= 0xffffffffull; b += stride() * 53)
+    xs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+  std::vector<float> ys(xs.size()), dy(xs.size(), 1.0f), dx(xs.size());
+  int by_bins = 0;
+  for (int i = 0; i <= 20; ++i) {
+    gelu::Params p = a->defaults();
+    p[0] = i == 20 ? 0.044715 : 0.1 * i / 19.0;
+    by_bins += gelu::simd::gelu_tanh_d1_by_bins(p[0]) ? 1 : 0;
+    gelu::simd::gelu_tanh_d1_fast_f32(xs.data(), ys.data(), xs.size(), p);
+    gelu::simd::gelu_tanh_backward_f32(xs.data(), dy.data(), dx.data(), xs.size(), p);
+    std::int64_t worst = 0;
+    for (std::size_t k = 0; k < xs.size(); ++k) {
+      const float cr = static_cast<float>(gelu::formulas::gelu_tanh_d1(static_cast<double>(xs[k]), p[0]));
+      if (std::isnan(xs[k])) {
+        ASSERT_TRUE(std::isnan(ys[k]) && std::isnan(dx[k])) << "c=" << p[0];
+        continue;
+      }
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(dx[k]), std::bit_cast<std::uint32_t>(ys[k]))
+          << "c=" << p[0] << " x=" << std::hexfloat << xs[k];
+      worst = std::max(worst, ulp_distance(ys[k], cr));
+      ASSERT_LE(ulp_distance(ys[k], cr), 2)
+          << "c=" << p[0] << " x=" << std::hexfloat << xs[k] << " got " << ys[k] << " want " << cr;
+    }
+    std::printf("[ params ] gelu_tanh f' c=%.6g (%s): %zu inputs, max %lld ULP\n", p[0],
+                gelu::simd::gelu_tanh_d1_by_bins(p[0]) ? "bins" : "quotient", xs.size(),
+                static_cast<long long>(worst));
+  }
+  if (std::string(gelu::simd::isa()) == "avx512") {
+    // The shipped coefficient and most of the range run by bins (the backward pass's speed rests on it).
+    EXPECT_TRUE(gelu::simd::gelu_tanh_d1_by_bins(0.044715));
+    EXPECT_GE(by_bins, 18);
+  }
+}
+
 TEST(FastFamilyBackward, IsGradientTimesDerivative) {
   std::vector<float> x, dy, dx(40000), d1(40000);
   for (int i = 0; i < 40000; ++i) {
