@@ -71,17 +71,18 @@ constexpr double kZFastSigmoid = 16;
 ///     f'(x) = [x > 0] − sign(x)·e·R(t),        R(t) = (1 + e − W)/(1 + e)²,
 /// (x < 0: σ(z) = e/(1 + e); x > 0: 1 − σ(z) = e/(1 + e)): R is smooth, bounded by a cubic, and vanishes
 /// where f' does (t0 = −r0). Like exact GELU's S(t), R comes from 32 bins of u = t + shift (8 per binade of
-/// u on [1, 16); the shift puts t0 in the middle of a bin): R = r_k·(A + F(d)), d = t − edge_k, F a
-/// polynomial of degree kDegR. Bins away from the root have A = 2 (β_k = 2, so A = max(d, β_k) = 2 as d < 2)
-/// and F = R/r_k − 2 with r_k = R(mid)/2; bins within [t0/2, 2·t0] have edge_k = fl(t0), so d is exact
-/// (Sterbenz), A = d (β_k = −inf) and F = R/r_k − d, which carries R's value at d = 0 (t0 is not a float) and
-/// is small beside A + F: R keeps its relative accuracy through the root, with no window and no branch. No
-/// reciprocal either: the kernel is ~10 vector instructions shorter than (1 + E·(1 + w))/D². Built per
-/// parameter and checked against the reference on a dense grid; a parameter whose fit misses
-/// kRBinsMaxError keeps the quotient kernel (ok = false).
+/// u on [1, 16); the shift puts t0 in the middle of a bin): R = r_k·A + r_k·F(d), d = t − edge_k, F a
+/// polynomial of degree kDegR whose coefficients the table holds times r_k. Bins within [t0/2, 2·t0] have
+/// edge_k = fl(t0), so d is exact (Sterbenz), A = d and r_k a power of two; the bin holding t0 fits F = F(0)
+/// + d·G(d) with F(0) = R(fl(t0))/r_k exactly (t0 is not a float), so R keeps its relative accuracy through
+/// the root, with no window and no branch. The other bins have A = 2 and r_k = R(mid)/2. r_k·A = fma(d, ρ_k,
+/// β_k) is exact either way (ρ = r_k, β = 0, or ρ = 0, β = 2r_k). No reciprocal either: the compiled backward
+/// loop has 51 vector instructions per 16 elements against the quotient kernel's 59. Built per parameter and
+/// checked against the reference on a dense grid; a parameter whose fit misses kRBinsMaxError keeps the
+/// quotient kernel (ok = false).
 constexpr int kRBins = 32;
 constexpr int kDegR = 5;
-constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5  // |fit − R/r_k| / |R/r_k| over each bin
+constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5: |fit − R/r_k| / |R/r_k| over each bin
 struct RBins {
   bool ok = false;
   float shift = 0;                                  // u = t + shift, in [1, 16) on the fast range
@@ -713,9 +714,9 @@ struct RRegs {
 };
 
 /// The tanh form's f' by bins (RBins) where every lane has |x| <= tmax: e = e^−|z| = Ts·(1 + q) unrounded
-/// (exp_neg_z on t = |x|), R = r_k·(A + F) with V = r_k·A an exact pair (A = d or 2), and e·R = Ts·V +
-/// Ts·(v + r_k·F + q·(V + r_k·F)) in one fma, its product Ts·V exact inside it. x > 0: 1 − e·R, where |e·R|
-/// <= 1/2 rounds at most at the result's ULP.
+/// (exp_neg_z on t = |x|, sh = fl(x²)), V = r_k·A exact (A = d or 2), and e·R = Ts·V + Ts·(r_k·F + q·(V +
+/// r_k·F)) in one fma, its product Ts·V exact inside it. x > 0: 1 − e·R, where |e·R| <= 1/2 rounds at most at
+/// the result's ULP.
 GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) {
   const __m512 t = _mm512_abs_ps(x);
   const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(t, sh, r), sh, r);
