@@ -49,8 +49,10 @@ struct Shot {
 };
 
 /// Runs `gelulab shot` (GELULAB_EXE) for `panel` with `state_json`, with no display in the environment; the
-/// PNG and its meta JSON land in a per-process temp dir under `name`.
-inline Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name) {
+/// PNG and its meta JSON land in a per-process temp dir under `name`. `view` sets the size and the text
+/// scale.
+inline Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name,
+                  const std::string& view = "--size 1280x800") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("gelulab_shot_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -58,7 +60,7 @@ inline Shot shoot(const std::string& panel, const std::string& state_json, const
                  meta = dir / (name + ".meta.json");
   std::ofstream(state) << state_json;
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE +
-                          "' shot --panel " + panel + " --size 1280x800 --state '" + state.string() +
+                          "' shot --panel " + panel + " " + view + " --state '" + state.string() +
                           "' --out '" + png.string() + "' --meta '" + meta.string() + "'";
   Shot s;
   s.status = std::system(cmd.c_str());

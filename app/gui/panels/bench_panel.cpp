@@ -183,6 +183,14 @@ void BenchPanel::controls() {
     ImGui::PopStyleColor();
   }
   ui::text_wrapped("host copy bandwidth: %.1f GB/s", snap_.copy_gb_per_s);
+  if (snap_.copy_gb_per_s > 0) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kLimitColor);
+    ui::text_wrapped(
+        "memory limit (the red dashed line): %.1f GB/s ÷ 8 B/element = %.2f Gelem/s; arrays that "
+        "fit in a cache can beat it",
+        snap_.copy_gb_per_s, snap_.copy_gb_per_s / bench::kBytesPerElement);
+    ImGui::PopStyleColor();
+  }
   ui::text_wrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
 
   ui::heading("Show");
@@ -246,10 +254,19 @@ void BenchPanel::bars_plot(ImVec2 size) {
   // Headroom above the tallest whisker for the legend and the limit's label.
   bars_.y.range = log_range(lo, hi);
   bars_.y.range.max *= 6;
-  char yl[96];
-  std::snprintf(yl, sizeof yl, "throughput at %s elements, Gelem/s (median, whiskers: min..max)",
-                size_text(shown_size_).c_str());
+  // The memory limit's label: the whole explanation in a data area with room for it; one line in a short one
+  // (a projector's large text), where the explanation would cover the bars (it stays in the controls); in the
+  // title when even one line would (the area's height is last frame's: the title's length changes it).
+  const float line_h = ImGui::GetTextLineHeight();
+  const bool limit_in_title = limit > 0 && bars_area_lines_ < 5;
+  char yl[192];
+  char in_title[64] = "";
+  if (limit_in_title) std::snprintf(in_title, sizeof in_title, "; dashed: memory limit %.2f Gelem/s", limit);
+  std::snprintf(yl, sizeof yl, "throughput at %s elements, Gelem/s (median, whiskers: min..max%s)",
+                size_text(shown_size_).c_str(), in_title);
   plot::Plot p("bars", bars_, size, nullptr, yl);
+  const float area_h = std::fabs(p.to_pixels(0, bars_.y.range.min).y - p.to_pixels(0, bars_.y.range.max).y);
+  bars_area_lines_ = area_h / line_h;
   bar_x_.clear();
   bar_med_.clear();
   bar_lo_.clear();
@@ -280,11 +297,14 @@ void BenchPanel::bars_plot(ImVec2 size) {
   if (limit > 0) {
     p.hline(limit, kLimitColor, 0.12f, true);
     char t[128];
-    std::snprintf(t, sizeof t,
-                  "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
-                  "(arrays that fit in a cache can beat it)",
-                  snap_.copy_gb_per_s, limit);
-    p.note(t, 1, kLimitColor);
+    if (area_h >= 9 * line_h)
+      std::snprintf(t, sizeof t,
+                    "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
+                    "(arrays that fit in a cache can beat it)",
+                    snap_.copy_gb_per_s, limit);
+    else
+      std::snprintf(t, sizeof t, "limit %.2f Gelem/s", limit);
+    if (!limit_in_title) p.note(t, 1, kLimitColor);
   }
   if (fns.empty())
     p.note(snap_.running ? "measuring…" : "press Run to measure", 0, IM_COL32(90, 90, 90, 255));

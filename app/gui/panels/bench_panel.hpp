@@ -50,6 +50,7 @@ class BenchPanel : public Panel {
   std::vector<double> bar_x_, bar_med_, bar_lo_, bar_hi_;  // what the bar plot drew last (meta)
   std::vector<int> bar_backend_;
   double bar_width_ = 0;
+  float bars_area_lines_ = 100;  // the bar plot's data-area height last frame, in text lines
 };
 
 }  // namespace gelu::app
