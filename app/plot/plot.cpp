@@ -794,14 +794,27 @@ void Plot::draw_axes() {
   dl_->AddRect(area_min_, area_max_, kFrame, 0.0f, ImDrawFlags_None, 1.0f);
   const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
+  // A category label wider than its group's spacing is cut to fit with "…" (left out, as a colliding tick
+  // label would be, it would leave its group unnamed).
+  const float spacing = static_cast<float>(std::fabs(tf_.px_x(1.0) - tf_.px_x(0.0))) - 0.5f * em_;
+  s_.category_labels = 0;
   for (std::size_t i = 0; i < s_.x_categories.size(); ++i) {
     const double v = static_cast<double>(i);
     if (!s_.x.range.contains(v)) continue;
-    const std::string& label = s_.x_categories[i];
+    std::string label = s_.x_categories[i];
+    if (s_.x_categories.size() > 1 && ImGui::CalcTextSize(label.c_str()).x > spacing) {
+      // Drop whole UTF-8 characters from the end until the rest and "…" fit (one character at least).
+      while (label.size() > 1 && ImGui::CalcTextSize((label + "…").c_str()).x > spacing) {
+        std::size_t cut = label.size() - 1;
+        while (cut > 1 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
+        label.resize(cut);
+      }
+      label += "…";
+    }
     const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
     const float x = static_cast<float>(tf_.px_x(v));
     const float lx = std::clamp(std::round(x - ts.x / 2), frame_min_.x, frame_max_.x - ts.x);
-    tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str());
+    if (tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str())) ++s_.category_labels;
   }
   for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
     if (!s_.x_categories.empty()) break;

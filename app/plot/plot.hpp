@@ -88,6 +88,7 @@ struct PlotState {
   // Data items the last frame drew (points, bars, functions, images; legend-hidden series not counted):
   // 0 means the plot shows no data yet. Counted where it draws, not where it captures (--meta lists it).
   int drawn_items = 0;
+  int category_labels = 0;  // x category labels drawn last frame (each whole or cut to fit with "…")
 };
 
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.

@@ -85,7 +85,8 @@ json::Value plot_meta(const plot::PlotState& s) {
   f["right"] = static_cast<double>(s.frame_max.x);
   f["bottom"] = static_cast<double>(s.frame_max.y);
   o["frame"] = std::move(f);
-  o["data_items"] = s.drawn_items;  // 0: no data yet (a CSV of it writes nothing and says so)
+  o["data_items"] = s.drawn_items;           // 0: no data yet (a CSV of it writes nothing and says so)
+  o["category_labels"] = s.category_labels;  // x category labels drawn (bar plots)
   return o;
 }
 
