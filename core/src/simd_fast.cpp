@@ -105,7 +105,9 @@ struct Consts {
   float lhi = 0, llo = 0, a1 = 0, a2 = 0, a3 = 0;
   float win = 0;  // half-width of the window around r0 where f' = δ·P(δ)
   std::array<float, kDegRoot + 1> rc{};
-  RBins rb{};  // the tanh form's f' by bins (see RBins)
+  float x_zfast = 0;      // |x| where |z| reaches kZFast (the bins' range)
+  bool rb_built = false;  // the tanh form's RBins are built on the first f' call (f never reads them)
+  RBins rb{};             // the tanh form's f' by bins (see RBins)
 };
 
 double d1_ref(Form form, double x, double param) {
@@ -271,13 +273,13 @@ Consts build_consts(Form form, double param) {
   for (int i = 0; i <= kDegRoot; ++i) ys[i] = d1_ref(form, r0 + xs[i], param) / xs[i];
   const auto co = interpolate<kDegRoot + 1>(xs, ys);
   for (int i = 0; i <= kDegRoot; ++i) c.rc[i] = static_cast<float>(co[i]);
-  if (form == Form::Tanh) c.rb = build_rbins(param, -r0, std::min(x_at(kZFast), 14.5f));
+  c.x_zfast = x_at(kZFast);
   return c;
 }
 
 /// Per-thread cache of the last few parameter values (a GUI slider changes them every frame; a batch does
 /// not).
-const Consts& consts(Form form, double param) {
+Consts& cached_consts(Form form, double param) {
   struct Entry {
     Form form;
     double param;
@@ -286,11 +288,24 @@ const Consts& consts(Form form, double param) {
   };
   thread_local std::array<Entry, 4> cache{};
   thread_local unsigned next = 0;
-  for (const Entry& e : cache)
+  for (Entry& e : cache)
     if (e.valid && e.form == form && e.param == param) return e.c;
   Entry& e = cache[next++ % cache.size()];
   e = Entry{form, param, build_consts(form, param), true};
   return e.c;
+}
+const Consts& consts(Form form, double param) {
+  return cached_consts(form, param);
+}
+/// The same with the tanh form's RBins built (on the first f' call for c: 0.3 ms that f alone need not pay).
+const Consts& consts_with_rbins(double param) {
+  Consts& c = cached_consts(Form::Tanh, param);
+  if (!c.rb_built) {
+    const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
+    c.rb = build_rbins(param, -r0, std::min(c.x_zfast, 14.5f));
+    c.rb_built = true;
+  }
+  return c;
 }
 
 // ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
@@ -532,6 +547,14 @@ GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
   return {scaled, q};
 }
 
+/// pu = 1 + c·x² as a pair for the tanh form from x² = sh + sl split exactly (1 − ph is exact for ph in [1,
+/// 2^24)).
+GELU_INLINE Pair unit_slope_sq(__m512 sh, __m512 sl, const Regs& t) {
+  const __m512 one = _mm512_set1_ps(1.0f);
+  const __m512 h = _mm512_fmadd_ps(t.ch, sh, one);
+  const __m512 e = _mm512_fmadd_ps(t.ch, sh, _mm512_sub_ps(one, h));
+  return {h, _mm512_fmadd_ps(t.ch, sl, _mm512_fmadd_ps(t.cl, sh, e))};
+}
 /// pu = 1 + c·x² as a pair for the tanh form (1 − ph is exact for ph in [1, 2^24)), and x² split exactly.
 template <Form kForm>
 GELU_INLINE Pair unit_slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
@@ -541,20 +564,8 @@ GELU_INLINE Pair unit_slope(__m512 x, const Regs& t, __m512& sh, __m512& sl) {
   } else {
     sh = _mm512_mul_ps(x, x);
     sl = _mm512_fmsub_ps(x, x, sh);
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 h = _mm512_fmadd_ps(t.ch, sh, one);
-    const __m512 e = _mm512_fmadd_ps(t.ch, sh, _mm512_sub_ps(one, h));
-    return {h, _mm512_fmadd_ps(t.ch, sl, _mm512_fmadd_ps(t.cl, sh, e))};
+    return unit_slope_sq(sh, sl, t);
   }
-}
-
-/// unit_slope's pair for the tanh form from sh = fl(x²) computed by the caller.
-GELU_INLINE Pair unit_slope_sq(__m512 x, __m512 sh, const Regs& t) {
-  const __m512 sl = _mm512_fmsub_ps(x, x, sh);
-  const __m512 one = _mm512_set1_ps(1.0f);
-  const __m512 h = _mm512_fmadd_ps(t.ch, sh, one);
-  const __m512 e = _mm512_fmadd_ps(t.ch, sh, _mm512_sub_ps(one, h));
-  return {h, _mm512_fmadd_ps(t.ch, sl, _mm512_fmadd_ps(t.cl, sh, e))};
 }
 
 /// The exact error of dh = fl(1 + e) on the fast paths (see kZFastSigmoid).
@@ -719,7 +730,7 @@ struct RRegs {
 /// the result's ULP.
 GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) {
   const __m512 t = _mm512_abs_ps(x);
-  const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(t, sh, r), sh, r);
+  const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(sh, _mm512_fmsub_ps(t, t, sh), r), sh, r);
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, rb.shift)), 20);
   const __m512 d = _mm512_sub_ps(t, rb.edge(b));
   __m512 rf = rb.fc[kDegR](b);  // r_k·F (the table holds r_k times F's coefficients)
@@ -759,15 +770,17 @@ void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const R
 }
 template <Form kForm>
 void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param) {
-  const Consts& c = consts(kForm, param);
+  const Consts& c = kForm == Form::Tanh ? consts_with_rbins(param) : consts(kForm, param);
   const Regs r(c);
-  if (kForm == Form::Tanh && c.rb.ok) {
-    const RRegs rb(c.rb);
-    if (dy)
-      run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
-    else
-      run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
-    return;
+  if constexpr (kForm == Form::Tanh) {
+    if (c.rb.ok) {
+      const RRegs rb(c.rb);
+      if (dy)
+        run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+      else
+        run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+      return;
+    }
   }
   if (kForm == Form::Sigmoid && param == 1.0)
     run_d1_as<kForm, true>(x, dy, y, n, r);
@@ -801,7 +814,7 @@ void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::siz
 }
 
 bool gelu_tanh_d1_by_bins(double c) {
-  return consts(Form::Tanh, c).rb.ok;
+  return consts_with_rbins(c).rb.ok;
 }
 
 // [SECTION] The tanh form on bf16 inputs
