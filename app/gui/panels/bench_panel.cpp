@@ -24,6 +24,14 @@ namespace {
 const ImU32 kBackendColor[kBenchBackends] = {IM_COL32(127, 127, 127, 255), IM_COL32(31, 119, 180, 255),
                                              IM_COL32(44, 160, 44, 255), IM_COL32(255, 127, 14, 255)};
 const ImU32 kLimitColor = IM_COL32(200, 30, 30, 255);
+
+/// How the memory limit is derived: "14.4 GB/s ÷ 8 B/element = 1.80 Gelem/s" (the controls and the bar plot).
+std::string limit_formula(double copy_gb_per_s) {
+  char t[96];
+  std::snprintf(t, sizeof t, "%.1f GB/s ÷ %zu B/element = %.2f Gelem/s", copy_gb_per_s,
+                bench::kBytesPerElement, copy_gb_per_s / bench::kBytesPerElement);
+  return t;
+}
 constexpr std::size_t kSizeChoices[] = {1024,    4096,    16384,    65536,   262144,
                                         1048576, 4194304, 16777216, 67108864};
 
@@ -185,10 +193,8 @@ void BenchPanel::controls() {
   ui::text_wrapped("host copy bandwidth: %.1f GB/s", snap_.copy_gb_per_s);
   if (snap_.copy_gb_per_s > 0) {
     ImGui::PushStyleColor(ImGuiCol_Text, kLimitColor);
-    ui::text_wrapped(
-        "memory limit (the red dashed line): %.1f GB/s ÷ 8 B/element = %.2f Gelem/s; arrays that "
-        "fit in a cache can beat it",
-        snap_.copy_gb_per_s, snap_.copy_gb_per_s / bench::kBytesPerElement);
+    ui::text_wrapped("memory limit (the red dashed line): %s; arrays that fit in a cache can beat it",
+                     limit_formula(snap_.copy_gb_per_s).c_str());
     ImGui::PopStyleColor();
   }
   ui::text_wrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
@@ -296,15 +302,11 @@ void BenchPanel::bars_plot(ImVec2 size) {
   bar_width_ = group / kBenchBackends * 0.92;
   if (limit > 0) {
     p.hline(limit, kLimitColor, 0.12f, true);
-    char t[128];
-    if (area_h >= 9 * line_h)
-      std::snprintf(t, sizeof t,
-                    "memory limit: host copy %.1f GB/s ÷ 8 B/element = %.2f Gelem/s\n"
-                    "(arrays that fit in a cache can beat it)",
-                    snap_.copy_gb_per_s, limit);
-    else
-      std::snprintf(t, sizeof t, "limit %.2f Gelem/s", limit);
-    if (!limit_in_title) p.note(t, 1, kLimitColor);
+    char t[64];
+    std::snprintf(t, sizeof t, "limit %.2f Gelem/s", limit);
+    const std::string full = "memory limit: host copy " + limit_formula(snap_.copy_gb_per_s) +
+                             "\n(arrays that fit in a cache can beat it)";
+    if (!limit_in_title) p.note(area_h >= 9 * line_h ? full.c_str() : t, 1, kLimitColor);
   }
   if (fns.empty())
     p.note(snap_.running ? "measuring…" : "press Run to measure", 0, IM_COL32(90, 90, 90, 255));
