@@ -4,8 +4,10 @@
 //     gelu(x) = max(x, 0) − G(t)          (for x < 0 that is −G(t); for x > 0 it is x − x·Φ(−x))
 //     G(t)    = exp(−t²/2) · t · S(t),     S(t) = Φ(−t)·exp(t²/2) = erfcx(t/√2)/2, smooth, in (0.027, 0.5]
 // exp(−t²/2) = 2^m · T_j · (1 + q(r)) with t² split exactly (t² = h + l via fma), a 32-entry table T_j =
-// 2^(j/32) and |r| <= ln2/64; S(t) = S_k · (1 + f_k(d)) over 32 bins (8 per binade of t+1 on [1, 16)), f_k a
-// degree-5 polynomial with |f_k| < 0.08. Every table is a vpermt2ps from two registers. The pieces are
+// 2^(j/32) and |r| <= ln2/64; S(t) = s_k · (1 + f_k(d)) over 32 bins (8 per binade of t+1 on [1, 16)), d = t
+// − m_k from a float m_k near the bin's middle where s_k = fl(S(m_k)) is within 2^-32 of S(m_k), so f_k(d) =
+// d·P_k(d) with P_k of degree 4 and |f_k| < 0.08 (no constant term: one table fewer). Every table is a
+// vpermt2ps from two registers. The pieces are
 // assembled with an error-free product (s_k·t), G = T·V + T·corr in one fma (T·V exact inside it) and, for
 // vectors with a tail lane, a Fast2Sum against max(x, 0), so the rounding that matters is the last one: the
 // error is 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
@@ -51,7 +53,7 @@ namespace F = formulas;
 // [SECTION] Constants and tables
 
 constexpr int kBins = 32;    // S(t) bins; index = bits(t + 1) >> 20 (low 5 bits): 8 per binade on [1, 16)
-constexpr int kDegS = 5;     // degree of f_k
+constexpr int kDegS = 5;     // degree of f_k = d·P_k (P_k: kDegS coefficients)
 constexpr int kDegRoot = 5;  // degree of P around the root of f'
 static_assert(kDegRoot % 2 == 1,
               "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
@@ -66,12 +68,34 @@ double S_ref(double t) {
 }
 
 struct Tables {
-  alignas(64) float s_edge[kBins];          // left edge of the bin, in t
-  alignas(64) float s_k[kBins];             // S at the bin's midpoint, rounded to float (exact by definition)
-  alignas(64) float s_c[kDegS + 1][kBins];  // f_k(d) = S(edge + d)/s_k − 1 = Σ c_i d^i
-  float root_hi = 0, root_lo = 0;           // root of f' as a float pair
-  float root_c[kDegRoot + 1] = {};          // f'(r0 + δ) ≈ δ·Σ c_i δ^i
+  alignas(64) float s_mid[kBins];       // m_k, the bin's expansion point in t (0 for the first bin)
+  alignas(64) float s_k[kBins];         // S(m_k) rounded to float, within 2^-32 of it (see pick_mid)
+  alignas(64) float s_c[kDegS][kBins];  // f_k(d) = S(m_k + d)/s_k − 1 = d·Σ c_i d^i
+  float root_hi = 0, root_lo = 0;       // root of f' as a float pair
+  float root_c[kDegRoot + 1] = {};      // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
+
+/// A float m near `centre` where S(m) lies within 2^-32 of a float (Gal's accurate-table idea): the bin
+/// expands around m with s_k = fl(S(m)), so f_k(0) = S(m)/s_k − 1 is below 2^-32 and f_k = d·P(d) needs no
+/// constant term (one table and one vpermt2ps fewer per vector). Stepping m by one ULP moves S by far less
+/// than its own ULP near t = 0 and by about one ULP near t = 15, so about 200 steps find one (0.2 ms for all
+/// 32 bins); the search keeps the best of 4096 on either side (m moves by < 2^-11 of it relatively, nothing
+/// for the fit).
+float pick_mid(double centre) {
+  const float m0 = static_cast<float>(centre);
+  float best = m0;
+  double best_err = 1;
+  for (int dir = -1; dir <= 1; dir += 2) {
+    float m = m0;
+    for (int step = 0; step < 4096 && best_err > 0x1p-32; ++step) {
+      const double sm = S_ref(m);
+      const double err = std::fabs(sm / static_cast<double>(static_cast<float>(sm)) - 1.0);
+      if (err < best_err) best_err = err, best = m;
+      m = std::nextafter(m, dir < 0 ? 0.0f : 16.0f);
+    }
+  }
+  return best;
+}
 
 Tables build_tables() {
   Tables tb{};
@@ -81,15 +105,22 @@ Tables build_tables() {
     const int e = ((b >> 3) + 1) & 3, i = b & 7;  // (127 + e) mod 4 == b >> 3  ->  e = (b>>3) + 1 mod 4
     const double u0 = std::ldexp(1.0 + i / 8.0, e), u1 = std::ldexp(1.0 + (i + 1) / 8.0, e);
     const double t0 = u0 - 1.0, t1 = std::min(u1 - 1.0, static_cast<double>(kTMax) + 0.25);
-    tb.s_edge[b] = static_cast<float>(t0);  // exact: a multiple of 1/8 below 16
-    tb.s_k[b] = static_cast<float>(S_ref(0.5 * (t0 + t1)));
-    // Fit a little beyond the bin: t + 1 rounds, so a t just below the edge can land in this bin.
+    // d = t − m_k is exact (Sterbenz: every t of the bin is within [m_k/2, 2·m_k], as t0 >= (t1 − t0)/2) in
+    // all bins but the first, t in [0, 1/8): there t < m_k/2 = 1/32 rounds d, by less than 2^-29, which moves
+    // f_k by less than 2^-29 (|S'/S| < 0.8).
+    const float m = pick_mid(0.5 * (t0 + t1));
+    tb.s_mid[b] = m;
+    tb.s_k[b] = static_cast<float>(S_ref(m));
+    // Fit a little beyond the bin: t + 1 rounds, so a t just below the edge can land in this bin. P(d) =
+    // f_k(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f_k(0)/0).
     const double w = t1 - t0, pad = 1e-3 * w;
-    const auto xs = chebyshev_nodes<kDegS + 1>(-pad, w + pad);
-    std::array<double, kDegS + 1> ys{};
-    for (int n = 0; n <= kDegS; ++n) ys[n] = S_ref(t0 + xs[n]) / tb.s_k[b] - 1.0;
-    const auto c = interpolate<kDegS + 1>(xs, ys);
-    for (int n = 0; n <= kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
+    auto xs = chebyshev_nodes<kDegS>(std::max(t0 - pad, 0.0) - m, t1 + pad - m);
+    for (double& xn : xs)
+      if (std::fabs(xn) < 1e-2 * w) xn = std::copysign(1e-2 * w, xn == 0 ? 1.0 : xn);
+    std::array<double, kDegS> ys{};
+    for (int n = 0; n < kDegS; ++n) ys[n] = (S_ref(m + xs[n]) / tb.s_k[b] - 1.0) / xs[n];
+    const auto c = interpolate<kDegS>(xs, ys);
+    for (int n = 0; n < kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -134,18 +165,17 @@ struct Pieces {
   __m512 f;      // S/s_k − 1
 };
 
-/// All tables in registers for the duration of one call (20 of the 32 zmm registers).
+/// All tables in registers for the duration of one call (18 of the 32 zmm registers).
 struct Regs {
-  Table32 exp_hs, exp_rel, s_edge, s_k;  // Exp2Table's hi_shifted and rel
-  Table32 c[kDegS + 1];
+  Table32 exp_hs, exp_rel, s_mid, s_k;  // Exp2Table's hi_shifted and rel
+  Table32 c[kDegS];
   const Tables& tb;
   explicit Regs(const Tables& t)
       : exp_hs(exp2_table().hi_shifted),
         exp_rel(exp2_table().rel),
-        s_edge(t.s_edge),
+        s_mid(t.s_mid),
         s_k(t.s_k),
-        c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]),
-          Table32(t.s_c[3]), Table32(t.s_c[4]), Table32(t.s_c[5])},
+        c{Table32(t.s_c[0]), Table32(t.s_c[1]), Table32(t.s_c[2]), Table32(t.s_c[3]), Table32(t.s_c[4])},
         tb(t) {}
 };
 
@@ -183,10 +213,10 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   // S(t) bins.
   const __m512 u = _mm512_add_ps(t, _mm512_set1_ps(1.0f));
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(u), 20);
-  const __m512 d = _mm512_sub_ps(t, tb.s_edge(b));
-  __m512 f = tb.c[kDegS](b);
-  for (int i = kDegS - 1; i >= 0; --i) f = _mm512_fmadd_ps(f, d, tb.c[i](b));
-  p.f = f;
+  const __m512 d = _mm512_sub_ps(t, tb.s_mid(b));
+  __m512 poly = tb.c[kDegS - 1](b);
+  for (int i = kDegS - 2; i >= 0; --i) poly = _mm512_fmadd_ps(poly, d, tb.c[i](b));
+  p.f = _mm512_mul_ps(d, poly);
   p.s_k = tb.s_k(b);
   return p;
 }
