@@ -29,6 +29,7 @@
 //   [SECTION] f′ and its root
 //   [SECTION] Loops and entry points
 //   [SECTION] The tanh form on bf16 inputs
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -71,24 +72,30 @@ constexpr double kZFastSigmoid = 16;
 ///     f'(x) = [x > 0] − sign(x)·e·R(t),        R(t) = (1 + e − W)/(1 + e)²,
 /// (x < 0: σ(z) = e/(1 + e); x > 0: 1 − σ(z) = e/(1 + e)): R is smooth, bounded by a cubic, and vanishes
 /// where f' does (t0 = −r0). Like exact GELU's S(t), R comes from 32 bins of u = t + shift (8 per binade of
-/// u on [1, 16); the shift puts t0 in the middle of a bin): R = r_k·A + r_k·F(d), d = t − edge_k, F a
-/// polynomial of degree kDegR whose coefficients the table holds times r_k. Bins within [t0/2, 2·t0] have
-/// edge_k = fl(t0), so d is exact (Sterbenz), A = d and r_k a power of two; the bin holding t0 fits F = F(0)
-/// + d·G(d) with F(0) = R(fl(t0))/r_k exactly (t0 is not a float), so R keeps its relative accuracy through
-/// the root, with no window and no branch. The other bins have A = 2 and r_k = R(mid)/2. r_k·A = fma(d, ρ_k,
-/// β_k) is exact either way (ρ = r_k, β = 0, or ρ = 0, β = 2r_k). No reciprocal either: the compiled backward
-/// loop has 51 vector instructions per 16 elements against the quotient kernel's 59. Built per parameter and
+/// u on [1, 16); the shift puts t0 in the middle of a bin): R = r_k·A + r_k·F(d), d = t − edge_k, r_k·F(d) =
+/// K + d·r_k·G(d) with G of degree kDegR − 1 (the table holds its coefficients times r_k) and K = R(fl(t0)),
+/// one constant for every bin: the last Horner step adds it, so F's constant needs no table (20 `vpermt2ps`
+/// per pair of vectors in the compiled backward loop against 22). Bins within [t0/2, 2·t0] have edge_k =
+/// fl(t0), so d is exact (Sterbenz), A = d + β_k/r_k and r_k a power of two; in the bin holding t0, β = 0 and
+/// F(0) = K/r_k is R(fl(t0))/r_k exactly (t0 is not a float), so R keeps its relative accuracy through the
+/// root, with no window and no branch; in the group's other bins β_k takes up the difference between a free
+/// fit's constant and K, rounded to a multiple of r_k·ulp(d) so that r_k·d + β_k stays exact. The other bins
+/// have A = 2 and expand around a float m_k near their middle where r_k = fl((R(m_k) − K)/2) is within 2^-32
+/// of its value, so that F(0) = K/r_k there too. r_k·A = fma(d, ρ_k, β_k) is exact either way (ρ = r_k, or ρ
+/// = 0 and β = 2r_k). No reciprocal either. Built per parameter (0.7 ms on the first f' call for it) and
 /// checked against the reference on a dense grid; a parameter whose fit misses kRBinsMaxError keeps the
-/// quotient kernel (ok = false).
+/// quotient kernel (ok = false; every c in [0, 0.1] passes).
 constexpr int kRBins = 32;
 constexpr int kDegR = 5;
 constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5: |fit − R/r_k| / |R/r_k| over each bin
 struct RBins {
   bool ok = false;
-  float shift = 0;                                  // u = t + shift, in [1, 16) on the fast range
-  float tmax = 0;                                   // |x| up to which the bins hold (and |z| <= kZFast)
-  std::array<float, kRBins> edge{}, rho{}, beta{};  // r_k·A = fma(d, rho_k, beta_k), exact
-  std::array<std::array<float, kRBins>, kDegR + 1> fc{};
+  float shift = 0;                                    // u = t + shift, in [1, 16) on the fast range
+  float tmax = 0;                                     // |x| up to which the bins hold (and |z| <= kZFast)
+  float k0 = 0;                                       // K = r_k·F(0) = R(fl(t0)) in every bin
+  double worst = 0;                                   // the fit's largest error (the check)
+  std::array<float, kRBins> edge{}, rho{}, beta{};    // r_k·A = fma(d, rho_k, beta_k), exact
+  std::array<std::array<float, kRBins>, kDegR> fc{};  // r_k·G's coefficients: r_k·F(d) = K + d·r_k·G(d)
 };
 
 /// Everything a call needs that depends on the parameter; built in double from formulas.hpp.
@@ -130,6 +137,10 @@ RBins build_rbins(double param, double t0, float tmax) {
   rb.shift = static_cast<float>(1.8125 - static_cast<double>(t0f));
   rb.tmax = tmax;
   if (!(rb.shift >= 1.0f) || static_cast<double>(tmax) + rb.shift >= 15.75) return rb;
+  // r_k·F(0) = K for every bin: R(fl(t0)) in the root group by construction, and by the choice of m_k (below)
+  // elsewhere, so the last Horner step adds the constant K instead of a table's entry.
+  const double K = r_of_t(t0f, param);
+  rb.k0 = static_cast<float>(K);
   double worst = 0;
   for (int b = 0; b < kRBins; ++b) {
     // Bin b holds u in [2^e (1 + i/8), 2^e (1 + (i + 1)/8)), e = ((b >> 3) + 1) mod 4 (as S(t)'s bins).
@@ -139,57 +150,111 @@ RBins build_rbins(double param, double t0, float tmax) {
     // u = t + shift rounds: t a little outside [lo, hi) can land here.
     const double pad = 1e-3 * (hi - lo), flo = std::max(lo - pad, 0.0), fhi = hi + pad;
     const bool root = flo >= 0.5 * t0f && fhi <= 2.0 * t0f;
-    double edge, rk;
+    double edge, rk, beta;  // V = r_k·A = fma(d, rho, beta): rho = r_k in the root group, else 0
     if (root) {
       edge = t0f;
       const double mid = 0.5 * (lo + hi);
       // A power of two, so that r_k·d is exact.
       const double q = r_of_t(mid, param) / (mid - t0);
       rk = std::copysign(std::exp2(std::round(std::log2(std::fabs(q)))), q);
+      beta = 0;
+      if (!(flo <= edge && edge <= fhi)) {
+        // Away from t0, F's own best constant (a free fit's) differs from K/r_k; the difference goes into V
+        // instead, rounded to a multiple γ of r_k·ulp where every d and fl(t0) are multiples of that ulp, so
+        // that V = r_k·d + β stays exact (|V| < 2^24·γ, checked).
+        const auto xs = chebyshev_nodes<kDegR + 1>(flo - edge, fhi - edge);
+        std::array<double, kDegR + 1> ys{};
+        for (int n = 0; n <= kDegR; ++n) ys[n] = r_of_t(edge + xs[n], param) / rk - xs[n];
+        const double free_c0 = interpolate<kDegR + 1>(xs, ys)[0];
+        const auto ulp = [](double v) { return std::ldexp(1.0, std::ilogb(static_cast<float>(v)) - 23); };
+        const double gamma = std::min(ulp(flo), ulp(t0f)) * std::fabs(rk);
+        const double b0 = std::nearbyint((rk * free_c0 - static_cast<double>(rb.k0)) / gamma) * gamma;
+        const double vmax = std::max(std::fabs((flo - edge) * rk + b0), std::fabs((fhi - edge) * rk + b0));
+        if (vmax < 0x1p24 * gamma) beta = b0;
+      }
     } else {
-      edge = static_cast<float>(lo);
-      rk = static_cast<float>(0.5 * r_of_t(0.5 * (lo + hi), param));
+      // Expand around a float m_k near the middle where r_k = fl((R(m_k) − K)/2) is within 2^-32 of its value
+      // (stepping m_k by ULPs, as pick_mid does for exact GELU), so that r_k·F(0) = R(m_k) − 2r_k = K. d = t
+      // − m_k is exact (Sterbenz) wherever lo >= (hi − lo)/2, that is beyond the first bin; there its
+      // rounding, < 2^-29, moves R by less than 2^-29 relative.
+      const float m0 = static_cast<float>(0.5 * (lo + hi));
+      float best = m0;
+      double best_err = 1;
+      for (int dir = -1; dir <= 1; dir += 2) {
+        float m = m0;
+        for (int step = 0; step < 4096 && best_err > 0x1p-32; ++step) {
+          const double v = 0.5 * (r_of_t(m, param) - static_cast<double>(rb.k0));
+          const double err = std::fabs(v / static_cast<double>(static_cast<float>(v)) - 1.0);
+          if (err < best_err) best_err = err, best = m;
+          m = std::nextafter(m, dir < 0 ? 0.0f : 16.0f);
+        }
+      }
+      edge = best;
+      rk = static_cast<float>(0.5 * (r_of_t(edge, param) - static_cast<double>(rb.k0)));
+      beta = 2 * rk;
     }
-    const auto target = [&](double d) { return r_of_t(edge + d, param) / rk - (root ? d : 2.0); };
-    std::array<double, kDegR + 1> fc{};
-    if (root && flo <= edge && edge <= fhi) {
-      // F = F(0) + d·G(d), F(0) = R(fl(t0))/r_k exactly: near the root R/r_k = d + F is as small as d − (t0 −
-      // fl(t0)), and an interpolation error at d = 0 would be all of it.
-      const double c0 = target(0);
-      // (An odd node count puts a node at the centre, which is the root: move it off d = 0.)
+    // R/r_k = A + F: A = d + β/r_k in the root group, 2 elsewhere.
+    const auto A = [&](double d) { return (root ? d : 0.0) + beta / rk; };
+    const auto target = [&](double d) { return r_of_t(edge + d, param) / rk - A(d); };
+    // F = K/r_k + d·G(d), G of degree kDegR − 1. Two fits, the better one kept (by the check below, against
+    // the reference, relative to R/r_k = A + F): G through Chebyshev nodes (the one at d = 0 moved off it),
+    // and G by weighted least squares on 64 Chebyshev points, which does better where d = 0 lies outside the
+    // bin (the root group's other bins, where the interpolant through F(0) loses about two bits). In the bin
+    // that holds t0, R/r_k = d + F is as small as d − (t0 − fl(t0)) near it, and F(0) = R(fl(t0))/r_k is
+    // exact, so R keeps its relative accuracy through the root.
+    const double c0 = static_cast<double>(rb.k0) / rk;
+    std::array<double, kDegR> interp{}, lsq{};
+    {
       auto xs = chebyshev_nodes<kDegR>(flo - edge, fhi - edge);
       for (double& xn : xs)
-        if (std::fabs(xn) < 1e-3 * (fhi - flo)) xn = 1e-3 * (fhi - flo);
+        if (std::fabs(xn) < 1e-2 * (fhi - flo)) xn = std::copysign(1e-2 * (fhi - flo), xn == 0 ? 1.0 : xn);
       std::array<double, kDegR> ys{};
       for (int n = 0; n < kDegR; ++n) ys[n] = (target(xs[n]) - c0) / xs[n];
-      const auto co = interpolate<kDegR>(xs, ys);
-      fc[0] = c0;
-      for (int n = 0; n < kDegR; ++n) fc[n + 1] = co[n];
-    } else {
-      const auto xs = chebyshev_nodes<kDegR + 1>(flo - edge, fhi - edge);
-      std::array<double, kDegR + 1> ys{};
-      for (int n = 0; n <= kDegR; ++n) ys[n] = target(xs[n]);
-      const auto co = interpolate<kDegR + 1>(xs, ys);
-      for (int n = 0; n <= kDegR; ++n) fc[n] = co[n];
+      interp = interpolate<kDegR>(xs, ys);
     }
-    for (int n = 0; n <= kDegR; ++n) rb.fc[n][b] = static_cast<float>(rk * fc[n]);
+    {
+      constexpr int kPts = 64;
+      const auto ds = chebyshev_nodes<kPts>(flo - edge, fhi - edge);
+      std::array<double, kPts> ys{}, ws{};
+      for (int k = 0; k < kPts; ++k) {
+        const double f = target(ds[k]);
+        ys[k] = f - c0;
+        ws[k] = 1.0 / std::fabs(A(ds[k]) + f);
+      }
+      lsq = least_squares_times_d<kDegR>(ds, ys, ws);
+    }
     rb.edge[b] = static_cast<float>(edge);
     rb.rho[b] = root ? static_cast<float>(rk) : 0.0f;
-    rb.beta[b] = root ? 0.0f : static_cast<float>(2 * rk);
-    if (hi <= 0 || lo > tmax) continue;  // never reached on the fast range
-    // The fit with its float coefficients against the reference, relative to R/r_k = A + F.
-    for (int k = 0; k <= 256; ++k) {
-      const double d = (flo - edge) + (fhi - flo) * k / 256.0;
-      if (edge + d > static_cast<double>(tmax) * 1.01) break;
-      if (root && std::fabs(d) < 1e-4) continue;  // (the reference's own error is relative to R there)
-      double p = rb.fc[kDegR][b];
-      for (int n = kDegR - 1; n >= 0; --n) p = p * d + rb.fc[n][b];
-      p /= rk;
-      const double a = root ? d : 2.0;
-      const double want = target(d);
-      if (a + want != 0) worst = std::max(worst, std::fabs(p - want) / std::fabs(a + want));
+    rb.beta[b] = static_cast<float>(beta);
+    // The check: the fit with its float coefficients against the reference on 257 points across the bin.
+    std::array<double, 257> cd{}, cwant{}, ca{};
+    int npts = 0;
+    if (!(hi <= 0 || lo > tmax)) {  // (bins beyond the fast range are never reached)
+      for (int k = 0; k <= 256; ++k) {
+        const double d = (flo - edge) + (fhi - flo) * k / 256.0;
+        if (edge + d > static_cast<double>(tmax) * 1.01) break;
+        if (root && std::fabs(d) < 1e-4) continue;  // (the reference's own error is relative to R there)
+        cd[npts] = d, cwant[npts] = target(d), ca[npts] = A(d), ++npts;
+      }
     }
+    const auto error_of = [&](const std::array<double, kDegR>& co) {
+      std::array<float, kDegR> fc{};
+      for (int n = 0; n < kDegR; ++n) fc[n] = static_cast<float>(rk * co[n]);
+      double err = 0;
+      for (int k = 0; k < npts; ++k) {
+        double p = fc[kDegR - 1];
+        for (int n = kDegR - 2; n >= 0; --n) p = p * cd[k] + fc[n];
+        p = (p * cd[k] + static_cast<double>(rb.k0)) / rk;
+        if (ca[k] + cwant[k] != 0) err = std::max(err, std::fabs(p - cwant[k]) / std::fabs(ca[k] + cwant[k]));
+      }
+      return err;
+    };
+    const double e_interp = error_of(interp), e_lsq = error_of(lsq);
+    const auto& co = e_lsq < e_interp ? lsq : interp;
+    for (int n = 0; n < kDegR; ++n) rb.fc[n][b] = static_cast<float>(rk * co[n]);
+    worst = std::max(worst, std::min(e_interp, e_lsq));
   }
+  rb.worst = worst;
   rb.ok = worst <= kRBinsMaxError;
   return rb;
 }
@@ -297,7 +362,7 @@ Consts& cached_consts(Form form, double param) {
 const Consts& consts(Form form, double param) {
   return cached_consts(form, param);
 }
-/// The same with the tanh form's RBins built (on the first f' call for c: 0.3 ms that f alone need not pay).
+/// The same with the tanh form's RBins built (on the first f' call for c: 0.7 ms that f alone need not pay).
 const Consts& consts_with_rbins(double param) {
   Consts& c = cached_consts(Form::Tanh, param);
   if (!c.rb_built) {
@@ -712,14 +777,15 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 
 /// The tables of RBins in registers.
 struct RRegs {
-  Table32 edge, rho, beta, fc[kDegR + 1];
-  __m512 shift, tmax_sq;
+  Table32 edge, rho, beta, fc[kDegR];
+  __m512 k0, shift, tmax_sq;
   explicit RRegs(const RBins& b)
       : edge(b.edge.data()),
         rho(b.rho.data()),
         beta(b.beta.data()),
-        fc{Table32(b.fc[0].data()), Table32(b.fc[1].data()), Table32(b.fc[2].data()),
-           Table32(b.fc[3].data()), Table32(b.fc[4].data()), Table32(b.fc[5].data())},
+        fc{Table32(b.fc[0].data()), Table32(b.fc[1].data()), Table32(b.fc[2].data()), Table32(b.fc[3].data()),
+           Table32(b.fc[4].data())},
+        k0(_mm512_set1_ps(b.k0)),
         shift(_mm512_set1_ps(b.shift)),
         tmax_sq(_mm512_set1_ps(b.tmax * b.tmax)) {}
 };
@@ -733,8 +799,9 @@ GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) 
   const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(sh, _mm512_fmsub_ps(t, t, sh), r), sh, r);
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, rb.shift)), 20);
   const __m512 d = _mm512_sub_ps(t, rb.edge(b));
-  __m512 rf = rb.fc[kDegR](b);  // r_k·F (the table holds r_k times F's coefficients)
-  for (int i = kDegR - 1; i >= 0; --i) rf = _mm512_fmadd_ps(rf, d, rb.fc[i](b));
+  __m512 rf = rb.fc[kDegR - 1](b);  // r_k·F = K + d·r_k·G(d) (the table holds r_k times G's coefficients)
+  for (int i = kDegR - 2; i >= 0; --i) rf = _mm512_fmadd_ps(rf, d, rb.fc[i](b));
+  rf = _mm512_fmadd_ps(rf, d, rb.k0);
   const __m512 V = _mm512_fmadd_ps(d, rb.rho(b), rb.beta(b));  // r_k·A, exact
   const __m512 corr = _mm512_fmadd_ps(ez.q, _mm512_add_ps(V, rf), rf);
   const __m512 g = _mm512_fmadd_ps(ez.scaled, V, _mm512_mul_ps(ez.scaled, corr));

@@ -4,20 +4,15 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <utility>
 
 namespace gelu::simd {
 
-/// Solves the Vandermonde system for the monomial coefficients of the interpolant through (xs, ys).
+/// Solves the N×N system a·x = b, given as rows [a | b], by Gauss-Jordan elimination with partial pivoting.
 template <int N>
-std::array<double, N> interpolate(const std::array<double, N>& xs, const std::array<double, N>& ys) {
-  std::array<std::array<double, N + 1>, N> a{};
-  for (int i = 0; i < N; ++i) {
-    double p = 1;
-    for (int j = 0; j < N; ++j, p *= xs[i]) a[i][j] = p;
-    a[i][N] = ys[i];
-  }
-  for (int c = 0; c < N; ++c) {  // Gaussian elimination with partial pivoting
+std::array<double, N> solve(std::array<std::array<double, N + 1>, N> a) {
+  for (int c = 0; c < N; ++c) {
     int piv = c;
     for (int r = c + 1; r < N; ++r)
       if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
@@ -28,9 +23,39 @@ std::array<double, N> interpolate(const std::array<double, N>& xs, const std::ar
       for (int j = c; j <= N; ++j) a[r][j] -= m * a[c][j];
     }
   }
-  std::array<double, N> coef{};
-  for (int i = 0; i < N; ++i) coef[i] = a[i][N] / a[i][i];
-  return coef;
+  std::array<double, N> x{};
+  for (int i = 0; i < N; ++i) x[i] = a[i][N] / a[i][i];
+  return x;
+}
+
+/// Solves the Vandermonde system for the monomial coefficients of the interpolant through (xs, ys).
+template <int N>
+std::array<double, N> interpolate(const std::array<double, N>& xs, const std::array<double, N>& ys) {
+  std::array<std::array<double, N + 1>, N> a{};
+  for (int i = 0; i < N; ++i) {
+    double p = 1;
+    for (int j = 0; j < N; ++j, p *= xs[i]) a[i][j] = p;
+    a[i][N] = ys[i];
+  }
+  return solve<N>(a);
+}
+
+/// Weighted least squares for a polynomial without a constant term: the g minimizing Σ_k (w_k·(Σ_n
+/// g_n·d_k^(n+1) − y_k))² (the normal equations). For fits through a fixed value at d = 0: y = f(d) − f(0).
+template <int N, std::size_t M>
+std::array<double, N> least_squares_times_d(const std::array<double, M>& d, const std::array<double, M>& y,
+                                            const std::array<double, M>& w) {
+  std::array<std::array<double, N + 1>, N> a{};
+  for (std::size_t k = 0; k < M; ++k) {
+    std::array<double, N> row{};
+    double p = d[k] * w[k];
+    for (int n = 0; n < N; ++n, p *= d[k]) row[n] = p;
+    for (int i = 0; i < N; ++i) {
+      for (int j = 0; j < N; ++j) a[i][j] += row[i] * row[j];
+      a[i][N] += row[i] * y[k] * w[k];
+    }
+  }
+  return solve<N>(a);
 }
 
 template <int N>
