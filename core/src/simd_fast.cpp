@@ -93,7 +93,6 @@ struct RBins {
   float shift = 0;                                    // u = t + shift, in [1, 16) on the fast range
   float tmax = 0;                                     // |x| up to which the bins hold (and |z| <= kZFast)
   float k0 = 0;                                       // K = r_k·F(0) = R(fl(t0)) in every bin
-  double worst = 0;                                   // the fit's largest error (the check)
   std::array<float, kRBins> edge{}, rho{}, beta{};    // r_k·A = fma(d, rho_k, beta_k), exact
   std::array<std::array<float, kRBins>, kDegR> fc{};  // r_k·G's coefficients: r_k·F(d) = K + d·r_k·G(d)
 };
@@ -254,7 +253,6 @@ RBins build_rbins(double param, double t0, float tmax) {
     for (int n = 0; n < kDegR; ++n) rb.fc[n][b] = static_cast<float>(rk * co[n]);
     worst = std::max(worst, std::min(e_interp, e_lsq));
   }
-  rb.worst = worst;
   rb.ok = worst <= kRBinsMaxError;
   return rb;
 }
