@@ -12,8 +12,9 @@
 // vectors with a tail lane, a Fast2Sum against max(x, 0), so the rounding that matters is the last one: the
 // error is 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
 //
-// f'(x) = Φ(x) + x·φ(x) = [x > 0] + sign·E(t)·(t/√(2π) − S(t)) uses the same pieces; within ±0.25 of its root
-// r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up.
+// f'(x) = Φ(x) + x·φ(x) = [x > 0] + sign·E(t)·(t/√(2π) − S(t)) uses the same pieces; within 1/16 of its root
+// r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up,
+// which arrays get in a second pass over the vectors that have such a lane (run_f32_root_two_pass).
 //
 // All tables are built at start-up from formulas.hpp, the double-precision source of truth.
 //
@@ -291,8 +292,8 @@ GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
 
 // [SECTION] f′
 
-GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
-  const Tables& tb = r.tb;
+/// f′ everywhere but within 1/16 of its root (gelu_d1_near's lanes, which take gelu_d1_root).
+GELU_INLINE __m512 gelu_d1_main(__m512 x, const Regs& r) {
   const Pieces p = pieces(x, r);
   // D = 2^m·T(1 + q)·(t/√(2π) − s_k(1 + f)); diff = diff_hi + lo, and T·diff_hi is kept exact (TwoProd) so D
   // rounds twice in all: diff_hi and the final sum.
@@ -313,20 +314,42 @@ GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
   // x > 0: 1 + D; x <= 0: −D (so f'(−inf) = −0 and f'(±0) = 0.5).
   const __mmask16 is_pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   __m512 y = _mm512_mask_add_ps(_mm512_xor_ps(D, _mm512_set1_ps(-0.0f)), is_pos, D, _mm512_set1_ps(1.0f));
-  // Within 1/16 of the root, where t/√(2π) − S cancels: δ·P(δ) with δ = x − r0 kept as the exact pair
-  // (x − root_hi, −root_lo), so the value rounds once after P. Branch-free: with N(0, σ) data about a third
-  // of vectors have such a lane, too often to predict.
-  const __m512 d_hi = _mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi));  // exact (Sterbenz)
-  const __m512 delta = _mm512_sub_ps(d_hi, _mm512_set1_ps(tb.root_lo));
-  const __mmask16 near = _mm512_cmp_ps_mask(_mm512_abs_ps(delta),
-                                            _mm512_set1_ps(static_cast<float>(kRootHalfWidth)), _CMP_LE_OQ);
-  __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
-  for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
-  const __m512 root_val = _mm512_fmadd_ps(d_hi, poly, _mm512_mul_ps(_mm512_set1_ps(-tb.root_lo), poly));
-  y = _mm512_mask_mov_ps(y, near, root_val);
   // NaN in, NaN out (only tail vectors can hold one); +inf -> 1 comes from 1 + D with t clamped.
   if (tail) y = _mm512_mask_mov_ps(y, _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), x);
   return y;
+}
+
+/// The lanes within 1/16 of f′'s root r0, where t/√(2π) − S cancels (never NaN lanes).
+GELU_INLINE __mmask16 gelu_d1_near(__m512 x, const Tables& tb) {
+  const __m512 delta =
+      _mm512_sub_ps(_mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi)), _mm512_set1_ps(tb.root_lo));
+  return _mm512_cmp_ps_mask(_mm512_abs_ps(delta), _mm512_set1_ps(static_cast<float>(kRootHalfWidth)),
+                            _CMP_LE_OQ);
+}
+/// f′ near its root: δ·P(δ) with δ = x − r0 kept as the exact pair (x − root_hi, −root_lo), so the value
+/// rounds once after P.
+GELU_INLINE __m512 gelu_d1_root(__m512 x, const Tables& tb) {
+  const __m512 d_hi = _mm512_sub_ps(x, _mm512_set1_ps(tb.root_hi));  // exact (Sterbenz)
+  const __m512 delta = _mm512_sub_ps(d_hi, _mm512_set1_ps(tb.root_lo));
+  __m512 poly = _mm512_set1_ps(tb.root_c[kDegRoot]);
+  for (int i = kDegRoot - 1; i >= 0; --i) poly = _mm512_fmadd_ps(poly, delta, _mm512_set1_ps(tb.root_c[i]));
+  return _mm512_fmadd_ps(d_hi, poly, _mm512_mul_ps(_mm512_set1_ps(-tb.root_lo), poly));
+}
+
+/// f′ of one vector, the root's lanes blended in (the masked tail of the arrays).
+GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
+  return _mm512_mask_mov_ps(gelu_d1_main(x, r), gelu_d1_near(x, r.tb), gelu_d1_root(x, r.tb));
+}
+
+/// f′ or dy·f′ over an array: the root's lanes in a second pass (run_f32_root_two_pass). With N(0, σ) data
+/// about a third of the vectors have such a lane, so the polynomial was evaluated in every vector before.
+template <bool kGrad>
+void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
+  const Regs r(tables());
+  run_f32_root_two_pass<kGrad>(
+      x, dy, y, n, [&](__m512 v) { return gelu_d1_main(v, r); },
+      [&](__m512 v) { return gelu_d1_near(v, r.tb); }, [&](__m512 v) { return gelu_d1_root(v, r.tb); },
+      [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 
 #endif  // GELU_SIMD_AVX512
@@ -350,12 +373,10 @@ void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
       [&](__m512& a, __m512& b) { gelu32(a, b, r); });
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
-  const Regs r(tables());
-  run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return gelu_d1_16(v, r); });
+  run_gelu_d1<false>(x, nullptr, y, n);
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
-  const Regs r(tables());
-  run_f32<true>(x, dy, dx, n, [&](__m512 v) { return gelu_d1_16(v, r); });
+  run_gelu_d1<true>(x, dy, dx, n);
 }
 const char* isa() {
   return "avx512";

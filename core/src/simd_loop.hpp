@@ -15,6 +15,7 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -145,6 +146,64 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     const std::size_t left = n - i;
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
     _mm512_mask_storeu_ps(y + i, m, one(i, m));
+  }
+}
+
+/// The loop of the f′ kernels whose lanes near a root of f′ need a formula of their own: y[i] = f′(x[i]) or
+/// dx[i] = dy[i]·f′(x[i]), in blocks of kRootBlock elements and two passes. Pass 1 runs `main` (__m512 ->
+/// __m512, everything but the root's lanes) on every whole vector and notes, without a branch, the vectors
+/// where `near` (__m512 -> __mmask16) has a lane; pass 2 writes `root` (__m512 -> __m512) into those lanes by
+/// masked stores, times dy with kGrad. With N(0, σ) inputs a tenth to a third of the vectors have such a
+/// lane, at random: a branch on them in the loop is mispredicted about as often, and evaluating `root` in
+/// every vector costs its instructions everywhere. `full` (the whole kernel on one vector) takes the masked
+/// tail.
+inline constexpr std::size_t kRootBlock = 2048;
+template <bool kGrad, class Main, class Near, class Root, class Full>
+GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y, std::size_t n,
+                                       const Main& main, const Near& near, const Root& root,
+                                       const Full& full) {
+  std::uint32_t near_at[kRootBlock / 16];
+  const std::size_t whole = n - n % 16;
+  const bool prefetch = n * sizeof(float) >= kPrefetchMinBytes;
+  constexpr std::size_t ahead = kPrefetchBytes / sizeof(float);
+  auto one = [&](std::size_t j, std::size_t& cnt) {
+    const __m512 v = _mm512_loadu_ps(x + j);
+    const __mmask16 m = near(v);
+    __m512 f = main(v);
+    near_at[cnt] = static_cast<std::uint32_t>(j);
+    cnt += _kortestz_mask16_u8(m, m) ? 0 : 1;
+    if constexpr (kGrad) f = _mm512_mul_ps(_mm512_loadu_ps(dy + j), f);
+    _mm512_storeu_ps(y + j, f);
+  };
+  for (std::size_t b = 0; b < whole; b += kRootBlock) {
+    const std::size_t end = std::min(whole, b + kRootBlock);
+    std::size_t cnt = 0, j = b;
+    for (; j + 32 <= end; j += 32) {
+      if (prefetch) {
+        _mm_prefetch(reinterpret_cast<const char*>(x + j + ahead), _MM_HINT_T0);
+        _mm_prefetch(reinterpret_cast<const char*>(x + j + ahead + 16), _MM_HINT_T0);
+        if constexpr (kGrad) {
+          _mm_prefetch(reinterpret_cast<const char*>(dy + j + ahead), _MM_HINT_T0);
+          _mm_prefetch(reinterpret_cast<const char*>(dy + j + ahead + 16), _MM_HINT_T0);
+        }
+      }
+      one(j, cnt);
+      one(j + 16, cnt);
+    }
+    if (j < end) one(j, cnt);
+    for (std::size_t k = 0; k < cnt; ++k) {
+      const std::size_t at = near_at[k];
+      const __m512 v = _mm512_loadu_ps(x + at);
+      __m512 f = root(v);
+      if constexpr (kGrad) f = _mm512_mul_ps(_mm512_loadu_ps(dy + at), f);
+      _mm512_mask_storeu_ps(y + at, near(v), f);
+    }
+  }
+  if (whole < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - whole)) - 1u);
+    __m512 f = full(_mm512_maskz_loadu_ps(m, x + whole));
+    if constexpr (kGrad) f = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + whole), f);
+    _mm512_mask_storeu_ps(y + whole, m, f);
   }
 }
 

@@ -5,6 +5,13 @@
 //   Path::Accurate (x·σ family, mish, elu): f <= 1 ULP, f' <= 2 ULP.
 //   Path::Fast (gelu_tanh, gelu_sigmoid, silu, softplus, mish): f and f' <= 2 ULP, no root window.
 // The full sweep (GELU_EXHAUSTIVE_STRIDE=1) takes a few minutes on two cores; its result is quoted in README.
+//
+// Index of this file:
+//   [SECTION] The sweep
+//   [SECTION] Exact GELU
+//   [SECTION] The correctly rounded kernels
+//   [SECTION] The fast kernels
+//   [SECTION] Parameter ranges, array lengths and backward passes
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -24,6 +31,8 @@
 #include "simd_kernels.hpp"
 
 namespace {
+
+// [SECTION] The sweep: inputs, threads, ULP distances and the report
 
 std::uint64_t stride() {
   const char* s = std::getenv("GELU_EXHAUSTIVE_STRIDE");
@@ -157,6 +166,8 @@ void report(const char* what, const Worst& w) {
       static_cast<long long>(w.int_ulp), static_cast<double>(w.x_int), w.abs_near_root);
 }
 
+// [SECTION] Exact GELU
+
 TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
   const Worst w = sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32(x, y, n, {}); },
                         [](double x) { return gelu::formulas::gelu(x); }, false);
@@ -219,6 +230,8 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
 
 namespace {
 
+// [SECTION] The correctly rounded kernels
+
 // The correctly rounded kernels (Path::Accurate: gelu_sigmoid, silu, gelu_tanh, mish, elu, each lane in
 // double): f <= 1 ULP and f' <= 2 ULP from the correctly rounded value of their own formulas (formulas.hpp),
 // every finite input, default parameters.
@@ -257,6 +270,8 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, AccurateFamily,
                                            KernelCase{"elu", 1}, KernelCase{"softplus", 0},
                                            KernelCase{"softplus", 1}));
 
+// [SECTION] The fast kernels
+
 // The fast kernels (Path::Fast, the default batched float path): float arithmetic only, f and f' <= 2 ULP
 // from the correctly rounded value for every finite input, with no window around the root of f' (the kernels
 // evaluate δ·P(δ) there), zeros keep the sign of the formula for f, NaN and ±inf as the formulas.
@@ -272,6 +287,8 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, FastFamily,
                                            KernelCase{"silu", 0}, KernelCase{"silu", 1},
                                            KernelCase{"softplus", 0}, KernelCase{"softplus", 1},
                                            KernelCase{"mish", 0}, KernelCase{"mish", 1}));
+
+// [SECTION] Parameter ranges, array lengths and backward passes
 
 // The fast kernels at the ends of their parameter ranges, on a coarser grid (every 31st of the stride's
 // inputs).
@@ -355,9 +372,44 @@ TEST(FastFamilyParameters, GeluTanhDerivativeWithinTwoUlpAcrossTheParameterRange
                 static_cast<long long>(worst));
   }
   if (std::string(gelu::simd::isa()) == "avx512") {
-    // The shipped coefficient and most of the range run by bins (the backward pass's speed rests on it).
+    // The shipped coefficient and the whole range run by bins (the backward pass's speed rests on it).
     EXPECT_TRUE(gelu::simd::gelu_tanh_d1_by_bins(0.044715));
-    EXPECT_GE(by_bins, 18);
+    EXPECT_EQ(by_bins, 21);
+  }
+}
+
+// Exact GELU's f′ and backward run in blocks and two passes (lanes near the root of f′ are written in a
+// second pass), the sigmoid forms' with a branch on such lanes in the loop: every array length, block
+// boundary and tail gives the bits of one-element calls, with a third of the inputs inside the root's window.
+TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
+  for (const char* id : {"gelu", "gelu_sigmoid", "silu"}) {
+    const gelu::Activation* a = gelu::find_activation(id);
+    const gelu::Params p = a->defaults();
+    const bool exact = std::string(id) == "gelu";
+    // The root of f′ (exact GELU: x ≈ −0.7518; the sigmoid forms: z = k·x ≈ −1.2785) and its window's size.
+    const double x0 = exact ? -0.75179152469356 : -1.2784645427610738 / p[0];
+    const double w = exact ? 0.05 : 0.01 / p[0];
+    for (std::size_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 2047u, 2048u, 2049u, 4101u, 10000u}) {
+      std::vector<float> x(n), dy(n), d1(n), dx(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double u = std::sin(0.7 * static_cast<double>(i));
+        x[i] = static_cast<float>(i % 3 == 0 ? x0 + w * u : 4 * u);
+        dy[i] = 0.5f + 0.001f * static_cast<float>(i % 7);
+      }
+      a->batch_f32[1](x.data(), d1.data(), n, p);
+      a->batch_backward_f32(x.data(), dy.data(), dx.data(), n, p);
+      for (std::size_t i = 0; i < n; ++i) {
+        float one = 0, one_dx = 0;
+        a->batch_f32[1](&x[i], &one, 1, p);
+        a->batch_backward_f32(&x[i], &dy[i], &one_dx, 1, p);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(d1[i]), std::bit_cast<std::uint32_t>(one))
+            << id << " n=" << n << " i=" << i << " x=" << std::hexfloat << x[i];
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(dx[i]), std::bit_cast<std::uint32_t>(one_dx))
+            << id << " n=" << n << " i=" << i << " x=" << std::hexfloat << x[i];
+        const double ref = exact ? gelu::formulas::gelu_d1(x[i]) : gelu::formulas::x_sigmoid_d1(x[i], p[0]);
+        ASSERT_LE(ulp_distance(one, static_cast<float>(ref)), 2) << id << " x=" << std::hexfloat << x[i];
+      }
+    }
   }
 }
 
