@@ -149,6 +149,14 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
   }
 }
 
+template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
+  run_f32<kGrad, kStores>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
+    a = k(a);
+    b = k(b);
+  });
+}
+
 /// The loop of the f′ kernels whose lanes near a root of f′ need a formula of their own: y[i] = f′(x[i]) or
 /// dx[i] = dy[i]·f′(x[i]), in blocks of kRootBlock elements and two passes. Pass 1 runs `main` (__m512 ->
 /// __m512, everything but the root's lanes) on every whole vector and notes, without a branch, the vectors
@@ -156,13 +164,21 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
 /// masked stores, times dy with kGrad. With N(0, σ) inputs a tenth to a third of the vectors have such a
 /// lane, at random: a branch on them in the loop is mispredicted about as often, and evaluating `root` in
 /// every vector costs its instructions everywhere. `full` (the whole kernel on one vector) takes the masked
-/// tail.
+/// tail, and the whole array when y overlaps x or dy (in place: pass 2 needs the inputs pass 1 overwrote).
 inline constexpr std::size_t kRootBlock = 2048;
 template <bool kGrad, class Main, class Near, class Root, class Full>
 GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y, std::size_t n,
                                        const Main& main, const Near& near, const Root& root,
                                        const Full& full) {
-  std::uint32_t near_at[kRootBlock / 16];
+  const auto overlaps = [n](const float* a, const float* b) {
+    const auto pa = reinterpret_cast<std::uintptr_t>(a), pb = reinterpret_cast<std::uintptr_t>(b);
+    return pa < pb + n * sizeof(float) && pb < pa + n * sizeof(float);
+  };
+  if (overlaps(x, y) || (kGrad && overlaps(dy, y))) {
+    run_f32<kGrad>(x, dy, y, n, full);
+    return;
+  }
+  std::uint16_t near_at[kRootBlock / 16];  // offsets within the block
   const std::size_t whole = n - n % 16;
   const bool prefetch = n * sizeof(float) >= kPrefetchMinBytes;
   constexpr std::size_t ahead = kPrefetchBytes / sizeof(float);
@@ -170,7 +186,7 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
     const __m512 v = _mm512_loadu_ps(x + j);
     const __mmask16 m = near(v);
     __m512 f = main(v);
-    near_at[cnt] = static_cast<std::uint32_t>(j);
+    near_at[cnt] = static_cast<std::uint16_t>(j % kRootBlock);
     cnt += _kortestz_mask16_u8(m, m) ? 0 : 1;
     if constexpr (kGrad) f = _mm512_mul_ps(_mm512_loadu_ps(dy + j), f);
     _mm512_storeu_ps(y + j, f);
@@ -192,7 +208,7 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
     }
     if (j < end) one(j, cnt);
     for (std::size_t k = 0; k < cnt; ++k) {
-      const std::size_t at = near_at[k];
+      const std::size_t at = b + near_at[k];
       const __m512 v = _mm512_loadu_ps(x + at);
       __m512 f = root(v);
       if constexpr (kGrad) f = _mm512_mul_ps(_mm512_loadu_ps(dy + at), f);
@@ -205,14 +221,6 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
     if constexpr (kGrad) f = _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + whole), f);
     _mm512_mask_storeu_ps(y + whole, m, f);
   }
-}
-
-template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel>
-GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
-  run_f32<kGrad, kStores>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
-    a = k(a);
-    b = k(b);
-  });
 }
 
 }  // namespace gelu::simd

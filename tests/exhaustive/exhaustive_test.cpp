@@ -380,7 +380,8 @@ TEST(FastFamilyParameters, GeluTanhDerivativeWithinTwoUlpAcrossTheParameterRange
 
 // Exact GELU's f′ and backward run in blocks and two passes (lanes near the root of f′ are written in a
 // second pass), the sigmoid forms' with a branch on such lanes in the loop: every array length, block
-// boundary and tail gives the bits of one-element calls, with a third of the inputs inside the root's window.
+// boundary and tail gives the bits of one-element calls, in place too, with a third of the inputs inside the
+// root's window.
 TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
   for (const char* id : {"gelu", "gelu_sigmoid", "silu"}) {
     const gelu::Activation* a = gelu::find_activation(id);
@@ -398,6 +399,12 @@ TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
       }
       a->batch_f32[1](x.data(), d1.data(), n, p);
       a->batch_backward_f32(x.data(), dy.data(), dx.data(), n, p);
+      // In place (y = x; dx = dy, as frameworks do for gradients): the same bits.
+      std::vector<float> in_place = x, grad = dy;
+      a->batch_f32[1](in_place.data(), in_place.data(), n, p);
+      a->batch_backward_f32(x.data(), grad.data(), grad.data(), n, p);
+      ASSERT_EQ(0, std::memcmp(in_place.data(), d1.data(), n * sizeof(float))) << id << " n=" << n;
+      ASSERT_EQ(0, std::memcmp(grad.data(), dx.data(), n * sizeof(float))) << id << " n=" << n;
       for (std::size_t i = 0; i < n; ++i) {
         float one = 0, one_dx = 0;
         a->batch_f32[1](&x[i], &one, 1, p);
