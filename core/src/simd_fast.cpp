@@ -173,22 +173,11 @@ RBins build_rbins(double param, double t0, float tmax) {
       }
     } else {
       // Expand around a float m_k near the middle where r_k = fl((R(m_k) − K)/2) is within 2^-32 of its value
-      // (stepping m_k by ULPs, as pick_mid does for exact GELU), so that r_k·F(0) = R(m_k) − 2r_k = K. d = t
+      // (float_point_near, as for exact GELU's S), so that r_k·F(0) = R(m_k) − 2r_k = K. d = t
       // − m_k is exact (Sterbenz) wherever lo >= (hi − lo)/2, that is beyond the first bin; there its
       // rounding, < 2^-29, moves R by less than 2^-29 relative.
-      const float m0 = static_cast<float>(0.5 * (lo + hi));
-      float best = m0;
-      double best_err = 1;
-      for (int dir = -1; dir <= 1; dir += 2) {
-        float m = m0;
-        for (int step = 0; step < 4096 && best_err > 0x1p-32; ++step) {
-          const double v = 0.5 * (r_of_t(m, param) - static_cast<double>(rb.k0));
-          const double err = std::fabs(v / static_cast<double>(static_cast<float>(v)) - 1.0);
-          if (err < best_err) best_err = err, best = m;
-          m = std::nextafter(m, dir < 0 ? 0.0f : 16.0f);
-        }
-      }
-      edge = best;
+      edge = float_point_near(0.5 * (lo + hi),
+                              [&](float m) { return 0.5 * (r_of_t(m, param) - static_cast<double>(rb.k0)); });
       rk = static_cast<float>(0.5 * (r_of_t(edge, param) - static_cast<double>(rb.k0)));
       beta = 2 * rk;
     }

@@ -65,6 +65,28 @@ std::array<double, N> chebyshev_nodes(double lo, double hi) {
   return x;
 }
 
+/// Gal's accurate-table search: a float m near `centre` where v(m) (a double) lies within 2^-32 relative of a
+/// float, so that a table entry fl(v(m)) is v(m) to 2^-32 and a polynomial expanded around m needs no
+/// constant term for it. Steps m one ULP at a time on either side and keeps the best of 4096 each way (m
+/// moves by less than 2^-11 of itself); where v moves by about one of its own ULPs per step or less, about
+/// 200 steps find one.
+template <class V>
+float float_point_near(double centre, const V& v) {
+  const float m0 = static_cast<float>(centre);
+  float best = m0;
+  double best_err = 1;
+  for (int dir = -1; dir <= 1; dir += 2) {
+    float m = m0;
+    for (int step = 0; step < 4096 && best_err > 0x1p-32; ++step) {
+      const double vm = v(m);
+      const double err = std::fabs(vm / static_cast<double>(static_cast<float>(vm)) - 1.0);
+      if (err < best_err) best_err = err, best = m;
+      m = std::nextafter(m, dir < 0 ? -INFINITY : INFINITY);
+    }
+  }
+  return best;
+}
+
 /// v as an unevaluated float pair hi + lo (hi = v rounded, lo = the rest rounded): ~2^-48 relative.
 struct FloatPair {
   float hi, lo;

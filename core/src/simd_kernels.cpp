@@ -70,33 +70,11 @@ double S_ref(double t) {
 
 struct Tables {
   alignas(64) float s_mid[kBins];       // m_k, the bin's expansion point in t (0 for the first bin)
-  alignas(64) float s_k[kBins];         // S(m_k) rounded to float, within 2^-32 of it (see pick_mid)
+  alignas(64) float s_k[kBins];         // S(m_k) rounded to float, within 2^-32 of it (float_point_near)
   alignas(64) float s_c[kDegS][kBins];  // f_k(d) = S(m_k + d)/s_k − 1 = d·Σ c_i d^i
   float root_hi = 0, root_lo = 0;       // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};      // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
-
-/// A float m near `centre` where S(m) lies within 2^-32 of a float (Gal's accurate-table idea): the bin
-/// expands around m with s_k = fl(S(m)), so f_k(0) = S(m)/s_k − 1 is below 2^-32 and f_k = d·P(d) needs no
-/// constant term (one table and one vpermt2ps fewer per vector). Stepping m by one ULP moves S by far less
-/// than its own ULP near t = 0 and by about one ULP near t = 15, so about 200 steps find one (0.2 ms for all
-/// 32 bins); the search keeps the best of 4096 on either side (m moves by < 2^-11 of it relatively, nothing
-/// for the fit).
-float pick_mid(double centre) {
-  const float m0 = static_cast<float>(centre);
-  float best = m0;
-  double best_err = 1;
-  for (int dir = -1; dir <= 1; dir += 2) {
-    float m = m0;
-    for (int step = 0; step < 4096 && best_err > 0x1p-32; ++step) {
-      const double sm = S_ref(m);
-      const double err = std::fabs(sm / static_cast<double>(static_cast<float>(sm)) - 1.0);
-      if (err < best_err) best_err = err, best = m;
-      m = std::nextafter(m, dir < 0 ? 0.0f : 16.0f);
-    }
-  }
-  return best;
-}
 
 Tables build_tables() {
   Tables tb{};
@@ -109,7 +87,10 @@ Tables build_tables() {
     // d = t − m_k is exact (Sterbenz: every t of the bin is within [m_k/2, 2·m_k], as t0 >= (t1 − t0)/2) in
     // all bins but the first, t in [0, 1/8): there t < m_k/2 = 1/32 rounds d, by less than 2^-29, which moves
     // f_k by less than 2^-29 (|S'/S| < 0.8).
-    const float m = pick_mid(0.5 * (t0 + t1));
+    // m_k: a float near the middle where S(m_k) is within 2^-32 of s_k = fl(S(m_k)) (float_point_near, Gal's
+    // accurate-table idea; 0.2 ms for all 32 bins), so f_k(0) = S(m_k)/s_k − 1 is below 2^-32 and f_k =
+    // d·P(d) needs no constant term: one table and one vpermt2ps fewer per vector.
+    const float m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
     tb.s_mid[b] = m;
     tb.s_k[b] = static_cast<float>(S_ref(m));
     // Fit a little beyond the bin: t + 1 rounds, so a t just below the edge can land in this bin. P(d) =
