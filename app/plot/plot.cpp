@@ -116,6 +116,49 @@ std::vector<std::string> wrap_words(const std::string& text, float width) {
   return lines;
 }
 
+namespace {
+/// `text` cut to fit `width` with "…": whole UTF-8 characters dropped from the end (one kept at least).
+std::string cut_to_fit(std::string text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  while (text.size() > 1 && ImGui::CalcTextSize((text + "…").c_str()).x > width) {
+    std::size_t cut = text.size() - 1;
+    while (cut > 1 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    text.resize(cut);
+  }
+  return text + "…";
+}
+}  // namespace
+
+std::vector<std::string> fit_category_label(const std::string& label, float width, int max_lines, bool* cut) {
+  auto wide = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+  std::vector<std::string> lines;
+  if (wide(label) <= width || max_lines < 2) {
+    lines.push_back(label);
+  } else {
+    // The break (after '_' or '-', or at a space, which is dropped) whose wider line is narrowest.
+    float best = 0;
+    for (std::size_t i = 1; i + 1 < label.size(); ++i) {
+      const char c = label[i];
+      if (c != '_' && c != '-' && c != ' ') continue;
+      std::string a = label.substr(0, c == ' ' ? i : i + 1), b = label.substr(i + 1);
+      const float w = std::max(wide(a), wide(b));
+      if (lines.empty() || w < best) {
+        lines = {std::move(a), std::move(b)};
+        best = w;
+      }
+    }
+    if (lines.empty()) lines.push_back(label);
+  }
+  bool any = false;
+  for (std::string& l : lines) {
+    std::string c = cut_to_fit(l, width);
+    any = any || c != l;
+    l = std::move(c);
+  }
+  if (cut) *cut = any;
+  return lines;
+}
+
 ImU32 palette(int i, float alpha) {
   ImU32 c = kPalette[static_cast<std::size_t>(i) % (sizeof kPalette / sizeof kPalette[0])];
   const auto a = static_cast<ImU32>(std::clamp(alpha, 0.0f, 1.0f) * 255.0f + 0.5f);
@@ -187,7 +230,15 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   const float line = 1.2f * em_;
   const float top_pad =
       title_lines_.empty() ? 0.6f * em_ : 0.3f * em_ + line * static_cast<float>(title_lines_.size());
-  const float bottom_pad = 1.7f * em_ + line * static_cast<float>(x_label_lines_.size()) + reserved_.y;
+  // Bar groups whose name is wider than the group get a second line for it (see draw_axes).
+  category_lines_ = 1;
+  if (s_.x_categories.size() > 1 && s_.x.range.valid()) {
+    const auto group = static_cast<float>((size.x - 5.0f * em_ - reserved_.x) / s_.x.range.size());
+    for (const std::string& c : s_.x_categories)
+      if (ImGui::CalcTextSize(c.c_str()).x > group - 0.5f * em_) category_lines_ = 2;
+  }
+  const float bottom_pad =
+      1.7f * em_ + line * static_cast<float>(x_label_lines_.size() + category_lines_ - 1) + reserved_.y;
   // The data area the panel's size gives without any room kept for the legend: where the legend's place
   // is decided (the same whatever place it had, so a decision does not undo itself).
   free_area_ = ImVec2(std::max(kMinAreaWidth, size.x - 5.0f * em_),
@@ -794,27 +845,30 @@ void Plot::draw_axes() {
   dl_->AddRect(area_min_, area_max_, kFrame, 0.0f, ImDrawFlags_None, 1.0f);
   const float w = area_max_.x - area_min_.x, h = area_max_.y - area_min_.y;
   const ImU32 text = ImGui::GetColorU32(ImGuiCol_Text);
-  // A category label wider than its group's spacing is cut to fit with "…" (left out, as a colliding tick
-  // label would be, it would leave its group unnamed).
+  // A category label wider than its group's spacing goes on two lines, broken after '_' ("gelu_" over
+  // "tanh"); only a part still too wide is cut to fit with "…" (left out, as a colliding tick label would
+  // be, it would leave its group unnamed).
   const float spacing = static_cast<float>(std::fabs(tf_.px_x(1.0) - tf_.px_x(0.0))) - 0.5f * em_;
+  const float line = 1.2f * em_;
   s_.category_labels = 0;
+  s_.category_labels_cut = 0;
   for (std::size_t i = 0; i < s_.x_categories.size(); ++i) {
     const double v = static_cast<double>(i);
     if (!s_.x.range.contains(v)) continue;
-    std::string label = s_.x_categories[i];
-    if (s_.x_categories.size() > 1 && ImGui::CalcTextSize(label.c_str()).x > spacing) {
-      // Drop whole UTF-8 characters from the end until the rest and "…" fit (one character at least).
-      while (label.size() > 1 && ImGui::CalcTextSize((label + "…").c_str()).x > spacing) {
-        std::size_t cut = label.size() - 1;
-        while (cut > 1 && (static_cast<unsigned char>(label[cut]) & 0xC0) == 0x80) --cut;
-        label.resize(cut);
-      }
-      label += "…";
-    }
-    const ImVec2 ts = ImGui::CalcTextSize(label.c_str());
+    bool cut = false;
+    const std::vector<std::string> lines =
+        s_.x_categories.size() > 1 ? fit_category_label(s_.x_categories[i], spacing, category_lines_, &cut)
+                                   : std::vector<std::string>{s_.x_categories[i]};
     const float x = static_cast<float>(tf_.px_x(v));
-    const float lx = std::clamp(std::round(x - ts.x / 2), frame_min_.x, frame_max_.x - ts.x);
-    if (tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, label.c_str())) ++s_.category_labels;
+    bool drawn = false;
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      const ImVec2 ts = ImGui::CalcTextSize(lines[l].c_str());
+      const float lx = std::clamp(std::round(x - ts.x / 2), frame_min_.x, frame_max_.x - ts.x);
+      const float ly = area_max_.y + 0.4f * em_ + line * static_cast<float>(l);
+      if (tick_text(ImVec2(lx, ly), text, lines[l].c_str()) && l == 0) drawn = true;
+    }
+    s_.category_labels += drawn ? 1 : 0;
+    s_.category_labels_cut += drawn && cut ? 1 : 0;
   }
   for (const Tick& t : make_ticks(s_.x, w, 4.2 * em_)) {
     if (!s_.x_categories.empty()) break;
@@ -835,13 +889,13 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     tick_text(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
   }
-  const float line = 1.2f * em_;
   for (std::size_t i = 0; i < x_label_lines_.size(); ++i) {
     const std::string& l = x_label_lines_[i];
     const ImVec2 ts = ImGui::CalcTextSize(l.c_str());
     const float x = std::clamp(std::round((area_min_.x + area_max_.x - ts.x) / 2), frame_min_.x,
                                std::max(frame_min_.x, frame_max_.x - ts.x));
-    text_at(ImVec2(x, area_max_.y + 1.6f * em_ + line * static_cast<float>(i)), text, l.c_str());
+    const float below = line * static_cast<float>(i + static_cast<std::size_t>(category_lines_) - 1);
+    text_at(ImVec2(x, area_max_.y + 1.6f * em_ + below), text, l.c_str());
   }
   for (std::size_t i = 0; i < title_lines_.size(); ++i)
     text_at(ImVec2(area_min_.x, frame_min_.y + 0.1f * em_ + line * static_cast<float>(i)), text,

@@ -88,7 +88,8 @@ struct PlotState {
   // Data items the last frame drew (points, bars, functions, images; legend-hidden series not counted):
   // 0 means the plot shows no data yet. Counted where it draws, not where it captures (--meta lists it).
   int drawn_items = 0;
-  int category_labels = 0;  // x category labels drawn last frame (each whole or cut to fit with "…")
+  int category_labels = 0;      // x category labels drawn last frame (whole, on two lines, or cut with "…")
+  int category_labels_cut = 0;  // of those, the ones cut with "…" (a part still wider than its group)
 };
 
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.
@@ -98,6 +99,12 @@ std::string unicode_minus(std::string_view s);
 /// as "0.000473" is never split (ImGui's own wrapping breaks after '.' and ','); a word wider than `width`
 /// stays whole on its own line. Empty text: no lines.
 std::vector<std::string> wrap_words(const std::string& text, float width);
+
+/// A bar group's name in at most `max_lines` lines (1 or 2) no wider than `width` pixels (the current font):
+/// whole when it fits; else, with two lines, broken after a '_' or '-' or at a space ("gelu_tanh" -> "gelu_",
+/// "tanh"), at the break that makes the wider line narrowest; a line still too wide (or a name with no
+/// break) is cut to fit with "…" (one character at least). `cut` says whether anything was cut.
+std::vector<std::string> fit_category_label(const std::string& label, float width, int max_lines, bool* cut);
 
 /// Colour palette (Tableau 10, readable on white and on a projector).
 ImU32 palette(int i, float alpha = 1.0f);
@@ -247,7 +254,8 @@ class Plot {
   // The title (y_label_) and the x label as drawn: one line, or word-wrapped to the plot's width (a number is
   // never split: lines break at spaces only).
   std::vector<std::string> title_lines_, x_label_lines_;
-  int items_ = 0;  // data items drawn this frame (PlotState::drawn_items)
+  int category_lines_ = 1;  // lines the x category labels may take this frame (2 where a name needs them)
+  int items_ = 0;           // data items drawn this frame (PlotState::drawn_items)
   float em_ = 13;
   bool hovered_ = false, ended_ = false;
   std::vector<Entry> entries_;

@@ -7,7 +7,8 @@
 //   - a legend never covers drawn data: the picture drawn without legends (same layout) has no data pixels
 //     under a legend placed inside its plot, and a legend placed outside stays off every data area;
 //   - no two text boxes of the plots overlap (titles, labels, ticks, legends, notes, marker labels);
-//   - a plot that has data shows it (data-coloured or dark pixels in its data area).
+//   - a plot that has data shows it (data-coloured or dark pixels in its data area);
+//   - a bar group's name wider than its group goes on two lines rather than being cut with "…".
 // Runs headless; without a GL context it fails, it does not skip.
 //
 // Index of this file:
@@ -83,6 +84,7 @@ struct PlotSeen {
   gelu::plot::LegendPlace place = gelu::plot::LegendPlace::Inside;
   std::vector<gelu::plot::TextBox> texts;
   int data_items = 0;
+  int category_labels_cut = 0;
 };
 
 struct Picture {
@@ -199,6 +201,7 @@ Frame render(const Subject& s, const Config& c) {
     p.place = st.legend_place;
     p.texts = st.texts;
     p.data_items = st.drawn_items;
+    p.category_labels_cut = st.category_labels_cut;
     f.plots.push_back(std::move(p));
   }
   if (const auto it = ui::marks().find("lesson_bar"); it != ui::marks().end() && app.lesson())
@@ -286,6 +289,7 @@ void check(const Subject& s, const Config& c) {
         EXPECT_FALSE(p.legend.meets(p.area)) << "a legend placed outside lies on its data area";
       }
     }
+    EXPECT_EQ(p.category_labels_cut, 0) << "a bar group's name is cut with \"…\"";
     if (visible && p.data_items > 0 && p.area.b <= bottom) {
       const int ink =
           count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);
@@ -310,6 +314,48 @@ void check(const Subject& s, const Config& c) {
                       << " of " << boxes[j].plot->id << " [" << b.l << ", " << b.t << ", " << b.r << ", "
                       << b.b << "]";
     }
+}
+
+// A bar group's name: whole where it fits, else on two lines broken after '_' or '-' or at a space, at the
+// break that makes the wider line narrowest, and cut with "…" only where a line still does not fit.
+TEST(CategoryLabel, BreaksAfterAnUnderscoreBeforeCutting) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(800, 600);
+  io.Fonts->AddFontDefault();
+  ASSERT_TRUE(io.Fonts->Build());
+  ImGui::NewFrame();
+  auto w = [](const std::string& t) { return ImGui::CalcTextSize(t.c_str()).x; };
+  auto fit = [](const std::string& l, float width, int lines, bool& cut) {
+    return gelu::plot::fit_category_label(l, width, lines, &cut);
+  };
+  bool cut = true;
+  EXPECT_EQ(fit("relu", w("relu"), 2, cut), std::vector<std::string>{"relu"});
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(fit("gelu_tanh", w("gelu_tanh") - 1, 2, cut), (std::vector<std::string>{"gelu_", "tanh"}));
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(fit("leaky relu", w("leaky"), 2, cut), (std::vector<std::string>{"leaky", "relu"}));
+  EXPECT_FALSE(cut);
+  EXPECT_EQ(fit("x-sigmoid", w("sigmoid"), 2, cut), (std::vector<std::string>{"x-", "sigmoid"}));
+  EXPECT_FALSE(cut);
+  // The narrowest wider line: "ab_cd_" over "efgh", not "ab_" over "cd_efgh".
+  EXPECT_EQ(fit("ab_cd_efgh", w("ab_cd_"), 2, cut), (std::vector<std::string>{"ab_cd_", "efgh"}));
+  EXPECT_FALSE(cut);
+  // One line allowed, no break, or a part still too wide: cut to fit with "…".
+  for (const auto& [label, lines] :
+       {std::pair<std::string, int>{"gelu_tanh", 1}, {"geluexact", 2}, {"gelu_sigmoid", 2}}) {
+    SCOPED_TRACE(label);
+    const float width = w("gelu_") + 1;
+    const std::vector<std::string> got = fit(label, width, lines, cut);
+    EXPECT_TRUE(cut);
+    ASSERT_FALSE(got.empty());
+    EXPECT_LE(got.size(), static_cast<std::size_t>(lines));
+    for (const std::string& l : got) EXPECT_LE(w(l), width) << l;
+    EXPECT_EQ(got.back().substr(got.back().size() - 3), "…");
+  }
+  ImGui::EndFrame();
+  ImGui::DestroyContext();
 }
 
 // [SECTION] The matrix

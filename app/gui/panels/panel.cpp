@@ -87,6 +87,7 @@ json::Value plot_meta(const plot::PlotState& s) {
   o["frame"] = std::move(f);
   o["data_items"] = s.drawn_items;           // 0: no data yet (a CSV of it writes nothing and says so)
   o["category_labels"] = s.category_labels;  // x category labels drawn (bar plots)
+  o["category_labels_cut"] = s.category_labels_cut;  // of those, cut with "…"
   return o;
 }
 
