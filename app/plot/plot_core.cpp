@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 
 namespace gelu::plot {
 
@@ -178,9 +179,14 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
     const int every = std::max(1, static_cast<int>(std::ceil(decades / max_decades)));
     const bool minors = every == 1 && pixels / std::max(decades, 1e-9) > 2.5 * min_spacing_px;
     if (decades > static_cast<double>(kMaxTicks)) return ticks;
+    // Every `every`-th decade counted from the first one inside the range (not from 10⁰: [0.05, 70] with
+    // every other decade would label 1 alone, then fall back to a linear "50").
+    std::optional<int> first;
     for (int k = static_cast<int>(std::floor(d0)); k <= static_cast<int>(std::ceil(d1)); ++k) {
       const double base = std::pow(10.0, k);
-      if (k % every == 0 && a.range.contains(base)) ticks.push_back({base, true, power_of_ten_label(k)});
+      if (a.range.contains(base) && !first) first = k;
+      if (first && (k - *first) % every == 0 && a.range.contains(base))
+        ticks.push_back({base, true, power_of_ten_label(k)});
       if (minors)
         for (int m = 2; m <= 9; ++m)
           if (a.range.contains(m * base)) ticks.push_back({m * base, false, {}});

@@ -93,6 +93,10 @@ TEST(PlotTicks, LogAxisGetsDecadesAndMinors) {
   const auto coarse = make_ticks(a, 120, 40);
   EXPECT_LT(major_values(coarse).size(), 6u);
   for (const Tick& k : coarse) EXPECT_TRUE(k.major);
+  // Every other decade counts from the first decade inside the range: [0.05, 70] on a short axis labels 0.1
+  // and 10 (counted from 10⁰ it labelled 1 alone, then fell back to a linear grid with the single label 50).
+  a.range = {0.05, 70};
+  EXPECT_EQ(major_values(make_ticks(a, 100, 60)), (std::vector<double>{0.1, 10}));
 }
 
 TEST(PlotTicks, DegenerateAxesGiveFewTicksQuickly) {
