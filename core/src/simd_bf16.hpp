@@ -161,12 +161,10 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   };
   // Arrays beyond the caches: the inputs prefetched 4 KB ahead, as in run_f32.
   std::size_t i = 0;
-  constexpr std::size_t ahead = kPrefetchBytes / sizeof(std::uint16_t);
   if (n * sizeof(std::uint16_t) >= kPrefetchMinBytes) {
     for (; i + 32 <= n; i += 32) {
-      _mm_prefetch(reinterpret_cast<const char*>(x + i + ahead), _MM_HINT_T0);
-      if constexpr (kOp == Bf16Op::Backward)
-        _mm_prefetch(reinterpret_cast<const char*>(dy + i + ahead), _MM_HINT_T0);
+      prefetch_ahead(x + i, kPrefetchBytes);
+      if constexpr (kOp == Bf16Op::Backward) prefetch_ahead(dy + i, kPrefetchBytes);
       block(i);
     }
   } else {

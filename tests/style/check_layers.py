@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The house rules of docs/architecture.md, checked on the sources: arrows only go down and no include cycle.
+"""The house rules of docs/architecture.md, checked on the sources: arrows only go down and no include cycle;
+software prefetches in core/src only through prefetch_ahead (simd_loop.hpp).
 
   gui -> model -> gpu -> core;  gui, cli -> command;  never gui -> cli, never model -> gui/cli.
 
@@ -81,6 +82,17 @@ for top in ("app", "core"):
                     errors.append(f'{rel} ({layer}) includes {target} ({tl}): arrows only go down')
                 if target.endswith((".hpp", ".h")):
                     graph.setdefault(rel, set()).add(target)
+
+# Software prefetches in core/src go through simd_loop.hpp's prefetch_ahead (an asm volatile): GCC 12 deleted
+# `_mm_prefetch` calls made through a lambda as dead code, and the float kernels ran without them.
+PREFETCH = re.compile(r"\b(_mm_prefetch|__builtin_prefetch)\s*\(")
+for dirpath, _, files in os.walk(os.path.join(root, "core", "src")):
+    for f in files:
+        rel = os.path.relpath(os.path.join(dirpath, f), root)
+        text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
+        for m in PREFETCH.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            errors.append(f"{rel}:{line}: {m.group(1)} can be deleted by the compiler; use prefetch_ahead (simd_loop.hpp)")
 
 # Include cycles among the project's own files (depth-first search, colours).
 WHITE, GREY, BLACK = 0, 1, 2
