@@ -346,6 +346,16 @@ TEST(FastFamilyParameters, GeluTanhDerivativeWithinTwoUlpAcrossTheParameterRange
   }
   for (std::uint64_t b = 0; b <= 0xffffffffull; b += stride() * 53)
     xs.push_back(from_bits(static_cast<std::uint32_t>(b)));
+  // The far ends (the bins' range test and the general path beyond it), ±inf and NaN for every c.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (const float v : {inf, std::numeric_limits<float>::max(), 1e30f, 1e6f, 64.0f, 16.0f, 12.0f, 11.0f,
+                        10.5f, 10.0f, 9.0f, 8.0f})
+    for (float w = v, k = 0; k < 64; ++k, w = std::nextafter(w, 0.0f)) {
+      xs.push_back(w);
+      xs.push_back(-w);
+    }
+  xs.push_back(nan);
+  xs.push_back(-nan);
   std::vector<float> ys(xs.size()), dy(xs.size(), 1.0f), dx(xs.size());
   int by_bins = 0;
   for (int i = 0; i <= 20; ++i) {
