@@ -532,7 +532,8 @@ GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
 /// path (the tanh form's f' ran as a call per vector, its constants reloaded from memory each time).
 template <Form kForm>
 GELU_COLD __m512 f16_general(__m512 x, const Regs& r) {
-  const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);  // −min(|x|, tmax); NaN stays NaN
+  // −min(|x|, tmax); a NaN lane becomes −tmax here (vrangeps returns the other operand), restored at the end.
+  const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
   Pair u, wn;
   exponent<kForm, false>(xn, r, u, wn);
