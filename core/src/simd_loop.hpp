@@ -45,6 +45,18 @@ GELU_INLINE void prefetch_ahead(const void* p, std::size_t bytes) {
   asm volatile("prefetcht0 %0" : : "m"(*a));
 }
 
+/// The inputs of the 32 elements at j, prefetched kPrefetchBytes ahead (x, and dy with kGrad): what both
+/// float loops do per iteration for arrays of kPrefetchMinBytes or more.
+template <bool kGrad>
+GELU_INLINE void prefetch_inputs(const float* x, const float* dy, std::size_t j) {
+  prefetch_ahead(x + j, kPrefetchBytes);
+  prefetch_ahead(x + j, kPrefetchBytes + 64);
+  if constexpr (kGrad) {
+    prefetch_ahead(dy + j, kPrefetchBytes);
+    prefetch_ahead(dy + j, kPrefetchBytes + 64);
+  }
+}
+
 /// The 32-entry table idiom: two registers, vpermt2ps selects by the low 5 bits of each index lane.
 struct Table32 {
   __m512 lo, hi;
@@ -109,14 +121,6 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     }
   };
   std::size_t i = 0;
-  auto prefetch = [&](std::size_t j) {
-    prefetch_ahead(x + j, kPrefetchBytes);
-    prefetch_ahead(x + j, kPrefetchBytes + 64);
-    if constexpr (kGrad) {
-      prefetch_ahead(dy + j, kPrefetchBytes);
-      prefetch_ahead(dy + j, kPrefetchBytes + 64);
-    }
-  };
   const bool stream = kStores == Stores::Streaming && n * sizeof(float) >= kStreamBytes &&
                       reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
   if (stream) {
@@ -128,7 +132,7 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
       i = head;
     }
     for (; i + 32 <= n; i += 32) {
-      prefetch(i);
+      prefetch_inputs<kGrad>(x, dy, i);
       __m512 a, b;
       two(i, a, b);
       _mm512_stream_ps(y + i, a);
@@ -137,7 +141,7 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     _mm_sfence();
   } else if (n * sizeof(float) >= kPrefetchMinBytes) {
     for (; i + 32 <= n; i += 32) {
-      prefetch(i);
+      prefetch_inputs<kGrad>(x, dy, i);
       __m512 a, b;
       two(i, a, b);
       _mm512_storeu_ps(y + i, a);
@@ -203,14 +207,7 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
     const std::size_t end = std::min(whole, b + kRootBlock);
     std::size_t cnt = 0, j = b;
     for (; j + 32 <= end; j += 32) {
-      if (prefetch) {
-        prefetch_ahead(x + j, kPrefetchBytes);
-        prefetch_ahead(x + j, kPrefetchBytes + 64);
-        if constexpr (kGrad) {
-          prefetch_ahead(dy + j, kPrefetchBytes);
-          prefetch_ahead(dy + j, kPrefetchBytes + 64);
-        }
-      }
+      if (prefetch) prefetch_inputs<kGrad>(x, dy, j);
       one(j, cnt);
       one(j + 16, cnt);
     }
