@@ -71,11 +71,19 @@ float ff_div(vec2 a, vec2 b) {
   precise float res = q + r / b.x;
   return res;
 }
-/// a * b rounded once (b a float pair, e.g. a parameter).
+/// a * b rounded once (b a float pair, e.g. a parameter). Below |a| = 2^-60 the split products' partial
+/// sums would be subnormal, and a driver that flushes subnormals (NVIDIA's) then loses terms of up to 2^-126
+/// from the correction (leaky_relu was 512 ULP off at x = -1.9e-33 on an H100): the product is formed on
+/// a·2^64, exactly, and scaled back (exact for a normal result; a subnormal one is rounded a second time
+/// where subnormals are kept, within 1 ULP of it).
+/// (Products with powers of two, not ldexp: llvmpipe's ldexp flushes subnormal operands and results.)
 float ff_round_mul(float a, vec2 b) {
-  vec2 p = ff_two_prod(a, b.x);
-  precise float r = p.x + (p.y + a * b.y);
-  return r;
+  bool tiny = abs(a) < uintBitsToFloat(0x21800000u);  // 2^-60
+  precise float as = tiny ? a * uintBitsToFloat(0x5f800000u) : a;  // 2^64
+  vec2 p = ff_two_prod(as, b.x);
+  precise float r = p.x + (p.y + as * b.y);
+  precise float back = r * uintBitsToFloat(0x1f800000u);  // 2^-64
+  return tiny ? back : r;
 }
 
 // [SECTION] exp, expm1, log1p in float.

@@ -15,5 +15,6 @@ enum class Backend { Cpu, Gpu, All };
 Backend parse_backend(const std::optional<std::string>& value, bool allow_all);
 
 using app::gpu_eval;
+using app::gpu_subnormal_note;
 
 }  // namespace gelu::cli

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cfloat>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -141,6 +143,23 @@ void eval_gpu(const Activation& a, int order, const Params& p, const std::vector
   }
   Output out;
   for (float v : y) out.add(v);
+  // Say when the device's flushing of subnormals is why a value differs from the CPU's float32 result.
+  const std::string flush = gpu_subnormal_note();
+  if (flush.empty()) return;
+  std::vector<float> cpu(x.size());
+  a.eval(std::span<const float>(x), std::span<float>(cpu), order, &p);
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const bool tiny_in = x[i] != 0.0f && std::fabs(x[i]) < FLT_MIN;
+    const bool tiny_out = cpu[i] != 0.0f && std::fabs(cpu[i]) < FLT_MIN;
+    if ((tiny_in || tiny_out) && y[i] != cpu[i]) ++n;
+  }
+  if (n > 0)
+    std::fprintf(
+        stderr,
+        "gelulab eval: note: %zu of %zu results differ from the CPU's float32 ones because this GPU has "
+        "%s; the CPU keeps them\n",
+        n, x.size(), flush.c_str());
 }
 
 /// Results of a storage format (bf16, f16, e4m3, e5m2, int8): the registry's double rounded once, or the zoo

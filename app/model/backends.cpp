@@ -16,11 +16,25 @@ bool gpu_built() {
   return true;
 }
 
+namespace {
+gpu::ContextEvaluator& headless_evaluator() {
+  static gpu::ContextEvaluator g = gpu::ContextEvaluator::headless();
+  return g;
+}
+}  // namespace
+
 std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
                                     std::span<float> y) {
-  static gpu::ContextEvaluator g = gpu::ContextEvaluator::headless();
+  gpu::ContextEvaluator& g = headless_evaluator();
   if (!g.eval) return "GPU backend unavailable: " + g.error;
   return g.eval->eval(a, order, p, x, y);
+}
+
+std::string gpu_subnormal_note() {
+  gpu::ContextEvaluator& g = headless_evaluator();
+  gpu::Subnormals sub;
+  if (!g.eval || g.eval->subnormals(&sub)) return "";
+  return sub.describe();
 }
 
 std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why) {
@@ -69,6 +83,10 @@ bool gpu_built() {
 std::optional<std::string> gpu_eval(const Activation&, int, const Params&, std::span<const float>,
                                     std::span<float>) {
   return std::string(kNoGpu);
+}
+
+std::string gpu_subnormal_note() {
+  return "";
 }
 
 std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why) {

@@ -22,6 +22,10 @@ bool gpu_built();
 std::optional<std::string> gpu_eval(const Activation& a, int order, const Params& p, std::span<const float> x,
                                     std::span<float> y);
 
+/// How the GPU that gpu_eval uses treats float32 subnormals: "" when it keeps them (or there is no GPU),
+/// else a clause such as "float32 subnormals flushed to zero (inputs and results)" (NVIDIA's shaders do).
+std::string gpu_subnormal_note();
+
 /// A headless GPU as a target of the benchmark sweep, owning its context (delete it on the thread that made
 /// it). nullptr and *why when there is none; otherwise *device is "renderer / version via platform".
 std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why);

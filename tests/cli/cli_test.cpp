@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -161,6 +162,36 @@ TEST(CliEval, GpuBackendEvaluatesOrExplains) {
     EXPECT_NEAR(gelu::parse_f32(l[0]).value(), gelu::find_activation("gelu")->eval(0.5f), 1e-6f);
   } else {
     expect_usage_error(r, "eval", "--backend gpu");
+  }
+}
+
+TEST(CliEval, GpuSubnormalsMatchTheCpuOrANoteSaysWhy) {
+  // 1e-40 is a subnormal input (GELU ≈ 5e-41), −13.5 gives a subnormal result (≈ −1.1e-40). A GPU that keeps
+  // subnormals (llvmpipe) matches the CPU there and says nothing; one that flushes them (NVIDIA) prints ±0
+  // and a note on stderr that counts those results and names the cause.
+  const Result r = run({"eval", "--fn", "gelu", "--backend", "gpu"}, "1e-40 -13.5 1");
+  if (r.status != 0) {
+    expect_usage_error(r, "eval", "--backend gpu");
+    return;
+  }
+  const std::vector<std::string> l = lines(r.out);
+  ASSERT_EQ(l.size(), 3u) << r.out;
+  const gelu::Activation* a = gelu::find_activation("gelu");
+  const float xs[3] = {1e-40f, -13.5f, 1.0f};
+  const bool note = r.err.find("subnormals flushed to zero") != std::string::npos;
+  for (int i = 0; i < 3; ++i) {
+    const float gpu = gelu::parse_f32(l[static_cast<std::size_t>(i)]).value();
+    const float cpu = a->eval(xs[i]);
+    if (note && i < 2) {
+      EXPECT_EQ(gpu, 0.0f) << l[static_cast<std::size_t>(i)];
+    } else {
+      EXPECT_NEAR(gpu, cpu, std::fabs(cpu) * 1e-6f) << "x=" << xs[i] << " " << r.err;
+    }
+  }
+  if (note) {
+    EXPECT_NE(r.err.find("2 of 3 results differ"), std::string::npos) << r.err;
+  } else {
+    EXPECT_EQ(r.err, "");
   }
 }
 

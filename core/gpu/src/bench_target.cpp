@@ -27,7 +27,11 @@ std::optional<std::string> BenchTarget::run(const Activation& fn, int order, con
 
 std::string BenchTarget::device() const {
   const GlInfo& info = ce_.ctx->info();
-  return info.renderer + " / " + info.version + " via " + info.platform;
+  std::string d = info.renderer + " / " + info.version + " via " + info.platform;
+  Subnormals sub;
+  if (ce_.eval->subnormals(&sub)) return d;  // (the probe's failure shows in the first run's error)
+  if (sub.any()) d += "; " + sub.describe();
+  return d;
 }
 
 }  // namespace gelu::gpu

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -185,6 +186,39 @@ std::optional<std::string> Evaluator::eval_glsl(const std::string& glsl, const s
   }
   glUseProgram(prog);
   return dispatch(prog, x, y, timing, t0);
+}
+
+std::string Subnormals::describe() const {
+  if (!any()) return "";
+  const char* which = inputs_flushed && results_flushed ? "inputs and results"
+                      : inputs_flushed                  ? "inputs"
+                                                        : "results";
+  return std::string("float32 subnormals flushed to zero (") + which + ")";
+}
+
+std::optional<std::string> Evaluator::subnormals(Subnormals* out) {
+  if (!subnormals_) {
+    // Two lanes through the run-time GLSL path: x > 2e-38 (a normal threshold) picks the factor, so the
+    // compiler cannot fold either product. Lane 0: 2^-125 · 2^-3 = 2^-128, a subnormal result of normal
+    // operands. Lane 1: 2^-140 · 2^30 = 2^-110, a normal result of a subnormal operand.
+    const std::string glsl =
+        "float gelu_probe_subnormals(float x) { return x * (x > 2.0e-38 ? 0.125 : 1073741824.0); }\n";
+    const float x[2] = {0x1p-125f, 0x1p-140f};
+    float y[2] = {-1.0f, -1.0f};
+    if (auto e = eval_glsl(glsl, "gelu_probe_subnormals", x, y)) return "subnormal probe: " + *e;
+    Subnormals s;
+    s.results_flushed = y[0] == 0.0f;
+    s.inputs_flushed = y[1] == 0.0f;
+    if ((!s.results_flushed && y[0] != 0x1p-128f) || (!s.inputs_flushed && y[1] != 0x1p-110f)) {
+      char text[96];
+      std::snprintf(text, sizeof text, "%a and %a where 0x1p-128 and 0x1p-110 (or 0) were expected",
+                    static_cast<double>(y[0]), static_cast<double>(y[1]));
+      return std::string("subnormal probe: the device computed ") + text;
+    }
+    subnormals_ = s;
+  }
+  *out = *subnormals_;
+  return std::nullopt;
 }
 
 std::optional<std::string> Evaluator::dispatch(unsigned prog, std::span<const float> x, std::span<float> y,

@@ -19,7 +19,7 @@ class BenchTarget final : public bench::Target {
   std::optional<std::string> prepare(const Activation& fn, int order) override;
   std::optional<std::string> run(const Activation& fn, int order, const Params& p, std::span<const float> x,
                                  std::span<float> y, bench::Sample& s) override;
-  /// "renderer / version via platform".
+  /// "renderer / version via platform", and "; float32 subnormals flushed to zero (…)" where they are.
   std::string device() const;
   /// Deletes the GL objects while the context is current on this thread (the destructor does the same).
   ~BenchTarget() override { ce_.reset(); }

@@ -32,6 +32,17 @@ struct Timing {
 
 enum class ErrorMetric { Abs = 0, Rel = 1, Ulp = 2 };
 
+/// How the device's shaders treat float32 subnormals, which GLSL leaves to the implementation: Mesa's
+/// llvmpipe keeps them; NVIDIA's driver (H100, 580.159.04) flushes both ways, so there a subnormal input
+/// computes as ±0 and a result below FLT_MIN in magnitude comes out as ±0.
+struct Subnormals {
+  bool inputs_flushed = false;   // a subnormal operand counts as ±0
+  bool results_flushed = false;  // an arithmetic result below FLT_MIN becomes ±0
+  bool any() const { return inputs_flushed || results_flushed; }
+  /// "" when neither, else a clause such as "float32 subnormals flushed to zero (inputs and results)".
+  std::string describe() const;
+};
+
 struct ErrorResult {
   double max = 0;          // largest error (inf when a NaN or inf mismatches)
   std::size_t argmax = 0;  // smallest index where it occurs
@@ -63,6 +74,11 @@ class Evaluator {
                                        std::span<const float> x, std::span<float> y,
                                        Timing* timing = nullptr);
 
+  /// Measures (on first call; cached) how this device treats subnormals: one dispatch of two elements,
+  /// 2^-125·2^-3 (a subnormal result from normal operands) and 2^-140·2^30 (a normal result from a
+  /// subnormal operand). nullopt on success.
+  std::optional<std::string> subnormals(Subnormals* out);
+
   /// Compiles (and caches) the program for a function and order: lets a caller surface shader errors early.
   std::optional<std::string> prepare(const Activation& a, int order);
 
@@ -89,6 +105,7 @@ class Evaluator {
   std::size_t buffer_bytes_[4] = {0, 0, 0, 0};
   unsigned query_ = 0;
   std::size_t chunk_limit_bytes_ = 0;
+  std::optional<Subnormals> subnormals_;
 };
 
 /// Splits a double parameter into the (hi, lo) float pair the shaders take.
