@@ -622,7 +622,10 @@ void FfnPanel::drawContent() {
   } else if (shown_[0] && two) {
     ImGui::Dummy(ImVec2(half_w, top_h));
   }
-  const float low_h = two ? -1.0f : avail.y * 0.6f;
+  // Stacked (one column), a lower plot takes 0.6 of the view so the next one shows below it; alone under no
+  // map (a lesson step that shows only the histogram, say) it takes all of it.
+  const bool alone = !shown_[0] && !shown_[1] && !(shown_[2] && shown_[3]);
+  const float low_h = two || alone ? -1.0f : avail.y * 0.6f;
   // The hidden-space view takes the lower row: A and B side by side, as the maps above.
   shown_[4] = cfg_.hidden.on && ui::plot_shown("hiddenA");
   shown_[5] = cfg_.hidden.on && snap_.ab && ui::plot_shown("hiddenB");
@@ -637,15 +640,18 @@ void FfnPanel::drawContent() {
   if (shown_[2]) loss_plot(ImVec2(low_w, low_h));
   if (shown_[2] && shown_[3] && two) ImGui::SameLine();
   if (shown_[3]) {
+    // The layer slider goes under the histogram: the plot's top lines up with the loss plot beside it, and
+    // a lesson step that shows the histogram alone starts with its data, not with a slider.
     ImGui::BeginGroup();
     const int count = static_cast<int>(cfg_.widths.size());
+    const float row = count > 1 ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
+    layer_plot(ImVec2(low_w, low_h - row));
     if (count > 1) {
       ImGui::SetNextItemWidth(8 * em);
       int shown = shown_layer() + 1;
       if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }
-    layer_plot(ImVec2(low_w, low_h));
     ImGui::EndGroup();
   }
   ImGui::EndChild();
