@@ -10,6 +10,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -66,15 +67,28 @@ std::vector<gelu::Params> param_sets(const gelu::Activation& a) {
   return sets;
 }
 
-TEST(GpuAgreement, EveryFunctionOrderAndParameterSetWithin4Ulp) {
-  gelu::gpu::Context* ctx = context();
-  ASSERT_NE(ctx, nullptr);
-  std::string err;
-  auto ev = gelu::gpu::Evaluator::create(*ctx, &err);
-  ASSERT_NE(ev, nullptr) << err;
+/// The process's context and an evaluator on it, for every test here; probe() asks the device what it does
+/// with subnormals.
+class GpuAgreement : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ctx = context();
+    ASSERT_NE(ctx, nullptr);
+    std::string err;
+    ev = gelu::gpu::Evaluator::create(*ctx, &err);
+    ASSERT_NE(ev, nullptr) << err;
+  }
+  void probe() {
+    const auto e = ev->subnormals(&sub);
+    ASSERT_FALSE(e) << *e;
+  }
+  gelu::gpu::Context* ctx = nullptr;
+  std::unique_ptr<gelu::gpu::Evaluator> ev;
   gelu::gpu::Subnormals sub;
-  const auto probe = ev->subnormals(&sub);
-  ASSERT_FALSE(probe) << *probe;
+};
+
+TEST_F(GpuAgreement, EveryFunctionOrderAndParameterSetWithin4Ulp) {
+  ASSERT_NO_FATAL_FAILURE(probe());
   std::printf("[ device  ] %s: %s\n", ctx->info().renderer.c_str(),
               sub.any() ? sub.describe().c_str() : "float32 subnormals kept");
   const std::vector<float> x = test_inputs();
@@ -122,17 +136,10 @@ TEST(GpuAgreement, EveryFunctionOrderAndParameterSetWithin4Ulp) {
               by_flushing);
 }
 
-TEST(GpuAgreement, SubnormalProbeMatchesTheEvaluator) {
+TEST_F(GpuAgreement, SubnormalProbeMatchesTheEvaluator) {
   // The probe's answer is what every kernel does: exact GELU of 2^-140 is 2^-141 (a subnormal result of a
   // subnormal input) where subnormals are kept, ±0 where either is flushed; of −13.5 about −1.7e-41 or −0.
-  gelu::gpu::Context* ctx = context();
-  ASSERT_NE(ctx, nullptr);
-  std::string err;
-  auto ev = gelu::gpu::Evaluator::create(*ctx, &err);
-  ASSERT_NE(ev, nullptr) << err;
-  gelu::gpu::Subnormals sub;
-  const auto probe = ev->subnormals(&sub);
-  ASSERT_FALSE(probe) << *probe;
+  ASSERT_NO_FATAL_FAILURE(probe());
   const gelu::Activation* gelu_fn = gelu::find_activation("gelu");
   ASSERT_NE(gelu_fn, nullptr);
   const std::vector<float> x{0x1p-140f, -0x1p-140f, -13.5f};
@@ -153,13 +160,8 @@ TEST(GpuAgreement, SubnormalProbeMatchesTheEvaluator) {
   }
 }
 
-TEST(GpuAgreement, NoNanOrInfFromFiniteInputs) {
+TEST_F(GpuAgreement, NoNanOrInfFromFiniteInputs) {
   // The tanh form is the classic offender (tanh overflowing for x < -13 on GPUs): sweep far tails.
-  gelu::gpu::Context* ctx = context();
-  ASSERT_NE(ctx, nullptr);
-  std::string err;
-  auto ev = gelu::gpu::Evaluator::create(*ctx, &err);
-  ASSERT_NE(ev, nullptr) << err;
   std::vector<float> x;
   for (float v = -200.0f; v <= 200.0f; v += 0.0625f) x.push_back(v);
   std::vector<float> y(x.size());
