@@ -647,9 +647,17 @@ void FfnPanel::drawContent() {
     const float row = count > 1 ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
     layer_plot(ImVec2(low_w, low_h - row));
     if (count > 1) {
-      ImGui::SetNextItemWidth(8 * em);
+      // Slider, label and "(?)" within the histogram's width: the slider narrows (to 3 em), then the label
+      // shortens, so nothing runs past the window's edge (a half-width column at 3× text).
+      float room = ImGui::GetContentRegionAvail().x;
+      if (low_w > 0) room = std::min(room, low_w);
+      room -= ImGui::CalcTextSize("(?)").x + st.ItemSpacing.x + st.ItemInnerSpacing.x;
+      const bool full = room - ImGui::CalcTextSize("hidden layer shown").x >= 3 * em;
+      const float w = room - ImGui::CalcTextSize(full ? "hidden layer shown" : "layer").x;
+      ImGui::SetNextItemWidth(std::clamp(w, 3 * em, 8 * em));
       int shown = shown_layer() + 1;
-      if (ImGui::SliderInt("hidden layer shown", &shown, 1, count)) layer_ = shown - 1;
+      if (ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count))
+        layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }
     ImGui::EndGroup();
