@@ -243,7 +243,10 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
   // is decided (the same whatever place it had, so a decision does not undo itself).
   free_area_ = ImVec2(std::max(kMinAreaWidth, size.x - 5.0f * em_),
                       std::max(kMinAreaHeight, size.y - (top_pad + bottom_pad - reserved_.y)));
-  size.y = std::max(size.y, top_pad + bottom_pad + kMinAreaHeight + 1.0f);
+  // A legend at the right keeps the data area at least as tall as itself (see draw_legend).
+  const float min_area_h =
+      reserved_place_ == LegendPlace::Right ? std::max(kMinAreaHeight, s_.legend_out.y) : kMinAreaHeight;
+  size.y = std::max(size.y, top_pad + bottom_pad + min_area_h + 1.0f);
   float square_cut = 0;  // width a square area leaves unused at the right
   if (s_.square) {
     const float w = size.x - 5.0f * em_ - reserved_.x, h = size.y - top_pad - bottom_pad;
@@ -354,8 +357,10 @@ ImVec2 Plot::min_frame(const PlotState* state) {
   const float em = ImGui::GetFontSize();
   ImVec2 size(5.0f * em + kMinAreaWidth, (0.3f + 1.2f + 1.7f + 1.2f) * em + kMinAreaHeight + 1.0f);
   if (state && state->square) size.y += kMinAreaWidth - kMinAreaHeight;
-  if (state && state->legend_shown && state->legend_place == LegendPlace::Right)
+  if (state && state->legend_shown && state->legend_place == LegendPlace::Right) {
     size.x += state->legend_out.x + 0.6f * em;
+    size.y += std::max(0.0f, state->legend_out.y - kMinAreaHeight);
+  }
   if (state && state->legend_shown && state->legend_place == LegendPlace::Below)
     size.y += state->legend_out.y + 0.6f * em;
   return size;
@@ -1021,7 +1026,11 @@ void Plot::draw_legend() {
     if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
       if (inside_ok) {
         place = LegendPlace::Inside;
-      } else if (fw - box.x - gap >= kMinAreaWidth && box.y <= fh) {
+      } else if (fw - box.x - gap >= kMinAreaWidth &&
+                 (box.y <= fh || (s_.x_categories.size() <= 1 && box.y <= fh + flow_box.y + gap))) {
+        // At the right where the width allows and the plot grows less than below it would (a legend
+        // taller than the data area makes the area as tall as the legend); bar groups keep the width for
+        // their names unless the legend fits the height as it is.
         place = LegendPlace::Right;
         s_.legend_out = box;
       } else {

@@ -152,7 +152,22 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
   const double max_majors = std::max(2.0, std::floor(pixels / std::max(1.0, min_spacing_px)));
 
   if (a.scale == Scale::Linear) {
-    const double step = nice_step(a.range.size() / max_majors);
+    double step = nice_step(a.range.size() / max_majors);
+    // Rounding up to 1-2-5 can leave one labelled value in the range ([0, 4.8] on 150 px at 68 px apart:
+    // 2.4 -> 5, only 0 labelled); then the next smaller 1-2-5 steps, the first with two labels at least
+    // 0.46 of the spacing apart (2, 62 px: 0, 2, 4; for y labels, one line each, 1.2 of the 2.6 em asked
+    // for), as one number is no scale at all.
+    const auto majors_in = [&](double st) {
+      return std::floor(a.range.max / st + 1e-9) - std::ceil(a.range.min / st - 1e-9) + 1;
+    };
+    const double least = a.range.size() * 0.46 * std::max(1.0, min_spacing_px) / pixels;
+    double st = step;
+    for (int down = 0; down < 3 && majors_in(step) < 2; ++down) {  // (2 steps down at most)
+      const double p = std::pow(10.0, std::floor(std::log10(st) + 1e-9)), m = st / p;
+      st = m > 2.5 ? 2 * p : m > 1.5 ? p : 0.5 * p;  // 5 -> 2 -> 1 -> 0.5
+      if (!(st >= least * (1 - 1e-9))) break;
+      if (majors_in(st) >= 2) step = st;
+    }
     const double p = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
     const bool two = std::fabs(step / p - 2.0) < 1e-6;
     const int minor_div = two ? 4 : 5;

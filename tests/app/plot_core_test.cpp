@@ -55,6 +55,17 @@ TEST(PlotTicks, LinearMajorsAreMultiplesOfTheStepInsideTheRange) {
   EXPECT_EQ(major_values(make_ticks(linear(-4, 4), 400, 100)), (std::vector<double>{-4, -2, 0, 2, 4}));
 }
 
+TEST(PlotTicks, AShortAxisKeepsTwoLabelsWhereTheSpacingAllows) {
+  // [0, 4.8] on 150 px with majors >= 68 px apart: 1-2-5 from 4.8 / 2 gives 5 and labels 0 alone; a step of 2
+  // is 62 px apart (at least 0.46 of 68, a one-line label's 1.2 em of 2.6), so 0, 2, 4.
+  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 150, 68)), (std::vector<double>{0, 2, 4}));
+  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 195, 68)), (std::vector<double>{0, 2, 4}));
+  // Where no smaller step keeps that, the one label stays ([0, 4.8] on 60 px: 2 is 25 px).
+  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 60, 68)), (std::vector<double>{0}));
+  // A range that already has two labels keeps its step ([0, 10] on 195 px: 0, 5, 10).
+  EXPECT_EQ(major_values(make_ticks(linear(0, 10), 195, 68)), (std::vector<double>{0, 5, 10}));
+}
+
 TEST(PlotTicks, TickValuesDoNotDriftOnTinyOffsetRanges) {
   // A range far from zero and 1e-9 wide: ticks are exact integer multiples, labels distinct.
   const auto t = make_ticks(linear(1000.0, 1000.0 + 1e-9), 1000, 100);
