@@ -857,6 +857,7 @@ void Plot::draw_axes() {
   const float line = 1.2f * em_;
   s_.category_labels = 0;
   s_.category_labels_cut = 0;
+  s_.x_tick_labels = s_.y_tick_labels = 0;
   for (std::size_t i = 0; i < s_.x_categories.size(); ++i) {
     const double v = static_cast<double>(i);
     if (!s_.x.range.contains(v)) continue;
@@ -884,7 +885,9 @@ void Plot::draw_axes() {
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
     // Kept inside the plot's frame: the last label at the right edge would otherwise be cut off.
     const float lx = std::min(std::round(x - ts.x / 2), frame_max_.x - ts.x);
-    tick_text(ImVec2(lx, area_max_.y + 0.4f * em_), text, t.label.c_str());
+    // 0.55 em below the axis: the lowest y number, centred on the axis, ends 0.05 em above (at 0.4 em the
+    // two met at the corner and the y axis lost its lowest number, the x numbers being drawn first).
+    s_.x_tick_labels += tick_text(ImVec2(lx, area_max_.y + 0.55f * em_), text, t.label.c_str()) ? 1 : 0;
   }
   for (const Tick& t : make_ticks(s_.y, h, 2.6 * em_)) {
     const float y = static_cast<float>(tf_.px_y(t.value));
@@ -892,7 +895,8 @@ void Plot::draw_axes() {
                  1.0f);
     if (!t.major) continue;
     const ImVec2 ts = ImGui::CalcTextSize(t.label.c_str());
-    tick_text(ImVec2(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2)), text, t.label.c_str());
+    const ImVec2 at(area_min_.x - 0.5f * em_ - ts.x, std::round(y - ts.y / 2));
+    s_.y_tick_labels += tick_text(at, text, t.label.c_str()) ? 1 : 0;
   }
   for (std::size_t i = 0; i < x_label_lines_.size(); ++i) {
     const std::string& l = x_label_lines_[i];

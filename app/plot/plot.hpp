@@ -90,6 +90,8 @@ struct PlotState {
   int drawn_items = 0;
   int category_labels = 0;      // x category labels drawn last frame (whole, on two lines, or cut with "…")
   int category_labels_cut = 0;  // of those, the ones cut with "…" (a part still wider than its group)
+  int x_tick_labels = 0,
+      y_tick_labels = 0;  // numbers drawn on each axis last frame (colliding ones left out)
 };
 
 /// The text with every '-' replaced by the Unicode minus sign (U+2212), which reads better on a projector.

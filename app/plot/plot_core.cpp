@@ -153,24 +153,29 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
 
   if (a.scale == Scale::Linear) {
     double step = nice_step(a.range.size() / max_majors);
-    // Rounding up to 1-2-5 can leave one labelled value in the range ([0, 4.8] on 150 px at 68 px apart:
-    // 2.4 -> 5, only 0 labelled); then the next smaller 1-2-5 steps, the first with two labels at least
-    // 0.46 of the spacing apart (2, 62 px: 0, 2, 4; for y labels, one line each, 1.2 of the 2.6 em asked
-    // for), as one number is no scale at all.
+    // Rounding up to 1-2-5 can leave one labelled value in the range ([-4, 4] on 320 px at 214 px apart:
+    // 4 -> 5, only 0 labelled), and one number is no scale at all. Then smaller steps (4, 2, 1, 0.5, 0.4, …):
+    // the smallest with two labels at least 2/3 of the spacing apart (4: −4, 0, 4), else the largest with two
+    // labels at least 0.46 of it apart (for y labels, one line each, 1.2 of the 2.6 em asked for).
     const auto majors_in = [&](double st) {
       return std::floor(a.range.max / st + 1e-9) - std::ceil(a.range.min / st - 1e-9) + 1;
     };
-    const double least = a.range.size() * 0.46 * std::max(1.0, min_spacing_px) / pixels;
-    double st = step;
-    for (int down = 0; down < 3 && majors_in(step) < 2; ++down) {  // (2 steps down at most)
-      const double p = std::pow(10.0, std::floor(std::log10(st) + 1e-9)), m = st / p;
-      st = m > 2.5 ? 2 * p : m > 1.5 ? p : 0.5 * p;  // 5 -> 2 -> 1 -> 0.5
-      if (!(st >= least * (1 - 1e-9))) break;
-      if (majors_in(st) >= 2) step = st;
+    if (majors_in(step) < 2) {
+      const double per_px = a.range.size() / pixels, sp = std::max(1.0, min_spacing_px);
+      double near = 0, far = 0, st = step;
+      for (int down = 0; down < 6; ++down) {
+        const double p = std::pow(10.0, std::floor(std::log10(st) + 1e-9)), m = st / p;
+        st = m > 4.5 ? 4 * p : m > 2.5 ? 2 * p : m > 1.5 ? p : 0.5 * p;  // 5 -> 4 -> 2 -> 1 -> 0.5 -> 0.4
+        if (!(st >= 0.46 * sp * per_px * (1 - 1e-9))) break;
+        if (majors_in(st) < 2) continue;
+        if (far == 0) far = st;
+        if (st >= 0.66 * sp * per_px * (1 - 1e-9)) near = st;
+      }
+      if (near > 0 || far > 0) step = near > 0 ? near : far;
     }
     const double p = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
-    const bool two = std::fabs(step / p - 2.0) < 1e-6;
-    const int minor_div = two ? 4 : 5;
+    const bool two = std::fabs(step / p - 2.0) < 1e-6, four = std::fabs(step / p - 4.0) < 1e-6;
+    const int minor_div = two || four ? 4 : 5;
     const double minor = step / minor_div;
     const double k0 = std::ceil(a.range.min / minor - 1e-9), k1 = std::floor(a.range.max / minor + 1e-9);
     // Bounded by a count, not by k <= k1: beyond 2^53, k + 1 == k.
@@ -191,24 +196,38 @@ std::vector<Tick> make_ticks(const Axis& a, double pixels, double min_spacing_px
     const double d0 = std::log10(a.range.min), d1 = std::log10(a.range.max);
     if (!std::isfinite(d0) || !std::isfinite(d1)) return ticks;  // min <= 0: not a log range
     const double decades = d1 - d0;
-    const int every = std::max(1, static_cast<int>(std::ceil(decades / max_decades)));
-    const bool minors = every == 1 && pixels / std::max(decades, 1e-9) > 2.5 * min_spacing_px;
+    int every = std::max(1, static_cast<int>(std::ceil(decades / max_decades)));
     if (decades > static_cast<double>(kMaxTicks)) return ticks;
     // Every `every`-th decade counted from the first one inside the range (not from 10⁰: [0.05, 70] with
     // every other decade would label 1 alone, then fall back to a linear "50").
-    std::optional<int> first;
-    for (int k = static_cast<int>(std::floor(d0)); k <= static_cast<int>(std::ceil(d1)); ++k) {
-      const double base = std::pow(10.0, k);
-      if (a.range.contains(base) && !first) first = k;
-      if (first && (k - *first) % every == 0 && a.range.contains(base))
-        ticks.push_back({base, true, power_of_ten_label(k)});
-      if (minors)
-        for (int m = 2; m <= 9; ++m)
-          if (a.range.contains(m * base)) ticks.push_back({m * base, false, {}});
+    int majors = 0;
+    const auto label_decades = [&] {
+      ticks.clear();
+      majors = 0;
+      const bool minors = every == 1 && pixels / std::max(decades, 1e-9) > 2.5 * min_spacing_px;
+      std::optional<int> first;
+      for (int k = static_cast<int>(std::floor(d0)); k <= static_cast<int>(std::ceil(d1)); ++k) {
+        const double base = std::pow(10.0, k);
+        if (a.range.contains(base) && !first) first = k;
+        if (first && (k - *first) % every == 0 && a.range.contains(base)) {
+          ticks.push_back({base, true, power_of_ten_label(k)});
+          ++majors;
+        }
+        if (minors)
+          for (int m = 2; m <= 9; ++m)
+            if (a.range.contains(m * base)) ticks.push_back({m * base, false, {}});
+      }
+    };
+    label_decades();
+    // One decade labelled where two fit closer together ([10⁻³, 1] on 151 px at 88 px apart: every other
+    // decade labels 10⁻² alone; every decade is 51 px apart, at least 0.38 of 88: a y label's line, 1 em of
+    // the 2.6 asked for; a linear fallback would put its 1-2-5 values a fraction of a decade apart).
+    while (majors < 2 && every > 1 &&
+           pixels / std::max(decades, 1e-9) * (every - 1) >= 0.38 * min_spacing_px) {
+      --every;
+      label_decades();
     }
     // A narrow log range (less than a decade) gets no decade: fall back to linear 1-2-5 labels.
-    int majors = 0;
-    for (const Tick& t : ticks) majors += t.major;
     if (majors < 2) {
       Axis lin = a;
       lin.scale = Scale::Linear;

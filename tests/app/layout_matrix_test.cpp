@@ -85,6 +85,8 @@ struct PlotSeen {
   std::vector<gelu::plot::TextBox> texts;
   int data_items = 0;
   int category_labels_cut = 0;
+  int categories = 0, x_tick_labels = 0, y_tick_labels = 0;
+  gelu::plot::Axis x, y;
 };
 
 struct Picture {
@@ -202,6 +204,11 @@ Frame render(const Subject& s, const Config& c) {
     p.texts = st.texts;
     p.data_items = st.drawn_items;
     p.category_labels_cut = st.category_labels_cut;
+    p.categories = static_cast<int>(st.x_categories.size());
+    p.x_tick_labels = st.x_tick_labels;
+    p.y_tick_labels = st.y_tick_labels;
+    p.x = st.x;
+    p.y = st.y;
     f.plots.push_back(std::move(p));
   }
   if (const auto it = ui::marks().find("lesson_bar"); it != ui::marks().end() && app.lesson())
@@ -290,6 +297,14 @@ void check(const Subject& s, const Config& c) {
       }
     }
     EXPECT_EQ(p.category_labels_cut, 0) << "a bar group's name is cut with \"…\"";
+    // Every numeric axis shows a scale: two numbers at least (one number alone gives no unit).
+    if (p.categories <= 1) {
+      EXPECT_GE(p.x_tick_labels, 2) << "the x axis has " << p.x_tick_labels << " number(s) over ["
+                                    << p.x.range.min << ", " << p.x.range.max << "] on " << p.area.w()
+                                    << " px";
+    }
+    EXPECT_GE(p.y_tick_labels, 2) << "the y axis has " << p.y_tick_labels << " number(s) over ["
+                                  << p.y.range.min << ", " << p.y.range.max << "] on " << p.area.h() << " px";
     if (visible && p.data_items > 0 && p.area.b <= bottom) {
       const int ink =
           count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);

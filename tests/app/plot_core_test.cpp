@@ -57,11 +57,25 @@ TEST(PlotTicks, LinearMajorsAreMultiplesOfTheStepInsideTheRange) {
 
 TEST(PlotTicks, AShortAxisKeepsTwoLabelsWhereTheSpacingAllows) {
   // [0, 4.8] on 150 px with majors >= 68 px apart: 1-2-5 from 4.8 / 2 gives 5 and labels 0 alone; a step of 2
-  // is 62 px apart (at least 0.46 of 68, a one-line label's 1.2 em of 2.6), so 0, 2, 4.
+  // is 62 px apart (at least 2/3 of 68), so 0, 2, 4.
   EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 150, 68)), (std::vector<double>{0, 2, 4}));
   EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 195, 68)), (std::vector<double>{0, 2, 4}));
-  // Where no smaller step keeps that, the one label stays ([0, 4.8] on 60 px: 2 is 25 px).
-  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 60, 68)), (std::vector<double>{0}));
+  // [-4, 4] on 320 px at 214 px (x labels at 3× text): 5 labels 0 alone, 2 would be 80 px apart; 4 is 160.
+  const auto t = make_ticks(linear(-4, 4), 320, 214);
+  EXPECT_EQ(major_values(t), (std::vector<double>{-4, 0, 4}));
+  EXPECT_EQ(t.size(), 9u);  // minor ticks at every unit
+  // [-0.2, 0.4] on 151 px at 133 px (y labels at 3×): 0 and 0.4, 100 px apart (0.2 would be 50).
+  EXPECT_EQ(major_values(make_ticks(linear(-0.2, 0.4), 151, 133)), (std::vector<double>{0, 0.4}));
+  // Short of 2/3 of the spacing, the largest step at least 0.46 of it ([0, 4.8] on 60 px: 4, 50 px apart).
+  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 60, 68)), (std::vector<double>{0, 4}));
+  // Where no step keeps that, the one label stays ([0, 4.8] on 30 px).
+  EXPECT_EQ(major_values(make_ticks(linear(0, 4.8), 30, 68)), (std::vector<double>{0}));
+  // A log axis labels every decade rather than one: [0.0011, 0.97] on 151 px at 88 px apart took every other
+  // decade (10⁻² alone, then a linear 0.5 alone); its decades are 51 px apart.
+  Axis lg;
+  lg.scale = Scale::Log10;
+  lg.range = {0.0011, 0.97};
+  EXPECT_EQ(major_values(make_ticks(lg, 151, 88)), (std::vector<double>{0.01, 0.1}));
   // A range that already has two labels keeps its step ([0, 10] on 195 px: 0, 5, 10).
   EXPECT_EQ(major_values(make_ticks(linear(0, 10), 195, 68)), (std::vector<double>{0, 5, 10}));
 }

@@ -88,6 +88,8 @@ json::Value plot_meta(const plot::PlotState& s) {
   o["data_items"] = s.drawn_items;           // 0: no data yet (a CSV of it writes nothing and says so)
   o["category_labels"] = s.category_labels;  // x category labels drawn (bar plots)
   o["category_labels_cut"] = s.category_labels_cut;  // of those, cut with "…"
+  o["x_tick_labels"] = s.x_tick_labels;              // numbers on the x axis (0 on a bar plot's)
+  o["y_tick_labels"] = s.y_tick_labels;
   return o;
 }
 
