@@ -40,8 +40,9 @@ bool control_pinned(std::string_view name) {
          g_step_view->controls.end();
 }
 
-int plot_columns(int want, float avail_x) {
-  const float w = plot::Plot::min_frame().x, gap = ImGui::GetStyle().ItemSpacing.x;
+int plot_columns(int want, float avail_x, float gap) {
+  const float w = plot::Plot::min_frame().x;
+  if (gap < 0) gap = ImGui::GetStyle().ItemSpacing.x;
   int n = std::max(1, want);
   while (n > 1 && static_cast<float>(n) * w + static_cast<float>(n - 1) * gap > avail_x) --n;
   return n;

@@ -60,8 +60,9 @@ void begin_panel(float width_em, Controls&& controls) {
 }
 
 /// How many plots fit side by side in `avail_x` pixels (1 to `want`), each keeping plot::Plot::min_frame()'s
-/// width: a panel stacks its plots (and its view scrolls) rather than shrinking them.
-int plot_columns(int want, float avail_x);
+/// width, `gap` pixels apart (< 0: the style's item spacing): a panel stacks its plots (and its view scrolls)
+/// rather than shrinking them.
+int plot_columns(int want, float avail_x, float gap = -1.0f);
 
 /// `text` with line breaks at spaces so that no line is wider than `width` pixels (<= 0: the room left of
 /// the content region at the cursor); its own '\n' are kept. Numbers are never split (see plot::wrap_words).

@@ -604,9 +604,12 @@ void FfnPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  // Two columns when two plots fit across, else one (the view scrolls).
-  const bool two = ui::plot_columns(2, avail.x) == 2;
-  const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : avail.x;
+  // Two columns when two plots fit across, else one (the view scrolls). The columns sit a quarter em apart:
+  // each frame already keeps 4 em left of its data (for its numbers) and 1 em right, and with the style's
+  // spacing two maps missed the 1024 px window at 2× text by 2 px once the view's scrollbar took its room.
+  const float col_gap = 0.25f * em;
+  const bool two = ui::plot_columns(2, avail.x, col_gap) == 2;
+  const float half_w = two ? (avail.x - col_gap) * 0.5f : avail.x;
   // Square maps: the plot frame adds about 5 em of margins across and 2.3 em down.
   // A lesson step may show only some of the four plots (model::PanelKind::plots).
   shown_[0] = ui::plot_shown("heatA");
@@ -616,7 +619,7 @@ void FfnPanel::drawContent() {
   const bool low = shown_[2] || shown_[3];
   const float top_h = std::min(two && low ? avail.y * 0.58f : avail.y, half_w - 2.7f * em);
   if (shown_[0]) heatmap_view(0, ImVec2(half_w, top_h));
-  if (shown_[0] && two) ImGui::SameLine();
+  if (shown_[0] && two) ImGui::SameLine(0, col_gap);
   if (shown_[1]) {
     heatmap_view(1, ImVec2(half_w, top_h));
   } else if (shown_[0] && two) {
@@ -633,12 +636,12 @@ void FfnPanel::drawContent() {
     shown_[2] = shown_[3] = false;
     const float w = shown_[4] && shown_[5] ? half_w : -1.0f;
     if (shown_[4]) hidden_plot(0, ImVec2(w, low_h));
-    if (shown_[4] && shown_[5] && two) ImGui::SameLine();
+    if (shown_[4] && shown_[5] && two) ImGui::SameLine(0, col_gap);
     if (shown_[5]) hidden_plot(1, ImVec2(w, low_h));
   }
   const float low_w = shown_[2] && shown_[3] ? half_w : -1.0f;
   if (shown_[2]) loss_plot(ImVec2(low_w, low_h));
-  if (shown_[2] && shown_[3] && two) ImGui::SameLine();
+  if (shown_[2] && shown_[3] && two) ImGui::SameLine(0, col_gap);
   if (shown_[3]) {
     // The layer slider goes under the histogram: the plot's top lines up with the loss plot beside it, and
     // a lesson step that shows the histogram alone starts with its data, not with a slider.
