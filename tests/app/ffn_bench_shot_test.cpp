@@ -186,6 +186,33 @@ int check_bar_tops(const Shot& s, const Image& img, std::size_t size) {
   return checked;
 }
 
+// A 1024 px projector with 2× text: two plots of minimum width fit across, scrollbar and all, so the FFN
+// lab shows A's and B's maps side by side (the comparison it is for), the dropout view its two top plots and
+// the benchmark panel its size and history plots. With the style's item spacing between them they missed by
+// 2 px and stacked.
+TEST(ColumnsShot, TwoPlotsSideBySideAt1024WithTwiceTheText) {
+  struct Case {
+    const char* panel;
+    const char* state;
+    const char* left;
+    const char* right;
+  };
+  const char* small_bench =
+      R"({"functions": ["gelu"], "sizes": [4096], "reps": 1, "backends": ["cpu_scalar"]})";
+  for (const Case& c : {Case{"ffn", "{}", "heatA", "heatB"}, Case{"dropout", "{}", "keep", "convergence"},
+                        Case{"bench", small_bench, "sizes", "history"}}) {
+    SCOPED_TRACE(c.panel);
+    const Shot s =
+        shoot(c.panel, c.state, std::string("columns_") + c.panel, "--size 1024x768 --presentation 2");
+    ASSERT_EQ(s.status, 0);
+    const Value& plots = s.meta.at("plots");
+    const Value &a = plots.at(c.left).at("frame"), &b = plots.at(c.right).at("frame");
+    EXPECT_EQ(a.at("top").as_number(), b.at("top").as_number()) << "stacked, not side by side";
+    EXPECT_LE(a.at("right").as_number(), b.at("left").as_number());
+    EXPECT_LE(b.at("right").as_number(), 1024 - 20) << "the right plot runs under the scrollbar";
+  }
+}
+
 // On a projector (1024×768, text three times larger) the bar plot's data area is a few lines tall: the
 // memory limit's label moves to the title rather than covering the bars, and "gelu_tanh", wider than its
 // group, goes on two lines ("gelu_" over "tanh") rather than being left out or cut.

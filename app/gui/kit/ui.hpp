@@ -63,6 +63,13 @@ void begin_panel(float width_em, Controls&& controls) {
 /// width, `gap` pixels apart (< 0: the style's item spacing): a panel stacks its plots (and its view scrolls)
 /// rather than shrinking them.
 int plot_columns(int want, float avail_x, float gap = -1.0f);
+/// The gap between plots side by side in a panel's view (for plot_columns and ImGui::SameLine): a quarter em,
+/// as every plot frame keeps 4 em left of its data (its numbers) and 1 em right. With the style's item
+/// spacing instead, two plots missed a 1024 px window at 2× text by 2 px once the view's scrollbar took its
+/// room, and the FFN lab's maps, the dropout view's and the benchmark panel's plots stacked.
+inline float plot_gap() {
+  return 0.25f * em();
+}
 
 /// `text` with line breaks at spaces so that no line is wider than `width` pixels (<= 0: the room left of
 /// the content region at the cursor); its own '\n' are kept. Numbers are never split (see plot::wrap_words).

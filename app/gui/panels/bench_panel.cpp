@@ -400,13 +400,13 @@ void BenchPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  const bool two = ui::plot_columns(2, avail.x) == 2;
+  const bool two = ui::plot_columns(2, avail.x, ui::plot_gap()) == 2;
   const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.6f);
-  const float half_w = (avail.x - st.ItemSpacing.x) * 0.5f;
+  const float half_w = (avail.x - ui::plot_gap()) * 0.5f;
   bars_plot(ImVec2(-1, top_h));
   if (two) {
     size_plot(ImVec2(half_w, -1));
-    ImGui::SameLine();
+    ImGui::SameLine(0, ui::plot_gap());
     history_plot(ImVec2(-1, -1));
   } else {  // too narrow for two plots side by side: stacked, the view scrolls
     size_plot(ImVec2(-1, avail.y - top_h));

@@ -277,12 +277,12 @@ void DropoutPanel::drawContent() {
   shown_[2] = hist;
   mask_grid_shown_ = pinned || ui::show_controls();
   const int tops = (keep ? 1 : 0) + (conv ? 1 : 0);
-  const bool two = tops == 2 && ui::plot_columns(2, avail.x) == 2;
+  const bool two = tops == 2 && ui::plot_columns(2, avail.x, ui::plot_gap()) == 2;
   const float rows = static_cast<float>(two ? 1 : tops) + (hist ? (tops ? 0.92f : 1.0f) : 0.0f);
   const float top_h = std::floor((avail.y - st.ItemSpacing.y * (rows - 1)) / std::max(rows, 1.0f));
-  const float half_w = two ? (avail.x - st.ItemSpacing.x) * 0.5f : -1.0f;
+  const float half_w = two ? (avail.x - ui::plot_gap()) * 0.5f : -1.0f;
   if (keep) probability_plot(ImVec2(half_w, top_h));
-  if (keep && two) ImGui::SameLine();
+  if (keep && two) ImGui::SameLine(0, ui::plot_gap());
   if (conv) convergence_plot(ImVec2(half_w, top_h));
   if (hist) histogram_plot(ImVec2(-1, std::max(top_h * 0.92f, ImGui::GetContentRegionAvail().y)));
   if (pinned) ImGui::EndChild();

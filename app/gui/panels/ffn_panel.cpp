@@ -604,10 +604,8 @@ void FfnPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
-  // Two columns when two plots fit across, else one (the view scrolls). The columns sit a quarter em apart:
-  // each frame already keeps 4 em left of its data (for its numbers) and 1 em right, and with the style's
-  // spacing two maps missed the 1024 px window at 2× text by 2 px once the view's scrollbar took its room.
-  const float col_gap = 0.25f * em;
+  // Two columns when two plots fit across, else one (the view scrolls).
+  const float col_gap = ui::plot_gap();
   const bool two = ui::plot_columns(2, avail.x, col_gap) == 2;
   const float half_w = two ? (avail.x - col_gap) * 0.5f : avail.x;
   // Square maps: the plot frame adds about 5 em of margins across and 2.3 em down.
