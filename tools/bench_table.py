@@ -79,7 +79,8 @@ ctx = data.get("context", {})
 print(f"Command: `{command}`")
 print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not recorded')}, "
       f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
-      f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}; "
+      f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}"
+      + (f" ({ctx['gelu_bf16_kernels']})" if "gelu_bf16_kernels" in ctx else "") + "; "
       f"load average at start: {ctx.get('load_avg', '?')}")
 
 # oneDNN is the peer every ratio divides by, so a process where it runs slowly would make GELU Lab look fast.

@@ -56,6 +56,8 @@ const char* isa();
 // [SECTION] bf16 arrays (gelu::bf16 in gelu/kernels.hpp is the public face).
 
 enum class Bf16Op { F, D1, Backward };
+/// The tanh form's cubic coefficient on bf16 arrays (the registry's default).
+inline constexpr double kBf16TanhC = 0.044715;
 
 /// The bf16 nearest to v, ties to even, from the double value directly (no float rounding in between).
 inline std::uint16_t bf16_from_double(double v) {
@@ -76,9 +78,9 @@ inline std::uint16_t bf16_from_double(double v) {
   return static_cast<std::uint16_t>(b >> 16);
 }
 
-/// The tables of bf16_table.hpp for gelu or the tanh form (c = 0.044715), f (d1 false) or f′, built on first
-/// use, and the double reference they come from (op's value at x, times dy for the backward pass): both in
-/// core/src/bf16.cpp, shared by every path.
+/// The tables of bf16_table.hpp for gelu or the tanh form (c = kBf16TanhC), f (d1 false) or f′, built on
+/// first use, and the double reference they come from (op's value at x, times dy for the backward pass): both
+/// in core/src/bf16.cpp, shared by every path.
 const float* bf16_table(bool tanh_form, bool d1);
 double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy);
 /// The AVX-512 bf16 loops (simd_bf16.hpp; exact GELU's entry point in simd_kernels.cpp, the tanh form's in
@@ -89,7 +91,16 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
                bool bf16_insn);
 void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                     std::size_t n, bool bf16_insn);
-/// The portable path, built everywhere (core/src/bf16.cpp): the same tables and guard, one element at a time.
+/// The tables of the correctly rounded bf16 results (bf16_from_double of bf16_reference) of f or f′, 128 KB
+/// each, built on first use, and f or f′ (op F or D1, not Backward) over bf16 arrays by one scalar load per
+/// element from them: exact by construction, so no guard and no rounding. Built everywhere
+/// (core/src/bf16.cpp); the portable path's f and f′, and the AVX-512 build's where it is faster than the
+/// gathers of simd_bf16.hpp (gelu::bf16 times both: one 16-lane vgatherdps costs about 16 cycles on the AMD
+/// EPYC of 2026-11-27, four scalar loads fewer).
+const std::uint16_t* bf16_result_table(bool tanh_form, bool d1);
+void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n);
+/// The portable path, built everywhere (core/src/bf16.cpp): gelu_bf16_lookup for f and f′; the backward pass
+/// from the float tables with the guard, one element at a time.
 void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
                         std::uint16_t* y, std::size_t n);
 

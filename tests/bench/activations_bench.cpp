@@ -336,6 +336,16 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cpu_model", gelu::bench::cpu_model());
   benchmark::AddCustomContext("gelu_simd_isa", gelu::simd::isa());
   benchmark::AddCustomContext("gelu_bf16_isa", gelu::bf16::isa());
+  // Which bf16 kernel each function runs (f and f′ are timed at their first call, here, outside any
+  // benchmark).
+  std::string bf16_kernels;
+  for (bool t : {false, true}) {
+    using gelu::bf16::Op;
+    bf16_kernels += std::string(bf16_kernels.empty() ? "" : ", ") + (t ? "gelu_tanh " : "gelu ") +
+                    gelu::bf16::kernel(t, Op::F) + "/" + gelu::bf16::kernel(t, Op::D1) + "/" +
+                    gelu::bf16::kernel(t, Op::Backward);
+  }
+  benchmark::AddCustomContext("gelu_bf16_kernels", bf16_kernels + " (f/f'/backward)");
   benchmark::AddCustomContext("gelu_threads_default", std::to_string(gelu::thread_count()));
   register_all();
   benchmark::Initialize(&argc, argv);

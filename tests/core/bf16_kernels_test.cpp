@@ -79,6 +79,7 @@ struct Path {
   std::string name;
   std::function<void(Bf16Op, bool, const std::uint16_t*, const std::uint16_t*, std::uint16_t*, std::size_t)>
       run;
+  bool backward = true;  // the path has a backward pass
 };
 
 std::vector<Path> paths() {
@@ -93,6 +94,10 @@ std::vector<Path> paths() {
   p.push_back(
       {"portable", [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
                       std::size_t n) { gelu::simd::gelu_bf16_portable(op, t, x, dy, y, n); }});
+  p.push_back({"lookup (f, f' only)",
+               [](Bf16Op op, bool t, const std::uint16_t* x, const std::uint16_t*, std::uint16_t* y,
+                  std::size_t n) { gelu::simd::gelu_bf16_lookup(op, t, x, y, n); },
+               false});
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
   p.push_back({"avx512 (integer rounding)", [](Bf16Op op, bool t, const std::uint16_t* x,
                                                const std::uint16_t* dy, std::uint16_t* y, std::size_t n) {
@@ -181,6 +186,7 @@ TEST(Bf16, BackwardCorrectlyRoundedForEveryInputAndFortyGradients) {
                            f_ref(tanh_form, Bf16Op::D1, static_cast<double>(bf16_value(x[i]))));
       }
       for (const Path& p : paths()) {
+        if (!p.backward) continue;
         p.run(Bf16Op::Backward, tanh_form, x.data(), dy.data(), y.data(), x.size());
         std::size_t bad = 0, first = 0;
         for (std::size_t i = 0; i < x.size(); ++i)
@@ -196,14 +202,35 @@ TEST(Bf16, AnyLengthAndOffsetGivesTheSameBits) {
   const std::vector<std::uint16_t> x = all_inputs();
   std::vector<std::uint16_t> whole(x.size()), part(x.size());
   gelu::bf16::gelu_tanh(x.data(), whole.data(), x.size());
-  for (std::size_t n : {0, 1, 15, 16, 17, 31, 32, 33, 1000}) {
-    for (std::size_t off : {0, 1, 7}) {
-      std::fill(part.begin(), part.end(), 0xABCD);
-      gelu::bf16::gelu_tanh(x.data() + 40000 + off, part.data() + off, n);
-      for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(part[off + i], whole[40000 + off + i]) << n << " " << off;
-      ASSERT_EQ(part[off + n], 0xABCD) << "wrote past the end, n=" << n;
+  for (const Path& p : paths())
+    for (std::size_t n : {0, 1, 3, 4, 5, 15, 16, 17, 31, 32, 33, 1000}) {
+      for (std::size_t off : {0, 1, 7}) {
+        std::fill(part.begin(), part.end(), 0xABCD);
+        p.run(Bf16Op::F, true, x.data() + 40000 + off, nullptr, part.data() + off, n);
+        for (std::size_t i = 0; i < n; ++i)
+          ASSERT_EQ(part[off + i], whole[40000 + off + i]) << p.name << " n=" << n << " off=" << off;
+        ASSERT_EQ(part[off + n], 0xABCD) << p.name << " wrote past the end, n=" << n;
+      }
     }
-  }
+}
+
+// Which kernel the public functions run is reported: on an AVX-512 build the timed choice for f and f′, the
+// gathers for the backward pass (EveryInputCorrectlyRoundedOnEveryPath checks each kernel on its own).
+TEST(Bf16, KernelChoiceIsReported) {
+  using gelu::bf16::Op;
+  for (bool t : {false, true})
+    for (Op op : {Op::F, Op::D1, Op::Backward}) {
+      const std::string k = gelu::bf16::kernel(t, op);
+      if (op == Op::Backward)
+        EXPECT_TRUE(k == "gather" || k == "scalar") << k;
+      else
+        EXPECT_TRUE(k == "gather" || k == "lookup") << k;
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+      EXPECT_NE(k, "scalar");
+#else
+      EXPECT_NE(k, "gather");
+#endif
+    }
 }
 
 }  // namespace

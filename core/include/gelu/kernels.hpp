@@ -72,6 +72,14 @@ void gelu_backward(const std::uint16_t* x, const std::uint16_t* dy, std::uint16_
 void gelu_tanh_backward(const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* dx, std::size_t n);
 /// Which implementation the functions above run: "avx512bf16", "avx512" or "portable".
 const char* isa();
+/// The functions above, for kernel(): f, f′ and the backward pass.
+enum class Op { F, D1, Backward };
+/// How the functions above run on this CPU: "gather" (the AVX-512 loop: 16 lanes per vgatherdps from a float
+/// table of all 65,536 values, then a guarded rounding), "lookup" (one scalar load per element from a table
+/// of the correctly rounded bf16 results; f and f′ only) or, on the portable path's backward pass, "scalar".
+/// Both AVX-512 kernels give the same bits; for f and f′ the faster on this CPU is timed once per function at
+/// its first call (about 100 µs), unless GELU_BF16_KERNEL=gather or =lookup forces one.
+const char* kernel(bool tanh_form, Op op);
 
 }  // namespace bf16
 
