@@ -69,9 +69,21 @@ const float* bf16_table(bool tanh_form, bool d1) {
   auto make = [](bool t, Bf16Op op) {
     return Bf16Table([t, op](double v) { return bf16_reference(op, t, v, 1.0); });
   };
-  static const Bf16Table gelu_f = make(false, Bf16Op::F), gelu_d1 = make(false, Bf16Op::D1);
-  static const Bf16Table tanh_f = make(true, Bf16Op::F), tanh_d1 = make(true, Bf16Op::D1);
-  return (tanh_form ? (d1 ? tanh_d1 : tanh_f) : (d1 ? gelu_d1 : gelu_f)).data();
+  // Each built at its own first use (a few milliseconds).
+  if (tanh_form) {
+    if (d1) {
+      static const Bf16Table t = make(true, Bf16Op::D1);
+      return t.data();
+    }
+    static const Bf16Table t = make(true, Bf16Op::F);
+    return t.data();
+  }
+  if (d1) {
+    static const Bf16Table t = make(false, Bf16Op::D1);
+    return t.data();
+  }
+  static const Bf16Table t = make(false, Bf16Op::F);
+  return t.data();
 }
 
 const std::uint16_t* bf16_result_table(bool tanh_form, bool d1) {
@@ -82,9 +94,20 @@ const std::uint16_t* bf16_result_table(bool tanh_form, bool d1) {
         v[b] = bf16_from_double(bf16_reference(op, t, bf16::xval(static_cast<std::uint16_t>(b)), 1.0));
     }
   };
-  static const Results gelu_f(false, Bf16Op::F), gelu_d1(false, Bf16Op::D1);
-  static const Results tanh_f(true, Bf16Op::F), tanh_d1(true, Bf16Op::D1);
-  return (tanh_form ? (d1 ? tanh_d1 : tanh_f) : (d1 ? gelu_d1 : gelu_f)).v.data();
+  if (tanh_form) {
+    if (d1) {
+      static const Results r(true, Bf16Op::D1);
+      return r.v.data();
+    }
+    static const Results r(true, Bf16Op::F);
+    return r.v.data();
+  }
+  if (d1) {
+    static const Results r(false, Bf16Op::D1);
+    return r.v.data();
+  }
+  static const Results r(false, Bf16Op::F);
+  return r.v.data();
 }
 
 void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n) {

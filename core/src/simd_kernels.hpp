@@ -96,7 +96,7 @@ void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, 
 /// element from them: exact by construction, so no guard and no rounding. Built everywhere
 /// (core/src/bf16.cpp); the portable path's f and f′, and the AVX-512 build's where it is faster than the
 /// gathers of simd_bf16.hpp (gelu::bf16 times both: one 16-lane vgatherdps costs about 16 cycles on the AMD
-/// EPYC of 2026-11-27, four scalar loads fewer).
+/// EPYC of 2026-11-27, more than 16 scalar loads).
 const std::uint16_t* bf16_result_table(bool tanh_form, bool d1);
 void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n);
 /// The portable path, built everywhere (core/src/bf16.cpp): gelu_bf16_lookup for f and f′; the backward pass
