@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -218,6 +219,8 @@ TEST(Bf16, AnyLengthAndOffsetGivesTheSameBits) {
 // gathers for the backward pass (EveryInputCorrectlyRoundedOnEveryPath checks each kernel on its own).
 TEST(Bf16, KernelChoiceIsReported) {
   using gelu::bf16::Op;
+  const char* env = std::getenv("GELU_BF16_KERNEL");  // set by the Bf16.ForcedKernel_* CTest entries
+  const std::string forced = env ? env : "";
   for (bool t : {false, true})
     for (Op op : {Op::F, Op::D1, Op::Backward}) {
       const std::string k = gelu::bf16::kernel(t, op);
@@ -227,6 +230,9 @@ TEST(Bf16, KernelChoiceIsReported) {
         EXPECT_TRUE(k == "gather" || k == "lookup") << k;
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
       EXPECT_NE(k, "scalar");
+      if (op != Op::Backward && (forced == "gather" || forced == "lookup")) {
+        EXPECT_EQ(k, forced);
+      }
 #else
       EXPECT_NE(k, "gather");
 #endif
