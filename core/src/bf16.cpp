@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,9 +19,6 @@
 
 namespace gelu::bf16 {
 namespace {
-
-namespace F = formulas;
-constexpr double kC = simd::kBf16TanhC;
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
 bool cpu_has_bf16() {
@@ -56,58 +54,48 @@ namespace gelu::simd {
 
 double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy) {
   namespace F = formulas;
-  using bf16::kC;
   double r;
   if (op == Bf16Op::F)
-    r = tanh_form ? F::gelu_tanh(x, kC) : F::gelu(x);
+    r = tanh_form ? F::gelu_tanh(x, kBf16TanhC) : F::gelu(x);
   else
-    r = tanh_form ? F::gelu_tanh_d1(x, kC) : F::gelu_d1(x);
+    r = tanh_form ? F::gelu_tanh_d1(x, kBf16TanhC) : F::gelu_d1(x);
   return op == Bf16Op::Backward ? r * dy : r;
 }
 
+namespace {
+
+/// The table of one (form, order), built at its own first use (a few milliseconds each) by make(form, op);
+/// each call site (each Make) has its own four.
+template <class Table, class Make>
+const Table& table_of(bool tanh_form, bool d1, const Make& make) {
+  static std::once_flag once[2][2];
+  static std::optional<Table> tables[2][2];
+  const int f = tanh_form ? 1 : 0, o = d1 ? 1 : 0;
+  std::call_once(once[f][o], [&] { tables[f][o].emplace(make(tanh_form, d1 ? Bf16Op::D1 : Bf16Op::F)); });
+  return *tables[f][o];
+}
+
+/// The correctly rounded bf16 result at every bf16 value.
+struct Results {
+  std::vector<std::uint16_t> v;
+  Results(bool t, Bf16Op op) : v(std::size_t(1) << 16) {
+    for (std::uint32_t b = 0; b < (1u << 16); ++b)
+      v[b] = bf16_from_double(bf16_reference(op, t, bf16::xval(static_cast<std::uint16_t>(b)), 1.0));
+  }
+};
+
+}  // namespace
+
 const float* bf16_table(bool tanh_form, bool d1) {
-  auto make = [](bool t, Bf16Op op) {
-    return Bf16Table([t, op](double v) { return bf16_reference(op, t, v, 1.0); });
-  };
-  // Each built at its own first use (a few milliseconds).
-  if (tanh_form) {
-    if (d1) {
-      static const Bf16Table t = make(true, Bf16Op::D1);
-      return t.data();
-    }
-    static const Bf16Table t = make(true, Bf16Op::F);
-    return t.data();
-  }
-  if (d1) {
-    static const Bf16Table t = make(false, Bf16Op::D1);
-    return t.data();
-  }
-  static const Bf16Table t = make(false, Bf16Op::F);
-  return t.data();
+  return table_of<Bf16Table>(tanh_form, d1,
+                             [](bool t, Bf16Op op) {
+                               return Bf16Table([t, op](double v) { return bf16_reference(op, t, v, 1.0); });
+                             })
+      .data();
 }
 
 const std::uint16_t* bf16_result_table(bool tanh_form, bool d1) {
-  struct Results {
-    std::vector<std::uint16_t> v;
-    Results(bool t, Bf16Op op) : v(std::size_t(1) << 16) {
-      for (std::uint32_t b = 0; b < (1u << 16); ++b)
-        v[b] = bf16_from_double(bf16_reference(op, t, bf16::xval(static_cast<std::uint16_t>(b)), 1.0));
-    }
-  };
-  if (tanh_form) {
-    if (d1) {
-      static const Results r(true, Bf16Op::D1);
-      return r.v.data();
-    }
-    static const Results r(true, Bf16Op::F);
-    return r.v.data();
-  }
-  if (d1) {
-    static const Results r(false, Bf16Op::D1);
-    return r.v.data();
-  }
-  static const Results r(false, Bf16Op::F);
-  return r.v.data();
+  return table_of<Results>(tanh_form, d1, [](bool t, Bf16Op op) { return Results(t, op); }).v.data();
 }
 
 void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n) {
