@@ -25,6 +25,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/json.hpp"
 #include "support/png_image.hpp"
+#include "support/scratch.hpp"
 #include "support/shot.hpp"
 
 namespace {
@@ -36,7 +37,7 @@ using gelu::json::Value;
 
 fs::path test_dir() {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("gelulab_classroom_test_" + std::to_string(::getpid()));
+    fs::path d = gelu::test::scratch_dir("gelulab_classroom_test");
     fs::remove_all(d);
     fs::create_directories(d);
     return d;

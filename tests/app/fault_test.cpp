@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "gelu/json.hpp"
+#include "support/scratch.hpp"
 
 extern char** environ;
 
@@ -57,7 +58,7 @@ void put(const fs::path& p, const std::string& text) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("gelulab-fault-" + std::to_string(::getpid())) / name;
+  const fs::path d = gelu::test::scratch_dir("gelulab-fault") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -28,6 +28,7 @@
 #include "model/panel_states.hpp"
 #include "model/panels.hpp"
 #include "model/precision_lab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -179,7 +180,7 @@ TEST(PrecisionLab, ExportWritesCsvAndMarkdownOrSaysWhyNot) {
   lab.run_now(c);
   PrecisionSnapshot s;
   lab.take(s);
-  const fs::path dir = fs::temp_directory_path() / ("gelulab_lab_models_" + std::to_string(::getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gelulab_lab_models");
   fs::create_directories(dir);
   const std::string note = export_summary(s, (dir / "summary").string());
   EXPECT_EQ(note.rfind("wrote ", 0), 0u) << note;
@@ -370,7 +371,7 @@ TEST(Candidates, AZooEntryOfTheirOwnComputedAsExported) {
 
 TEST(Candidates, ExportWritesEveryFileWithTheCheckCommand) {
   const fit::Candidate c = fit::fit(default_spec());
-  const fs::path dir = fs::temp_directory_path() / ("gelulab_export_" + std::to_string(::getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gelulab_export");
   fs::create_directories(dir);
   const ExportResult r =
       export_candidate(c, (dir / "cand").string(), "my_gelu",

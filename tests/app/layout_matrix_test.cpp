@@ -41,6 +41,7 @@
 #include "gui/shell/state_file.hpp"
 #include "model/lessons.hpp"
 #include "model/panels.hpp"
+#include "support/scratch.hpp"
 
 namespace fs = std::filesystem;
 using namespace gelu::app;
@@ -132,8 +133,7 @@ Frame render(const Subject& s, const Config& c) {
   if (!s.panel.empty()) o.panel = s.panel;
   if (s.panel == "bench") {  // its shot measures: the smallest measurement, the same plots
     static const fs::path st = [] {
-      const fs::path p =
-          fs::temp_directory_path() / ("gelu_layout_bench_" + std::to_string(getpid()) + ".json");
+      const fs::path p = gelu::test::scratch_dir("layout") / "bench.json";
       std::ofstream(p) << R"({"sizes": [1024, 4096], "reps": 1, "backends": ["cpu_scalar", "cpu_vector"]})";
       return p;
     }();

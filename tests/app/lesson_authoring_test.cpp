@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/lessons.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -19,8 +20,8 @@ using namespace gelu::app;
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("gelu_lesson_authoring_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    path = gelu::test::scratch_dir("lesson_authoring") /
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     fs::remove_all(path);
     fs::create_directories(path);
   }

@@ -33,6 +33,7 @@
 #include "model/panels.hpp"
 #include "support/png_image.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -275,8 +276,7 @@ json::Value expect_session(const fs::path& p, const std::string& panel) {
 
 class Dir {
  public:
-  explicit Dir(const std::string& name)
-      : dir_(fs::temp_directory_path() / ("gelulab_matrix_" + std::to_string(::getpid())) / name) {
+  explicit Dir(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_matrix") / name) {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "run");
   }

@@ -29,6 +29,7 @@
 #include "model/designer_lab.hpp"
 #include "model/panel_states.hpp"
 #include "support/png_image.hpp"
+#include "support/scratch.hpp"
 #include "support/shot.hpp"
 
 namespace {
@@ -48,7 +49,7 @@ namespace P = gelu::precision;
 
 fs::path test_dir() {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("gelulab_lab_shots_" + std::to_string(::getpid()));
+    fs::path d = gelu::test::scratch_dir("gelulab_lab_shots");
     fs::remove_all(d);
     fs::create_directories(d);
     return d;

@@ -46,6 +46,7 @@
 #include "model/state_schema.hpp"
 #include "support/png_image.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -93,8 +94,7 @@ void put(const fs::path& p, const std::string& text) {
 /// A directory of its own under the temporary directory, removed afterwards unless GELU_PROPERTY_KEEP=1.
 class Scratch {
  public:
-  explicit Scratch(const std::string& name)
-      : dir_(fs::temp_directory_path() / ("gelulab_property_" + std::to_string(::getpid())) / name) {
+  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_property") / name) {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "run");
   }

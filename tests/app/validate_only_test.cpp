@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command/command.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 namespace fs = std::filesystem;
@@ -26,8 +27,7 @@ int validate(std::vector<std::string> args) {
 
 struct TempDir {
   fs::path path =
-      fs::temp_directory_path() / ("gelulab-validate-" + std::to_string(::getpid()) + "-" +
-                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+      gelu::test::scratch_dir("validate") / ::testing::UnitTest::GetInstance()->current_test_info()->name();
   TempDir() { fs::create_directories(path); }
   ~TempDir() { fs::remove_all(path); }
   std::string file(const std::string& name, const std::string& text) const {

@@ -15,6 +15,7 @@
 #include "gelu/bench.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -24,8 +25,7 @@ struct Result {
 };
 
 std::string temp_path(const std::string& name) {
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/gelulab_cli_test_" + std::to_string(getpid()) + "_" + name;
+  return (gelu::test::scratch_dir("cli") / name).string();
 }
 
 std::string slurp(const std::string& path) {

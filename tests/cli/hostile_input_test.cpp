@@ -36,6 +36,7 @@
 #include "gelu/ffn/network.hpp"
 #include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -1381,8 +1382,7 @@ class HostileInput : public testing::TestWithParam<std::size_t> {};
 
 TEST_P(HostileInput, ExitsTwoWithAClearMessage) {
   const Row& row = rows()[GetParam()];
-  const char* tmp = std::getenv("TMPDIR");
-  const fs::path dir = fs::path(tmp ? tmp : "/tmp") / ("gelulab_hostile_" + std::to_string(getpid()));
+  const fs::path dir = gelu::test::scratch_dir("hostile");
   fs::remove_all(dir);
   fs::create_directories(dir / "config");
   const std::string f = row.make ? row.make(dir) : std::string();

@@ -17,6 +17,7 @@
 #include "gelu/numio.hpp"
 #include "gelu/precision.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -26,10 +27,7 @@ using gelu::FormatId;
 using gelu::test::ExecResult;
 
 fs::path scratch() {
-  const char* tmp = std::getenv("TMPDIR");
-  const fs::path d = fs::path(tmp ? tmp : "/tmp") / ("gelulab_precision_cli_" + std::to_string(getpid()));
-  fs::create_directories(d);
-  return d;
+  return gelu::test::scratch_dir("precision_cli");
 }
 
 ExecResult run(const std::vector<std::string>& args, const std::string& input = "") {

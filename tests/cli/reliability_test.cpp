@@ -41,6 +41,7 @@
 
 #include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -55,8 +56,7 @@ const std::string kLesson = std::string(GELU_SOURCE_DIR) + "/assets/lessons/1_wh
 
 class Scratch {
  public:
-  explicit Scratch(const std::string& name)
-      : dir_(fs::temp_directory_path() / ("gelulab_reliability_" + std::to_string(::getpid())) / name) {
+  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_reliability") / name) {
     fs::remove_all(dir_);
     fs::create_directories(dir_ / "run");
   }

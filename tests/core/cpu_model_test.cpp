@@ -9,13 +9,14 @@
 #include <string>
 
 #include "gelu/bench.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path write_cpuinfo(const std::string& name, const std::string& text) {
-  const fs::path d = fs::temp_directory_path() / ("gelu-cpuinfo-" + std::to_string(::getpid()));
+  const fs::path d = gelu::test::scratch_dir("gelu-cpuinfo");
   fs::create_directories(d);
   const fs::path p = d / name;
   std::ofstream(p, std::ios::binary) << text;

@@ -22,12 +22,14 @@
 #include <sstream>
 #include <thread>
 
+#include "support/scratch.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
 fs::path dir_for(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("gelu-fileio-" + std::to_string(::getpid())) / name;
+  const fs::path d = gelu::test::scratch_dir("gelu-fileio") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "gelu/format.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
 std::string temp(const std::string& name) {
-  const char* dir = std::getenv("TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/gelu_npy_test_" + std::to_string(getpid()) + "_" + name;
+  return (gelu::test::scratch_dir("npy") / name).string();
 }
 
 /// A .npy file as NumPy writes it: magic, version, little-endian header length, the dict padded with spaces

@@ -17,6 +17,7 @@
 
 #include "gelu/fit.hpp"
 #include "gelu/fit_export.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -115,7 +116,7 @@ int main(int argc, char** argv) {
 
 TEST(FitExport, ExportedCppCompilesAndMatchesTheDesignerBitForBit) {
   const std::vector<Item> v = items();
-  const fs::path dir = fs::temp_directory_path() / ("gelulab_fit_export_" + std::to_string(getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gelulab_fit_export");
   fs::create_directories(dir);
   for (const Item& it : v) {
     ExportOptions o;

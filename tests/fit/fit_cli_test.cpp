@@ -14,6 +14,7 @@
 #include "gelu/fit.hpp"
 #include "gelu/json.hpp"
 #include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -22,7 +23,7 @@ using gelu::test::exec_gelulab;
 using gelu::test::ExecResult;
 
 fs::path scratch() {
-  static const fs::path d = fs::temp_directory_path() / ("gelulab_fit_cli_" + std::to_string(getpid()));
+  static const fs::path d = gelu::test::scratch_dir("gelulab_fit_cli");
   fs::create_directories(d);
   return d;
 }

@@ -13,6 +13,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/gpu/shaders.hpp"
 #include "gpu_fixture.hpp"
+#include "support/scratch.hpp"
 
 namespace {
 
@@ -32,8 +33,7 @@ std::unique_ptr<gelu::gpu::Evaluator> make(
 
 /// A copy of the source tree's shaders in a fresh temporary directory.
 fs::path copy_shaders(const char* tag) {
-  const fs::path dir =
-      fs::temp_directory_path() / (std::string("gelu_gpu_test_") + tag + "_" + std::to_string(getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gpu_shaders") / tag;
   fs::remove_all(dir);
   fs::copy(fs::path(GELU_SOURCE_DIR) / "shaders", dir, fs::copy_options::recursive);
   return dir;
@@ -176,7 +176,7 @@ TEST(GpuShaders, MissingShaderDirectoryIsAClearError) {
 }
 
 TEST(GpuShaders, IncludeExpansionMapsLinesAndRejectsCycles) {
-  const fs::path dir = fs::temp_directory_path() / ("gelu_gpu_test_inc_" + std::to_string(getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gelu_gpu_test_inc");
   fs::create_directories(dir / "sub");
   std::ofstream(dir / "main.comp") << "#version 430\n#include \"sub/a.glsl\"\nvoid main() {}\n";
   std::ofstream(dir / "sub" / "a.glsl") << "// a\n#include \"b.glsl\"\nfloat a() { return b(); }\n";

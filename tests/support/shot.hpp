@@ -12,6 +12,7 @@
 #include <string>
 
 #include "gelu/json.hpp"
+#include "support/scratch.hpp"
 
 namespace gelu::test {
 
@@ -54,7 +55,7 @@ struct Shot {
 inline Shot shoot(const std::string& panel, const std::string& state_json, const std::string& name,
                   const std::string& view = "--size 1280x800") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("gelulab_shot_test_" + std::to_string(::getpid()));
+  const fs::path dir = gelu::test::scratch_dir("gelulab_shot_test");
   fs::create_directories(dir);
   const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"),
                  meta = dir / (name + ".meta.json");
