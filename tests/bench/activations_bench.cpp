@@ -12,10 +12,11 @@
 //   <id>/backward/N               dx = dy·f'(x) (gelu::backward), one thread
 //   gelu_bf16/f/N, …/backward/N   bf16 arrays (gelu::bf16), also gelu_tanh_bf16
 //   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
-//   study dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
+//                                 study (docs/performance.md), also on two threads
+//   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
 //   …/N/threads:2                 the same with two threads: ours through the core's pool
-//   (gelu::set_thread_count),
-//                                 the copy split in two halves on that pool, oneDNN with two OpenMP threads.
+//                                 (gelu::set_thread_count), the copy split in chunks on that pool, oneDNN
+//                                 with two OpenMP threads.
 // oneDNN runs on OpenMP: this program re-executes itself with OMP_NUM_THREADS=1 so every figure without
 // /threads:2 is single-threaded.
 #include <benchmark/benchmark.h>
@@ -139,11 +140,19 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
 }
 
 // exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
-void BM_gelu_streaming(benchmark::State& st, std::size_t n) {
+// With two threads each of the pool's chunks streams its part (a chunk of 64M/8 floats is 32 MB, above the
+// 16 MB where the kernel streams).
+void BM_gelu_streaming(benchmark::State& st, std::size_t n, int threads) {
+  const Threads t(threads);
   const float* x = inputs(n).data();
   Buffer<float> y(n, Place::Output);
+  float* yp = y.data();
   for (auto _ : st) {
-    gelu::simd::gelu_f32_streaming(x, y.data(), n);
+    if (threads == 1)
+      gelu::simd::gelu_f32_streaming(x, yp, n);
+    else
+      gelu::parallel_for(
+          n, 16, [&](std::size_t b, std::size_t e) { gelu::simd::gelu_f32_streaming(x + b, yp + b, e - b); });
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -290,7 +299,8 @@ void register_all() {
           !bwd &&
               (q.alg == dnnl::algorithm::eltwise_gelu_erf || q.alg == dnnl::algorithm::eltwise_gelu_tanh));
 #endif
-  add("gelu_nt/f", [](benchmark::State& st, std::size_t n, int) { BM_gelu_streaming(st, n); });
+  add(
+      "gelu_nt/f", [](benchmark::State& st, std::size_t n, int t) { BM_gelu_streaming(st, n, t); }, true);
   for (const gelu::Activation& a : gelu::registry()) {
     const bool hot = std::string(a.id) == "gelu" || std::string(a.id) == "gelu_tanh";
     for (int order = 0; order <= 1; ++order) {
