@@ -201,6 +201,7 @@ const ViewFilter* view_filter() {
 Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, const char* y_label)
     : s_(state), id_(id ? id : ""), x_label_(x_label ? x_label : ""), y_label_(y_label ? y_label : "") {
   em_ = ImGui::GetFontSize();
+  s_.note_min = s_.note_max = ImVec2(0, 0);
   if (g_view_filter && !g_view_filter->legends) s_.legend_shown = false;  // the lesson step's choice
   dl_ = ImGui::GetWindowDrawList();
   if (s_.capture) s_.captured.clear();
@@ -757,22 +758,28 @@ bool Plot::probe(double* x, ImU32 color) {
   return changed;
 }
 
-void Plot::note(const char* text_in, int corner, ImU32 color) {
+void Plot::note(const char* text_in, int corner, ImU32 color, const char* compact) {
   const float pad = 0.5f * em_;
   // Wrapped at spaces to the data area's width: never cut by the plot's edge.
   std::string wrapped;
   const float max_lines =
       std::max(1.0f, std::floor((area_max_.y - area_min_.y - 2 * pad) / ImGui::GetTextLineHeight()));
-  std::vector<std::string> lines;
-  const std::string_view all(text_in);
-  for (std::size_t at = 0; at <= all.size();) {  // its own lines, each wrapped
-    std::size_t end = all.find('\n', at);
-    if (end == std::string_view::npos) end = all.size();
-    for (std::string& l :
-         wrap_words(std::string(all.substr(at, end - at)), area_max_.x - area_min_.x - 2 * pad))
-      lines.push_back(std::move(l));
-    at = end + 1;
-  }
+  auto wrap = [&](std::string_view all) {
+    std::vector<std::string> out;
+    for (std::size_t at = 0; at <= all.size();) {  // its own lines, each wrapped
+      std::size_t end = all.find('\n', at);
+      if (end == std::string_view::npos) end = all.size();
+      for (std::string& l :
+           wrap_words(std::string(all.substr(at, end - at)), area_max_.x - area_min_.x - 2 * pad))
+        out.push_back(std::move(l));
+      at = end + 1;
+    }
+    return out;
+  };
+  std::vector<std::string> lines = wrap(text_in);
+  if (compact &&
+      static_cast<float>(lines.size()) * ImGui::GetTextLineHeight() > (area_max_.y - area_min_.y) / 3)
+    lines = wrap(compact);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (static_cast<float>(i) + 1 > max_lines) {  // taller than the plot: the lines that fit, then "…"
       wrapped += "…";
@@ -810,6 +817,8 @@ void Plot::note(const char* text_in, int corner, ImU32 color) {
   text_at(p, color, text, TextKind::Label);
   labels_.push_back(
       {ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_), ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y)});
+  s_.note_min = labels_.back().first;
+  s_.note_max = labels_.back().second;
   layers_.SetCurrentChannel(dl_, 0);
 }
 

@@ -69,6 +69,7 @@ struct PlotState {
   // Written by the renderer each frame (read by scripts, shots and tests).
   Transform last;
   ImVec2 legend_min{0, 0}, legend_max{0, 0};  // (0, 0) both: no legend drawn
+  ImVec2 note_min{0, 0}, note_max{0, 0};      // the last note's box this frame; (0, 0) both: no note
   LegendPlace legend_place = LegendPlace::Inside;
   ImVec2 legend_out{0, 0};    // the room kept outside the data area for a legend placed right or below
   ImVec2 legend_key{-1, -1};  // the plot size, text size and number of entries legend_place was decided for
@@ -210,7 +211,9 @@ class Plot {
   /// curve can be drawn last, on top, and still lead the legend).
   void legend_first(const char* key) { legend_first_ = key; }
   /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
-  void note(const char* text, int corner, ImU32 color);
+  /// `compact`, when given, replaces `text` where `text` would cover more than a third of the data area's
+  /// height (a small plot, large text): the same fact in fewer words.
+  void note(const char* text, int corner, ImU32 color, const char* compact = nullptr);
   /// Diagonal hatching over the whole data area (a view whose data is not valid: a diverged net's map),
   /// spacing_em apart; drawn over what came before it.
   void hatch(ImU32 color, float spacing_em = 0.9f);

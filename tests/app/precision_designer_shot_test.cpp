@@ -297,6 +297,27 @@ TEST(DesignerShot, ErrorCurveEquioscillationAndCoefficientsAreTheFits) {
   EXPECT_EQ(refs, 8);
 }
 
+// The error plot's note (max, equioscillation points, extrema) is in words where the plot has room, and only
+// the maximum where the full words would cover more than a third of a small plot (presentation mode: 3 lines
+// and an ellipsis over 70% of it before).
+TEST(DesignerShot, TheErrorNoteKeepsToTheMaximumOnASmallPlot) {
+  for (const bool pres : {false, true}) {
+    SCOPED_TRACE(pres ? "presentation 2" : "normal");
+    const Shot s = shot(pres ? "designer_note_pres" : "designer_note",
+                        pres ? "--panel designer --presentation 2" : "--panel designer");
+    ASSERT_EQ(s.status, 0) << s.err;
+    const Value& marks = s.meta.at("ui_marks");
+    ASSERT_NE(marks.find("note:error"), nullptr);
+    const Value& n = marks.at("note:error");
+    const Value& p = marks.at("plot:error");
+    const double note_h = n.as_array()[3].as_number() - n.as_array()[1].as_number();
+    const double plot_h = p.as_array()[3].as_number() - p.as_array()[1].as_number();
+    const double font = s.meta.at("font_px").as_number();
+    EXPECT_LE(note_h, 2.3 * font) << "more than two lines";
+    EXPECT_LE(note_h, 0.5 * plot_h);
+  }
+}
+
 std::string kept_state(const std::vector<std::pair<std::string, gelu::fit::Spec>>& kept, bool compared) {
   gelu::json::Array a;
   for (const auto& [id, spec] : kept) {

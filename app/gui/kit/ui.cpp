@@ -122,6 +122,7 @@ void mark_plot(const std::string& id, const plot::PlotState& s) {
   mark("plot:" + id, ImVec2(static_cast<float>(s.last.left), static_cast<float>(s.last.top)),
        ImVec2(static_cast<float>(s.last.right), static_cast<float>(s.last.bottom)));
   mark("legend:" + id, s.legend_min, s.legend_max);
+  if (s.note_max.x > s.note_min.x) mark("note:" + id, s.note_min, s.note_max);
 }
 
 const std::map<std::string, Rect>& marks() {

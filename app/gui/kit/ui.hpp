@@ -92,7 +92,8 @@ struct Rect {
   ImVec2 min, max;
   ImVec2 center() const { return ImVec2((min.x + max.x) / 2, (min.y + max.y) / 2); }
 };
-/// Marks a finished plot: "plot:ID" (its data area) and "legend:ID" (its legend box).
+/// Marks a finished plot: "plot:ID" (its data area), "legend:ID" (its legend box) and, when it drew a note,
+/// "note:ID" (the last note's box).
 void mark_plot(const std::string& id, const plot::PlotState& s);
 /// Rectangles marked during the last frame.
 const std::map<std::string, Rect>& marks();

@@ -354,7 +354,10 @@ void DesignerPanel::error_plot(ImVec2 size) {
     std::snprintf(note, sizeof note, "max %s at x = %s; %zu equioscillation points (orange), %zu extrema",
                   g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(), c->reference.size(),
                   c->extrema.size());
-    p.note(note, 3, IM_COL32(40, 40, 40, 255));
+    char compact[80];  // a small plot: the maximum alone (the markers keep their colours)
+    std::snprintf(compact, sizeof compact, "max %s at x = %s", g3(c->max_error).c_str(),
+                  g3(c->x_at_max, "%.4g").c_str());
+    p.note(note, 3, IM_COL32(40, 40, 40, 255), compact);
   } else {
     p.note(snap_.running         ? "fitting…"
            : snap_.error.empty() ? ""
