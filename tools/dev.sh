@@ -56,7 +56,8 @@ build() {
 }
 
 # AddressSanitizer + UndefinedBehaviorSanitizer over the unit tests (core, CLI, FFN, GPU; the GUI's loaders are
-# fuzzed under the same sanitizers by tools/fuzz.sh), with -O1 so the build and the tests fit in CI's time; the
+# fuzzed under the same sanitizers by tools/fuzz.sh), with -O1 (the tests' own sources -O0: tests/CMakeLists.txt)
+# so the build and the tests fit in CI's time; the
 # exhaustive sweep runs every 997th float instead of every 97th. Any report is fatal (-fno-sanitize-recover=all,
 # halt_on_error), so a test that trips a sanitizer fails.
 # Each test executable runs as 4 CTest shards (GELU_TEST_SHARDS): an ASan process costs ~0.7 s to start and to
