@@ -36,13 +36,7 @@ using gelu::json::Value;
 // [SECTION] Helpers
 
 fs::path test_dir() {
-  static const fs::path dir = [] {
-    fs::path d = gelu::test::scratch_dir("gelulab_classroom_test");
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  return gelu::test::scratch_dir("gelulab_classroom_test");  // new with each process
 }
 
 std::string read_file(const fs::path& p) {

@@ -181,7 +181,6 @@ TEST(PrecisionLab, ExportWritesCsvAndMarkdownOrSaysWhyNot) {
   PrecisionSnapshot s;
   lab.take(s);
   const fs::path dir = gelu::test::scratch_dir("gelulab_lab_models");
-  fs::create_directories(dir);
   const std::string note = export_summary(s, (dir / "summary").string());
   EXPECT_EQ(note.rfind("wrote ", 0), 0u) << note;
   std::ifstream csv(dir / "summary.csv");
@@ -372,7 +371,6 @@ TEST(Candidates, AZooEntryOfTheirOwnComputedAsExported) {
 TEST(Candidates, ExportWritesEveryFileWithTheCheckCommand) {
   const fit::Candidate c = fit::fit(default_spec());
   const fs::path dir = gelu::test::scratch_dir("gelulab_export");
-  fs::create_directories(dir);
   const ExportResult r =
       export_candidate(c, (dir / "cand").string(), "my_gelu",
                        {ExportKind::Cpp, ExportKind::Glsl, ExportKind::Cuda, ExportKind::Vectors});

@@ -48,13 +48,7 @@ namespace P = gelu::precision;
 // [SECTION] Helpers
 
 fs::path test_dir() {
-  static const fs::path dir = [] {
-    fs::path d = gelu::test::scratch_dir("gelulab_lab_shots");
-    fs::remove_all(d);
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+  return gelu::test::scratch_dir("gelulab_lab_shots");  // new with each process
 }
 
 std::string read_text(const fs::path& p) {

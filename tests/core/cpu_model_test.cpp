@@ -16,9 +16,7 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path write_cpuinfo(const std::string& name, const std::string& text) {
-  const fs::path d = gelu::test::scratch_dir("gelu-cpuinfo");
-  fs::create_directories(d);
-  const fs::path p = d / name;
+  const fs::path p = gelu::test::scratch_dir("gelu-cpuinfo") / name;
   std::ofstream(p, std::ios::binary) << text;
   return p;
 }

@@ -117,7 +117,6 @@ int main(int argc, char** argv) {
 TEST(FitExport, ExportedCppCompilesAndMatchesTheDesignerBitForBit) {
   const std::vector<Item> v = items();
   const fs::path dir = gelu::test::scratch_dir("gelulab_fit_export");
-  fs::create_directories(dir);
   for (const Item& it : v) {
     ExportOptions o;
     o.name = it.name;

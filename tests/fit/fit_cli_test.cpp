@@ -23,9 +23,7 @@ using gelu::test::exec_gelulab;
 using gelu::test::ExecResult;
 
 fs::path scratch() {
-  static const fs::path d = gelu::test::scratch_dir("gelulab_fit_cli");
-  fs::create_directories(d);
-  return d;
+  return gelu::test::scratch_dir("gelulab_fit_cli");
 }
 
 ExecResult fit(std::vector<std::string> args) {

@@ -1,6 +1,6 @@
 // Scratch files of a test process: one directory per process under the temp directory ($TMPDIR, else /tmp),
 // made at first use and removed with everything in it when the process exits, so a test run leaves nothing
-// behind in /tmp (it left ~150 directories a run when each file made its own and kept it).
+// behind in /tmp (a full ctest run left about 135 when each file made its own and kept it).
 #pragma once
 
 #include <sys/types.h>

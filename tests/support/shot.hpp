@@ -56,7 +56,6 @@ inline Shot shoot(const std::string& panel, const std::string& state_json, const
                   const std::string& view = "--size 1280x800") {
   namespace fs = std::filesystem;
   const fs::path dir = gelu::test::scratch_dir("gelulab_shot_test");
-  fs::create_directories(dir);
   const fs::path state = dir / (name + ".json"), png = dir / (name + ".png"),
                  meta = dir / (name + ".meta.json");
   std::ofstream(state) << state_json;
