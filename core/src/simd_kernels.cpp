@@ -9,8 +9,13 @@
 // d·P_k(d) with P_k of degree 4 and |f_k| < 0.08 (no constant term: one table fewer). Every table is a
 // vpermt2ps from two registers. The pieces are
 // assembled with an error-free product (s_k·t), G = T·V + T·corr in one fma (T·V exact inside it) and, for
-// vectors with a tail lane, a Fast2Sum against max(x, 0), so the rounding that matters is the last one: the
-// error is 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
+// lanes in the tail, a Fast2Sum against max(x, 0), so the rounding that matters is the last one: the error is
+// 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
+//
+// f itself takes a leaner form of the same pieces for t <= 7.375 (gelu_fast: a 16-entry 2^(j/16) table in one
+// register, 32 bins of degree 4 on [0, 7.5), ~10% fewer FMA and permute instructions, which bound the loop);
+// lanes beyond, NaN and ±inf take the general pieces above, so a lane's value never depends on its
+// neighbours.
 //
 // f'(x) = Φ(x) + x·φ(x) = [x > 0] + sign·E(t)·(t/√(2π) − S(t)) uses the same pieces; within 1/16 of its root
 // r0 ≈ −0.7518 (where that difference cancels) it is δ·P(δ), δ = x − r0, a polynomial fitted at start-up,
@@ -21,6 +26,7 @@
 // Index of this file:
 //   [SECTION] Constants and tables
 //   [SECTION] The pieces and their assembly
+//   [SECTION] f's fast path
 //   [SECTION] f′
 //   [SECTION] Entry points
 //   [SECTION] bf16 inputs
@@ -59,6 +65,14 @@ constexpr int kDegRoot = 5;  // degree of P around the root of f'
 static_assert(kDegRoot % 2 == 1,
               "an even node count keeps the Chebyshev nodes off delta = 0, where f'/delta is 0/0");
 constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes nothing after rounding
+// f's own bins (gelu_fast): u = t + 2.5 indexed by bits(u) >> 19, 16 per binade: 12 bins of 1/8 on t in [0,
+// 1.5) (u in [2.5, 4)), 16 of 1/4 on [1.5, 5.5) (u in [4, 8)) and 4 of 1/2 on [5.5, 7.5) (u in [8, 10), whose
+// index bits alias u in [2, 2.5), which t >= 0 never reaches). f_k = d·P_k with kDegF coefficients: relative
+// error <= 2^-26.6 (first bin of [1.5, 5.5)) against 2^-29 for the 8-per-binade bins of degree 5 above.
+constexpr int kDegF = 4;
+constexpr float kShiftF = 2.5f;
+constexpr float kFastF =
+    7.375f;  // f's bins end at t = 7.5; beyond (or NaN, ±inf) a lane takes the general path
 // Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
 // f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
@@ -72,9 +86,32 @@ struct Tables {
   alignas(64) float s_mid[kBins];       // m_k, the bin's expansion point in t (0 for the first bin)
   alignas(64) float s_k[kBins];         // S(m_k) rounded to float, within 2^-32 of it (float_point_near)
   alignas(64) float s_c[kDegS][kBins];  // f_k(d) = S(m_k + d)/s_k − 1 = d·Σ c_i d^i
-  float root_hi = 0, root_lo = 0;       // root of f' as a float pair
-  float root_c[kDegRoot + 1] = {};      // f'(r0 + δ) ≈ δ·Σ c_i δ^i
+  alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): m_k, s_k and coefficients as above
+  alignas(64) float f_k[kBins];
+  alignas(64) float f_c[kDegF][kBins];
+  float root_hi = 0, root_lo = 0;   // root of f' as a float pair
+  float root_c[kDegRoot + 1] = {};  // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
+
+/// One bin of S(t) on [t0, t1): its expansion point m (a float near the middle where S(m) is within 2^-32 of
+/// s = fl(S(m)): float_point_near, Gal's accurate-table idea), s, and f(d) = S(m + d)/s − 1 = d·Σ c_i d^i.
+/// Because f(0) = S(m)/s − 1 is below 2^-32, f needs no constant term: one table and one vpermps fewer per
+/// vector. The fit reaches a little beyond the bin: t + shift rounds, so a t just below an edge can land in
+/// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
+template <int K>
+void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins]) {
+  const float m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
+  mid[b] = m;
+  sk[b] = static_cast<float>(S_ref(m));
+  const double w = t1 - t0, pad = 1e-3 * w;
+  auto xs = chebyshev_nodes<K>(std::max(t0 - pad, 0.0) - m, t1 + pad - m);
+  for (double& xn : xs)
+    if (std::fabs(xn) < 1e-2 * w) xn = std::copysign(1e-2 * w, xn == 0 ? 1.0 : xn);
+  std::array<double, K> ys{};
+  for (int n = 0; n < K; ++n) ys[n] = (S_ref(m + xs[n]) / sk[b] - 1.0) / xs[n];
+  const auto c = interpolate<K>(xs, ys);
+  for (int n = 0; n < K; ++n) coef[n][b] = static_cast<float>(c[n]);
+}
 
 Tables build_tables() {
   Tables tb{};
@@ -87,22 +124,12 @@ Tables build_tables() {
     // d = t − m_k is exact (Sterbenz: every t of the bin is within [m_k/2, 2·m_k], as t0 >= (t1 − t0)/2) in
     // all bins but the first, t in [0, 1/8): there t < m_k/2 = 1/32 rounds d, by less than 2^-29, which moves
     // f_k by less than 2^-29 (|S'/S| < 0.8).
-    // m_k: a float near the middle where S(m_k) is within 2^-32 of s_k = fl(S(m_k)) (float_point_near, Gal's
-    // accurate-table idea; 0.2 ms for all 32 bins), so f_k(0) = S(m_k)/s_k − 1 is below 2^-32 and f_k =
-    // d·P(d) needs no constant term: one table and one vpermt2ps fewer per vector.
-    const float m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
-    tb.s_mid[b] = m;
-    tb.s_k[b] = static_cast<float>(S_ref(m));
-    // Fit a little beyond the bin: t + 1 rounds, so a t just below the edge can land in this bin. P(d) =
-    // f_k(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f_k(0)/0).
-    const double w = t1 - t0, pad = 1e-3 * w;
-    auto xs = chebyshev_nodes<kDegS>(std::max(t0 - pad, 0.0) - m, t1 + pad - m);
-    for (double& xn : xs)
-      if (std::fabs(xn) < 1e-2 * w) xn = std::copysign(1e-2 * w, xn == 0 ? 1.0 : xn);
-    std::array<double, kDegS> ys{};
-    for (int n = 0; n < kDegS; ++n) ys[n] = (S_ref(m + xs[n]) / tb.s_k[b] - 1.0) / xs[n];
-    const auto c = interpolate<kDegS>(xs, ys);
-    for (int n = 0; n < kDegS; ++n) tb.s_c[n][b] = static_cast<float>(c[n]);
+    fit_bin<kDegS>(t0, t1, b, tb.s_mid, tb.s_k, tb.s_c);
+    // f's bin with the same index: bits(u) >> 19 of u = t + 2.5 holds the binade's low exponent bit and the
+    // top 4 mantissa bits; indices 0..3 are u in [8, 10), 4..15 u in [2.5, 4), 16..31 u in [4, 8).
+    const double fu0 = b < 4 ? 8 + 0.5 * b : b < 16 ? 2 + b / 8.0 : 4 + (b - 16) / 4.0;
+    const double fw = b < 4 ? 0.5 : b < 16 ? 0.125 : 0.25;
+    fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -203,72 +230,121 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   return p;
 }
 
-constexpr float kFastTMax = 11.5f;  // below, G(t) > 2^-100: scaled products and their residuals stay normal
+constexpr float kFastTMax = 11.5f;  // f′: below, G(t) > 2^-100: scaled products and residuals stay normal
 
-/// gelu for 16 lanes from their pieces. `exact_tail` is the path for vectors with a lane where t > kFastTMax
-/// (or NaN, or ±inf): G is tiny or subnormal there and must be rounded once after scaling.
-template <bool exact_tail>
-GELU_INLINE __m512 gelu_assemble(__m512 x, const Pieces& p) {
+/// gelu for 16 lanes from their pieces, for the lanes gelu_fast leaves (t > kFastF, NaN, ±inf): G may be tiny
+/// or subnormal there, so it is scaled last and rounded once.
+GELU_INLINE __m512 gelu_exact_tail(__m512 x, const Pieces& p) {
   // G = T·2^m·s_k·t·(1 + q)(1 + f) = P + corr, with (V, v) and (P, pl) exact products.
   const __m512 V = _mm512_mul_ps(p.s_k, p.t);
   const __m512 v = _mm512_fmsub_ps(p.s_k, p.t, V);
   const __m512 w = _mm512_add_ps(_mm512_fmadd_ps(p.q, p.f, p.q), p.f);
   const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);  // x for x >= 0 (and −0, NaN), else −0
-  if constexpr (!exact_tail) {
-    // T·2^m by adding m = n >> 5 to T's exponent field (exact: 2^m >= 2^-67 here; the magic constant's low
-    // bits vanish there).
-    const __m512 Ts = exp2_scaled(p.Tsh, p.kb);
-    // G = Ts·V + Ts·(V·w + v) in one fma (its product Ts·V is exact inside it), then R − G: for x < 0 that is
-    // −G (one rounding; −0 for G = 0); for x > 0 G's rounding is at most 1/2 ULP of G <= 1/2 ULP of the
-    // result, and R − G is exact where G is close to R/2. (An exact product P, its error and P + corr cost
-    // two more instructions for the same two roundings.)
-    const __m512 corr = _mm512_mul_ps(Ts, _mm512_fmadd_ps(V, w, v));
-    return _mm512_sub_ps(R, _mm512_fmadd_ps(Ts, V, corr));
-  } else {
-    const __m512 T = exp2_unscaled(p.Tsh, p.kb);
-    const __m512 P = _mm512_mul_ps(T, V);
-    const __m512 pl = _mm512_fmsub_ps(T, V, P);
-    const __m512 corr = _mm512_fmadd_ps(T, _mm512_fmadd_ps(V, w, v), pl);
-    // x < 0: −G rounded once, scaling last so a subnormal result rounds once too.
-    const __m512 neg = _mm512_scalef_ps(_mm512_add_ps(P, corr), p.scale);
-    const __m512 Ps = _mm512_scalef_ps(P, p.scale);
-    const __m512 cs = _mm512_scalef_ps(corr, p.scale);
-    const __m512 s = _mm512_sub_ps(R, Ps);
-    const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), Ps);
-    const __m512 pos = _mm512_sub_ps(s, _mm512_sub_ps(cs, err));
-    const __mmask16 is_neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
-    const __m512 y = _mm512_mask_xor_ps(pos, is_neg, neg, _mm512_set1_ps(-0.0f));
-    // NaN and +inf (where Fast2Sum meets inf − inf) pass x through.
-    return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
-  }
+  const __m512 T = exp2_unscaled(p.Tsh, p.kb);
+  const __m512 P = _mm512_mul_ps(T, V);
+  const __m512 pl = _mm512_fmsub_ps(T, V, P);
+  const __m512 corr = _mm512_fmadd_ps(T, _mm512_fmadd_ps(V, w, v), pl);
+  // x < 0: −G rounded once, scaling last so a subnormal result rounds once too.
+  const __m512 neg = _mm512_scalef_ps(_mm512_add_ps(P, corr), p.scale);
+  const __m512 Ps = _mm512_scalef_ps(P, p.scale);
+  const __m512 cs = _mm512_scalef_ps(corr, p.scale);
+  const __m512 s = _mm512_sub_ps(R, Ps);
+  const __m512 err = _mm512_sub_ps(_mm512_sub_ps(R, s), Ps);
+  const __m512 pos = _mm512_sub_ps(s, _mm512_sub_ps(cs, err));
+  const __mmask16 is_neg = _mm512_movepi32_mask(_mm512_castps_si512(x));
+  const __m512 y = _mm512_mask_xor_ps(pos, is_neg, neg, _mm512_set1_ps(-0.0f));
+  // NaN and +inf (where Fast2Sum meets inf − inf) pass x through.
+  return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80 | 0x08), x);
 }
 
-GELU_INLINE __mmask16 tail_lanes(const Pieces& p) {
-  return _mm512_cmp_ps_mask(p.t, _mm512_set1_ps(kFastTMax), _CMP_NLE_UQ);
-}
-GELU_INLINE bool has_tail(const Pieces& p) {
-  return tail_lanes(p) != 0;
+// [SECTION] f's fast path
+
+/// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
+/// the 32 zmm registers).
+struct RegsF {
+  __m512 exp_hs, exp_rel;  // Exp2TableOf<4>: 2^(j/16)
+  Table32 mid, s_k;
+  Table32 c[kDegF];
+  explicit RegsF(const Tables& t)
+      : exp_hs(_mm512_loadu_ps(exp2_table<4>().hi_shifted)),
+        exp_rel(_mm512_loadu_ps(exp2_table<4>().rel)),
+        mid(t.f_mid),
+        s_k(t.f_k),
+        c{Table32(t.f_c[0]), Table32(t.f_c[1]), Table32(t.f_c[2]), Table32(t.f_c[3])} {}
+};
+
+/// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not
+/// used. G = 2^m·T·s_k·t·(1 + q)(1 + f) as in pieces(), with fewer instructions per vector than they need
+/// (the throughput of the FMA and permute pipes is what bounds this loop on Zen 5):
+///   - exp(−t²/2) over 2^(j/16) (n = round(−t²/2·16/ln2), |r| <= ln2/32, e^r − 1 to degree 3: truncation
+///     <= 2^-26.7) — a vpermps from one register, no copy of a table register per lookup;
+///   - S over f's bins: degree 4, one coefficient and one vpermt2ps fewer, and u = t + 2.5 by one add;
+///   - w = q + f + q·f as q + d·(1 + q)·P(d): two fmas, where f = d·P, then q·f + q, then + f took three.
+/// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
+GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
+  const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
+  tail = _mm512_cmp_ps_mask(t, _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
+  // t² = hh + hl exactly; r2 = −2r with r = −t²/2 − n·ln2/16: hh + n·(ln2/8)_hi is exact (as in pieces()),
+  // and the small terms are added together (one rounding, ~2^-30, and a shorter chain).
+  const __m512 hh = _mm512_mul_ps(t, t);
+  const __m512 hl = _mm512_fmsub_ps(t, t, hh);
+  const __m512 k =
+      _mm512_fmadd_ps(hh, _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));  // −8/ln2
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  const __m512 r2 = _mm512_add_ps(_mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_hi), hh),
+                                  _mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_lo), hl));
+  const __m512i kb = _mm512_castps_si512(k);  // low 4 bits: n mod 16 (vpermps reads them)
+  __m512 e = _mm512_fmadd_ps(r2, _mm512_set1_ps(-1.0f / 48.0f), _mm512_set1_ps(0.125f));
+  e = _mm512_fmadd_ps(r2, e, _mm512_set1_ps(-0.5f));
+  const __m512 q = _mm512_fmadd_ps(r2, e, _mm512_permutexvar_ps(kb, r.exp_rel));
+  // S(t) = s_k·(1 + d·P(d)) on f's bins.
+  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, _mm512_set1_ps(kShiftF))), 19);
+  const __m512 d = _mm512_sub_ps(t, r.mid(b));
+  __m512 poly = r.c[kDegF - 1](b);
+  for (int i = kDegF - 2; i >= 0; --i) poly = _mm512_fmadd_ps(poly, d, r.c[i](b));
+  const __m512 w = _mm512_fmadd_ps(_mm512_fmadd_ps(d, q, d), poly, q);
+  // (V, v) = s_k·t exactly. T·2^m by adding m = n >> 4 to T's exponent field (exact: 2^m >= 2^-40 here; the
+  // magic constant's low bits vanish there). G = Ts·V + Ts·(V·w + v) in one fma (its product Ts·V is exact
+  // inside it), then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x > 0 G's rounding is at
+  // most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to R/2. (An exact product
+  // P, its error and P + corr cost two more instructions for the same two roundings.)
+  const __m512 s_k = r.s_k(b);
+  const __m512 V = _mm512_mul_ps(s_k, t);
+  const __m512 v = _mm512_fmsub_ps(s_k, t, V);
+  const __m512 Ts = exp2_scaled<4>(_mm512_permutexvar_ps(kb, r.exp_hs), kb);
+  const __m512 corr = _mm512_mul_ps(Ts, _mm512_fmadd_ps(V, w, v));
+  const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);
+  return _mm512_sub_ps(R, _mm512_fmadd_ps(Ts, V, corr));
 }
 
-GELU_INLINE __m512 gelu16(__m512 x, const Regs& tb) {
-  const Pieces p = pieces(x, tb);
-  // t > 11.5 (or NaN) is rare in practice, never in N(0, 1) data: one compare per vector picks the exact
-  // tail.
-  if (has_tail(p)) return gelu_assemble<true>(x, p);
-  return gelu_assemble<false>(x, p);
+/// The lanes of y flagged in `tail` (t > kFastF, NaN, ±inf) from the general path: its pieces on the degree-5
+/// bins, assembled with the exact tail (a subnormal G rounds once, NaN passes through). Every lane's value
+/// depends on its own x only: a lane with t <= kFastF keeps gelu_fast's value whatever its neighbours are.
+GELU_COLD __m512 gelu_tail_lanes(__m512 x, __m512 y, __mmask16 tail) {
+  const Regs r(tables());
+  return _mm512_mask_mov_ps(y, tail, gelu_exact_tail(x, pieces(x, r)));
+}
+
+GELU_INLINE __m512 gelu16(__m512 x, const RegsF& r) {
+  __mmask16 tail;
+  const __m512 y = gelu_fast(x, r, tail);
+  // t > 7.375 (or NaN) is rare in practice (N(0, 2) data: 2 lanes in 10,000): one compare per vector.
+  if (tail != 0) [[unlikely]]
+    return gelu_tail_lanes(x, y, tail);
+  return y;
 }
 
 /// Two vectors with one tail test, so the compiler can interleave their independent chains.
-GELU_INLINE void gelu32(__m512& a, __m512& b, const Regs& tb) {
-  const Pieces pa = pieces(a, tb), pb = pieces(b, tb);
-  // One kortestw for both (`has_tail(pa) || has_tail(pb)` moved one mask to a general register).
-  if (!_kortestz_mask16_u8(tail_lanes(pa), tail_lanes(pb))) [[unlikely]] {
-    a = has_tail(pa) ? gelu_assemble<true>(a, pa) : gelu_assemble<false>(a, pa);
-    b = has_tail(pb) ? gelu_assemble<true>(b, pb) : gelu_assemble<false>(b, pb);
+GELU_INLINE void gelu32(__m512& a, __m512& b, const RegsF& r) {
+  __mmask16 ta, tb;
+  const __m512 ya = gelu_fast(a, r, ta), yb = gelu_fast(b, r, tb);
+  if (!_kortestz_mask16_u8(ta, tb)) [[unlikely]] {
+    a = ta ? gelu_tail_lanes(a, ya, ta) : ya;
+    b = tb ? gelu_tail_lanes(b, yb, tb) : yb;
     return;
   }
-  a = gelu_assemble<false>(a, pa);
-  b = gelu_assemble<false>(b, pb);
+  a = ya;
+  b = yb;
 }
 
 // [SECTION] f′
@@ -342,13 +418,13 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
 // [SECTION] Entry points
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  const Regs r(tables());
+  const RegsF r(tables());
   run_f32<false>(
       x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
       [&](__m512& a, __m512& b) { gelu32(a, b, r); });
 }
 void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
-  const Regs r(tables());
+  const RegsF r(tables());
   run_f32<false, Stores::Streaming>(
       x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
       [&](__m512& a, __m512& b) { gelu32(a, b, r); });

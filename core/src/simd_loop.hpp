@@ -64,10 +64,11 @@ struct Table32 {
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
 
-/// 2^m·2^(j/32) from tsh = the hi_shifted table's entry for kb (see Exp2Table): one shift and one add, exact
-/// while the result is a normal float.
+/// 2^m·2^(j/N) from tsh = the hi_shifted table's entry for kb (see Exp2Table; N = 2^kBits): one shift and one
+/// add, exact while the result is a normal float.
+template <int kBits = 5>
 GELU_INLINE __m512 exp2_scaled(__m512 tsh, __m512i kb) {
-  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(tsh), _mm512_slli_epi32(kb, 18)));
+  return _mm512_castsi512_ps(_mm512_add_epi32(_mm512_castps_si512(tsh), _mm512_slli_epi32(kb, 23 - kBits)));
 }
 /// 2^(j/32) itself from the same entry (for paths that apply 2^m later, with vscalefps).
 GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
@@ -75,28 +76,33 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
       _mm512_castps_si512(tsh), _mm512_slli_epi32(_mm512_and_si512(kb, _mm512_set1_epi32(31)), 18)));
 }
 
-/// 2^(j/32), j = 0..31, for the kernels' exponentials e^u = 2^m·2^(j/32)·(1 + q), n = 32m + j =
-/// round(u·32/ln2) kept in the low mantissa bits of k = u·32/ln2 + 1.5·2^23 (bits kb). With T_j = 2^(j/32)
-/// rounded to float: `rel` is its rounding error relative to it (folded into q); `hi_shifted` is T_j's bits
-/// minus j << 18, so that one integer add of kb << 18 = (m << 23) + (j << 18) gives 2^m·T_j (exp2_scaled) —
-/// no mask for the j bits.
-struct Exp2Table {
-  alignas(64) float rel[32];
-  alignas(64) float hi_shifted[32];
-  Exp2Table() {
-    for (int j = 0; j < 32; ++j) {
-      const double v = std::exp2(j / 32.0);
+/// 2^(j/N), j = 0..N−1 with N = 2^kBits (32, or 16 for a table that fits one register and vpermps), for the
+/// kernels' exponentials e^u = 2^m·2^(j/N)·(1 + q), n = N·m + j = round(u·N/ln2) kept in the low mantissa
+/// bits of k = u·N/ln2 + 1.5·2^23 (bits kb). With T_j = 2^(j/N) rounded to float: `rel` is its rounding error
+/// relative to it (folded into q); `hi_shifted` is T_j's bits minus j << (23 − kBits), so that one integer
+/// add of kb << (23 − kBits) = (m << 23) + (j << (23 − kBits)) gives 2^m·T_j (exp2_scaled) — no mask for the
+/// j bits.
+template <int kBits>
+struct Exp2TableOf {
+  static constexpr int kN = 1 << kBits;
+  alignas(64) float rel[kN];
+  alignas(64) float hi_shifted[kN];
+  Exp2TableOf() {
+    for (int j = 0; j < kN; ++j) {
+      const double v = std::exp2(static_cast<double>(j) / kN);
       const float hi = static_cast<float>(v);
       rel[j] = static_cast<float>(v / static_cast<double>(hi) - 1.0);
       std::uint32_t b;
       std::memcpy(&b, &hi, sizeof b);
-      b -= static_cast<std::uint32_t>(j) << 18;
+      b -= static_cast<std::uint32_t>(j) << (23 - kBits);
       std::memcpy(&hi_shifted[j], &b, sizeof b);
     }
   }
 };
-inline const Exp2Table& exp2_table() {
-  static const Exp2Table t;
+using Exp2Table = Exp2TableOf<5>;
+template <int kBits = 5>
+const Exp2TableOf<kBits>& exp2_table() {
+  static const Exp2TableOf<kBits> t;
   return t;
 }
 

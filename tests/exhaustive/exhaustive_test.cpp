@@ -226,6 +226,50 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
   }
 }
 
+// Exact GELU's f takes its lean path for |x| <= 7.375 and the general one for the other lanes of a vector
+// (larger |x|, NaN, ±inf); the two round differently now and then, so a lane's bits must not depend on
+// which path its neighbours sent the vector down. Every stride-th bit pattern, evaluated in order, then
+// interleaved with a tail value (every vector takes the tail path) and with an ordinary one (the tail inputs
+// share their vectors with lean lanes), then one element at a time for a sample: the same bits.
+TEST(Exhaustive, GeluF32LaneIgnoresItsNeighbours) {
+  const std::uint64_t step = stride();
+  constexpr std::size_t kChunk = std::size_t(1) << 20;
+  std::vector<float> x, y(kChunk), z(2 * kChunk), zy(2 * kChunk);
+  x.reserve(kChunk);
+  std::uint64_t checked = 0, tail_inputs = 0;
+  auto check = [&] {
+    const std::size_t n = x.size();
+    gelu::simd::gelu_f32(x.data(), y.data(), n, {});
+    for (const float other : {-9.0f, 0.25f}) {
+      for (std::size_t i = 0; i < n; ++i) z[2 * i] = x[i], z[2 * i + 1] = other;
+      gelu::simd::gelu_f32(z.data(), zy.data(), 2 * n, {});
+      for (std::size_t i = 0; i < n; ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(zy[2 * i]))
+            << "x=" << std::hexfloat << x[i] << " beside " << other;
+    }
+    for (std::size_t i = 0; i < n; i += 101) {
+      float one = 0;
+      gelu::simd::gelu_f32(&x[i], &one, 1, {});
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(one))
+          << "x=" << std::hexfloat << x[i] << " alone";
+    }
+    for (const float v : x) tail_inputs += !(std::fabs(v) <= 7.375f);
+    checked += n;
+    x.clear();
+  };
+  for (std::uint64_t b = 0; b <= 0xFFFFFFFFull; b += step) {
+    x.push_back(from_bits(static_cast<std::uint32_t>(b)));
+    if (x.size() == kChunk) {
+      check();
+      if (HasFatalFailure()) return;
+    }
+  }
+  check();
+  std::printf("gelu f, lanes beside others: %llu inputs (%llu of them on the general path), same bits\n",
+              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(tail_inputs));
+  EXPECT_GT(tail_inputs, checked / 4);  // NaNs, infinities and |x| > 7.375: about half of all bit patterns
+}
+
 }  // namespace
 
 namespace {
