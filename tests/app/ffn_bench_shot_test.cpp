@@ -213,6 +213,25 @@ TEST(ColumnsShot, TwoPlotsSideBySideAt1024WithTwiceTheText) {
   }
 }
 
+// The dropout view's two top plots go side by side only where the convergence plot's title ("running mean of
+// x·m") stays on one line: at 1280×800 with 3× text it wrapped onto two and its legend ran off the window;
+// there they stack. Its title is as tall as the probability plot's one-line title at every size.
+TEST(ColumnsShot, DropoutTitlesStayOnOneLine) {
+  for (const char* opts :
+       {"--size 1280x800", "--size 1280x800 --presentation 2", "--size 1280x800 --presentation 3",
+        "--size 1024x768 --presentation 2", "--size 1024x768 --presentation 3"}) {
+    SCOPED_TRACE(opts);
+    const Shot s = shoot("dropout", "{}", "dropout_titles", opts);
+    ASSERT_EQ(s.status, 0);
+    const Value& plots = s.meta.at("plots");
+    auto title_h = [&](const char* id) {
+      const Value& p = plots.at(id);
+      return p.at("top").as_number() - p.at("frame").at("top").as_number();
+    };
+    EXPECT_EQ(title_h("convergence"), title_h("keep"));
+  }
+}
+
 // On a projector (1024×768, text three times larger) the bar plot's data area is a few lines tall: the
 // memory limit's label moves to the title rather than covering the bars, and "gelu_tanh", wider than its
 // group, goes on two lines ("gelu_" over "tanh") rather than being left out or cut.

@@ -15,6 +15,7 @@ constexpr std::size_t kRecent = 60;          // masks shown in the grid
 constexpr std::size_t kHistSamples = 40000;  // z ~ N(μ, σ) draws for the histograms
 constexpr int kBins = 64;
 constexpr double kZ95 = 1.959963984540054;  // two-sided 95% normal quantile
+constexpr const char* kConvergenceTitle = "running mean of x·m";
 const ImU32 kKeepColor = IM_COL32(31, 119, 180, 255);
 const ImU32 kDropColor = IM_COL32(214, 39, 40, 255);
 const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
@@ -217,7 +218,7 @@ void DropoutPanel::probability_plot(ImVec2 size) {
 
 void DropoutPanel::convergence_plot(ImVec2 size) {
   if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
-  plot::Plot p("convergence", conv_, size, "number of masks n", "running mean of x·m");
+  plot::Plot p("convergence", conv_, size, "number of masks n", kConvergenceTitle);
   p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
   const double g = mc_.exact;
   const double gx[2] = {1, std::max(10.0, static_cast<double>(stream_.count()))}, gy[2] = {g, g};
@@ -277,7 +278,13 @@ void DropoutPanel::drawContent() {
   shown_[2] = hist;
   mask_grid_shown_ = pinned || ui::show_controls();
   const int tops = (keep ? 1 : 0) + (conv ? 1 : 0);
-  const bool two = tops == 2 && ui::plot_columns(2, avail.x, ui::plot_gap()) == 2;
+  // Side by side only where the convergence plot's title stays on one line (a plot wraps its title beyond
+  // its width less 4 em): at 3× text on a 1280 px window it went onto two lines, its legend ran off the
+  // bottom, and the x label touched the scrollbar; stacked, each plot has the whole width and the view
+  // scrolls.
+  const float title_w = ImGui::CalcTextSize(kConvergenceTitle).x + 4.0f * ImGui::GetFontSize();
+  const bool two = tops == 2 && ui::plot_columns(2, avail.x, ui::plot_gap()) == 2 &&
+                   2.0f * title_w + ui::plot_gap() <= avail.x;
   const float rows = static_cast<float>(two ? 1 : tops) + (hist ? (tops ? 0.92f : 1.0f) : 0.0f);
   const float top_h = std::floor((avail.y - st.ItemSpacing.y * (rows - 1)) / std::max(rows, 1.0f));
   const float half_w = two ? (avail.x - ui::plot_gap()) * 0.5f : -1.0f;
