@@ -71,8 +71,8 @@ constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes no
 // error <= 2^-26.6 (first bin of [1.5, 5.5)) against 2^-29 for the 8-per-binade bins of degree 5 above.
 constexpr int kDegF = 4;
 constexpr float kShiftF = 2.5f;
-constexpr float kFastF =
-    7.375f;  // f's bins end at t = 7.5; beyond (or NaN, ±inf) a lane takes the general path
+// f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
+constexpr float kFastF = 7.375f;
 // Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
 // f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
@@ -95,7 +95,7 @@ struct Tables {
 
 /// One bin of S(t) on [t0, t1): its expansion point m (a float near the middle where S(m) is within 2^-32 of
 /// s = fl(S(m)): float_point_near, Gal's accurate-table idea), s, and f(d) = S(m + d)/s − 1 = d·Σ c_i d^i.
-/// Because f(0) = S(m)/s − 1 is below 2^-32, f needs no constant term: one table and one vpermps fewer per
+/// Because f(0) = S(m)/s − 1 is below 2^-32, f needs no constant term: one table and one lookup fewer per
 /// vector. The fit reaches a little beyond the bin: t + shift rounds, so a t just below an edge can land in
 /// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
 template <int K>
