@@ -14,11 +14,21 @@
 //   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
 //                                 study (docs/performance.md), also on two threads
 //   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
+//   paired/gelu_f_over_copy/64M   the copy and exact GELU's f timed in pairs (counters ratio, copy_ns,
+//   gelu_ns):
+//                                 the 64M targets' ratios on a host whose bandwidth moves (BM_paired)
 //   …/N/threads:2                 the same with two threads: ours through the core's pool
 //                                 (gelu::set_thread_count), the copy split in chunks on that pool, oneDNN
 //                                 with two OpenMP threads.
 // oneDNN runs on OpenMP: this program re-executes itself with OMP_NUM_THREADS=1 so every figure without
 // /threads:2 is single-threaded.
+//
+// Index of this file:
+//   [SECTION] Sizes, buffers and inputs
+//   [SECTION] The copy line and the 64M pairs
+//   [SECTION] GELU Lab's kernels
+//   [SECTION] oneDNN's peers
+//   [SECTION] Registration and main
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
@@ -26,10 +36,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <new>
 #include <random>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
@@ -43,6 +55,8 @@
 #endif
 
 namespace {
+
+// [SECTION] Sizes, buffers and inputs
 
 constexpr std::size_t kSizes[] = {4096, 256 * 1024, 64 * 1024 * 1024};
 constexpr std::size_t kThreadedSizes[] = {256 * 1024, 64 * 1024 * 1024};
@@ -120,6 +134,8 @@ struct Threads {
   ~Threads() { gelu::set_thread_count(1); }
 };
 
+// [SECTION] The copy line and the 64M pairs
+
 void BM_copy(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
@@ -138,6 +154,74 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
   }
   set_counters(st, n, 8);
 }
+
+// The 64M targets of issue 16 are ratios to the copy, and on a shared host the memory bandwidth moves with
+// the neighbours by 2× or more within minutes: two rows measured a minute apart give a ratio of the
+// neighbours as much as of the kernels. This one times them in pairs, back to back in one loop — copy then
+// gelu f, then gelu f then copy, alternately — and reports the median of the per-pair ratios (`ratio`), with
+// the medians of each
+// (`copy_ns`, `gelu_ns`, ns/element). One thread: each call's thread CPU time; two threads: wall time.
+void BM_paired(benchmark::State& st, std::size_t n, int threads) {
+  const Threads t(threads);
+  const float* x = inputs(n).data();
+  Buffer<float> y(n, Place::Output);
+  float* yp = y.data();
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  const gelu::Params p = g.defaults();
+  auto copy = [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) yp[i] = 1.0001f * x[i];
+  };
+  auto now = [threads] {
+    timespec ts{};
+    clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+  };
+  auto time_copy = [&] {
+    const double t0 = now();
+    if (threads == 1)
+      copy(0, n);
+    else
+      gelu::parallel_for(n, 1, copy);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    return now() - t0;
+  };
+  auto time_gelu = [&] {
+    const double t0 = now();
+    g.eval(std::span<const float>(x, n), std::span<float>(yp, n), 0, &p, gelu::Path::Fast);
+    benchmark::DoNotOptimize(y.data());
+    benchmark::ClobberMemory();
+    return now() - t0;
+  };
+  std::vector<double> c, f, r;
+  bool copy_first = true;
+  for (auto _ : st) {
+    double tc, tf;
+    if (copy_first) {
+      tc = time_copy();
+      tf = time_gelu();
+    } else {
+      tf = time_gelu();
+      tc = time_copy();
+    }
+    copy_first = !copy_first;
+    c.push_back(tc);
+    f.push_back(tf);
+    r.push_back(tf / tc);
+  }
+  auto median = [](std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  };
+  st.counters["ratio"] = median(r);
+  st.counters["copy_ns"] = median(c) / static_cast<double>(n);
+  st.counters["gelu_ns"] = median(f) / static_cast<double>(n);
+  st.counters["pairs"] = static_cast<double>(r.size());
+}
+
+// [SECTION] GELU Lab's kernels
 
 // exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
 // With two threads each of the pool's chunks streams its part (a chunk of 64M/8 floats is 32 MB, above the
@@ -212,6 +296,8 @@ void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n,
   set_counters(st, n, backward ? 6 : 4);
 }
 
+// [SECTION] oneDNN's peers
+
 #ifdef GELU_HAVE_DNNL
 void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, bool backward, std::size_t n,
              int threads) {
@@ -253,6 +339,8 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, 
   omp_set_num_threads(1);
 }
 #endif
+
+// [SECTION] Registration and main
 
 /// Registers `fn` at every size (and, with `threaded`, at the threaded sizes with two threads) as
 /// NAME/N[/threads:2]. One thread: CPU time (robust to a shared machine's preemption); two threads: wall
@@ -299,6 +387,13 @@ void register_all() {
           !bwd &&
               (q.alg == dnnl::algorithm::eltwise_gelu_erf || q.alg == dnnl::algorithm::eltwise_gelu_tanh));
 #endif
+  for (int threads : {1, 2})
+    benchmark::RegisterBenchmark(
+        ("paired/gelu_f_over_copy/" + std::to_string(kMaxSize) + (threads == 2 ? "/threads:2" : "")).c_str(),
+        [threads](benchmark::State& st) { BM_paired(st, kMaxSize, threads); })
+        ->Unit(benchmark::kMicrosecond)
+        ->MinTime(2.0)
+        ->UseRealTime();
   add(
       "gelu_nt/f", [](benchmark::State& st, std::size_t n, int t) { BM_gelu_streaming(st, n, t); }, true);
   for (const gelu::Activation& a : gelu::registry()) {
