@@ -4,7 +4,10 @@
 usage: tools/bench_table.py BUILD_DIR [--json FILE] [extra benchmark args]
        tools/bench_table.py --from FILE        (tables from a saved --benchmark_format=json run)
 
-Every figure in one printout comes from the same run. Medians of --benchmark_repetitions (default 5).
+Every figure in one printout comes from the same run. Medians of --benchmark_repetitions (default 5), the
+repetitions of all benchmarks run in random order (--benchmark_enable_random_interleaving): on a shared host
+whose speed drifts over minutes, a row and its peer then see the same spread of moments, where in order they
+ran minutes apart.
 """
 import json, re, subprocess, sys
 
@@ -22,7 +25,8 @@ def run(argv):
     if rest[:1] == ["--json"]:
         save, rest = rest[1], rest[2:]
     args = [f"{build}/tests/bench/activations_bench", f"--benchmark_filter={FILTER}",
-            "--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true",
+            "--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true",
+            "--benchmark_report_aggregates_only=true",
             "--benchmark_format=json"] + rest
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     if save:
