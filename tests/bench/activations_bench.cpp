@@ -136,19 +136,23 @@ struct Threads {
 
 // [SECTION] The copy line and the 64M pairs
 
+/// The copy line y = 1.0001·x (the compiler's loop), on the calling thread or split in the pool's chunks.
+void copy_line(const float* x, float* y, std::size_t n, int threads) {
+  auto copy = [x, y](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) y[i] = 1.0001f * x[i];
+  };
+  if (threads == 1)
+    copy(0, n);
+  else
+    gelu::parallel_for(n, 1, copy);  // two halves-ish: the pool's chunks
+}
+
 void BM_copy(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
   Buffer<float> y(n, Place::Output);
-  float* yp = y.data();
-  auto copy = [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) yp[i] = 1.0001f * x[i];
-  };
   for (auto _ : st) {
-    if (threads == 1)
-      copy(0, n);
-    else
-      gelu::parallel_for(n, 1, copy);  // two halves-ish: the pool's chunks
+    copy_line(x, y.data(), n, threads);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
   }
@@ -159,8 +163,8 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
 // the neighbours by 2× or more within minutes: two rows measured a minute apart give a ratio of the
 // neighbours as much as of the kernels. This one times them in pairs, back to back in one loop — copy then
 // gelu f, then gelu f then copy, alternately — and reports the median of the per-pair ratios (`ratio`), with
-// the medians of each
-// (`copy_ns`, `gelu_ns`, ns/element). One thread: each call's thread CPU time; two threads: wall time.
+// the medians of each (`copy_ns`, `gelu_ns`, ns/element). One thread: each call's thread CPU time; two
+// threads: wall time.
 void BM_paired(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
@@ -168,9 +172,6 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
   float* yp = y.data();
   const gelu::Activation& g = *gelu::find_activation("gelu");
   const gelu::Params p = g.defaults();
-  auto copy = [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i) yp[i] = 1.0001f * x[i];
-  };
   auto now = [threads] {
     timespec ts{};
     clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
@@ -178,10 +179,7 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
   };
   auto time_copy = [&] {
     const double t0 = now();
-    if (threads == 1)
-      copy(0, n);
-    else
-      gelu::parallel_for(n, 1, copy);
+    copy_line(x, yp, n, threads);
     benchmark::DoNotOptimize(y.data());
     benchmark::ClobberMemory();
     return now() - t0;
