@@ -811,6 +811,11 @@ void Plot::note(const char* text_in, int corner, ImU32 color, const char* compac
     const long n = cost(at_corner(c));
     if (n < best) best = n, p = at_corner(c);
   }
+  if (best > 0 && s_.legend_shown && reserved_place_ == LegendPlace::Right &&
+      outside_note(text_in, compact, color)) {
+    layers_.SetCurrentChannel(dl_, 0);
+    return;
+  }
   dl_->AddRectFilled(ImVec2(p.x - 0.25f * em_, p.y - 0.1f * em_),
                      ImVec2(p.x + ts.x + 0.25f * em_, p.y + ts.y + 0.1f * em_), IM_COL32(255, 255, 255, 225),
                      0.25f * em_);
@@ -820,6 +825,35 @@ void Plot::note(const char* text_in, int corner, ImU32 color, const char* compac
   s_.note_min = labels_.back().first;
   s_.note_max = labels_.back().second;
   layers_.SetCurrentChannel(dl_, 0);
+}
+
+bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
+  // The column under the legend: as wide as the legend, from below it to the frame's bottom.
+  const float gap = 0.6f * em_, pad = 0.25f * em_;
+  const float x0 = area_max_.x + gap, width = s_.legend_out.x;
+  const float top = area_min_.y + s_.legend_out.y + gap;
+  if (width < 4 * em_) return false;
+  for (const char* t : {text_in, compact}) {
+    if (!t) continue;
+    std::string wrapped;
+    for (const std::string& l : wrap_words(t, width - 2 * pad)) wrapped += (wrapped.empty() ? "" : "\n") + l;
+    const ImVec2 ts = ImGui::CalcTextSize(wrapped.c_str());
+    if (ts.x > width - 2 * pad + 0.5f || top + ts.y + 0.2f * em_ > frame_max_.y) continue;
+    const ImVec2 pos(x0 + pad, top);
+    outside_notes_.push_back({pos, color, wrapped});
+    labels_.push_back({ImVec2(pos.x - pad, pos.y - 0.1f * em_), ImVec2(pos.x + ts.x + pad, pos.y + ts.y)});
+    s_.note_min = labels_.back().first;
+    s_.note_max = labels_.back().second;
+    return true;
+  }
+  return false;
+}
+
+void Plot::draw_outside_notes() {
+  // Only where the legend is at the right this frame (the frame it moves there, it is not drawn either).
+  if (s_.legend_place == LegendPlace::Right && reserved_place_ == LegendPlace::Right)
+    for (const OutsideNote& n : outside_notes_) text_at(n.pos, n.color, n.text.c_str(), TextKind::Label);
+  outside_notes_.clear();
 }
 
 void Plot::hatch(ImU32 color, float spacing_em) {
@@ -1231,6 +1265,7 @@ void Plot::end() {
   dl_->PopClipRect();
   draw_axes();
   draw_legend();
+  draw_outside_notes();
   draw_readout();
   apply_fit();
   s_.last = tf_;

@@ -212,7 +212,8 @@ class Plot {
   void legend_first(const char* key) { legend_first_ = key; }
   /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
   /// `compact`, when given, replaces `text` where `text` would cover more than a third of the data area's
-  /// height (a small plot, large text): the same fact in fewer words.
+  /// height (a small plot, large text): the same fact in fewer words. Where every corner would cover some of
+  /// the data and the legend sits at the right, the note goes under the legend, in that column, if it fits.
   void note(const char* text, int corner, ImU32 color, const char* compact = nullptr);
   /// Diagonal hatching over the whole data area (a view whose data is not valid: a diverged net's map),
   /// spacing_em apart; drawn over what came before it.
@@ -239,6 +240,8 @@ class Plot {
   void draw_legend();
   void draw_readout();
   void draw_view_notes();
+  bool outside_note(const char* text, const char* compact, ImU32 color);
+  void draw_outside_notes();
   /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
   /// where it covers the least: the box, or nothing when only a place on another label is left (not a
   /// callout).
@@ -282,6 +285,13 @@ class Plot {
   ImVec2 free_area_{0, 0};    // the data area that size gives with no room kept for the legend
   std::vector<ImVec2> dots_;  // marker and scatter dots drawn so far
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
+  // A note placed under a legend at the right, outside the data area's clip: drawn by end() (see note()).
+  struct OutsideNote {
+    ImVec2 pos;
+    ImU32 color = 0;
+    std::string text;
+  };
+  std::vector<OutsideNote> outside_notes_;
 };
 
 }  // namespace gelu::plot

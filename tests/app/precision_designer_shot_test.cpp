@@ -293,7 +293,8 @@ TEST(DesignerShot, ErrorCurveEquioscillationAndCoefficientsAreTheFits) {
 
 // The error plot's note (max, equioscillation points, extrema) is in words where the plot has room, and only
 // the maximum where the full words would cover more than a third of a small plot (presentation mode: 3 lines
-// and an ellipsis over 70% of it before).
+// and an ellipsis over 70% of it before). Inside the data area it keeps to two lines and half the plot's
+// height; where every corner would cover the curve it goes under the legend at the right instead.
 TEST(DesignerShot, TheErrorNoteKeepsToTheMaximumOnASmallPlot) {
   for (const bool pres : {false, true}) {
     SCOPED_TRACE(pres ? "presentation 2" : "normal");
@@ -307,8 +308,41 @@ TEST(DesignerShot, TheErrorNoteKeepsToTheMaximumOnASmallPlot) {
     const double note_h = n.as_array()[3].as_number() - n.as_array()[1].as_number();
     const double plot_h = p.as_array()[3].as_number() - p.as_array()[1].as_number();
     const double font = s.meta.at("font_px").as_number();
-    EXPECT_LE(note_h, 2.3 * font) << "more than two lines";
-    EXPECT_LE(note_h, 0.5 * plot_h);
+    const bool outside = n.as_array()[0].as_number() >= p.as_array()[2].as_number();
+    if (outside) {
+      EXPECT_LE(note_h, 3.3 * font) << "more than three lines beside the plot";
+    } else {
+      EXPECT_LE(note_h, 2.3 * font) << "more than two lines";
+      EXPECT_LE(note_h, 0.5 * plot_h);
+    }
+  }
+}
+
+// Projected (presentation 2 and 3, 1280x800) the small error plot has no corner its note can take without
+// covering the curve (at 3× it covered a third of the plot's height across the middle before): no point of
+// the error curve lies under the note, and the note stays within the plot's frame.
+TEST(DesignerShot, TheErrorNoteDoesNotCoverTheCurveWhenProjected) {
+  const gelu::fit::Candidate c = gelu::fit::fit(gelu::app::model::default_designer_spec());
+  for (const int pres : {2, 3}) {
+    SCOPED_TRACE("presentation " + std::to_string(pres));
+    const Shot s = shot("designer_note_cover_" + std::to_string(pres),
+                        "--panel designer --presentation " + std::to_string(pres));
+    ASSERT_EQ(s.status, 0) << s.err;
+    const Value& n = s.meta.at("ui_marks").at("note:error");
+    const double x0 = n.as_array()[0].as_number(), y0 = n.as_array()[1].as_number(),
+                 x1 = n.as_array()[2].as_number(), y1 = n.as_array()[3].as_number();
+    const Geom g(s.meta.at("plots").at("error"));
+    int under = 0;
+    for (double x = -4.2; x <= 4.2; x += 0.01) {
+      const double px = g.px(x), py = g.py(c.error_at(x));
+      if (px >= x0 && px <= x1 && py >= y0 && py <= y1) ++under;
+    }
+    EXPECT_EQ(under, 0) << "curve points under the note box " << x0 << "," << y0 << " – " << x1 << "," << y1;
+    // Whatever the note's place, it stays within the plot's frame.
+    const Value& f = s.meta.at("plots").at("error").at("frame");
+    EXPECT_GE(x0, f.at("left").as_number());
+    EXPECT_LE(x1, f.at("right").as_number());
+    EXPECT_LE(y1, f.at("bottom").as_number());
   }
 }
 
