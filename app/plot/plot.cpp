@@ -811,7 +811,7 @@ void Plot::note(const char* text_in, int corner, ImU32 color, const char* compac
     const long n = cost(at_corner(c));
     if (n < best) best = n, p = at_corner(c);
   }
-  if (best > 0 && s_.legend_shown && reserved_place_ == LegendPlace::Right &&
+  if (best > 0 && s_.legend_shown && reserved_place_ != LegendPlace::Inside &&
       outside_note(text_in, compact, color)) {
     layers_.SetCurrentChannel(dl_, 0);
     return;
@@ -828,18 +828,35 @@ void Plot::note(const char* text_in, int corner, ImU32 color, const char* compac
 }
 
 bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
-  // The column under the legend: as wide as the legend, from below it to the frame's bottom.
+  // The room the legend leaves in its own place: under a legend at the right (as wide as it, down to the
+  // frame's bottom), or beside a legend below the plot (to the frame's right edge, as tall as the legend).
   const float gap = 0.6f * em_, pad = 0.25f * em_;
-  const float x0 = area_max_.x + gap, width = s_.legend_out.x;
-  const float top = area_min_.y + s_.legend_out.y + gap;
+  float x0, width, top, bottom;
+  if (reserved_place_ == LegendPlace::Right) {
+    x0 = area_max_.x + gap;
+    width = s_.legend_out.x;
+    top = area_min_.y + s_.legend_out.y + gap;
+    bottom = frame_max_.y;
+  } else if (reserved_place_ == LegendPlace::Below) {
+    x0 = frame_min_.x + 0.5f * em_ + s_.legend_out.x + gap;
+    width = frame_max_.x - x0;
+    top = frame_max_.y - s_.legend_out.y;
+    bottom = frame_max_.y;
+  } else {
+    return false;
+  }
   if (width < 4 * em_) return false;
   for (const char* t : {text_in, compact}) {
     if (!t) continue;
     std::string wrapped;
     for (const std::string& l : wrap_words(t, width - 2 * pad)) wrapped += (wrapped.empty() ? "" : "\n") + l;
     const ImVec2 ts = ImGui::CalcTextSize(wrapped.c_str());
-    if (ts.x > width - 2 * pad + 0.5f || top + ts.y + 0.2f * em_ > frame_max_.y) continue;
-    const ImVec2 pos(x0 + pad, top);
+    const float margin =
+        reserved_place_ == LegendPlace::Below ? 0.0f : 0.2f * em_;  // below: the legend's height
+    if (ts.x > width - 2 * pad + 0.5f || top + ts.y + margin > bottom + 0.5f) continue;
+    // Beside a legend below: centred on its height.
+    const float y = reserved_place_ == LegendPlace::Below ? std::floor(top + (bottom - top - ts.y) / 2) : top;
+    const ImVec2 pos(x0 + pad, y);
     outside_notes_.push_back({pos, color, wrapped});
     labels_.push_back({ImVec2(pos.x - pad, pos.y - 0.1f * em_), ImVec2(pos.x + ts.x + pad, pos.y + ts.y)});
     s_.note_min = labels_.back().first;
@@ -850,8 +867,9 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
 }
 
 void Plot::draw_outside_notes() {
-  // Only where the legend is at the right this frame (the frame it moves there, it is not drawn either).
-  if (s_.legend_place == LegendPlace::Right && reserved_place_ == LegendPlace::Right)
+  // Only where the legend is in the place its room was kept for this frame (the frame it moves out, neither
+  // is drawn).
+  if (s_.legend_shown && s_.legend_place != LegendPlace::Inside && s_.legend_place == reserved_place_)
     for (const OutsideNote& n : outside_notes_) text_at(n.pos, n.color, n.text.c_str(), TextKind::Label);
   outside_notes_.clear();
 }

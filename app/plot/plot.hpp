@@ -213,7 +213,8 @@ class Plot {
   /// Text in a plot corner (0 top-left, 1 top-right, 2 bottom-right, 3 bottom-left), for annotations.
   /// `compact`, when given, replaces `text` where `text` would cover more than a third of the data area's
   /// height (a small plot, large text): the same fact in fewer words. Where every corner would cover some of
-  /// the data and the legend sits at the right, the note goes under the legend, in that column, if it fits.
+  /// the data and the legend sits outside the data area, the note goes into the room the legend leaves there
+  /// (under it at the right, beside it below the plot), if it fits.
   void note(const char* text, int corner, ImU32 color, const char* compact = nullptr);
   /// Diagonal hatching over the whole data area (a view whose data is not valid: a diverged net's map),
   /// spacing_em apart; drawn over what came before it.
@@ -285,7 +286,7 @@ class Plot {
   ImVec2 free_area_{0, 0};    // the data area that size gives with no room kept for the legend
   std::vector<ImVec2> dots_;  // marker and scatter dots drawn so far
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
-  // A note placed under a legend at the right, outside the data area's clip: drawn by end() (see note()).
+  // A note placed beside the legend outside the data area (and its clip): drawn by end() (see note()).
   struct OutsideNote {
     ImVec2 pos;
     ImU32 color = 0;

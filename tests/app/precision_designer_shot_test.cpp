@@ -64,12 +64,12 @@ struct Shot {
   Value meta;
 };
 
-/// `gelulab shot ARGS` at 1280x800 with no display; the PNG and meta under test_dir()/name.
-Shot shot(const std::string& name, const std::string& args) {
+/// `gelulab shot ARGS` at 1280x800 (or `size`) with no display; the PNG and meta under test_dir()/name.
+Shot shot(const std::string& name, const std::string& args, const std::string& size = "1280x800") {
   const fs::path png = test_dir() / (name + ".png"), meta = test_dir() / (name + ".meta.json"),
                  err = test_dir() / (name + ".err");
   const std::string cmd = std::string("env -u DISPLAY -u WAYLAND_DISPLAY '") + GELULAB_EXE +
-                          "' shot --size 1280x800 --out '" + png.string() + "' --meta '" + meta.string() +
+                          "' shot --size " + size + " --out '" + png.string() + "' --meta '" + meta.string() +
                           "' " + args + " 2> '" + err.string() + "'";
   Shot s;
   const int st = std::system(cmd.c_str());
@@ -318,32 +318,35 @@ TEST(DesignerShot, TheErrorNoteKeepsToTheMaximumOnASmallPlot) {
   }
 }
 
-// Projected (presentation 2 and 3, 1280x800) the small error plot has no corner its note can take without
-// covering the curve (at 3× it covered a third of the plot's height across the middle before): no point of
-// the error curve lies under the note, and the note stays within the plot's frame.
+// Projected (presentation 2 and 3 at 1280x800 and 1024x768) the small error plot has no corner its note can
+// take without covering the curve (at 3× it covered a third of the plot's height across the middle before):
+// no point of the error curve lies under the note, and the note stays within the plot's frame — under the
+// legend at the right, or beside it below the plot (1024x768 at 2×).
 TEST(DesignerShot, TheErrorNoteDoesNotCoverTheCurveWhenProjected) {
   const gelu::fit::Candidate c = gelu::fit::fit(gelu::app::model::default_designer_spec());
-  for (const int pres : {2, 3}) {
-    SCOPED_TRACE("presentation " + std::to_string(pres));
-    const Shot s = shot("designer_note_cover_" + std::to_string(pres),
-                        "--panel designer --presentation " + std::to_string(pres));
-    ASSERT_EQ(s.status, 0) << s.err;
-    const Value& n = s.meta.at("ui_marks").at("note:error");
-    const double x0 = n.as_array()[0].as_number(), y0 = n.as_array()[1].as_number(),
-                 x1 = n.as_array()[2].as_number(), y1 = n.as_array()[3].as_number();
-    const Geom g(s.meta.at("plots").at("error"));
-    int under = 0;
-    for (double x = -4.2; x <= 4.2; x += 0.01) {
-      const double px = g.px(x), py = g.py(c.error_at(x));
-      if (px >= x0 && px <= x1 && py >= y0 && py <= y1) ++under;
+  for (const std::string size : {"1280x800", "1024x768"})
+    for (const int pres : {2, 3}) {
+      SCOPED_TRACE(size + ", presentation " + std::to_string(pres));
+      const Shot s = shot("designer_note_cover_" + size + "_" + std::to_string(pres),
+                          "--panel designer --presentation " + std::to_string(pres), size);
+      ASSERT_EQ(s.status, 0) << s.err;
+      const Value& n = s.meta.at("ui_marks").at("note:error");
+      const double x0 = n.as_array()[0].as_number(), y0 = n.as_array()[1].as_number(),
+                   x1 = n.as_array()[2].as_number(), y1 = n.as_array()[3].as_number();
+      const Geom g(s.meta.at("plots").at("error"));
+      int under = 0;
+      for (double x = -4.2; x <= 4.2; x += 0.01) {
+        const double px = g.px(x), py = g.py(c.error_at(x));
+        if (px >= x0 && px <= x1 && py >= y0 && py <= y1) ++under;
+      }
+      EXPECT_EQ(under, 0) << "curve points under the note box " << x0 << "," << y0 << " – " << x1 << ","
+                          << y1;
+      // Whatever the note's place, it stays within the plot's frame.
+      const Value& f = s.meta.at("plots").at("error").at("frame");
+      EXPECT_GE(x0, f.at("left").as_number());
+      EXPECT_LE(x1, f.at("right").as_number());
+      EXPECT_LE(y1, f.at("bottom").as_number());
     }
-    EXPECT_EQ(under, 0) << "curve points under the note box " << x0 << "," << y0 << " – " << x1 << "," << y1;
-    // Whatever the note's place, it stays within the plot's frame.
-    const Value& f = s.meta.at("plots").at("error").at("frame");
-    EXPECT_GE(x0, f.at("left").as_number());
-    EXPECT_LE(x1, f.at("right").as_number());
-    EXPECT_LE(y1, f.at("bottom").as_number());
-  }
 }
 
 std::string kept_state(const std::vector<std::pair<std::string, gelu::fit::Spec>>& kept, bool compared) {

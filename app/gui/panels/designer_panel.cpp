@@ -354,8 +354,8 @@ void DesignerPanel::error_plot(ImVec2 size) {
     std::snprintf(note, sizeof note, "max %s at x = %s; %zu equioscillation points (orange), %zu extrema",
                   g3(c->max_error).c_str(), g3(c->x_at_max, "%.4g").c_str(), c->reference.size(),
                   c->extrema.size());
-    char compact[80];  // a small plot: the maximum alone (the markers keep their colours)
-    std::snprintf(compact, sizeof compact, "max %s at x = %s", g3(c->max_error).c_str(),
+    char compact[80];  // a small plot: the maximum alone (the markers keep their colours); "x = …" unbroken
+    std::snprintf(compact, sizeof compact, "max %s at x\u00a0=\u00a0%s", g3(c->max_error).c_str(),
                   g3(c->x_at_max, "%.4g").c_str());
     p.note(note, 3, IM_COL32(40, 40, 40, 255), compact);
   } else {
