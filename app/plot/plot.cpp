@@ -831,13 +831,14 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
   // The room the legend leaves in its own place: under a legend at the right (as wide as it, down to the
   // frame's bottom), or beside a legend below the plot (to the frame's right edge, as tall as the legend).
   const float gap = 0.6f * em_, pad = 0.25f * em_;
+  const bool below = reserved_place_ == LegendPlace::Below;
   float x0, width, top, bottom;
   if (reserved_place_ == LegendPlace::Right) {
     x0 = area_max_.x + gap;
     width = s_.legend_out.x;
     top = area_min_.y + s_.legend_out.y + gap;
     bottom = frame_max_.y;
-  } else if (reserved_place_ == LegendPlace::Below) {
+  } else if (below) {
     x0 = frame_min_.x + 0.5f * em_ + s_.legend_out.x + gap;
     width = frame_max_.x - x0;
     top = frame_max_.y - s_.legend_out.y;
@@ -851,11 +852,9 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
     std::string wrapped;
     for (const std::string& l : wrap_words(t, width - 2 * pad)) wrapped += (wrapped.empty() ? "" : "\n") + l;
     const ImVec2 ts = ImGui::CalcTextSize(wrapped.c_str());
-    const float margin =
-        reserved_place_ == LegendPlace::Below ? 0.0f : 0.2f * em_;  // below: the legend's height
+    const float margin = below ? 0.0f : 0.2f * em_;  // beside a legend below: as tall as it, centred on it
     if (ts.x > width - 2 * pad + 0.5f || top + ts.y + margin > bottom + 0.5f) continue;
-    // Beside a legend below: centred on its height.
-    const float y = reserved_place_ == LegendPlace::Below ? std::floor(top + (bottom - top - ts.y) / 2) : top;
+    const float y = below ? std::floor(top + (bottom - top - ts.y) / 2) : top;
     const ImVec2 pos(x0 + pad, y);
     outside_notes_.push_back({pos, color, wrapped});
     labels_.push_back({ImVec2(pos.x - pad, pos.y - 0.1f * em_), ImVec2(pos.x + ts.x + pad, pos.y + ts.y)});
