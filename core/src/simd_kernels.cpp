@@ -285,9 +285,12 @@ GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
   const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
   tail = _mm512_cmp_ps_mask(t, _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
   // t² = hh + hl exactly; r2 = −2r with r = −t²/2 − n·ln2/16: hh + n·(ln2/8)_hi is exact (as in pieces()),
-  // and the small terms are added together (one rounding, ~2^-30, and a shorter chain).
-  const __m512 hh = _mm512_mul_ps(t, t);
-  const __m512 hl = _mm512_fmsub_ps(t, t, hh);
+  // and the small terms are added together (one rounding, ~2^-30, and a shorter chain). The square is taken
+  // of x, not t: the same bits wherever t = |x| (every lane this path keeps), and the exponential's chain
+  // no longer waits for the vrangeps — 2–4 % faster on Zen 5, whose out-of-order window this
+  // loop fills: every cycle cut from a chain that many instructions wait on counts (docs/performance.md).
+  const __m512 hh = _mm512_mul_ps(x, x);
+  const __m512 hl = _mm512_fmsub_ps(x, x, hh);
   const __m512 k =
       _mm512_fmadd_ps(hh, _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));  // −8/ln2
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
