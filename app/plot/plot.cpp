@@ -50,6 +50,13 @@ std::string format_value(double v) {
   return buf;
 }
 
+// From the point q to the nearest point of the box b (0 inside it).
+float box_distance(ImVec2 q, const std::pair<ImVec2, ImVec2>& b) {
+  const float dx = std::max({b.first.x - q.x, 0.0f, q.x - b.second.x});
+  const float dy = std::max({b.first.y - q.y, 0.0f, q.y - b.second.y});
+  return std::hypot(dx, dy);
+}
+
 // Whether the segment a–b, widened by r, touches the rectangle [lo, hi] (Liang–Barsky clipping).
 bool segment_hits(ImVec2 a, ImVec2 b, float r, ImVec2 lo, ImVec2 hi) {
   lo = ImVec2(lo.x - r, lo.y - r);
@@ -466,7 +473,7 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
     const ImVec2 p = px(xs[i], ys[i]);
     dl_->AddCircleFilled(p, radius_em * lu_ * g_line_scale, color, 12);
     ink_.push_back({p, p, radius_em * lu_ * g_line_scale});
-    dots_.push_back(p);
+    dots_.push_back({p, color});
   }
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -627,13 +634,14 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   dl_->AddCircleFilled(p, radius_em * lu_ * 0.72f, color, 16);
   layers_.SetCurrentChannel(dl_, 0);
   ink_.push_back({p, p, radius_em * lu_});
-  dots_.push_back(p);
+  dots_.push_back({p, color});
   if (!text || !text[0]) return;
-  label_near(p, text, color, false);
+  named_dots_.push_back({p, radius_em * lu_, text});
+  pending_labels_.push_back({p, text, color});
 }
 
 std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* text, ImU32 color,
-                                                          bool callout) {
+                                                          bool callout, bool marker) {
   std::string t = unicode_minus(text);
   // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
   if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
@@ -666,9 +674,12 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   long best_score = 0;
   {
     best_score = 1L << 40;
-    // A callout (a lesson's arrow) stands further off, so that its arrow is seen.
-    const std::vector<float> reaches =
-        callout ? std::vector<float>{3.6f, 5.0f, 2.2f, 7.0f} : std::vector<float>{1.0f, 2.2f, 3.6f, 5.0f};
+    // A callout (a lesson's arrow) stands further off, so that its arrow is seen; a marker's label in a plot
+    // of many (labels_near) stays beside its dot.
+    const bool near = marker && s_.labels_near;
+    const std::vector<float> reaches = callout ? std::vector<float>{3.6f, 5.0f, 2.2f, 7.0f}
+                                       : near  ? std::vector<float>{1.0f, 2.2f}
+                                               : std::vector<float>{1.0f, 2.2f, 3.6f, 5.0f};
     for (const float reach : reaches) {
       for (ImVec2 tp :
            {ImVec2(p.x + dx * reach, p.y + dy * reach), ImVec2(p.x + dx * reach, p.y - dy * reach - ts.y),
@@ -686,8 +697,21 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
         for (const auto& r : ink_rects_) score += overlap(b, r) ? 30 : 0;
         for (const auto& r : soft_rects_) score += overlap(b, r) ? 10 : 0;
         const float r = 0.3f * em_;
-        for (const ImVec2& q : dots_)
-          score += overlap(b, {ImVec2(q.x - r, q.y - r), ImVec2(q.x + r, q.y + r)}) ? 1 : 0;
+        for (const Dot& d : dots_)
+          score += overlap(b, {ImVec2(d.p.x - r, d.p.y - r), ImVec2(d.p.x + r, d.p.y + r)}) ? 1 : 0;
+        // A marker's label over its own dot hides what it names (a dot at the plot's edge can push it there).
+        if (marker && overlap(b, {ImVec2(p.x - r, p.y - r), ImVec2(p.x + r, p.y + r)})) score += 100;
+        // A marker's label nearer another dot of its colour than its own reads as that dot's (a label in
+        // another colour than the dots around it is told by its colour).
+        if (marker) {
+          const std::pair<ImVec2, ImVec2> glyphs(tp, ImVec2(tp.x + ts.x, tp.y + ts.y));
+          const float own = box_distance(p, glyphs);
+          for (const Dot& d : dots_)
+            if (d.color == color && box_distance(d.p, glyphs) < own - 0.5f) {
+              score += 100;
+              break;
+            }
+        }
         if (score < best_score) {
           best_score = score;
           best = tp;
@@ -698,8 +722,10 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
     }
   }
   // No place without another label under it: the label is left out (the dot stays; it would only be read as
-  // part of the other text).
+  // part of the other text). In a plot of many labelled dots, nor one nearer another dot than its own (the
+  // dot shows it when hovered).
   if (best_score >= 1000 && !callout) return std::nullopt;
+  if (marker && s_.labels_near && best_score >= 100) return std::nullopt;
   const auto b = box(best);
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
@@ -713,6 +739,10 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
     dl_->AddRectFilled(b.first, b.second, IM_COL32(255, 255, 255, 235), 0.2f * em_);
   }
   text_at(best, color, text, TextKind::Label);
+  if (marker) {
+    s_.texts.back().anchor = p;
+    s_.texts.back().color = color;
+  }
   layers_.SetCurrentChannel(dl_, 0);
   return b;
 }
@@ -1164,6 +1194,28 @@ void Plot::draw_legend() {
   s_.legend_click = false;
 }
 
+/// Hovering a labelled dot shows its label and its coordinates (a label left out for want of room included),
+/// in place of the curves' readout. Returns whether it did.
+bool Plot::draw_dot_tip() {
+  s_.dot_tip.clear();
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!hovered_ || s_.drag != 0 || !inside(m, area_min_, area_max_)) return false;
+  const NamedDot* best = nullptr;
+  float best_d = 0;
+  for (const NamedDot& d : named_dots_) {
+    const float dist = std::hypot(m.x - d.p.x, m.y - d.p.y);
+    if (dist <= std::max(d.r, 0.5f * em_) && (!best || dist < best_d)) best = &d, best_d = dist;
+  }
+  if (!best) return false;
+  s_.dot_tip = best->text;
+  ImGui::BeginTooltip();
+  ImGui::TextUnformatted(unicode_minus(best->text).c_str());
+  ImGui::TextDisabled("x = %s, y = %s", format_value(tf_.data_x(best->p.x)).c_str(),
+                      format_value(tf_.data_y(best->p.y)).c_str());
+  ImGui::EndTooltip();
+  return true;
+}
+
 void Plot::draw_readout() {
   const ImVec2 m = ImGui::GetIO().MousePos;
   if (!hovered_ || s_.drag != 0 || !inside(m, area_min_, area_max_) ||
@@ -1278,12 +1330,16 @@ void Plot::end() {
   if (ended_) return;
   ended_ = true;
   draw_view_notes();  // a lesson step's annotations, before the legend looks for a place
+  // The markers' labels, in the order of their markers, now that every dot and curve is drawn.
+  for (const PendingLabel& l : pending_labels_) label_near(l.p, l.text.c_str(), l.color, false, true);
+  pending_labels_.clear();
+  s_.dots = dots_;
   layers_.Merge(dl_);
   dl_->PopClipRect();
   draw_axes();
   draw_legend();
   draw_outside_notes();
-  draw_readout();
+  if (!draw_dot_tip()) draw_readout();
   apply_fit();
   s_.last = tf_;
   s_.capture = false;

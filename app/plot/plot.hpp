@@ -12,6 +12,7 @@
 
 #include <imgui.h>
 
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <set>
@@ -44,6 +45,13 @@ enum class TextKind { Axis, Label, Legend };
 struct TextBox {
   ImVec2 min, max;
   TextKind kind;
+  ImVec2 anchor{NAN, NAN};  // a marker label: the centre of the dot it names (else NaN)
+  ImU32 color = 0;          // a marker label: its dot's colour
+};
+/// A marker or scatter dot as drawn: its centre in pixels and its colour.
+struct Dot {
+  ImVec2 p;
+  ImU32 color;
 };
 
 /// Persistent per-plot state: kept by the panel between frames.
@@ -61,8 +69,11 @@ struct PlotState {
   ImVec2 legend_anchor{0, 0};
   bool legend_shown = true;
   bool legend_user = false;
-  bool spread_labels = false;  // move marker labels off the labels and dots placed before them
-  bool square = false;         // a square data area (maps): the frame grows or the area narrows to keep it
+  // Marker labels only beside their dots (within about 1.5 em): one that finds no place there clear of the
+  // labels placed before it is left out, and hovering its dot shows it. For plots of many labelled dots,
+  // where a label pushed further off reads as the label of another dot.
+  bool labels_near = false;
+  bool square = false;  // a square data area (maps): the frame grows or the area narrows to keep it
   std::vector<std::string>
       x_categories;  // non-empty: x ticks are these labels at x = 0, 1, 2, ... (bar groups)
 
@@ -78,6 +89,8 @@ struct PlotState {
   bool legend_moved = false;  // the current press on the legend has moved it (a drag, not a click)
   ImVec2 frame_min{0, 0}, frame_max{0, 0};  // the whole plot: title, axes, labels and data area
   std::vector<TextBox> texts;               // every text box the last frame drew (layout tests)
+  std::vector<Dot> dots;                    // the marker and scatter dots it drew
+  std::string dot_tip;                      // the label a hovered dot showed in its tooltip (else empty)
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
   bool legend_click = false;
@@ -246,7 +259,8 @@ class Plot {
   /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
   /// where it covers the least: the box, or nothing when only a place on another label is left (not a
   /// callout).
-  std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout);
+  std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
+                                                      bool marker = false);
   void apply_fit();
   void capture(const std::string& label, std::span<const double> xs, std::span<const double> ys);
 
@@ -282,9 +296,24 @@ class Plot {
   float lu_ = 13;          // line unit: series widths and dot radii follow the plot's size, not the text
   ImVec2 reserved_{0, 0};  // room kept outside the data area this frame (legend right / below)
   LegendPlace reserved_place_ = LegendPlace::Inside;
-  ImVec2 key_size_{0, 0};     // the size the panel asked for (PlotState::legend_key)
-  ImVec2 free_area_{0, 0};    // the data area that size gives with no room kept for the legend
-  std::vector<ImVec2> dots_;  // marker and scatter dots drawn so far
+  ImVec2 key_size_{0, 0};   // the size the panel asked for (PlotState::legend_key)
+  ImVec2 free_area_{0, 0};  // the data area that size gives with no room kept for the legend
+  std::vector<Dot> dots_;   // marker and scatter dots drawn so far
+  // Labelled marker dots (centre, radius in pixels, text): hovering one shows its label (see draw_dot_tip).
+  struct NamedDot {
+    ImVec2 p;
+    float r;
+    std::string text;
+  };
+  std::vector<NamedDot> named_dots_;
+  bool draw_dot_tip();
+  // Marker labels wait for end(), so that each is placed knowing every dot and curve of the plot.
+  struct PendingLabel {
+    ImVec2 p;
+    std::string text;
+    ImU32 color;
+  };
+  std::vector<PendingLabel> pending_labels_;
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
   // A note placed beside the legend outside the data area (and its clip): drawn by end() (see note()).
   struct OutsideNote {

@@ -7,6 +7,8 @@
 //   - a legend never covers drawn data: the picture drawn without legends (same layout) has no data pixels
 //     under a legend placed inside its plot, and a legend placed outside stays off every data area;
 //   - no two text boxes of the plots overlap (titles, labels, ticks, legends, notes, marker labels);
+//   - in a plot of many labelled dots (labels_near) every label drawn lies beside its own dot: within two
+//     lines of text of it, and no other dot of its colour nearer to it (else it reads as that dot's);
 //   - a plot that has data shows it (data-coloured or dark pixels in its data area);
 //   - a bar group's name wider than its group goes on two lines rather than being cut with "…".
 // Runs headless; without a GL context it fails, it does not skip.
@@ -24,6 +26,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -88,6 +91,8 @@ struct PlotSeen {
   int category_labels_cut = 0;
   int categories = 0, x_tick_labels = 0, y_tick_labels = 0;
   gelu::plot::Axis x, y;
+  bool labels_near = false;
+  std::vector<gelu::plot::Dot> dots;
 };
 
 struct Picture {
@@ -209,6 +214,8 @@ Frame render(const Subject& s, const Config& c) {
     p.y_tick_labels = st.y_tick_labels;
     p.x = st.x;
     p.y = st.y;
+    p.labels_near = st.labels_near;
+    p.dots = st.dots;
     f.plots.push_back(std::move(p));
   }
   if (const auto it = ui::marks().find("lesson_bar"); it != ui::marks().end() && app.lesson())
@@ -305,6 +312,28 @@ void check(const Subject& s, const Config& c) {
     }
     EXPECT_GE(p.y_tick_labels, 2) << "the y axis has " << p.y_tick_labels << " number(s) over ["
                                   << p.y.range.min << ", " << p.y.range.max << "] on " << p.area.h() << " px";
+    float line = 1e9f;  // one line of the plot's text: its shortest text box (a tick number)
+    for (const gelu::plot::TextBox& t : p.texts) line = std::min(line, t.max.y - t.min.y);
+    if (p.labels_near)
+      for (const gelu::plot::TextBox& t : p.texts) {
+        if (t.kind != gelu::plot::TextKind::Label || std::isnan(t.anchor.x)) continue;
+        // From the dot's centre to the nearest point of the label's box, against the height of one line.
+        auto gap = [&t](ImVec2 q) {
+          return std::hypot(std::max({t.min.x - q.x, 0.0f, q.x - t.max.x}),
+                            std::max({t.min.y - q.y, 0.0f, q.y - t.max.y}));
+        };
+        const float own = gap(t.anchor);
+        EXPECT_LE(own, 2.0f * line) << "a marker label [" << t.min.x << ", " << t.min.y << ", " << t.max.x
+                                    << ", " << t.max.y << "] lies " << own / line << " lines from its dot ("
+                                    << t.anchor.x << ", " << t.anchor.y << ")";
+        for (const gelu::plot::Dot& d : p.dots)
+          if (d.color == t.color) {
+            EXPECT_GE(gap(d.p), own - 1.0f)
+                << "a marker label [" << t.min.x << ", " << t.min.y << ", " << t.max.x << ", " << t.max.y
+                << "] is nearer the dot (" << d.p.x << ", " << d.p.y << ") of its colour than its own ("
+                << t.anchor.x << ", " << t.anchor.y << ")";
+          }
+      }
     if (visible && p.data_items > 0 && p.area.b <= bottom) {
       const int ink =
           count_in(f.without_legends, p.area, data_pixel) + count_in(f.without_legends, p.area, dark_pixel);
@@ -370,6 +399,51 @@ TEST(CategoryLabel, BreaksAfterAnUnderscoreBeforeCutting) {
     EXPECT_EQ(got.back().substr(got.back().size() - 3), "…");
   }
   ImGui::EndFrame();
+  ImGui::DestroyContext();
+}
+
+// A labelled dot shows its label when hovered, the label drawn beside it or left out for want of room.
+TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(800, 600);
+  io.DeltaTime = 1.0f / 60;
+  io.Fonts->AddFontDefault();
+  ASSERT_TRUE(io.Fonts->Build());
+  gelu::plot::PlotState st;
+  st.labels_near = true;
+  st.x.range = {0, 10};
+  st.y.range = {0, 10};
+  auto frame = [&](ImVec2 mouse) {
+    io.MousePos = mouse;
+    ImGui::NewFrame();
+    ImGui::SetNextWindowPos(ImVec2(0, 0));
+    ImGui::SetNextWindowSize(io.DisplaySize);
+    ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+    {
+      gelu::plot::Plot p("dots", st, ImVec2(-1, -1), "x", "y");
+      p.marker(3, 5, IM_COL32(200, 30, 30, 255), "alpha", 0.3f);
+      // Three dots at one place: at most one of their labels fits beside them; each shows when hovered.
+      for (const char* name : {"beta", "gamma", "delta"})
+        p.marker(7, 5, IM_COL32(90, 90, 90, 255), name, 0.3f);
+    }
+    ImGui::End();
+    ImGui::Render();
+  };
+  frame(ImVec2(-FLT_MAX, -FLT_MAX));
+  frame(ImVec2(-FLT_MAX, -FLT_MAX));
+  ASSERT_EQ(st.dots.size(), 4u);
+  const ImVec2 a = st.dots[0].p, b = st.dots[1].p;
+  int labels = 0;
+  for (const gelu::plot::TextBox& t : st.texts) labels += t.kind == gelu::plot::TextKind::Label;
+  EXPECT_LT(labels, 4) << "three labels beside one place";
+  for (int i = 0; i < 3; ++i) frame(a);
+  EXPECT_EQ(st.dot_tip, "alpha");
+  for (int i = 0; i < 3; ++i) frame(b);
+  EXPECT_EQ(st.dot_tip, "beta");  // the first drawn of the dots under the mouse
+  for (int i = 0; i < 3; ++i) frame(ImVec2((a.x + b.x) / 2, a.y));
+  EXPECT_EQ(st.dot_tip, "") << "no dot under the mouse: the curves' readout, not a dot's label";
   ImGui::DestroyContext();
 }
 

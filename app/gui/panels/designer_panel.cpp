@@ -59,7 +59,7 @@ DesignerPanel::DesignerPanel() : Panel(kId) {
   pareto_.y.scale = plot::Scale::Log10;
   pareto_.legend_anchor = ImVec2(1, 0);
   err_.legend_anchor = ImVec2(1, 0);
-  pareto_.spread_labels = true;  // the zoo's labelled dots, several at one cost
+  pareto_.labels_near = true;  // the zoo's labelled dots, several at one cost
 }
 
 unsigned int DesignerPanel::kept_color(std::size_t i) const {
@@ -469,11 +469,13 @@ void DesignerPanel::pareto_plot(ImVec2 size) {
       best = q->error;
     }
   p.line("Pareto front##front", IM_COL32(0, 0, 0, 90), fx, fy, 0.08f);
-  for (const Pt& q : pts) {
-    const bool big = q.kind != "zoo";
-    p.marker(q.cost, q.error, q.color, q.label.c_str(), big ? 0.34f : 0.22f);
-    marks_.push_back({"pareto", q.kind, q.label, q.color, q.cost, q.error});
-  }
+  // This session's points first: where labels_near leaves labels out for want of room, theirs are kept.
+  for (const bool zoo : {false, true})
+    for (const Pt& q : pts) {
+      if ((q.kind == "zoo") != zoo) continue;
+      p.marker(q.cost, q.error, q.color, q.label.c_str(), zoo ? 0.22f : 0.34f);
+      marks_.push_back({"pareto", q.kind, q.label, q.color, q.cost, q.error});
+    }
   p.end();
   ui::mark_plot("pareto", pareto_);
 }

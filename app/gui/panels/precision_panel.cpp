@@ -48,7 +48,7 @@ PrecisionPanel::PrecisionPanel() : Panel(kId) {
   cost_.y.scale = plot::Scale::Log10;
   cost_.legend_anchor = ImVec2(1, 0);
   int8_.legend_anchor = ImVec2(1, 1);
-  cost_.spread_labels = true;  // 16 labelled dots, several at one cost
+  cost_.labels_near = true;  // 16 labelled dots, several at one cost
   compare_generation_ = comparison_generation();
   changed();
 }
@@ -514,7 +514,6 @@ void PrecisionPanel::drawContent() {
       ps.home_x = {-12, 6};
       ps.y_fixed = true;
       ps.legend_anchor = ImVec2(1, 0);
-      ps.spread_labels = true;  // the "0 from here down" labels off the curves and each other
     }
   }
   ui::begin_panel(20.5f, [this] { controls(); });
