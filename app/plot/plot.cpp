@@ -637,11 +637,11 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   dots_.push_back({p, color});
   if (!text || !text[0]) return;
   named_dots_.push_back({p, radius_em * lu_, text});
-  pending_labels_.push_back({p, text, color});
+  pending_labels_.push_back({p, text, color, s_.labels_near && !in_view_notes_});
 }
 
 std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* text, ImU32 color,
-                                                          bool callout, bool marker) {
+                                                          bool callout, bool marker, bool near) {
   std::string t = unicode_minus(text);
   // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
   if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
@@ -675,8 +675,7 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   {
     best_score = 1L << 40;
     // A callout (a lesson's arrow) stands further off, so that its arrow is seen; a marker's label in a plot
-    // of many (labels_near) stays beside its dot.
-    const bool near = marker && s_.labels_near;
+    // of many (near: labels_near) stays beside its dot.
     const std::vector<float> reaches = callout ? std::vector<float>{3.6f, 5.0f, 2.2f, 7.0f}
                                        : near  ? std::vector<float>{1.0f, 2.2f}
                                                : std::vector<float>{1.0f, 2.2f, 3.6f, 5.0f};
@@ -722,10 +721,10 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
     }
   }
   // No place without another label under it: the label is left out (the dot stays; it would only be read as
-  // part of the other text). In a plot of many labelled dots, nor one nearer another dot than its own (the
-  // dot shows it when hovered).
+  // part of the other text). In a plot of many labelled dots (near), nor one on its own dot or nearer another
+  // dot of its colour (the dot shows it when hovered).
   if (best_score >= 1000 && !callout) return std::nullopt;
-  if (marker && s_.labels_near && best_score >= 100) return std::nullopt;
+  if (near && best_score >= 100) return std::nullopt;
   const auto b = box(best);
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
@@ -1329,9 +1328,11 @@ void Plot::draw_view_notes() {
 void Plot::end() {
   if (ended_) return;
   ended_ = true;
+  in_view_notes_ = true;
   draw_view_notes();  // a lesson step's annotations, before the legend looks for a place
+  in_view_notes_ = false;
   // The markers' labels, in the order of their markers, now that every dot and curve is drawn.
-  for (const PendingLabel& l : pending_labels_) label_near(l.p, l.text.c_str(), l.color, false, true);
+  for (const PendingLabel& l : pending_labels_) label_near(l.p, l.text.c_str(), l.color, false, true, l.near);
   pending_labels_.clear();
   s_.dots = dots_;
   layers_.Merge(dl_);

@@ -260,7 +260,7 @@ class Plot {
   /// where it covers the least: the box, or nothing when only a place on another label is left (not a
   /// callout).
   std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
-                                                      bool marker = false);
+                                                      bool marker = false, bool near = false);
   void apply_fit();
   void capture(const std::string& label, std::span<const double> xs, std::span<const double> ys);
 
@@ -312,8 +312,10 @@ class Plot {
     ImVec2 p;
     std::string text;
     ImU32 color;
+    bool near;  // labels_near applies (never to a lesson step's markers, whose text must show)
   };
   std::vector<PendingLabel> pending_labels_;
+  bool in_view_notes_ = false;
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
   // A note placed beside the legend outside the data area (and its clip): drawn by end() (see note()).
   struct OutsideNote {
