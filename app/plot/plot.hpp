@@ -253,12 +253,14 @@ class Plot {
   bool tick_text(ImVec2 pos, ImU32 color, const char* text);
   void draw_legend();
   void draw_readout();
+  bool draw_dot_tip();
   void draw_view_notes();
   bool outside_note(const char* text, const char* compact, ImU32 color);
   void draw_outside_notes();
   /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
   /// where it covers the least: the box, or nothing when only a place on another label is left (not a
-  /// callout).
+  /// callout). A `marker`'s label keeps off its own dot and nearer its dot than others of its colour;
+  /// `near` (labels_near) keeps it within reach of the dot, else leaves it out.
   std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
                                                       bool marker = false, bool near = false);
   void apply_fit();
@@ -299,22 +301,16 @@ class Plot {
   ImVec2 key_size_{0, 0};   // the size the panel asked for (PlotState::legend_key)
   ImVec2 free_area_{0, 0};  // the data area that size gives with no room kept for the legend
   std::vector<Dot> dots_;   // marker and scatter dots drawn so far
-  // Labelled marker dots (centre, radius in pixels, text): hovering one shows its label (see draw_dot_tip).
+  // Labelled marker dots, in drawing order: end() places their labels, once every dot and curve of the plot
+  // is drawn, and hovering one shows its label (draw_dot_tip).
   struct NamedDot {
     ImVec2 p;
-    float r;
-    std::string text;
-  };
-  std::vector<NamedDot> named_dots_;
-  bool draw_dot_tip();
-  // Marker labels wait for end(), so that each is placed knowing every dot and curve of the plot.
-  struct PendingLabel {
-    ImVec2 p;
+    float r;  // radius in pixels
     std::string text;
     ImU32 color;
     bool near;  // labels_near applies (never to a lesson step's markers, whose text must show)
   };
-  std::vector<PendingLabel> pending_labels_;
+  std::vector<NamedDot> named_dots_;
   bool in_view_notes_ = false;
   std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
   // A note placed beside the legend outside the data area (and its clip): drawn by end() (see note()).
