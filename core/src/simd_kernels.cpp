@@ -13,7 +13,8 @@
 // 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
 //
 // f itself takes a leaner form of the same pieces for t <= 7.375 (gelu_fast: a 16-entry 2^(j/16) table in one
-// register, 32 bins of degree 4 on [0, 7.5), ~10% fewer FMA and permute instructions, which bound the loop);
+// register, 32 bins of degree 4 on [0, 7.5), table entries short enough that 2^m·T_j·s_k is an exact product;
+// fewer FMA and permute instructions, which bound the loop);
 // lanes beyond, NaN and ±inf take the general pieces above, so a lane's value never depends on its
 // neighbours.
 //
@@ -73,6 +74,9 @@ constexpr int kDegF = 4;
 constexpr float kShiftF = 2.5f;
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
+// f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
+constexpr int kTBitsF = 8;
+constexpr int kSBitsF = 24 - kTBitsF;
 // Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
 // f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
@@ -89,6 +93,8 @@ struct Tables {
   alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): m_k, s_k and coefficients as above
   alignas(64) float f_k[kBins];
   alignas(64) float f_c[kDegF][kBins];
+  alignas(64) float f_exp_d[16];    // −2·ln(2^(j/16)/T_j) (T_j of exp2_table<4, kTBitsF>), added to r2
+  float f_e[3] = {};                // e^(−r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
   float root_hi = 0, root_lo = 0;   // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};  // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
@@ -98,11 +104,21 @@ struct Tables {
 /// Because f(0) = S(m)/s − 1 is below 2^-32, f needs no constant term: one table and one lookup fewer per
 /// vector. The fit reaches a little beyond the bin: t + shift rounds, so a t just below an edge can land in
 /// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
+/// With `bits` < 24, s has that many significant bits (short_point_near), m and s as before.
 template <int K>
-void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins]) {
-  const float m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
+void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins], int bits = 24) {
+  float m;
+  if (bits < 24) {
+    const ShortEntry e = short_point_near(
+        0.5 * (t0 + t1), bits, [](float v) { return S_ref(v); },
+        [](float v) { return v * S_ref(v) - F::kInvSqrt2Pi; });  // S'
+    m = e.m;
+    sk[b] = e.s;
+  } else {
+    m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
+    sk[b] = static_cast<float>(S_ref(m));
+  }
   mid[b] = m;
-  sk[b] = static_cast<float>(S_ref(m));
   const double w = t1 - t0, pad = 1e-3 * w;
   auto xs = chebyshev_nodes<K>(std::max(t0 - pad, 0.0) - m, t1 + pad - m);
   for (double& xn : xs)
@@ -129,7 +145,24 @@ Tables build_tables() {
     // top 4 mantissa bits; indices 0..3 are u in [8, 10), 4..15 u in [2.5, 4), 16..31 u in [4, 8).
     const double fu0 = b < 4 ? 8 + 0.5 * b : b < 16 ? 2 + b / 8.0 : 4 + (b - 16) / 4.0;
     const double fw = b < 4 ? 0.5 : b < 16 ? 0.125 : 0.25;
-    fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c);
+    fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c, kSBitsF);
+  }
+  // f's exponential: e^(−t²/2) = 2^m·2^(j/16)·e^r = 2^m·T_j·e^(r + δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of
+  // kTBitsF bits (|δ_j| <= 2^-kTBitsF), so r2 = −2r takes −2δ_j and e^(r + δ_j) − 1 is fitted on the wider
+  // range (least squares through 0 at 97 Chebyshev points, about minimax).
+  const auto& ex = exp2_table<4, kTBitsF>();
+  double dmax = 0;
+  for (int j = 0; j < 16; ++j) {
+    tb.f_exp_d[j] = static_cast<float>(-2 * ex.ln_rel[j]);
+    dmax = std::max(dmax, std::fabs(ex.ln_rel[j]));
+  }
+  {
+    const double h = 2 * (0.693147180559945309417232121458176568 / 32 + dmax) * 1.001;
+    const auto xs = chebyshev_nodes<97>(-h, h);
+    std::array<double, 97> ys{}, ws{};
+    for (int i = 0; i < 97; ++i) ys[i] = std::expm1(-0.5 * xs[i]), ws[i] = 1;
+    const auto c = least_squares_times_d<3>(xs, ys, ws);
+    for (int i = 0; i < 3; ++i) tb.f_e[i] = static_cast<float>(c[i]);
   }
   // The root of f' by Newton on the double reference (f'' is its derivative).
   double r = -0.75;
@@ -262,12 +295,16 @@ GELU_INLINE __m512 gelu_exact_tail(__m512 x, const Pieces& p) {
 /// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
 /// the 32 zmm registers).
 struct RegsF {
-  __m512 exp_hs, exp_rel;  // Exp2TableOf<4>: 2^(j/16)
+  __m512 exp_hs, exp_d;  // T_j = 2^(j/16) to kTBitsF bits (as hi_shifted), −2·ln(2^(j/16)/T_j)
+  __m512 e0, e1, e2;     // e^(−r2/2) − 1 ≈ r2·(e0 + r2·(e1 + r2·e2))
   Table32 mid, s_k;
   Table32 c[kDegF];
   explicit RegsF(const Tables& t)
-      : exp_hs(_mm512_loadu_ps(exp2_table<4>().hi_shifted)),
-        exp_rel(_mm512_loadu_ps(exp2_table<4>().rel)),
+      : exp_hs(_mm512_loadu_ps(exp2_table<4, kTBitsF>().hi_shifted)),
+        exp_d(_mm512_loadu_ps(t.f_exp_d)),
+        e0(_mm512_set1_ps(t.f_e[0])),
+        e1(_mm512_set1_ps(t.f_e[1])),
+        e2(_mm512_set1_ps(t.f_e[2])),
         mid(t.f_mid),
         s_k(t.f_k),
         c{Table32(t.f_c[0]), Table32(t.f_c[1]), Table32(t.f_c[2]), Table32(t.f_c[3])} {}
@@ -276,16 +313,23 @@ struct RegsF {
 /// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not
 /// used. G = 2^m·T·s_k·t·(1 + q)(1 + f) as in pieces(), with fewer instructions per vector than they need
 /// (the throughput of the FMA and permute pipes is what bounds this loop on Zen 5):
-///   - exp(−t²/2) over 2^(j/16) (n = round(−t²/2·16/ln2), |r| <= ln2/32, e^r − 1 to degree 3: truncation
-///     <= 2^-26.7) — a vpermps from one register, no copy of a table register per lookup;
+///   - exp(−t²/2) over 2^(j/16) (n = round(−t²/2·16/ln2)) — a vpermps from one register, no copy of a table
+///     register per lookup;
 ///   - S over f's bins: degree 4, one coefficient and one vpermt2ps fewer, and u = t + 2.5 by one add;
-///   - w = q + f + q·f as q + d·(1 + q)·P(d): two fmas, where f = d·P, then q·f + q, then + f took three.
+///   - w = q + f + q·f as q + d·(1 + q)·P(d): two fmas, where f = d·P, then q·f + q, then + f took three;
+///   - an exact product without the error-free split of s_k·t: T_j has kTBitsF = 8 significant bits and s_k
+///     the other 16 (short_point_near finds m_k where S(m_k) is such a number to 2^-32), so TS = 2^m·T_j·s_k
+///     is exact and G = TS·t + (TS·t)·w, TS·t exact inside the fma. T_j's own error (up to 2^-8) goes into
+///     the reduced argument, r + δ_j with δ_j = ln(2^(j/16)/T_j) from a second vpermps, and e^(r + δ_j) − 1
+///     is fitted on |r + δ_j| <= ln2/32 + 2^-8 (degree 3, error 2^-27.9 against the 2^-26.7 of the Taylor
+///     polynomial on ln2/32 before). One FMA-pipe instruction fewer per vector than s_k·t split exactly
+///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v): 3–7 % faster on Zen 5 (docs/performance.md).
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
 GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
   const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
   tail = _mm512_cmp_ps_mask(t, _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
-  // t² = hh + hl exactly; r2 = −2r with r = −t²/2 − n·ln2/16: hh + n·(ln2/8)_hi is exact (as in pieces()),
-  // and the small terms are added together (one rounding, ~2^-30, and a shorter chain). The square is taken
+  // t² = hh + hl exactly; r2 = −2(r + δ_j) with r = −t²/2 − n·ln2/16: hh + n·(ln2/8)_hi is exact (as in
+  // pieces()), and the small terms are added together (~2^-30 each, and a shorter chain). The square is taken
   // of x, not t: the same bits wherever t = |x| (every lane this path keeps), and the exponential's chain
   // no longer waits for the vrangeps — 2–4 % faster on Zen 5, whose out-of-order window this
   // loop fills: every cycle cut from a chain that many instructions wait on counts (docs/performance.md).
@@ -294,30 +338,29 @@ GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
   const __m512 k =
       _mm512_fmadd_ps(hh, _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));  // −8/ln2
   const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  const __m512 r2 = _mm512_add_ps(_mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_hi), hh),
-                                  _mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_lo), hl));
   const __m512i kb = _mm512_castps_si512(k);  // low 4 bits: n mod 16 (vpermps reads them)
-  __m512 e = _mm512_fmadd_ps(r2, _mm512_set1_ps(-1.0f / 48.0f), _mm512_set1_ps(0.125f));
-  e = _mm512_fmadd_ps(r2, e, _mm512_set1_ps(-0.5f));
-  const __m512 q = _mm512_fmadd_ps(r2, e, _mm512_permutexvar_ps(kb, r.exp_rel));
+  const __m512 r2 = _mm512_add_ps(
+      _mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_hi), hh),
+      _mm512_add_ps(_mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_lo), hl), _mm512_permutexvar_ps(kb, r.exp_d)));
+  __m512 e = _mm512_fmadd_ps(r2, r.e2, r.e1);
+  e = _mm512_fmadd_ps(r2, e, r.e0);
+  const __m512 q = _mm512_mul_ps(r2, e);
   // S(t) = s_k·(1 + d·P(d)) on f's bins.
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, _mm512_set1_ps(kShiftF))), 19);
   const __m512 d = _mm512_sub_ps(t, r.mid(b));
   __m512 poly = r.c[kDegF - 1](b);
   for (int i = kDegF - 2; i >= 0; --i) poly = _mm512_fmadd_ps(poly, d, r.c[i](b));
   const __m512 w = _mm512_fmadd_ps(_mm512_fmadd_ps(d, q, d), poly, q);
-  // (V, v) = s_k·t exactly. T·2^m by adding m = n >> 4 to T's exponent field (exact: 2^m >= 2^-40 here; the
-  // magic constant's low bits vanish there). G = Ts·V + Ts·(V·w + v) in one fma (its product Ts·V is exact
-  // inside it), then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x > 0 G's rounding is at
-  // most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to R/2. (An exact product
-  // P, its error and P + corr cost two more instructions for the same two roundings.)
-  const __m512 s_k = r.s_k(b);
-  const __m512 V = _mm512_mul_ps(s_k, t);
-  const __m512 v = _mm512_fmsub_ps(s_k, t, V);
+  // T·2^m by adding m = n >> 4 to T's exponent field (exact: 2^m >= 2^-40 here; the magic constant's low bits
+  // vanish there), TS = 2^m·T_j·s_k exact (8 + 16 significant bits). G = TS·t + (TS·t)·w in one fma (its
+  // product TS·t is exact inside it), then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x >
+  // 0 G's rounding is at most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to
+  // R/2. (An exact product P, its error and P + corr cost two more instructions for the same two roundings.)
   const __m512 Ts = exp2_scaled<4>(_mm512_permutexvar_ps(kb, r.exp_hs), kb);
-  const __m512 corr = _mm512_mul_ps(Ts, _mm512_fmadd_ps(V, w, v));
+  const __m512 TS = _mm512_mul_ps(Ts, r.s_k(b));
+  const __m512 c = _mm512_mul_ps(TS, t);
   const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);
-  return _mm512_sub_ps(R, _mm512_fmadd_ps(Ts, V, corr));
+  return _mm512_sub_ps(R, _mm512_fmadd_ps(TS, t, _mm512_mul_ps(c, w)));
 }
 
 /// The lanes of y flagged in `tail` (t > kFastF, NaN, ±inf) from the general path: its pieces on the degree-5

@@ -94,36 +94,6 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
       _mm512_castps_si512(tsh), _mm512_slli_epi32(_mm512_and_si512(kb, _mm512_set1_epi32(31)), 18)));
 }
 
-/// 2^(j/N), j = 0..N−1 with N = 2^kBits (32, or 16 for a table that fits one register and vpermps), for the
-/// kernels' exponentials e^u = 2^m·2^(j/N)·(1 + q), n = N·m + j = round(u·N/ln2) kept in the low mantissa
-/// bits of k = u·N/ln2 + 1.5·2^23 (bits kb). With T_j = 2^(j/N) rounded to float: `rel` is its rounding error
-/// relative to it (folded into q); `hi_shifted` is T_j's bits minus j << (23 − kBits), so that one integer
-/// add of kb << (23 − kBits) = (m << 23) + (j << (23 − kBits)) gives 2^m·T_j (exp2_scaled) — no mask for the
-/// j bits.
-template <int kBits>
-struct Exp2TableOf {
-  static constexpr int kN = 1 << kBits;
-  alignas(64) float rel[kN];
-  alignas(64) float hi_shifted[kN];
-  Exp2TableOf() {
-    for (int j = 0; j < kN; ++j) {
-      const double v = std::exp2(static_cast<double>(j) / kN);
-      const float hi = static_cast<float>(v);
-      rel[j] = static_cast<float>(v / static_cast<double>(hi) - 1.0);
-      std::uint32_t b;
-      std::memcpy(&b, &hi, sizeof b);
-      b -= static_cast<std::uint32_t>(j) << (23 - kBits);
-      std::memcpy(&hi_shifted[j], &b, sizeof b);
-    }
-  }
-};
-using Exp2Table = Exp2TableOf<5>;
-template <int kBits = 5>
-const Exp2TableOf<kBits>& exp2_table() {
-  static const Exp2TableOf<kBits> t;
-  return t;
-}
-
 /// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `k2(a,
 /// b)` evaluates two vectors in place (kernels that share a branch between them); run_f32 without it uses k
 /// twice.
