@@ -44,8 +44,8 @@ TEST(SimdFit, RoundToBitsKeepsThatManySignificantBits) {
 TEST(SimdFit, ShortPointNearFindsAnEntryExactTo2Pow32) {
   for (const int bits : {12, 16, 20}) {
     for (const double centre : {0.0625, 0.6, 1.4375, 3.0, 5.25, 7.25}) {
-      const auto e = short_point_near(centre, bits, [](float v) { return S(v); },
-                                      [](float v) { return dS(v); });
+      const auto e = short_point_near(
+          centre, bits, [](float v) { return S(v); }, [](float v) { return dS(v); });
       SCOPED_TRACE(testing::Message() << "bits " << bits << ", centre " << centre);
       EXPECT_LE(significant_bits(e.s), bits);
       const double err = std::fabs(S(e.m) / static_cast<double>(e.s) - 1.0);
@@ -59,8 +59,9 @@ TEST(SimdFit, ShortPointNearFindsAnEntryExactTo2Pow32) {
     }
   }
   // An increasing function too (the walk's direction comes from the slope's sign).
-  const auto e = short_point_near(2.5, 16, [](float v) { return std::exp(static_cast<double>(v)); },
-                                  [](float v) { return std::exp(static_cast<double>(v)); });
+  const auto e = short_point_near(
+      2.5, 16, [](float v) { return std::exp(static_cast<double>(v)); },
+      [](float v) { return std::exp(static_cast<double>(v)); });
   EXPECT_LE(significant_bits(e.s), 16);
   EXPECT_LE(std::fabs(std::exp(static_cast<double>(e.m)) / e.s - 1.0), 0x1p-32);
   EXPECT_LE(std::fabs(e.m - 2.5), 0.05);
