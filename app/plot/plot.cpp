@@ -636,12 +636,14 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ink_.push_back({p, p, radius_em * lu_});
   dots_.push_back({p, color});
   if (!text || !text[0]) return;
-  named_dots_.push_back({p, radius_em * lu_, text, color, s_.labels_near && !in_view_notes_});
+  named_dots_.push_back({p, radius_em * lu_, text, color, s_.labels_near && !in_view_notes_, in_view_notes_});
 }
 
 std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* text, ImU32 color,
-                                                          bool callout, bool marker, bool near) {
+                                                          bool callout, bool marker, bool near,
+                                                          bool optional) {
   std::string t = unicode_minus(text);
+  const std::string one_line = t;
   // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
   if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
     std::string w;
@@ -671,6 +673,7 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   };
   best = clamp_in(best);
   long best_score = 0;
+  bool best_on_data = false;  // the best place covers a curve or a filled area
   {
     best_score = 1L << 40;
     // A callout (a lesson's arrow) stands further off, so that its arrow is seen; a marker's label in a plot
@@ -691,8 +694,11 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
         // (it stays on top, but reads as part of the text).
         long score = 0;
         for (const auto& l : labels_) score += overlap(b, l) ? 1000 : 0;
-        for (const Ink& k : ink_) score += segment_hits(k.a, k.b, k.r, b.first, b.second) ? 3 : 0;
-        for (const auto& r : ink_rects_) score += overlap(b, r) ? 30 : 0;
+        long data = 0;
+        for (const Ink& k : ink_) data += segment_hits(k.a, k.b, k.r, b.first, b.second) ? 3 : 0;
+        for (const auto& r : ink_rects_) data += overlap(b, r) ? 30 : 0;
+        score += data;
+        const bool on_data = data > 0;
         for (const auto& r : soft_rects_) score += overlap(b, r) ? 10 : 0;
         const float r = 0.3f * em_;
         for (const Dot& d : dots_)
@@ -713,6 +719,7 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
         if (score < best_score) {
           best_score = score;
           best = tp;
+          best_on_data = on_data;
         }
         if (score == 0) break;
       }
@@ -725,6 +732,16 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   if (best_score >= 1000 && !callout) return std::nullopt;
   if (near && best_score >= 100) return std::nullopt;
   const auto b = box(best);
+  // A label that would cover a sixth of the plot or more and lies on its curves hides more than it says
+  // (a small plot at 3× text): under the legend when that is at the plot's right (as the plot's notes), else
+  // left out; its dot shows it when hovered.
+  if (optional && best_on_data &&
+      (b.second.x - b.first.x) * (b.second.y - b.first.y) >=
+          0.15f * (area_max_.x - area_min_.x) * (area_max_.y - area_min_.y)) {
+    if (!near && s_.legend_shown && reserved_place_ == LegendPlace::Right)
+      outside_note(one_line.c_str(), nullptr, color, false);
+    return std::nullopt;
+  }
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
   if (callout) {
@@ -855,7 +872,7 @@ void Plot::note(const char* text_in, int corner, ImU32 color, const char* compac
   layers_.SetCurrentChannel(dl_, 0);
 }
 
-bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
+bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color, bool is_note) {
   // The room the legend leaves in its own place: under a legend at the right (as wide as it, down to the
   // frame's bottom), or beside a legend below the plot (to the frame's right edge, as tall as the legend).
   const float gap = 0.6f * em_, pad = 0.25f * em_;
@@ -865,7 +882,8 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
     x0 = area_max_.x + gap;
     width = s_.legend_out.x;
     top = area_min_.y + s_.legend_out.y + gap;
-    bottom = frame_max_.y;
+    // A marker's label keeps above the row of the axis's ticks and title, which can reach under the legend.
+    bottom = is_note ? frame_max_.y : area_max_.y;
   } else if (below) {
     x0 = frame_min_.x + 0.5f * em_ + s_.legend_out.x + gap;
     width = frame_max_.x - x0;
@@ -875,6 +893,8 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
     return false;
   }
   if (width < 4 * em_) return false;
+  const bool stacked = !outside_notes_.empty();  // below the notes placed before, not centred
+  if (stacked) top = std::max(top, outside_next_y_);
   for (const char* t : {text_in, compact}) {
     if (!t) continue;
     std::string wrapped;
@@ -882,12 +902,15 @@ bool Plot::outside_note(const char* text_in, const char* compact, ImU32 color) {
     const ImVec2 ts = ImGui::CalcTextSize(wrapped.c_str());
     const float margin = below ? 0.0f : 0.2f * em_;  // beside a legend below: as tall as it, centred on it
     if (ts.x > width - 2 * pad + 0.5f || top + ts.y + margin > bottom + 0.5f) continue;
-    const float y = below ? std::floor(top + (bottom - top - ts.y) / 2) : top;
+    const float y = below && !stacked ? std::floor(top + (bottom - top - ts.y) / 2) : top;
     const ImVec2 pos(x0 + pad, y);
     outside_notes_.push_back({pos, color, wrapped});
+    outside_next_y_ = pos.y + ts.y + 0.1f * em_;
     labels_.push_back({ImVec2(pos.x - pad, pos.y - 0.1f * em_), ImVec2(pos.x + ts.x + pad, pos.y + ts.y)});
-    s_.note_min = labels_.back().first;
-    s_.note_max = labels_.back().second;
+    if (is_note) {
+      s_.note_min = labels_.back().first;
+      s_.note_max = labels_.back().second;
+    }
     return true;
   }
   return false;
@@ -1331,7 +1354,8 @@ void Plot::end() {
   draw_view_notes();  // a lesson step's annotations, before the legend looks for a place
   in_view_notes_ = false;
   // The markers' labels, in the order of their markers, now that every dot and curve is drawn.
-  for (const NamedDot& d : named_dots_) label_near(d.p, d.text.c_str(), d.color, false, true, d.near);
+  for (const NamedDot& d : named_dots_)
+    label_near(d.p, d.text.c_str(), d.color, false, true, d.near, !d.lesson);
   s_.dots = dots_;
   layers_.Merge(dl_);
   dl_->PopClipRect();

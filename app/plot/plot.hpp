@@ -255,14 +255,19 @@ class Plot {
   void draw_readout();
   bool draw_dot_tip();
   void draw_view_notes();
-  bool outside_note(const char* text, const char* compact, ImU32 color);
+  /// Places a note in the room the legend leaves outside the data area, below the notes placed there before
+  /// (`is_note`: the plot's note, recorded in PlotState; else a marker's label that found no room inside).
+  bool outside_note(const char* text, const char* compact, ImU32 color, bool is_note = true);
   void draw_outside_notes();
   /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
   /// where it covers the least: the box, or nothing when only a place on another label is left (not a
   /// callout). A `marker`'s label keeps off its own dot and nearer its dot than others of its colour;
-  /// `near` (labels_near) keeps it within reach of the dot, else leaves it out.
+  /// `near` (labels_near) keeps it within reach of the dot, else leaves it out; `optional` moves it out of
+  /// the data area where it would lie on the data over a sixth of the plot or more (a small plot at a large
+  /// text scale): into the room under the legend when the legend is at the right, else it is left out.
   std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
-                                                      bool marker = false, bool near = false);
+                                                      bool marker = false, bool near = false,
+                                                      bool optional = false);
   void apply_fit();
   void capture(const std::string& label, std::span<const double> xs, std::span<const double> ys);
 
@@ -308,7 +313,8 @@ class Plot {
     float r;  // radius in pixels
     std::string text;
     ImU32 color;
-    bool near;  // labels_near applies (never to a lesson step's markers, whose text must show)
+    bool near;    // labels_near applies (never to a lesson step's markers, whose text must show)
+    bool lesson;  // a lesson step's marker: its label is never left out
   };
   std::vector<NamedDot> named_dots_;
   bool in_view_notes_ = false;
@@ -320,6 +326,7 @@ class Plot {
     std::string text;
   };
   std::vector<OutsideNote> outside_notes_;
+  float outside_next_y_ = 0;  // where the next outside note may start (below the last one)
 };
 
 }  // namespace gelu::plot

@@ -447,6 +447,88 @@ TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
   ImGui::DestroyContext();
 }
 
+// A marker's label that would lie on the curves over a sixth of a small plot or more (a small plot at a
+// large text scale) is left out, the dot showing it when hovered; in a plot with room it is drawn.
+TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(900, 700);
+  io.DeltaTime = 1.0f / 60;
+  io.FontGlobalScale = 3.0f;  // text as large as in presentation mode
+  io.Fonts->AddFontDefault();
+  ASSERT_TRUE(io.Fonts->Build());
+  const char* text = "erf_naive: 0 from here";
+  std::vector<double> xs, ys;
+  for (int i = 0; i <= 60; ++i) {  // curves across the whole plot
+    xs.push_back(i / 6.0);
+    ys.push_back(5 + 4.5 * std::sin(i / 1.5));
+  }
+  for (const ImVec2 size : {ImVec2(640, 230), ImVec2(-1, -1)}) {
+    SCOPED_TRACE(size.x);
+    gelu::plot::PlotState st;
+    st.x.range = {0, 10};
+    st.y.range = {0, 10};
+    auto frame = [&](ImVec2 mouse) {
+      io.MousePos = mouse;
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(io.DisplaySize);
+      ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+      {
+        gelu::plot::Plot p("small", st, size, "x", "y");
+        p.line("wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+        for (double& y : ys) y = 10 - y;
+        p.line("wave 2", IM_COL32(200, 90, 30, 255), xs, ys, 0.14f);
+        for (double& y : ys) y = 10 - y;
+        p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
+      }
+      ImGui::End();
+      ImGui::Render();
+    };
+    frame(ImVec2(-FLT_MAX, -FLT_MAX));
+    frame(ImVec2(-FLT_MAX, -FLT_MAX));
+    ASSERT_EQ(st.dots.size(), 1u);
+    int labels = 0;
+    for (const gelu::plot::TextBox& t : st.texts) labels += t.kind == gelu::plot::TextKind::Label;
+    if (size.x > 0)
+      EXPECT_EQ(labels, 0) << "a label over a sixth of a small plot's curves";
+    else
+      EXPECT_EQ(labels, 1) << "a plot with room keeps its marker's label";
+    const ImVec2 d = st.dots[0].p;
+    for (int i = 0; i < 3; ++i) frame(d);
+    EXPECT_EQ(st.dot_tip, text);
+  }
+  // With the legend beside the plot and room under it, such a label goes there, outside the data area, in
+  // its dot's colour.
+  {
+    gelu::plot::PlotState st;
+    st.x.range = {0, 10};
+    st.y.range = {0, 10};
+    for (int i = 0; i < 3; ++i) {
+      ImGui::NewFrame();
+      ImGui::SetNextWindowPos(ImVec2(0, 0));
+      ImGui::SetNextWindowSize(io.DisplaySize);
+      ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
+      {
+        gelu::plot::Plot p("beside", st, ImVec2(-1, 400), "x", "y");
+        p.line("a sine wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+        p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
+      }
+      ImGui::End();
+      ImGui::Render();
+    }
+    ASSERT_EQ(st.legend_place, gelu::plot::LegendPlace::Right);
+    std::vector<gelu::plot::TextBox> labels;
+    for (const gelu::plot::TextBox& t : st.texts)
+      if (t.kind == gelu::plot::TextKind::Label) labels.push_back(t);
+    ASSERT_EQ(labels.size(), 1u) << "the marker's label, beside the legend";
+    EXPECT_GE(labels[0].min.x, st.last.right) << "outside the data area";
+    EXPECT_GE(labels[0].min.y, st.legend_max.y) << "under the legend";
+  }
+  ImGui::DestroyContext();
+}
+
 // [SECTION] The matrix
 
 std::string clean(std::string s) {

@@ -194,16 +194,20 @@ void DropoutPanel::controls() {
 
 void DropoutPanel::probability_plot(ImVec2 size) {
   plot::Plot p("keep", prob_, size, "x", "probability");
-  p.function("keep  Φ(x)", kKeepColor, [](std::span<const double> x, std::span<double> y) {
+  // The values at the probe in the legend too: a small plot at a large text scale can leave the markers'
+  // labels out (they would cover the curves), the legend never.
+  const double drop = stochastic::drop_probability(x0_);
+  char t[64];
+  std::snprintf(t, sizeof t, "keep  Φ(x) = %.3f##keep", stream_.keep());
+  p.function(t, kKeepColor, [](std::span<const double> x, std::span<double> y) {
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::keep_probability(x[i]);
   });
-  p.function("drop  1 − Φ(x)", kDropColor, [](std::span<const double> x, std::span<double> y) {
+  std::snprintf(t, sizeof t, "drop  1 − Φ(x) = %.3f##drop", drop);
+  p.function(t, kDropColor, [](std::span<const double> x, std::span<double> y) {
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::drop_probability(x[i]);
   });
-  char t[64];
   std::snprintf(t, sizeof t, "Φ = %.3f", stream_.keep());
   p.marker(x0_, stream_.keep(), kKeepColor, t);
-  const double drop = stochastic::drop_probability(x0_);
   std::snprintf(t, sizeof t, "1 − Φ = %.3f", drop);
   p.marker(x0_, drop, kDropColor, t);
   const double before = x0_;
