@@ -402,67 +402,86 @@ TEST(CategoryLabel, BreaksAfterAnUnderscoreBeforeCutting) {
   ImGui::DestroyContext();
 }
 
-// A labelled dot shows its label when hovered, the label drawn beside it or left out for want of room.
-TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(800, 600);
-  io.DeltaTime = 1.0f / 60;
-  io.Fonts->AddFontDefault();
-  ASSERT_TRUE(io.Fonts->Build());
-  gelu::plot::PlotState st;
-  st.labels_near = true;
-  st.x.range = {0, 10};
-  st.y.range = {0, 10};
-  auto frame = [&](ImVec2 mouse) {
+/// An ImGui context for the plot tests below (the default font, `font_scale` times larger) and frames of one
+/// full-window "plots" window, the mouse at `mouse`, drawn by `draw`.
+class PlotFrames {
+ public:
+  PlotFrames(ImVec2 display, float font_scale) {
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = display;
+    io.DeltaTime = 1.0f / 60;
+    io.FontGlobalScale = font_scale;
+    io.Fonts->AddFontDefault();
+    built = io.Fonts->Build();
+  }
+  ~PlotFrames() { ImGui::DestroyContext(); }
+  template <class Draw>
+  void frame(ImVec2 mouse, const Draw& draw) {
+    ImGuiIO& io = ImGui::GetIO();
     io.MousePos = mouse;
     ImGui::NewFrame();
     ImGui::SetNextWindowPos(ImVec2(0, 0));
     ImGui::SetNextWindowSize(io.DisplaySize);
     ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
-    {
+    draw();
+    ImGui::End();
+    ImGui::Render();
+  }
+  bool built = false;
+};
+
+std::vector<gelu::plot::TextBox> marker_labels(const gelu::plot::PlotState& st) {
+  std::vector<gelu::plot::TextBox> v;
+  for (const gelu::plot::TextBox& t : st.texts)
+    if (t.kind == gelu::plot::TextKind::Label) v.push_back(t);
+  return v;
+}
+
+const ImVec2 kNoMouse(-FLT_MAX, -FLT_MAX);
+
+// A labelled dot shows its label when hovered, the label drawn beside it or left out for want of room.
+TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
+  PlotFrames f(ImVec2(800, 600), 1.0f);
+  ASSERT_TRUE(f.built);
+  gelu::plot::PlotState st;
+  st.labels_near = true;
+  st.x.range = {0, 10};
+  st.y.range = {0, 10};
+  auto frame = [&](ImVec2 mouse) {
+    f.frame(mouse, [&] {
       gelu::plot::Plot p("dots", st, ImVec2(-1, -1), "x", "y");
       p.marker(3, 5, IM_COL32(200, 30, 30, 255), "alpha", 0.3f);
       // Three dots at one place: at most one of their labels fits beside them; each shows when hovered.
       for (const char* name : {"beta", "gamma", "delta"})
         p.marker(7, 5, IM_COL32(90, 90, 90, 255), name, 0.3f);
-    }
-    ImGui::End();
-    ImGui::Render();
+    });
   };
-  frame(ImVec2(-FLT_MAX, -FLT_MAX));
-  frame(ImVec2(-FLT_MAX, -FLT_MAX));
+  frame(kNoMouse);
+  frame(kNoMouse);
   ASSERT_EQ(st.dots.size(), 4u);
   const ImVec2 a = st.dots[0].p, b = st.dots[1].p;
-  int labels = 0;
-  for (const gelu::plot::TextBox& t : st.texts) labels += t.kind == gelu::plot::TextKind::Label;
-  EXPECT_LT(labels, 4) << "three labels beside one place";
+  EXPECT_LT(marker_labels(st).size(), 4u) << "three labels beside one place";
   for (int i = 0; i < 3; ++i) frame(a);
   EXPECT_EQ(st.dot_tip, "alpha");
   for (int i = 0; i < 3; ++i) frame(b);
   EXPECT_EQ(st.dot_tip, "beta");  // the first drawn of the dots under the mouse
   for (int i = 0; i < 3; ++i) frame(ImVec2((a.x + b.x) / 2, a.y));
   EXPECT_EQ(st.dot_tip, "") << "no dot under the mouse: the curves' readout, not a dot's label";
-  ImGui::DestroyContext();
 }
 
 // A marker's label that would lie on the curves over a sixth of a small plot or more (a small plot at a
 // large text scale) is left out, the dot showing it when hovered; in a plot with room it is drawn.
 TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(900, 700);
-  io.DeltaTime = 1.0f / 60;
-  io.FontGlobalScale = 3.0f;  // text as large as in presentation mode
-  io.Fonts->AddFontDefault();
-  ASSERT_TRUE(io.Fonts->Build());
+  PlotFrames f(ImVec2(900, 700), 3.0f);  // text as large as in presentation mode
+  ASSERT_TRUE(f.built);
   const char* text = "erf_naive: 0 from here";
-  std::vector<double> xs, ys;
+  std::vector<double> xs, ys, ys2;
   for (int i = 0; i <= 60; ++i) {  // curves across the whole plot
     xs.push_back(i / 6.0);
     ys.push_back(5 + 4.5 * std::sin(i / 1.5));
+    ys2.push_back(10 - ys.back());
   }
   for (const ImVec2 size : {ImVec2(640, 230), ImVec2(-1, -1)}) {
     SCOPED_TRACE(size.x);
@@ -470,63 +489,40 @@ TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
     st.x.range = {0, 10};
     st.y.range = {0, 10};
     auto frame = [&](ImVec2 mouse) {
-      io.MousePos = mouse;
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(io.DisplaySize);
-      ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
-      {
+      f.frame(mouse, [&] {
         gelu::plot::Plot p("small", st, size, "x", "y");
         p.line("wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
-        for (double& y : ys) y = 10 - y;
-        p.line("wave 2", IM_COL32(200, 90, 30, 255), xs, ys, 0.14f);
-        for (double& y : ys) y = 10 - y;
+        p.line("wave 2", IM_COL32(200, 90, 30, 255), xs, ys2, 0.14f);
         p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
-      }
-      ImGui::End();
-      ImGui::Render();
+      });
     };
-    frame(ImVec2(-FLT_MAX, -FLT_MAX));
-    frame(ImVec2(-FLT_MAX, -FLT_MAX));
+    frame(kNoMouse);
+    frame(kNoMouse);
     ASSERT_EQ(st.dots.size(), 1u);
-    int labels = 0;
-    for (const gelu::plot::TextBox& t : st.texts) labels += t.kind == gelu::plot::TextKind::Label;
+    const std::size_t labels = marker_labels(st).size();
     if (size.x > 0)
-      EXPECT_EQ(labels, 0) << "a label over a sixth of a small plot's curves";
+      EXPECT_EQ(labels, 0u) << "a label over a sixth of a small plot's curves";
     else
-      EXPECT_EQ(labels, 1) << "a plot with room keeps its marker's label";
+      EXPECT_EQ(labels, 1u) << "a plot with room keeps its marker's label";
     const ImVec2 d = st.dots[0].p;
     for (int i = 0; i < 3; ++i) frame(d);
     EXPECT_EQ(st.dot_tip, text);
   }
-  // With the legend beside the plot and room under it, such a label goes there, outside the data area, in
-  // its dot's colour.
-  {
-    gelu::plot::PlotState st;
-    st.x.range = {0, 10};
-    st.y.range = {0, 10};
-    for (int i = 0; i < 3; ++i) {
-      ImGui::NewFrame();
-      ImGui::SetNextWindowPos(ImVec2(0, 0));
-      ImGui::SetNextWindowSize(io.DisplaySize);
-      ImGui::Begin("plots", nullptr, ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove);
-      {
-        gelu::plot::Plot p("beside", st, ImVec2(-1, 400), "x", "y");
-        p.line("a sine wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
-        p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
-      }
-      ImGui::End();
-      ImGui::Render();
-    }
-    ASSERT_EQ(st.legend_place, gelu::plot::LegendPlace::Right);
-    std::vector<gelu::plot::TextBox> labels;
-    for (const gelu::plot::TextBox& t : st.texts)
-      if (t.kind == gelu::plot::TextKind::Label) labels.push_back(t);
-    ASSERT_EQ(labels.size(), 1u) << "the marker's label, beside the legend";
-    EXPECT_GE(labels[0].min.x, st.last.right) << "outside the data area";
-    EXPECT_GE(labels[0].min.y, st.legend_max.y) << "under the legend";
-  }
-  ImGui::DestroyContext();
+  // With the legend beside the plot and room under it, such a label goes there, outside the data area.
+  gelu::plot::PlotState st;
+  st.x.range = {0, 10};
+  st.y.range = {0, 10};
+  for (int i = 0; i < 3; ++i)
+    f.frame(kNoMouse, [&] {
+      gelu::plot::Plot p("beside", st, ImVec2(-1, 400), "x", "y");
+      p.line("a sine wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+      p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
+    });
+  ASSERT_EQ(st.legend_place, gelu::plot::LegendPlace::Right);
+  const std::vector<gelu::plot::TextBox> labels = marker_labels(st);
+  ASSERT_EQ(labels.size(), 1u) << "the marker's label, beside the legend";
+  EXPECT_GE(labels[0].min.x, st.last.right) << "outside the data area";
+  EXPECT_GE(labels[0].min.y, st.legend_max.y) << "under the legend";
 }
 
 // [SECTION] The matrix

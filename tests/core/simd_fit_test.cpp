@@ -24,6 +24,17 @@ int significant_bits(float v) {
   return 24 - __builtin_ctz(mant);
 }
 
+/// T_j from a table's hi_shifted entry: hi_shifted + (j << (23 − kBits)) (exp2_scaled with m = 0).
+template <int kBits, int kHiBits>
+float entry(const gelu::simd::Exp2TableOf<kBits, kHiBits>& t, int j) {
+  std::uint32_t b;
+  std::memcpy(&b, &t.hi_shifted[j], sizeof b);
+  b += static_cast<std::uint32_t>(j) << (23 - kBits);
+  float T;
+  std::memcpy(&T, &b, sizeof T);
+  return T;
+}
+
 double S(double t) {  // Φ(−t)·exp(t²/2), decreasing
   return gelu::formulas::normal_upper_tail(t) * std::exp(0.5 * t * t);
 }
@@ -70,12 +81,7 @@ TEST(SimdFit, ShortPointNearFindsAnEntryExactTo2Pow32) {
 TEST(SimdFit, ShortExp2EntriesMakeExactProducts) {
   const auto& t = gelu::simd::exp2_table<4, 8>();
   for (int j = 0; j < 16; ++j) {
-    // hi_shifted + (j << 19) is T_j (exp2_scaled with m = 0).
-    std::uint32_t b;
-    std::memcpy(&b, &t.hi_shifted[j], sizeof b);
-    b += static_cast<std::uint32_t>(j) << 19;
-    float T;
-    std::memcpy(&T, &b, sizeof T);
+    const float T = entry(t, j);
     SCOPED_TRACE(j);
     EXPECT_LE(significant_bits(T), 8);
     EXPECT_LE(std::fabs(t.ln_rel[j]), 0x1p-8);
@@ -89,14 +95,7 @@ TEST(SimdFit, ShortExp2EntriesMakeExactProducts) {
   }
   // The full-length table is what it was: T_j = 2^(j/32) rounded to float.
   const auto& f = gelu::simd::exp2_table<5>();
-  for (int j = 0; j < 32; ++j) {
-    std::uint32_t b;
-    std::memcpy(&b, &f.hi_shifted[j], sizeof b);
-    b += static_cast<std::uint32_t>(j) << 18;
-    float T;
-    std::memcpy(&T, &b, sizeof T);
-    EXPECT_EQ(T, static_cast<float>(std::exp2(j / 32.0))) << j;
-  }
+  for (int j = 0; j < 32; ++j) EXPECT_EQ(entry(f, j), static_cast<float>(std::exp2(j / 32.0))) << j;
 }
 
 }  // namespace
