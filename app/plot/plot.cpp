@@ -636,7 +636,7 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   ink_.push_back({p, p, radius_em * lu_});
   dots_.push_back({p, color});
   if (!text || !text[0]) return;
-  named_dots_.push_back({p, radius_em * lu_, text, color, s_.labels_near && !in_view_notes_, in_view_notes_});
+  named_dots_.push_back({p, radius_em * lu_, text, color, in_view_notes_});
 }
 
 std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* text, ImU32 color,
@@ -1355,7 +1355,7 @@ void Plot::end() {
   in_view_notes_ = false;
   // The markers' labels, in the order of their markers, now that every dot and curve is drawn.
   for (const NamedDot& d : named_dots_)
-    label_near(d.p, d.text.c_str(), d.color, false, true, d.near, !d.lesson);
+    label_near(d.p, d.text.c_str(), d.color, false, true, s_.labels_near && !d.lesson, !d.lesson);
   s_.dots = dots_;
   layers_.Merge(dl_);
   dl_->PopClipRect();

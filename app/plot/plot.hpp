@@ -313,8 +313,7 @@ class Plot {
     float r;  // radius in pixels
     std::string text;
     ImU32 color;
-    bool near;    // labels_near applies (never to a lesson step's markers, whose text must show)
-    bool lesson;  // a lesson step's marker: its label is never left out
+    bool lesson;  // a lesson step's marker: its label is never left out, nor held near by labels_near
   };
   std::vector<NamedDot> named_dots_;
   bool in_view_notes_ = false;
