@@ -644,6 +644,9 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
                                                           bool optional) {
   std::string t = unicode_minus(text);
   const std::string one_line = t;
+  // A marker left or right of the view is not seen: its label, at that edge, points to it.
+  const bool off_view = marker && (p.x < area_min_.x || p.x > area_max_.x);
+  if (off_view) t = p.x < area_min_.x ? "← " + t : t + " →";
   // Wider than the plot: wrapped at spaces (never cut at the plot's edge).
   if (const float room = area_max_.x - area_min_.x - 0.6f * em_; ImGui::CalcTextSize(t.c_str()).x > room) {
     std::string w;
@@ -742,6 +745,11 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
       outside_note(one_line.c_str(), nullptr, color, false);
     return std::nullopt;
   }
+  // The label of a dot left or right of the view names something the plot does not show: where it would lie
+  // on the data, it goes beside the legend when that is outside the plot (as the plot's notes); else it
+  // stays here, the only place it is seen (an unseen dot has no hover).
+  if (off_view && best_on_data && s_.legend_shown && outside_note(one_line.c_str(), nullptr, color, false))
+    return std::nullopt;
   labels_.push_back(b);
   layers_.SetCurrentChannel(dl_, 1);
   if (callout) {
@@ -954,7 +962,7 @@ bool Plot::tick_text(ImVec2 pos, ImU32 color, const char* text) {
 void Plot::text_at(ImVec2 pos, ImU32 color, const char* text, TextKind kind) {
   dl_->AddText(pos, color, text);
   const ImVec2 ts = ImGui::CalcTextSize(text);
-  s_.texts.push_back({pos, ImVec2(pos.x + ts.x, pos.y + ts.y), kind});
+  s_.texts.push_back({pos, ImVec2(pos.x + ts.x, pos.y + ts.y), kind, ImVec2(NAN, NAN), 0, text});
 }
 
 void Plot::draw_axes() {

@@ -47,6 +47,7 @@ struct TextBox {
   TextKind kind;
   ImVec2 anchor{NAN, NAN};  // a marker label: the centre of the dot it names (else NaN)
   ImU32 color = 0;          // a marker label: its dot's colour
+  std::string text = {};    // as drawn (wrapped lines joined by '\n')
 };
 /// A marker or scatter dot as drawn: its centre in pixels and its colour.
 struct Dot {
@@ -214,7 +215,8 @@ class Plot {
                      std::span<const double> y1);
   void hline(double y, ImU32 color, float thickness_em = 0.06f, bool dashed = false);
   void vline(double x, ImU32 color, float thickness_em = 0.06f, bool dashed = false);
-  /// A dot with an optional text label beside it.
+  /// A dot with an optional text label beside it. A dot left or right of the view is not seen: its label,
+  /// at that edge, points to it ("← text", "text →"), or goes beside a legend outside the plot.
   void marker(double x, double y, ImU32 color, const char* text = nullptr, float radius_em = 0.3f);
   /// The tangent line y0 + slope·(x − x0) across the plot.
   void tangent(double x0, double y0, double slope, ImU32 color, float thickness_em = 0.09f);
@@ -264,7 +266,9 @@ class Plot {
   /// callout). A `marker`'s label keeps off its own dot and nearer its dot than others of its colour;
   /// `near` (labels_near) keeps it within reach of the dot, else leaves it out; `optional` moves it out of
   /// the data area where it would lie on the data over a sixth of the plot or more (a small plot at a large
-  /// text scale): into the room under the legend when the legend is at the right, else it is left out.
+  /// text scale): into the room under the legend when the legend is at the right, else it is left out. A
+  /// marker's label whose dot is left or right of the view points to it from that edge, or goes beside a
+  /// legend outside the plot where it would lie on the data.
   std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
                                                       bool marker = false, bool near = false,
                                                       bool optional = false);

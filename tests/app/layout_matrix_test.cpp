@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -523,6 +524,60 @@ TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
   ASSERT_EQ(labels.size(), 1u) << "the marker's label, beside the legend";
   EXPECT_GE(labels[0].min.x, st.last.right) << "outside the data area";
   EXPECT_GE(labels[0].min.y, st.legend_max.y) << "under the legend";
+}
+
+// A marker whose x lies left or right of the view (the Precision panel's "exact GELU is 0 from x = −13.6
+// down" in a view from −12) is not seen; its label stays at that edge of the plot and points out of it.
+TEST(PlotDots, AMarkerOutsideTheViewIsPointedToFromItsEdge) {
+  PlotFrames f(ImVec2(900, 600), 1.0f);
+  ASSERT_TRUE(f.built);
+  gelu::plot::PlotState st;
+  st.x.range = {0, 10};
+  st.y.range = {0, 10};
+  for (int i = 0; i < 3; ++i)
+    f.frame(kNoMouse, [&] {
+      gelu::plot::Plot p("edges", st, ImVec2(-1, -1), "x", "y");
+      p.marker(-3, 8, IM_COL32(200, 30, 30, 255), "zero from x = −3 down", 0.3f);
+      p.marker(14, 2, IM_COL32(30, 30, 200, 255), "overflow from x = 14 up", 0.3f);
+      p.marker(5, 5, IM_COL32(30, 150, 30, 255), "inside", 0.3f);
+    });
+  const std::vector<gelu::plot::TextBox> labels = marker_labels(st);
+  ASSERT_EQ(labels.size(), 3u);
+  std::map<std::string, gelu::plot::TextBox> by_text;
+  for (const gelu::plot::TextBox& b : labels) by_text[b.text] = b;
+  ASSERT_EQ(by_text.count("← zero from x = −3 down"), 1u) << labels[0].text;
+  ASSERT_EQ(by_text.count("overflow from x = 14 up →"), 1u);
+  ASSERT_EQ(by_text.count("inside"), 1u) << "a dot in the view: its label as given";
+  const float em = ImGui::GetFontSize();
+  const gelu::plot::TextBox& left = by_text["← zero from x = −3 down"];
+  const gelu::plot::TextBox& right = by_text["overflow from x = 14 up →"];
+  EXPECT_GE(left.min.x, st.last.left) << "inside the plot";
+  EXPECT_LT(left.min.x, st.last.left + em) << "at its left edge";
+  EXPECT_LE(right.max.x, st.last.right);
+  EXPECT_GT(right.max.x, st.last.right - em) << "at its right edge";
+
+  // Where that label would lie on the curves and the legend is beside the plot, it goes under the legend,
+  // without the arrow (nothing to point along there).
+  std::vector<double> xs, ys;
+  for (int i = 0; i <= 60; ++i) {
+    xs.push_back(i / 6.0);
+    ys.push_back(i % 2 ? 9.5 : 0.5);  // a zigzag over the whole data area
+  }
+  gelu::plot::PlotState beside;
+  beside.x.range = {0, 10};
+  beside.y.range = {0, 10};
+  for (int i = 0; i < 3; ++i)
+    f.frame(kNoMouse, [&] {
+      gelu::plot::Plot p("beside", beside, ImVec2(-1, 400), "x", "y");
+      p.line("a zigzag over the whole plot", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+      p.marker(-3, 5, IM_COL32(200, 30, 30, 255), "zero from x = −3 down", 0.3f);
+    });
+  ASSERT_EQ(beside.legend_place, gelu::plot::LegendPlace::Right);
+  const std::vector<gelu::plot::TextBox> moved = marker_labels(beside);
+  ASSERT_EQ(moved.size(), 1u);
+  EXPECT_EQ(moved[0].text, "zero from x = −3 down");
+  EXPECT_GE(moved[0].min.x, beside.last.right) << "outside the data area";
+  EXPECT_GE(moved[0].min.y, beside.legend_max.y) << "under the legend";
 }
 
 // [SECTION] The matrix
