@@ -77,6 +77,16 @@ constexpr float kFastF = 7.375f;
 // f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
 constexpr int kTBitsF = 8;
 constexpr int kSBitsF = 24 - kTBitsF;
+// f's reduction without a low part of ln2/8: n = round(−t²·8/ln2) and r2 = t² + n·kC4F in one fma, n·kC4F
+// itself an exact fma of k = n + kMagic (kC4F has 12 significant bits and |n| <= 628 at t <= 7.375, so n·kC4F
+// is a float). kC4F is not ln2/8: with ε = ln2/8 − kC4F, e^(−t²/2) = 2^(n/16)·e^(−r2_true/2) and r2_true = r2
+// + n·ε = r2 + ε·(r2 − t²)/kC4F, so e^(−t²/2) = 2^(n/16)·e^(t²·ε/(2·kC4F))·e^(−(r2/2)·(1 + ε/kC4F)), exactly:
+// the first factor, smooth in t, goes into S's bins (they fit S(t)·e^(kGaussF·t²)), the second into the
+// polynomial (e^(−kAlphaF·x/2) − 1), and |n·ε| <= 2^-8.6 widens its range a little.
+constexpr double kC4F = 0x1.62ep-4;  // ln2/8 to 12 bits
+constexpr double kEpsF = 0.693147180559945309417232121458176568 / 8 - kC4F;
+constexpr double kAlphaF = 1 + kEpsF / kC4F;
+constexpr double kGaussF = kEpsF / (2 * kC4F);
 // Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
 // f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
@@ -90,11 +100,11 @@ struct Tables {
   alignas(64) float s_mid[kBins];       // m_k, the bin's expansion point in t (0 for the first bin)
   alignas(64) float s_k[kBins];         // S(m_k) rounded to float, within 2^-32 of it (float_point_near)
   alignas(64) float s_c[kDegS][kBins];  // f_k(d) = S(m_k + d)/s_k − 1 = d·Σ c_i d^i
-  alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): m_k, s_k and coefficients as above
+  alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): as above, of S(t)·e^(kGaussF·t²)
   alignas(64) float f_k[kBins];
   alignas(64) float f_c[kDegF][kBins];
-  alignas(64) float f_exp_d[16];    // −2·ln(2^(j/16)/T_j) (T_j of exp2_table<4, kTBitsF>), added to r2
-  float f_e[3] = {};                // e^(−r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
+  alignas(64) float f_exp_d[16];  // −2·ln(2^(j/16)/T_j)/kAlphaF (T_j of exp2_table<4, kTBitsF>), added to r2
+  float f_e[3] = {};              // e^(−kAlphaF·r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
   float root_hi = 0, root_lo = 0;   // root of f' as a float pair
   float root_c[kDegRoot + 1] = {};  // f'(r0 + δ) ≈ δ·Σ c_i δ^i
 };
@@ -104,19 +114,24 @@ struct Tables {
 /// Because f(0) = S(m)/s − 1 is below 2^-32, f needs no constant term: one table and one lookup fewer per
 /// vector. The fit reaches a little beyond the bin: t + shift rounds, so a t just below an edge can land in
 /// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
-/// With `bits` < 24, s has that many significant bits (short_point_near), m and s as before.
+/// With `bits` < 24, s has that many significant bits (short_point_near), m and s as before. With `g` != 0
+/// the bin fits S(t)·e^(g·t²) in place of S (f's bins: kGaussF).
 template <int K>
-void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins], int bits = 24) {
+void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins], int bits = 24,
+             double g = 0) {
+  auto S_g = [g](double v) { return S_ref(v) * std::exp(g * v * v); };
   float m;
   if (bits < 24) {
     const ShortEntry e = short_point_near(
-        0.5 * (t0 + t1), bits, [](float v) { return S_ref(v); },
-        [](float v) { return v * S_ref(v) - F::kInvSqrt2Pi; });  // S'
+        0.5 * (t0 + t1), bits, [&](float v) { return S_g(v); },
+        [&](float v) {  // (S·e^(g·t²))′ with S′ = t·S − 1/√(2π)
+          return std::exp(g * v * v) * (v * S_ref(v) - F::kInvSqrt2Pi) + 2 * g * v * S_g(v);
+        });
     m = e.m;
     sk[b] = e.s;
   } else {
-    m = float_point_near(0.5 * (t0 + t1), [](float v) { return S_ref(v); });
-    sk[b] = static_cast<float>(S_ref(m));
+    m = float_point_near(0.5 * (t0 + t1), [&](float v) { return S_g(v); });
+    sk[b] = static_cast<float>(S_g(m));
   }
   mid[b] = m;
   const double w = t1 - t0, pad = 1e-3 * w;
@@ -124,7 +139,7 @@ void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[k
   for (double& xn : xs)
     if (std::fabs(xn) < 1e-2 * w) xn = std::copysign(1e-2 * w, xn == 0 ? 1.0 : xn);
   std::array<double, K> ys{};
-  for (int n = 0; n < K; ++n) ys[n] = (S_ref(m + xs[n]) / sk[b] - 1.0) / xs[n];
+  for (int n = 0; n < K; ++n) ys[n] = (S_g(m + xs[n]) / sk[b] - 1.0) / xs[n];
   const auto c = interpolate<K>(xs, ys);
   for (int n = 0; n < K; ++n) coef[n][b] = static_cast<float>(c[n]);
 }
@@ -145,22 +160,25 @@ Tables build_tables() {
     // top 4 mantissa bits; indices 0..3 are u in [8, 10), 4..15 u in [2.5, 4), 16..31 u in [4, 8).
     const double fu0 = b < 4 ? 8 + 0.5 * b : b < 16 ? 2 + b / 8.0 : 4 + (b - 16) / 4.0;
     const double fw = b < 4 ? 0.5 : b < 16 ? 0.125 : 0.25;
-    fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c, kSBitsF);
+    fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c, kSBitsF,
+                   kGaussF);
   }
-  // f's exponential: e^(−t²/2) = 2^m·2^(j/16)·e^r = 2^m·T_j·e^(r + δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of
-  // kTBitsF bits (|δ_j| <= 2^-kTBitsF), so r2 = −2r takes −2δ_j and e^(r + δ_j) − 1 is fitted on the wider
-  // range (least squares through 0 at 97 Chebyshev points, about minimax).
+  // f's exponential: 2^(n/16) = 2^m·2^(j/16) = 2^m·T_j·e^(δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of kTBitsF
+  // bits (|δ_j| <= 2^-kTBitsF), and with kC4F's correction (above) the factor left is e^(−(α/2)·(r2 −
+  // 2δ_j/α)): r2 takes −2δ_j/α and e^(−α·x/2) − 1 is fitted on the wider range (least squares through 0 at 97
+  // Chebyshev points, about minimax).
   const auto& ex = exp2_table<4, kTBitsF>();
   double dmax = 0;
   for (int j = 0; j < 16; ++j) {
-    tb.f_exp_d[j] = static_cast<float>(-2 * ex.ln_rel[j]);
+    tb.f_exp_d[j] = static_cast<float>(-2 * ex.ln_rel[j] / kAlphaF);
     dmax = std::max(dmax, std::fabs(ex.ln_rel[j]));
   }
   {
-    const double h = 2 * (0.693147180559945309417232121458176568 / 32 + dmax) * 1.001;
+    const double h =
+        (2 * (0.693147180559945309417232121458176568 / 32 + dmax) + 640 * std::fabs(kEpsF)) * 1.001;
     const auto xs = chebyshev_nodes<97>(-h, h);
     std::array<double, 97> ys{}, ws{};
-    for (int i = 0; i < 97; ++i) ys[i] = std::expm1(-0.5 * xs[i]), ws[i] = 1;
+    for (int i = 0; i < 97; ++i) ys[i] = std::expm1(-0.5 * kAlphaF * xs[i]), ws[i] = 1;
     const auto c = least_squares_times_d<3>(xs, ys, ws);
     for (int i = 0; i < 3; ++i) tb.f_e[i] = static_cast<float>(c[i]);
   }
@@ -323,25 +341,27 @@ struct RegsF {
 ///     the reduced argument, r + δ_j with δ_j = ln(2^(j/16)/T_j) from a second vpermps, and e^(r + δ_j) − 1
 ///     is fitted on |r + δ_j| <= ln2/32 + 2^-8 (degree 3, error 2^-27.9 against the 2^-26.7 of the Taylor
 ///     polynomial on ln2/32 before). One FMA-pipe instruction fewer per vector than s_k·t split exactly
-///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v): 3–7 % faster on Zen 5 (docs/performance.md).
+///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v): 3–7 % faster on Zen 5 (docs/performance.md);
+///   - the reduction in three fmas: n·kC4F from k = n + kMagic (exact), then r2 = x² + n·kC4F rounded once
+///     (|r2| <= 0.05: 2^-29.5), where t² split exactly (mul, fmsub), n = k − kMagic and n·ln2/8 in a high and
+///     a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and the
+///     polynomial (kC4F above): 6–7 % faster on Zen 5.
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
 GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
   const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
   tail = _mm512_cmp_ps_mask(t, _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
-  // t² = hh + hl exactly; r2 = −2(r + δ_j) with r = −t²/2 − n·ln2/16: hh + n·(ln2/8)_hi is exact (as in
-  // pieces()), and the small terms are added together (~2^-30 each, and a shorter chain). The square is taken
-  // of x, not t: the same bits wherever t = |x| (every lane this path keeps), and the exponential's chain
-  // no longer waits for the vrangeps — 2–4 % faster on Zen 5, whose out-of-order window this
-  // loop fills: every cycle cut from a chain that many instructions wait on counts (docs/performance.md).
+  // n = round(−t²·8/ln2) in k = n + kMagic; n·kC4F exactly by one fma of k (k·kC4F exact inside it,
+  // kMagic·kC4F a float, the difference a float); r2 = x² + n·kC4F rounded once (x² exact inside the fma);
+  // plus −2δ_j/α for T_j's rounding. The square is of x, not t: the same bits wherever t = |x| (every lane
+  // this path keeps), and the chain does not wait for the vrangeps — every cycle cut from a chain that many
+  // instructions wait on counts on Zen 5, whose out-of-order window this loop fills (docs/performance.md).
   const __m512 hh = _mm512_mul_ps(x, x);
-  const __m512 hl = _mm512_fmsub_ps(x, x, hh);
   const __m512 k =
       _mm512_fmadd_ps(hh, _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));  // −8/ln2
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
   const __m512i kb = _mm512_castps_si512(k);  // low 4 bits: n mod 16 (vpermps reads them)
-  const __m512 r2 = _mm512_add_ps(
-      _mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_hi), hh),
-      _mm512_add_ps(_mm512_fmadd_ps(n, _mm512_set1_ps(4 * kC_lo), hl), _mm512_permutexvar_ps(kb, r.exp_d)));
+  const __m512 nc = _mm512_fmadd_ps(k, _mm512_set1_ps(static_cast<float>(kC4F)),
+                                    _mm512_set1_ps(static_cast<float>(-kMagic * kC4F)));
+  const __m512 r2 = _mm512_add_ps(_mm512_fmadd_ps(x, x, nc), _mm512_permutexvar_ps(kb, r.exp_d));
   __m512 e = _mm512_fmadd_ps(r2, r.e2, r.e1);
   e = _mm512_fmadd_ps(r2, e, r.e0);
   const __m512 q = _mm512_mul_ps(r2, e);
