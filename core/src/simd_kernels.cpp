@@ -330,7 +330,7 @@ struct RegsF {
 
 /// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not
 /// used. G = 2^m·T·s_k·t·(1 + q)(1 + f) as in pieces(), with fewer instructions per vector than they need
-/// (the throughput of the FMA and permute pipes is what bounds this loop on Zen 5):
+/// (their number is what bounds this loop on Zen 5: ~0.4 cycle each, register copies free):
 ///   - exp(−t²/2) over 2^(j/16) (n = round(−t²/2·16/ln2)) — a vpermps from one register, no copy of a table
 ///     register per lookup;
 ///   - S over f's bins: degree 4, one coefficient and one vpermt2ps fewer, and u = t + 2.5 by one add;
