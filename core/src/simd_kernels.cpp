@@ -87,6 +87,10 @@ constexpr double kC4F = 0x1.62ep-4;  // ln2/8 to 12 bits
 constexpr double kEpsF = 0.693147180559945309417232121458176568 / 8 - kC4F;
 constexpr double kAlphaF = 1 + kEpsF / kC4F;
 constexpr double kGaussF = kEpsF / (2 * kC4F);
+static_assert(kC4F * 0x1p15 == static_cast<double>(static_cast<long>(kC4F * 0x1p15)) && kC4F * 0x1p15 < 4096,
+              "kC4F has 12 significant bits");
+static_assert(static_cast<double>(kFastF) * kFastF * 8 / 0.6931 < 1023,
+              "|n| < 2^10 on the fast path: n·kC4F has at most 22 significant bits");
 // Beyond 1/16 from the root the main path's absolute error (~2^-29.5, the rounding of f) is under 2 ULP of
 // f'.
 constexpr double kRootHalfWidth = 1.0 / 16;
