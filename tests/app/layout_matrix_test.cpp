@@ -35,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -442,6 +443,23 @@ std::vector<gelu::plot::TextBox> marker_labels(const gelu::plot::PlotState& st) 
 
 const ImVec2 kNoMouse(-FLT_MAX, -FLT_MAX);
 
+/// Three frames of a plot 400 px tall on [0, 10]², room for its legend beside it, with one curve and one
+/// labelled marker: the plot's state after them.
+gelu::plot::PlotState marker_beside_a_legend(PlotFrames& f, const char* curve, std::span<const double> xs,
+                                             std::span<const double> ys, ImVec2 dot, ImU32 color,
+                                             const char* text, float radius_em) {
+  gelu::plot::PlotState st;
+  st.x.range = {0, 10};
+  st.y.range = {0, 10};
+  for (int i = 0; i < 3; ++i)
+    f.frame(kNoMouse, [&] {
+      gelu::plot::Plot p("beside", st, ImVec2(-1, 400), "x", "y");
+      p.line(curve, IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+      p.marker(dot.x, dot.y, color, text, radius_em);
+    });
+  return st;
+}
+
 // A labelled dot shows its label when hovered, the label drawn beside it or left out for want of room.
 TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
   PlotFrames f(ImVec2(800, 600), 1.0f);
@@ -510,15 +528,8 @@ TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
     EXPECT_EQ(st.dot_tip, text);
   }
   // With the legend beside the plot and room under it, such a label goes there, outside the data area.
-  gelu::plot::PlotState st;
-  st.x.range = {0, 10};
-  st.y.range = {0, 10};
-  for (int i = 0; i < 3; ++i)
-    f.frame(kNoMouse, [&] {
-      gelu::plot::Plot p("beside", st, ImVec2(-1, 400), "x", "y");
-      p.line("a sine wave", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
-      p.marker(4, 5, IM_COL32(230, 120, 20, 255), text, 0.2f);
-    });
+  const gelu::plot::PlotState st =
+      marker_beside_a_legend(f, "a sine wave", xs, ys, ImVec2(4, 5), IM_COL32(230, 120, 20, 255), text, 0.2f);
   ASSERT_EQ(st.legend_place, gelu::plot::LegendPlace::Right);
   const std::vector<gelu::plot::TextBox> labels = marker_labels(st);
   ASSERT_EQ(labels.size(), 1u) << "the marker's label, beside the legend";
@@ -563,15 +574,9 @@ TEST(PlotDots, AMarkerOutsideTheViewIsPointedToFromItsEdge) {
     xs.push_back(i / 6.0);
     ys.push_back(i % 2 ? 9.5 : 0.5);  // a zigzag over the whole data area
   }
-  gelu::plot::PlotState beside;
-  beside.x.range = {0, 10};
-  beside.y.range = {0, 10};
-  for (int i = 0; i < 3; ++i)
-    f.frame(kNoMouse, [&] {
-      gelu::plot::Plot p("beside", beside, ImVec2(-1, 400), "x", "y");
-      p.line("a zigzag over the whole plot", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
-      p.marker(-3, 5, IM_COL32(200, 30, 30, 255), "zero from x = −3 down", 0.3f);
-    });
+  const gelu::plot::PlotState beside =
+      marker_beside_a_legend(f, "a zigzag over the whole plot", xs, ys, ImVec2(-3, 5),
+                             IM_COL32(200, 30, 30, 255), "zero from x = −3 down", 0.3f);
   ASSERT_EQ(beside.legend_place, gelu::plot::LegendPlace::Right);
   const std::vector<gelu::plot::TextBox> moved = marker_labels(beside);
   ASSERT_EQ(moved.size(), 1u);
