@@ -120,12 +120,73 @@ const Buffer<std::uint16_t>& inputs_bf16(std::size_t n) {
   return x;
 }
 
+// The arrays the benchmarks write, and the dy of the backward passes: one of the largest size per element
+// type, kept for the whole program (smaller sizes use a prefix, as with the inputs). Allocated row by row,
+// each 64M row paid ~1 s of page faults before its timing and freed 256 MB after it; on the Zen 5 VM the host
+// then took back guest pages, and the next row's first pass over its input paid for them (kPerCallFrom).
+template <class T>
+T* outputs(std::size_t n) {
+  static Buffer<T> y(kMaxSize, Place::Output);
+  if (n > y.size()) std::abort();
+  return y.data();
+}
+const float* dy_f32(std::size_t n) {
+  static const Buffer<float> dy(kMaxSize, Place::Dy, 0.5f);
+  if (n > dy.size()) std::abort();
+  return dy.data();
+}
+const std::uint16_t* dy_bf16(std::size_t n) {
+  static const Buffer<std::uint16_t> dy(kMaxSize, Place::Dy, gelu::bf16::from_float(0.5f));
+  if (n > dy.size()) std::abort();
+  return dy.data();
+}
+
 void set_counters(benchmark::State& st, std::size_t n, std::size_t bytes_per_elem) {
   st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n));
   st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n * bytes_per_elem));
   st.counters["ns_per_elem"] =
       benchmark::Counter(static_cast<double>(st.iterations()) * static_cast<double>(n) * 1e-9,
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+/// Now in ns: the calling thread's CPU time with one thread (as the one-thread rows report), wall time with
+/// two.
+double now_ns(int threads) {
+  timespec ts{};
+  clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+/// The median of v (0 for an empty v).
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// From this size on each call is timed on its own and `ns_per_elem` is the median call's, not the mean
+// Google Benchmark reports in its time columns. On the Zen 5 VM the host now and then takes back pages of the
+// guest's memory (no fault the guest sees: getrusage counts none), and the next pass over a 256 MB array then
+// pays ~5 µs a page, ~350 ms against the 15 ms the pass needs; a 64M row's ~10 calls caught one such pause
+// in most runs, so its mean carried ~35 ms a call (docs/performance.md, "The 64M rows"). At 64M a call takes
+// milliseconds, so the two clock reads cost nothing; below 1M the mean stays, as before.
+constexpr std::size_t kPerCallFrom = std::size_t(1) << 20;
+
+/// The timing loop of every row but the pairs: `body` once an iteration, then the counters (set_counters),
+/// with `ns_per_elem` the median call's from kPerCallFrom elements on.
+template <class Body>
+void timed_loop(benchmark::State& st, std::size_t n, int threads, std::size_t bytes_per_elem, Body&& body) {
+  const bool per_call = n >= kPerCallFrom;
+  std::vector<double> calls;
+  for (auto _ : st) {
+    const double t0 = per_call ? now_ns(threads) : 0.0;
+    body();
+    benchmark::ClobberMemory();
+    if (per_call) calls.push_back(now_ns(threads) - t0);
+  }
+  set_counters(st, n, bytes_per_elem);
+  if (per_call && !calls.empty()) st.counters["ns_per_elem"] = median(calls) / static_cast<double>(n);
 }
 
 /// Sets the core's thread count for one benchmark and restores single-threaded afterwards.
@@ -150,13 +211,11 @@ void copy_line(const float* x, float* y, std::size_t n, int threads) {
 void BM_copy(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  Buffer<float> y(n, Place::Output);
-  for (auto _ : st) {
-    copy_line(x, y.data(), n, threads);
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(st, n, 8);
+  float* y = outputs<float>(n);
+  timed_loop(st, n, threads, 8, [&] {
+    copy_line(x, y, n, threads);
+    benchmark::DoNotOptimize(y);
+  });
 }
 
 // The 64M targets of issue 16 are ratios to the copy, and on a shared host the memory bandwidth moves with
@@ -168,26 +227,21 @@ void BM_copy(benchmark::State& st, std::size_t n, int threads) {
 void BM_paired(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  Buffer<float> y(n, Place::Output);
-  float* yp = y.data();
+  float* yp = outputs<float>(n);
   const gelu::Activation& g = *gelu::find_activation("gelu");
   const gelu::Params p = g.defaults();
-  auto now = [threads] {
-    timespec ts{};
-    clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-  };
+  auto now = [threads] { return now_ns(threads); };
   auto time_copy = [&] {
     const double t0 = now();
     copy_line(x, yp, n, threads);
-    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(yp);
     benchmark::ClobberMemory();
     return now() - t0;
   };
   auto time_gelu = [&] {
     const double t0 = now();
     g.eval(std::span<const float>(x, n), std::span<float>(yp, n), 0, &p, gelu::Path::Fast);
-    benchmark::DoNotOptimize(y.data());
+    benchmark::DoNotOptimize(yp);
     benchmark::ClobberMemory();
     return now() - t0;
   };
@@ -207,12 +261,6 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
     f.push_back(tf);
     r.push_back(tf / tc);
   }
-  auto median = [](std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const std::size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-  };
   st.counters["ratio"] = median(r);
   st.counters["copy_ns"] = median(c) / static_cast<double>(n);
   st.counters["gelu_ns"] = median(f) / static_cast<double>(n);
@@ -227,71 +275,61 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
 void BM_gelu_streaming(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  Buffer<float> y(n, Place::Output);
-  float* yp = y.data();
-  for (auto _ : st) {
+  float* yp = outputs<float>(n);
+  timed_loop(st, n, threads, 8, [&] {
     if (threads == 1)
       gelu::simd::gelu_f32_streaming(x, yp, n);
     else
       gelu::parallel_for(
           n, 16, [&](std::size_t b, std::size_t e) { gelu::simd::gelu_f32_streaming(x + b, yp + b, e - b); });
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(st, n, 8);
+    benchmark::DoNotOptimize(yp);
+  });
 }
 
 void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, gelu::Path path, std::size_t n,
                    int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  Buffer<float> y(n, Place::Output);
+  float* y = outputs<float>(n);
   const gelu::Params p = a->defaults();
-  for (auto _ : st) {
-    a->eval(std::span<const float>(x, n), std::span<float>(y.data(), n), order, &p, path);
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(st, n, 8);
+  timed_loop(st, n, threads, 8, [&] {
+    a->eval(std::span<const float>(x, n), std::span<float>(y, n), order, &p, path);
+    benchmark::DoNotOptimize(y);
+  });
 }
 
 // The backward pass a framework runs: dx = dy * f'(x).
 void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  const Buffer<float> dy(n, Place::Dy, 0.5f);
-  Buffer<float> dx(n, Place::Output);
+  const float* dy = dy_f32(n);
+  float* dx = outputs<float>(n);
   const gelu::Params p = a->defaults();
-  for (auto _ : st) {
-    gelu::backward(*a, std::span<const float>(x, n), std::span<const float>(dy.data(), n),
-                   std::span<float>(dx.data(), n), &p);
-    benchmark::DoNotOptimize(dx.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(st, n, 12);
+  timed_loop(st, n, threads, 12, [&] {
+    gelu::backward(*a, std::span<const float>(x, n), std::span<const float>(dy, n), std::span<float>(dx, n),
+                   &p);
+    benchmark::DoNotOptimize(dx);
+  });
 }
 
 void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n, int threads) {
   const Threads t(threads);
   const std::uint16_t* x = inputs_bf16(n).data();
-  const Buffer<std::uint16_t> dy(n, Place::Dy, gelu::bf16::from_float(0.5f));
-  Buffer<std::uint16_t> y(n, Place::Output);
+  const std::uint16_t* dy = dy_bf16(n);
+  std::uint16_t* y = outputs<std::uint16_t>(n);
   auto run = [&](std::size_t b, std::size_t e) {
     if (backward)
-      (tanh_form ? gelu::bf16::gelu_tanh_backward : gelu::bf16::gelu_backward)(x + b, dy.data() + b,
-                                                                               y.data() + b, e - b);
+      (tanh_form ? gelu::bf16::gelu_tanh_backward : gelu::bf16::gelu_backward)(x + b, dy + b, y + b, e - b);
     else
-      (tanh_form ? gelu::bf16::gelu_tanh : gelu::bf16::gelu)(x + b, y.data() + b, e - b);
+      (tanh_form ? gelu::bf16::gelu_tanh : gelu::bf16::gelu)(x + b, y + b, e - b);
   };
-  for (auto _ : st) {
+  timed_loop(st, n, threads, backward ? 6 : 4, [&] {
     if (threads == 1)
       run(0, n);
     else
       gelu::parallel_for(n, 1, run);
-    benchmark::DoNotOptimize(y.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(st, n, backward ? 6 : 4);
+    benchmark::DoNotOptimize(y);
+  });
 }
 
 // [SECTION] oneDNN's peers
@@ -304,35 +342,31 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, 
   dnnl::stream s(eng);
   const auto dt = bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
   const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(n)}, dt, dnnl::memory::format_tag::a);
-  Buffer<float> dy(bf16 ? 0 : n, Place::Dy, 0.5f), out(bf16 ? 0 : n, Place::Output);
-  Buffer<std::uint16_t> dy16(bf16 ? n : 0, Place::Dy, gelu::bf16::from_float(0.5f)),
-      out16(bf16 ? n : 0, Place::Output);
+  void* out = bf16 ? static_cast<void*>(outputs<std::uint16_t>(n)) : static_cast<void*>(outputs<float>(n));
+  void* dy = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(dy_bf16(n)))
+                  : static_cast<void*>(const_cast<float*>(dy_f32(n)));  // oneDNN only reads it
   void* src_p = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(inputs_bf16(n).data()))
                      : static_cast<void*>(const_cast<float*>(inputs(n).data()));
   dnnl::memory src(md, eng, src_p);
-  dnnl::memory dst(md, eng, bf16 ? static_cast<void*>(out16.data()) : static_cast<void*>(out.data()));
-  dnnl::memory ddst(md, eng, bf16 ? static_cast<void*>(dy16.data()) : static_cast<void*>(dy.data()));
+  dnnl::memory dst(md, eng, out);
+  dnnl::memory ddst(md, eng, dy);
   auto fwd_pd = dnnl::eltwise_forward::primitive_desc(
       dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, alpha, 0.f), eng);
   const std::size_t elem = bf16 ? 2 : 4;
   if (!backward) {
     dnnl::eltwise_forward fwd(fwd_pd);
-    for (auto _ : st) {
+    timed_loop(st, n, threads, 2 * elem, [&] {
       fwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
       s.wait();
-      benchmark::ClobberMemory();
-    }
-    set_counters(st, n, 2 * elem);
+    });
   } else {
     auto bwd_pd = dnnl::eltwise_backward::primitive_desc(
         dnnl::eltwise_backward::desc(alg, md, md, alpha, 0.f), eng, fwd_pd);
     dnnl::eltwise_backward bwd(bwd_pd);
-    for (auto _ : st) {
+    timed_loop(st, n, threads, 3 * elem, [&] {
       bwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dst}});
       s.wait();
-      benchmark::ClobberMemory();
-    }
-    set_counters(st, n, 3 * elem);
+    });
   }
   omp_set_num_threads(1);
 }
