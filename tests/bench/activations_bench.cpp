@@ -43,6 +43,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
 #include "gelu/kernels.hpp"
@@ -123,7 +124,7 @@ const Buffer<std::uint16_t>& inputs_bf16(std::size_t n) {
 // The arrays the benchmarks write, and the dy of the backward passes: one of the largest size per element
 // type, kept for the whole program (smaller sizes use a prefix, as with the inputs). Allocated row by row,
 // each 64M row paid ~1 s of page faults before its timing and freed 256 MB after it; on the Zen 5 VM the host
-// then took back guest pages, and the next row's first pass over its input paid for them (kPerCallFrom).
+// then took back guest pages, and the next row's first pass over its input paid for them (bench_timing.hpp).
 template <class T>
 T* outputs(std::size_t n) {
   static Buffer<T> y(kMaxSize, Place::Output);
@@ -141,53 +142,9 @@ const std::uint16_t* dy_bf16(std::size_t n) {
   return dy.data();
 }
 
-void set_counters(benchmark::State& st, std::size_t n, std::size_t bytes_per_elem) {
-  st.SetItemsProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n));
-  st.SetBytesProcessed(static_cast<int64_t>(st.iterations()) * static_cast<int64_t>(n * bytes_per_elem));
-  st.counters["ns_per_elem"] =
-      benchmark::Counter(static_cast<double>(st.iterations()) * static_cast<double>(n) * 1e-9,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
-/// Now in ns: the calling thread's CPU time with one thread (as the one-thread rows report), wall time with
-/// two.
-double now_ns(int threads) {
-  timespec ts{};
-  clock_gettime(threads == 1 ? CLOCK_THREAD_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
-/// The median of v (0 for an empty v).
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-// From this size on each call is timed on its own and `ns_per_elem` is the median call's, not the mean
-// Google Benchmark reports in its time columns. On the Zen 5 VM the host now and then takes back pages of the
-// guest's memory (no fault the guest sees: getrusage counts none), and the next pass over a 256 MB array then
-// pays ~5 µs a page, ~350 ms against the 15 ms the pass needs; a 64M row's ~10 calls caught one such pause
-// in most runs, so its mean carried ~35 ms a call (docs/performance.md, "The 64M rows"). At 64M a call takes
-// milliseconds, so the two clock reads cost nothing; below 1M the mean stays, as before.
-constexpr std::size_t kPerCallFrom = std::size_t(1) << 20;
-
-/// The timing loop of every row but the pairs: `body` once an iteration, then the counters (set_counters),
-/// with `ns_per_elem` the median call's from kPerCallFrom elements on.
-template <class Body>
-void timed_loop(benchmark::State& st, std::size_t n, int threads, std::size_t bytes_per_elem, Body&& body) {
-  const bool per_call = n >= kPerCallFrom;
-  std::vector<double> calls;
-  for (auto _ : st) {
-    const double t0 = per_call ? now_ns(threads) : 0.0;
-    body();
-    benchmark::ClobberMemory();
-    if (per_call) calls.push_back(now_ns(threads) - t0);
-  }
-  set_counters(st, n, bytes_per_elem);
-  if (per_call && !calls.empty()) st.counters["ns_per_elem"] = median(calls) / static_cast<double>(n);
-}
+using gelu::benchtiming::median;
+using gelu::benchtiming::now_ns;
+using gelu::benchtiming::timed_loop;
 
 /// Sets the core's thread count for one benchmark and restores single-threaded afterwards.
 struct Threads {
