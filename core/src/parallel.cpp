@@ -1,5 +1,6 @@
 // [SECTION] The persistent thread pool behind the batched API (gelu/kernels.hpp): thread_count() − 1 workers
-// and the calling thread take chunks of one job from an atomic counter. One job at a time; a second caller, a
+// and the calling thread take chunks of one job from an atomic offset, large ones first and smaller towards
+// the end. One job at a time; a second caller, a
 // nested call or a call from a worker runs inline instead of waiting, so nothing here can deadlock on itself.
 #include "parallel.hpp"
 
@@ -60,7 +61,7 @@ class Pool {
   ~Pool() { resize(0); }
 
   /// Runs the job if no other job is running; returns false (and does nothing) otherwise.
-  bool try_run(std::size_t n, std::size_t chunk, int threads,
+  bool try_run(std::size_t n, std::size_t chunk, std::size_t min_chunk, int threads,
                const std::function<void(std::size_t, std::size_t)>& fn, const std::atomic<bool>* cancel,
                bool* completed) {
     std::unique_lock<std::mutex> run(run_mu_, std::try_to_lock);
@@ -72,7 +73,8 @@ class Pool {
       cancel_ = cancel;
       n_ = n;
       chunk_ = chunk;
-      chunks_ = (n + chunk - 1) / chunk;
+      min_chunk_ = min_chunk;
+      ways_ = static_cast<std::size_t>(threads);
       next_.store(0, std::memory_order_relaxed);
       stop_.store(false, std::memory_order_relaxed);
       skipped_.store(false, std::memory_order_relaxed);
@@ -106,17 +108,28 @@ class Pool {
  private:
   Pool() = default;
 
+  /// The end of the chunk that starts at `begin`: chunk_ while much is left, then half of what is left per
+  /// thread (multiples of 16, not below min_chunk_), and the rest whole when it is less than one more chunk.
+  /// Equal chunks left the faster of two cores idle for up to one chunk at the end — 5–32 % of a 64M call on
+  /// the Zen 5 VM, whose two cores ran f at speeds 15–25 % apart (docs/performance.md, "Threads").
+  std::size_t chunk_end(std::size_t begin) const {
+    const std::size_t left = n_ - begin;
+    const std::size_t size = std::clamp((left / (2 * ways_) + 15) / 16 * 16, min_chunk_, chunk_);
+    return left < size + min_chunk_ ? n_ : begin + size;
+  }
+
   /// Takes chunks until none is left (or the job is stopped).
   void work() {
     for (;;) {
       if (stop_.load(std::memory_order_relaxed) || (cancel_ && cancel_->load(std::memory_order_relaxed))) {
-        if (next_.load(std::memory_order_relaxed) < chunks_) skipped_.store(true, std::memory_order_relaxed);
+        if (next_.load(std::memory_order_relaxed) < n_) skipped_.store(true, std::memory_order_relaxed);
         return;
       }
-      const std::size_t c = next_.fetch_add(1, std::memory_order_relaxed);
-      if (c >= chunks_) return;
-      const std::size_t begin = c * chunk_;
-      const std::size_t end = std::min(n_, begin + chunk_);
+      std::size_t begin = next_.load(std::memory_order_relaxed), end = 0;
+      do {
+        if (begin >= n_) return;
+        end = chunk_end(begin);
+      } while (!next_.compare_exchange_weak(begin, end, std::memory_order_relaxed));
       try {
         (*fn_)(begin, end);
       } catch (...) {
@@ -177,8 +190,8 @@ class Pool {
   // The current job.
   const std::function<void(std::size_t, std::size_t)>* fn_ = nullptr;
   const std::atomic<bool>* cancel_ = nullptr;
-  std::size_t n_ = 0, chunk_ = 1, chunks_ = 0;
-  std::atomic<std::size_t> next_{0};
+  std::size_t n_ = 0, chunk_ = 16, min_chunk_ = 16, ways_ = 1;
+  std::atomic<std::size_t> next_{0};  // where the next chunk starts
   std::atomic<bool> stop_{false}, skipped_{false};
   std::exception_ptr error_;
 };
@@ -210,13 +223,18 @@ bool parallel_for(std::size_t n, std::size_t grain, const std::function<void(std
   grain = std::max<std::size_t>(16, (grain + 15) / 16 * 16);
   const int threads = thread_count();
   if (threads <= 1 || n < 2 * grain || t_in_pool_thread) return run_inline(n, n, fn, cancel);
-  // About four chunks per thread (a descheduled thread on a shared machine delays the call by one chunk at
-  // most), each a multiple of 16 elements so every chunk but the last starts 64-byte aligned with the array.
+  // Chunks of at most a quarter of a thread's share (a descheduled thread on a shared machine delays the call
+  // by one such chunk at most), shrinking towards the end to an eighth of that but not below kMinTail
+  // elements (Pool::chunk_end; smaller chunks cost more in hand-outs than they save: the two-thread copy at
+  // 256K took 1.2x as long with chunks down to 2K), each a multiple of 16 elements so every chunk but the
+  // last starts 64-byte aligned with the array.
+  constexpr std::size_t kMinTail = std::size_t(1) << 16;
   const std::size_t per =
       (n + static_cast<std::size_t>(threads) * 4 - 1) / (static_cast<std::size_t>(threads) * 4);
   const std::size_t chunk = std::max(grain, (per + 15) / 16 * 16);
+  const std::size_t min_chunk = std::min(chunk, std::max({grain, (chunk / 8 + 15) / 16 * 16, kMinTail}));
   bool completed = true;
-  if (Pool::instance().try_run(n, chunk, threads, fn, cancel, &completed)) return completed;
+  if (Pool::instance().try_run(n, chunk, min_chunk, threads, fn, cancel, &completed)) return completed;
   return run_inline(n, n, fn, cancel);
 }
 

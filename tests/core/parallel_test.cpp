@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -100,6 +102,32 @@ TEST(Parallel, EveryElementVisitedOnceInChunksOfSixteen) {
     for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << i;
     EXPECT_FALSE(misaligned.load());
   }
+}
+
+TEST(Parallel, ChunksShrinkTowardsTheEnd) {
+  // Equal chunks left the faster of two unequal cores idle for up to a chunk at the end of a call; chunks now
+  // shrink as the work runs out, so the last ones are small next to the first (still multiples of 16).
+  const ThreadCount tc(2);
+  const std::size_t n = std::size_t{1} << 24;
+  std::mutex mu;
+  std::vector<std::pair<std::size_t, std::size_t>> chunks;
+  EXPECT_TRUE(gelu::parallel_for(n, 16, [&](std::size_t b, std::size_t e) {
+    const std::lock_guard<std::mutex> lk(mu);
+    chunks.emplace_back(b, e);
+  }));
+  std::sort(chunks.begin(), chunks.end());
+  ASSERT_GE(chunks.size(), 3u);
+  std::size_t at = 0;
+  for (const auto& [b, e] : chunks) {
+    EXPECT_EQ(b, at);
+    EXPECT_EQ(b % 16, 0u);
+    at = e;
+  }
+  EXPECT_EQ(at, n);
+  const std::size_t first = chunks.front().second - chunks.front().first;
+  const std::size_t last = chunks.back().second - chunks.back().first;
+  EXPECT_LE(last * 4, first) << chunks.size() << " chunks";
+  EXPECT_GE(last, std::size_t{1} << 16) << "no chunk below the floor";
 }
 
 TEST(Parallel, ExceptionIsRethrownAndThePoolStaysUsable) {
