@@ -41,6 +41,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_timing.hpp"
@@ -131,13 +132,11 @@ T* outputs(std::size_t n) {
   if (n > y.size()) std::abort();
   return y.data();
 }
-const float* dy_f32(std::size_t n) {
-  static const Buffer<float> dy(kMaxSize, Place::Dy, 0.5f);
-  if (n > dy.size()) std::abort();
-  return dy.data();
-}
-const std::uint16_t* dy_bf16(std::size_t n) {
-  static const Buffer<std::uint16_t> dy(kMaxSize, Place::Dy, gelu::bf16::from_float(0.5f));
+/// dy = 0.5 everywhere, as float or as bf16 bits.
+template <class T>
+const T* dys(std::size_t n) {
+  static const Buffer<T> dy(kMaxSize, Place::Dy,
+                            std::is_same_v<T, float> ? T(0.5f) : T(gelu::bf16::from_float(0.5f)));
   if (n > dy.size()) std::abort();
   return dy.data();
 }
@@ -259,7 +258,7 @@ void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, g
 void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();
-  const float* dy = dy_f32(n);
+  const float* dy = dys<float>(n);
   float* dx = outputs<float>(n);
   const gelu::Params p = a->defaults();
   timed_loop(st, n, threads, 12, [&] {
@@ -272,7 +271,7 @@ void BM_backward(benchmark::State& st, const gelu::Activation* a, std::size_t n,
 void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n, int threads) {
   const Threads t(threads);
   const std::uint16_t* x = inputs_bf16(n).data();
-  const std::uint16_t* dy = dy_bf16(n);
+  const std::uint16_t* dy = dys<std::uint16_t>(n);
   std::uint16_t* y = outputs<std::uint16_t>(n);
   auto run = [&](std::size_t b, std::size_t e) {
     if (backward)
@@ -300,8 +299,8 @@ void BM_dnnl(benchmark::State& st, dnnl::algorithm alg, float alpha, bool bf16, 
   const auto dt = bf16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
   const dnnl::memory::desc md({static_cast<dnnl::memory::dim>(n)}, dt, dnnl::memory::format_tag::a);
   void* out = bf16 ? static_cast<void*>(outputs<std::uint16_t>(n)) : static_cast<void*>(outputs<float>(n));
-  void* dy = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(dy_bf16(n)))
-                  : static_cast<void*>(const_cast<float*>(dy_f32(n)));  // oneDNN only reads it
+  void* dy = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(dys<std::uint16_t>(n)))
+                  : static_cast<void*>(const_cast<float*>(dys<float>(n)));  // oneDNN only reads it
   void* src_p = bf16 ? static_cast<void*>(const_cast<std::uint16_t*>(inputs_bf16(n).data()))
                      : static_cast<void*>(const_cast<float*>(inputs(n).data()));
   dnnl::memory src(md, eng, src_p);
