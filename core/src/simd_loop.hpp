@@ -34,6 +34,8 @@ enum class Stores {
 };
 inline constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
 inline constexpr std::size_t kPrefetchMinBytes = std::size_t(1) << 20;
+// 4 KB ahead: 2 KB measured the same on Zen 4, 8 KB and 16 KB 5–12 % slower there (two streams that far ahead
+// fill much of its 32 KB L1d; docs/performance.md, "Zen 4: exact GELU's f is bound by its FMA pipes").
 inline constexpr std::size_t kPrefetchBytes = 4096;
 inline constexpr std::size_t kPrefetchWriteBytes = 4096;
 
