@@ -99,11 +99,23 @@ print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not 
 # ran ~2x slower than in all others (its gelu_erf forward rows normal), with the same JIT implementation.
 # Within one normal run its eltwise algorithms agree: forward rows within 1.2x of one another, each backward
 # at most 1.4x its forward (every run of 2026-11-24/26). Larger gaps mark the run as not representative.
-FWD_SPREAD, BWD_OVER_FWD = 1.5, 1.6
+# How much a backward pass costs over its forward depends on the CPU: on AMD's Zen 5 and Zen 4 every run has
+# some of oneDNN's backward rows above 1.6x their forward, up to 2.13x at 4K and 256K and 2.6x at 64M on Zen 5
+# (ten runs), 2.86x on Zen 4 (two runs; docs/performance.md). There the limit is 3.2x, where Intel's 1.6x
+# failed every normal run: a backward slowed 2x, as in the Xeon's bad processes, still fails it wherever its
+# normal ratio is 1.6x or more (gelu_erf's on both, most of the others on Zen 4).
+FWD_SPREAD = 1.5
+BWD_OVER_FWD = {"intel": 1.6, "amd": 3.2}
+
+
+def bwd_limit(cpu_model):
+    """The backward-over-forward limit for the run's CPU (Intel's where the model is not recorded)."""
+    return BWD_OVER_FWD["amd"] if cpu_model.upper().startswith("AMD") else BWD_OVER_FWD["intel"]
 
 
 def peer_check():
     problems, worst_spread, worst_bwd, checked = [], 1.0, 0.0, 0
+    limit = bwd_limit(ctx.get("cpu_model", ""))
     groups = [["dnnl_gelu_erf", "dnnl_gelu_tanh", "dnnl_swish_1702", "dnnl_swish"],
               ["dnnl_gelu_erf_bf16", "dnnl_gelu_tanh_bf16"]]
     for s in sizes:
@@ -123,8 +135,9 @@ def peer_check():
                     checked += 1
                     r = ns[b] / ns[f]
                     worst_bwd = max(worst_bwd, r)
-                    if r > BWD_OVER_FWD:
-                        problems.append(f"{label.get(s, s)}: oneDNN {a[5:]} backward takes {r:.2f}x its forward")
+                    if r > limit:
+                        problems.append(f"{label.get(s, s)}: oneDNN {a[5:]} backward takes {r:.2f}x its forward "
+                                        f"(limit {limit:.1f}x on this CPU)")
     if not checked:
         print("Peer check: no oneDNN rows in this run.")
     elif problems:
@@ -132,7 +145,7 @@ def peer_check():
               + "; ".join(problems) + ".")
     else:
         print(f"Peer check: passed (oneDNN's forward rows within {worst_spread:.2f}x of one another, "
-              f"each backward at most {worst_bwd:.2f}x its forward).")
+              f"each backward at most {worst_bwd:.2f}x its forward, limit {limit:.1f}x on this CPU).")
 
 
 peer_check()

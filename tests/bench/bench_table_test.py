@@ -80,6 +80,25 @@ out = table(slow_bwd)
 check("Peer check: FAILED" in out and "4K: oneDNN gelu_erf backward takes 4.00x its forward" in out,
       "a slow oneDNN backward row is named with its size", out)
 
+# On AMD CPUs oneDNN's backward passes cost more over their forward: 2.5x passes there, 4x does not, and the
+# same 2.5x fails on an Intel CPU (and where the model is not recorded).
+amd_bwd = dict(NORMAL, **{"dnnl_gelu_erf/backward": [1.65, 1.50, 2.15]})
+amd = run_json(amd_bwd)
+amd["context"]["cpu_model"] = "AMD EPYC (family 25, model 17)"
+out = tool_on(amd)
+check("Peer check: passed" in out and "limit 3.2x on this CPU" in out, "2.5x backward passes on AMD", out)
+amd_slow = run_json(dict(NORMAL, **{"dnnl_gelu_erf/backward": [2.64, 0.76, 1.13]}))
+amd_slow["context"]["cpu_model"] = "AMD EPYC (family 26, model 2)"
+out = tool_on(amd_slow)
+check("Peer check: FAILED" in out and "4K: oneDNN gelu_erf backward takes 4.00x its forward (limit 3.2x" in out,
+      "4x backward fails on AMD", out)
+out = table(amd_bwd)
+check("Peer check: FAILED" in out and "(limit 1.6x on this CPU)" in out, "2.5x backward fails elsewhere", out)
+unrecorded = run_json(amd_bwd)
+del unrecorded["context"]["cpu_model"]
+out = tool_on(unrecorded)
+check("Peer check: FAILED" in out, "a run without a CPU model gets Intel's limit", out)
+
 # The 64M pairs (paired/gelu_f_over_copy) carry their own counters and no ns_per_elem: their own table.
 doc = run_json(NORMAL)
 doc["benchmarks"] += [
@@ -98,5 +117,5 @@ check("Peer check: no oneDNN rows in this run." in out, "a run without oneDNN sa
 
 for f in failures:
     print("FAILED:", f, file=sys.stderr)
-print(f"bench_table peer check: 5 scenarios, {len(failures)} failed checks")
+print(f"bench_table peer check: 9 scenarios, {len(failures)} failed checks")
 sys.exit(1 if failures else 0)
