@@ -653,12 +653,10 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
     for (const std::string& l : wrap_words(t, room)) w += (w.empty() ? "" : "\n") + l;
     t = std::move(w);
   }
-  text = t.c_str();
-  const ImVec2 ts = ImGui::CalcTextSize(text);
   // The label beside the dot: right-below, right-above, left-below, left-above, further out, the first that
   // stays inside the plot and clear of the labels and dots placed before it (else the least crowded).
   const float dx = 0.6f * em_, dy = 0.35f * em_, m = 0.2f * em_;
-  auto box = [&](ImVec2 tp) {
+  auto box_of = [&](ImVec2 tp, ImVec2 ts) {
     return std::pair<ImVec2, ImVec2>(ImVec2(tp.x - m, tp.y - 0.05f * em_),
                                      ImVec2(tp.x + ts.x + m, tp.y + ts.y));
   };
@@ -666,19 +664,23 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
     return a.first.x < b.second.x && b.first.x < a.second.x && a.first.y < b.second.y &&
            b.first.y < a.second.y;
   };
-  ImVec2 best(p.x + dx, p.y + dy);
-  if (best.x + ts.x > area_max_.x - m) best.x = p.x - dx - ts.x;
-  if (best.y + ts.y > area_max_.y - m) best.y = p.y - dy - ts.y;
-  // Never cut by the plot's edge: a place partly outside is pushed in.
-  auto clamp_in = [&](ImVec2 tp) {
-    return ImVec2(std::max(area_min_.x + m, std::min(tp.x, area_max_.x - m - ts.x)),
-                  std::max(area_min_.y + m, std::min(tp.y, area_max_.y - m - ts.y)));
+  struct Place {
+    ImVec2 at;
+    long score = 1L << 40;
+    bool on_data = false;  // it covers a curve or a filled area
   };
-  best = clamp_in(best);
-  long best_score = 0;
-  bool best_on_data = false;  // the best place covers a curve or a filled area
-  {
-    best_score = 1L << 40;
+  // The best place for a text of size ts.
+  auto search = [&](ImVec2 ts) {
+    // Never cut by the plot's edge: a place partly outside is pushed in.
+    auto clamp_in = [&](ImVec2 tp) {
+      return ImVec2(std::max(area_min_.x + m, std::min(tp.x, area_max_.x - m - ts.x)),
+                    std::max(area_min_.y + m, std::min(tp.y, area_max_.y - m - ts.y)));
+    };
+    Place best;
+    best.at = ImVec2(p.x + dx, p.y + dy);
+    if (best.at.x + ts.x > area_max_.x - m) best.at.x = p.x - dx - ts.x;
+    if (best.at.y + ts.y > area_max_.y - m) best.at.y = p.y - dy - ts.y;
+    best.at = clamp_in(best.at);
     // A callout (a lesson's arrow) stands further off, so that its arrow is seen; a marker's label in a plot
     // of many (near: labels_near) stays beside its dot.
     const std::vector<float> reaches = callout ? std::vector<float>{3.6f, 5.0f, 2.2f, 7.0f}
@@ -692,7 +694,7 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
             ImVec2(p.x - ts.x / 2, p.y + dy * reach + 0.3f * em_),
             ImVec2(p.x - ts.x / 2, p.y - dy * reach - 0.3f * em_ - ts.y)}) {
         tp = clamp_in(tp);
-        const auto b = box(tp);
+        const auto b = box_of(tp, ts);
         // Another label under it is worst, then drawn data (each segment of a curve it covers), then a dot
         // (it stays on top, but reads as part of the text).
         long score = 0;
@@ -719,16 +721,49 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
               break;
             }
         }
-        if (score < best_score) {
-          best_score = score;
-          best = tp;
-          best_on_data = on_data;
-        }
+        if (score < best.score) best = {tp, score, on_data};
         if (score == 0) break;
       }
-      if (best_score == 0) break;
+      if (best.score == 0) break;
+    }
+    return best;
+  };
+  ImVec2 ts = ImGui::CalcTextSize(t.c_str());
+  Place place = search(ts);
+  // A one-line label that lies on a curve or a filled area wherever it goes, or finds no place clear of the
+  // labels before it (a long label in a small plot, or at 2× and 3× text), may do better on two lines: it
+  // takes them where they lie clear of data (shadings, shade_x, are not data here: a place that only covers
+  // one beats a place on a curve), or, for a label that would be left out, clear of the other labels.
+  const auto rank = [](const Place& q) { return q.score >= 1000 ? 2 : q.on_data ? 1 : 0; };
+  // (Not a label of a dot out of view: on data it goes beside the legend, below.)
+  if (!callout && !off_view && rank(place) > 0 && t.find('\n') == std::string::npos &&
+      t.find(' ') != std::string::npos) {
+    // Broken at the space that makes the longer line shortest.
+    std::string two;
+    float widest = ts.x;
+    for (std::size_t at = t.find(' '); at != std::string::npos; at = t.find(' ', at + 1)) {
+      const std::string a = t.substr(0, at), b = t.substr(at + 1);
+      const float w = std::max(ImGui::CalcTextSize(a.c_str()).x, ImGui::CalcTextSize(b.c_str()).x);
+      if (w < widest) {
+        widest = w;
+        two = a + "\n" + b;
+      }
+    }
+    const ImVec2 ts2 = ImGui::CalcTextSize(two.c_str());
+    if (!two.empty()) {
+      const Place alt = search(ts2);
+      if (rank(alt) < rank(place) && (rank(alt) == 1 || alt.score < 100)) {
+        t = std::move(two);
+        ts = ts2;
+        place = alt;
+      }
     }
   }
+  text = t.c_str();
+  const ImVec2 best = place.at;
+  const long best_score = place.score;
+  const bool best_on_data = place.on_data;
+  auto box = [&](ImVec2 tp) { return box_of(tp, ts); };
   // No place without another label under it: the label is left out (the dot stays; it would only be read as
   // part of the other text). In a plot of many labelled dots (near), nor one on its own dot or nearer another
   // dot of its colour (the dot shows it when hovered).

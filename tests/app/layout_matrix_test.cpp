@@ -537,6 +537,43 @@ TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
   EXPECT_GE(labels[0].min.y, st.legend_max.y) << "under the legend";
 }
 
+// A marker's label that crosses curves on one line wherever it goes, with room clear of them for two lines
+// near its dot, goes there on two lines, broken where the longer line is shortest (the Curves panel's "min
+// −0.16997 at x = −0.75179" at 2× text crossed the probe line and three curves at x = 1); a label that fits
+// beside its dot on one line keeps it.
+TEST(PlotDots, ALabelTakesTwoLinesToStayOffTheCurves) {
+  PlotFrames f(ImVec2(900, 700), 2.0f);
+  ASSERT_TRUE(f.built);
+  std::vector<double> xs, ys;
+  for (int i = 0; i <= 40; ++i) {  // a zigzag over the right half of the plot, top to bottom
+    xs.push_back(5 + i / 8.0);
+    ys.push_back(i % 2 ? 9.8 : 0.2);
+  }
+  for (const char* text : {"min −0.16997 at x = −0.75179", "min"}) {
+    SCOPED_TRACE(text);
+    gelu::plot::PlotState st;
+    st.x.range = {0, 10};
+    st.y.range = {0, 10};
+    float one_line = 0;
+    for (int i = 0; i < 3; ++i)
+      f.frame(kNoMouse, [&] {
+        gelu::plot::Plot p("half", st, ImVec2(600, 360), "x", "y");
+        p.line("zigzag", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+        p.marker(2.5, 5, IM_COL32(200, 30, 30, 255), text, 0.2f);
+        one_line = ImGui::CalcTextSize(text).x;
+      });
+    const std::vector<gelu::plot::TextBox> labels = marker_labels(st);
+    ASSERT_EQ(labels.size(), 1u);
+    const float zigzag = static_cast<float>(st.last.left + st.last.right) / 2;  // x = 5
+    EXPECT_LT(labels[0].max.x, zigzag) << "clear of the zigzag";
+    if (one_line < zigzag - static_cast<float>(st.last.left)) {
+      EXPECT_EQ(labels[0].text, text) << "room on one line";
+      continue;
+    }
+    EXPECT_EQ(labels[0].text, "min −0.16997\nat x = −0.75179") << "on two lines, the longer one shortest";
+  }
+}
+
 // A marker whose x lies left or right of the view (the Precision panel's "exact GELU is 0 from x = −13.6
 // down" in a view from −12) is not seen; its label stays at that edge of the plot and points out of it.
 TEST(PlotDots, AMarkerOutsideTheViewIsPointedToFromItsEdge) {
