@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -69,22 +68,12 @@ std::string egl_error_text(EGLint e) {
   }
 }
 
-// Displays from eglGetPlatformDisplay are per-process singletons: eglTerminate on one would invalidate
-// every other Context on it, so displays are reference counted and terminated with their last context.
-std::mutex g_display_mutex;
-std::map<EGLDisplay, int>& display_refs() {
-  static std::map<EGLDisplay, int> refs;
-  return refs;
-}
-void release_display(EGLDisplay d) {
-  std::lock_guard lock(g_display_mutex);
-  auto it = display_refs().find(d);
-  if (it == display_refs().end()) return;
-  if (--it->second == 0) {
-    display_refs().erase(it);
-    eglTerminate(d);
-  }
-}
+// Displays from eglGetPlatformDisplay are per-process singletons, and they stay initialized for the life of
+// the process once a context was made on one (as most EGL programs leave them): eglTerminate would invalidate
+// every other Context on the display, and Mesa's eglTerminate unloads the driver (swrast_dri.so), whose
+// static caches then leak — on the AMD EPYC Zen 4 machines LeakSanitizer reported a 128-byte block allocated
+// by the unloaded driver in every process that had used the GPU backend (tools/dev.sh sanitize), once per
+// load of the driver. A second Context on the display initializes it again (no-op) and loads nothing.
 
 struct Candidate {
   EGLenum platform;
@@ -217,14 +206,9 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
       tried += "; " + c.label + ": eglInitialize failed (" + egl_error_text(eglGetError()) + ")";
       continue;
     }
-    {
-      std::lock_guard lock(g_display_mutex);
-      ++display_refs()[d];
-    }
     const char* dpy_ext = eglQueryString(d, EGL_EXTENSIONS);
     if (!eglBindAPI(EGL_OPENGL_API) || !has_extension(dpy_ext, "EGL_KHR_surfaceless_context")) {
       tried += "; " + c.label + ": no desktop OpenGL API or no EGL_KHR_surfaceless_context";
-      release_display(d);
       continue;
     }
     EGLConfig config = EGL_NO_CONFIG_KHR;
@@ -233,7 +217,6 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
       EGLint count = 0;
       if (!eglChooseConfig(d, attrs, &config, 1, &count) || count < 1) {
         tried += "; " + c.label + ": no EGL config with EGL_OPENGL_BIT";
-        release_display(d);
         continue;
       }
     }
@@ -260,13 +243,11 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
       if (any != EGL_NO_CONTEXT) eglDestroyContext(d, any);
       tried += "; " + c.label + ": no OpenGL 4.3 core context (" + egl_error_text(e) +
                "), the driver offers " + found;
-      release_display(d);
       continue;
     }
     if (!eglMakeCurrent(d, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
       tried += "; " + c.label + ": eglMakeCurrent failed (" + egl_error_text(eglGetError()) + ")";
       eglDestroyContext(d, ctx);
-      release_display(d);
       continue;
     }
     std::unique_ptr<Context> out(new Context());
@@ -277,7 +258,7 @@ std::unique_ptr<Context> Context::create_headless(std::string* error) {
     std::string why;
     if (!query_info(&out->info_, &why)) {
       tried += "; " + c.label + ": " + why;
-      continue;  // ~Context releases the display
+      continue;  // ~Context destroys the context
     }
     out->info_.platform = c.label;
     return out;
@@ -306,7 +287,6 @@ Context::~Context() {
   if (eglGetCurrentContext() == egl_->context)
     eglMakeCurrent(egl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   eglDestroyContext(egl_->display, egl_->context);
-  release_display(egl_->display);
 }
 
 void Context::make_current() {
