@@ -749,8 +749,8 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
         two = a + "\n" + b;
       }
     }
-    const ImVec2 ts2 = ImGui::CalcTextSize(two.c_str());
     if (!two.empty()) {
+      const ImVec2 ts2 = ImGui::CalcTextSize(two.c_str());
       const Place alt = search(ts2);
       if (rank(alt) < rank(place) && (rank(alt) == 1 || alt.score < 100)) {
         t = std::move(two);
@@ -763,13 +763,12 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   const ImVec2 best = place.at;
   const long best_score = place.score;
   const bool best_on_data = place.on_data;
-  auto box = [&](ImVec2 tp) { return box_of(tp, ts); };
   // No place without another label under it: the label is left out (the dot stays; it would only be read as
   // part of the other text). In a plot of many labelled dots (near), nor one on its own dot or nearer another
   // dot of its colour (the dot shows it when hovered).
   if (best_score >= 1000 && !callout) return std::nullopt;
   if (near && best_score >= 100) return std::nullopt;
-  const auto b = box(best);
+  const auto b = box_of(best, ts);
   // A label that would cover a sixth of the plot or more and lies on its curves hides more than it says
   // (a small plot at 3× text): under the legend when that is at the plot's right (as the plot's notes), else
   // left out; its dot shows it when hovered.
