@@ -38,7 +38,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
+#include "cpu_tuning.hpp"
 #include "formulas.hpp"
 #include "simd_fit.hpp"
 
@@ -72,6 +74,12 @@ constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes no
 // error <= 2^-26.6 (first bin of [1.5, 5.5)) against 2^-29 for the 8-per-binade bins of degree 5 above.
 constexpr int kDegF = 4;
 constexpr float kShiftF = 2.5f;
+// The same range in 16 bins for the CPUs where a two-register lookup costs an FMA slot (Zen 4; fast_bins):
+// bits(u) >> 20, 8 per binade: 6 bins of 1/4 on t in [0, 1.5), 8 of 1/2 on [1.5, 5.5) and 2 of 1 on [5.5,
+// 7.5) (u in [8, 10), whose index bits alias u in [2, 2.5)). One-register vpermps lookups, and a degree more
+// for the wider bins: relative error <= 2^-26.6 as above.
+constexpr int kBins16 = 16;
+constexpr int kDegF16 = 5;
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
 // f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
@@ -107,6 +115,9 @@ struct Tables {
   alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): as above, of S(t)·e^(kGaussF·t²)
   alignas(64) float f_k[kBins];
   alignas(64) float f_c[kDegF][kBins];
+  alignas(64) float f16_mid[kBins16];  // f's 16 bins (kBins16), the same quantities
+  alignas(64) float f16_k[kBins16];
+  alignas(64) float f16_c[kDegF16][kBins16];
   alignas(64) float f_exp_d[16];  // −2·ln(2^(j/16)/T_j)/kAlphaF (T_j of exp2_table<4, kTBitsF>), added to r2
   float f_e[3] = {};              // e^(−kAlphaF·r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
   float root_hi = 0, root_lo = 0;   // root of f' as a float pair
@@ -120,8 +131,8 @@ struct Tables {
 /// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
 /// With `bits` < 24, s has that many significant bits (short_point_near), m and s as before. With `g` != 0
 /// the bin fits S(t)·e^(g·t²) in place of S (f's bins: kGaussF).
-template <int K>
-void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins], int bits = 24,
+template <int K, int W = kBins>
+void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[W], int bits = 24,
              double g = 0) {
   auto S_g = [g](double v) { return S_ref(v) * std::exp(g * v * v); };
   float m;
@@ -166,6 +177,14 @@ Tables build_tables() {
     const double fw = b < 4 ? 0.5 : b < 16 ? 0.125 : 0.25;
     fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c, kSBitsF,
                    kGaussF);
+  }
+  for (int b = 0; b < kBins16; ++b) {
+    // f's 16 bins: bits(u) >> 20 holds the binade's low exponent bit and the top 3 mantissa bits; indices
+    // 0..1 are u in [8, 10), 2..7 u in [2.5, 4), 8..15 u in [4, 8).
+    const double fu0 = b < 2 ? 8 + b : b < 8 ? 2 + b / 4.0 : 4 + (b - 8) / 2.0;
+    const double fw = b < 2 ? 1.0 : b < 8 ? 0.25 : 0.5;
+    fit_bin<kDegF16>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f16_mid, tb.f16_k, tb.f16_c,
+                     kSBitsF, kGaussF);
   }
   // f's exponential: 2^(n/16) = 2^m·2^(j/16) = 2^m·T_j·e^(δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of kTBitsF
   // bits (|δ_j| <= 2^-kTBitsF), and with kC4F's correction (above) the factor left is e^(−(α/2)·(r2 −
@@ -314,22 +333,54 @@ GELU_INLINE __m512 gelu_exact_tail(__m512 x, const Pieces& p) {
 
 // [SECTION] f's fast path
 
+/// A 16-entry table in one register: vpermps selects by the low 4 bits of each index lane.
+struct Table16 {
+  __m512 v;
+  explicit Table16(const float* t) : v(_mm512_loadu_ps(t)) {}
+  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutexvar_ps(idx, v); }
+};
+
+/// The two layouts of f's bins (FastBins): the table idiom, the polynomial's coefficient count, the shift of
+/// bits(t + kShiftF) that leaves the index in the low bits, and where the tables are.
+struct Bins32 {
+  using Table = Table32;
+  static constexpr int kDeg = kDegF, kShift = 19;
+  static const float* mid(const Tables& t) { return t.f_mid; }
+  static const float* s_k(const Tables& t) { return t.f_k; }
+  static const float* c(const Tables& t, int i) { return t.f_c[i]; }
+};
+struct Bins16 {
+  using Table = Table16;
+  static constexpr int kDeg = kDegF16, kShift = 20;
+  static const float* mid(const Tables& t) { return t.f16_mid; }
+  static const float* s_k(const Tables& t) { return t.f16_k; }
+  static const float* c(const Tables& t, int i) { return t.f16_c[i]; }
+};
+
 /// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
-/// the 32 zmm registers).
+/// the 32 zmm registers with Bins32, 7 with Bins16).
+template <class Bins>
 struct RegsF {
+  using Table = typename Bins::Table;
   __m512 exp_hs, exp_d;  // T_j = 2^(j/16) to kTBitsF bits (as hi_shifted), −2·ln(2^(j/16)/T_j)
   __m512 e0, e1, e2;     // e^(−r2/2) − 1 ≈ r2·(e0 + r2·(e1 + r2·e2))
-  Table32 mid, s_k;
-  Table32 c[kDegF];
+  Table mid, s_k;
+  std::array<Table, Bins::kDeg> c;
   explicit RegsF(const Tables& t)
       : exp_hs(_mm512_loadu_ps(exp2_table<4, kTBitsF>().hi_shifted)),
         exp_d(_mm512_loadu_ps(t.f_exp_d)),
         e0(_mm512_set1_ps(t.f_e[0])),
         e1(_mm512_set1_ps(t.f_e[1])),
         e2(_mm512_set1_ps(t.f_e[2])),
-        mid(t.f_mid),
-        s_k(t.f_k),
-        c{Table32(t.f_c[0]), Table32(t.f_c[1]), Table32(t.f_c[2]), Table32(t.f_c[3])} {}
+        mid(Bins::mid(t)),
+        s_k(Bins::s_k(t)),
+        c(coefficients(t, std::make_index_sequence<Bins::kDeg>{})) {}
+
+ private:
+  template <std::size_t... I>
+  static std::array<Table, Bins::kDeg> coefficients(const Tables& t, std::index_sequence<I...>) {
+    return {Table(Bins::c(t, static_cast<int>(I)))...};
+  }
 };
 
 /// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not
@@ -351,40 +402,51 @@ struct RegsF {
 ///     a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and the
 ///     polynomial (kC4F above): 6–7 % faster on Zen 5.
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
-GELU_INLINE __m512 gelu_fast(__m512 x, const RegsF& r, __mmask16& tail) {
-  const __m512 t = _mm512_range_ps(x, _mm512_set1_ps(kTMax), 0x0A);
-  tail = _mm512_cmp_ps_mask(t, _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
+template <class Bins, int N>
+GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
+  // Each step for the N vectors in turn: the code interleaves their independent chains as it stands, where
+  // one vector's chain after the other relies on the out-of-order window to overlap them (Zen 4's fills:
+  // 4–5 % faster there with N = 2; docs/performance.md, "Zen 4 tuning").
+#define GELU_EACH for (int i = 0; i < N; ++i)
+  __m512 t[N], hh[N], k[N], nc[N], r2[N], e[N], q[N], d[N], poly[N], TS[N];
+  __m512i kb[N], b[N];
+  GELU_EACH t[i] = _mm512_range_ps(x[i], _mm512_set1_ps(kTMax), 0x0A);
+  GELU_EACH tail[i] = _mm512_cmp_ps_mask(t[i], _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
   // n = round(−t²·8/ln2) in k = n + kMagic; n·kC4F exactly by one fma of k (k·kC4F exact inside it,
   // kMagic·kC4F a float, the difference a float); r2 = x² + n·kC4F rounded once (x² exact inside the fma);
   // plus −2δ_j/α for T_j's rounding. The square is of x, not t: the same bits wherever t = |x| (every lane
   // this path keeps), and the chain does not wait for the vrangeps — every cycle cut from a chain that many
   // instructions wait on counts on Zen 5, whose out-of-order window this loop fills (docs/performance.md).
-  const __m512 hh = _mm512_mul_ps(x, x);
-  const __m512 k =
-      _mm512_fmadd_ps(hh, _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));  // −8/ln2
-  const __m512i kb = _mm512_castps_si512(k);  // low 4 bits: n mod 16 (vpermps reads them)
-  const __m512 nc = _mm512_fmadd_ps(k, _mm512_set1_ps(static_cast<float>(kC4F)),
+  GELU_EACH hh[i] = _mm512_mul_ps(x[i], x[i]);
+  GELU_EACH k[i] = _mm512_fmadd_ps(hh[i], _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));
+  GELU_EACH kb[i] = _mm512_castps_si512(k[i]);  // low 4 bits: n mod 16 (vpermps reads them)
+  GELU_EACH nc[i] = _mm512_fmadd_ps(k[i], _mm512_set1_ps(static_cast<float>(kC4F)),
                                     _mm512_set1_ps(static_cast<float>(-kMagic * kC4F)));
-  const __m512 r2 = _mm512_add_ps(_mm512_fmadd_ps(x, x, nc), _mm512_permutexvar_ps(kb, r.exp_d));
-  __m512 e = _mm512_fmadd_ps(r2, r.e2, r.e1);
-  e = _mm512_fmadd_ps(r2, e, r.e0);
-  const __m512 q = _mm512_mul_ps(r2, e);
   // S(t) = s_k·(1 + d·P(d)) on f's bins.
-  const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, _mm512_set1_ps(kShiftF))), 19);
-  const __m512 d = _mm512_sub_ps(t, r.mid(b));
-  __m512 poly = r.c[kDegF - 1](b);
-  for (int i = kDegF - 2; i >= 0; --i) poly = _mm512_fmadd_ps(poly, d, r.c[i](b));
-  const __m512 w = _mm512_fmadd_ps(_mm512_fmadd_ps(d, q, d), poly, q);
+  GELU_EACH b[i] =
+      _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t[i], _mm512_set1_ps(kShiftF))), Bins::kShift);
+  GELU_EACH r2[i] = _mm512_add_ps(_mm512_fmadd_ps(x[i], x[i], nc[i]), _mm512_permutexvar_ps(kb[i], r.exp_d));
+  GELU_EACH d[i] = _mm512_sub_ps(t[i], r.mid(b[i]));
+  GELU_EACH e[i] = _mm512_fmadd_ps(r2[i], r.e2, r.e1);
+  GELU_EACH poly[i] = r.c[Bins::kDeg - 1](b[i]);
+  for (int j = Bins::kDeg - 2; j >= 0; --j) {
+    GELU_EACH poly[i] = _mm512_fmadd_ps(poly[i], d[i], r.c[j](b[i]));
+    if (j == Bins::kDeg - 2) GELU_EACH e[i] = _mm512_fmadd_ps(r2[i], e[i], r.e0);
+    if (j == Bins::kDeg - 3) GELU_EACH q[i] = _mm512_mul_ps(r2[i], e[i]);
+  }
   // T·2^m by adding m = n >> 4 to T's exponent field (exact: 2^m >= 2^-40 here; the magic constant's low bits
   // vanish there), TS = 2^m·T_j·s_k exact (8 + 16 significant bits). G = TS·t + (TS·t)·w in one fma (its
   // product TS·t is exact inside it), then R − G: for x < 0 that is −G (one rounding; −0 for G = 0); for x >
   // 0 G's rounding is at most 1/2 ULP of G <= 1/2 ULP of the result, and R − G is exact where G is close to
   // R/2. (An exact product P, its error and P + corr cost two more instructions for the same two roundings.)
-  const __m512 Ts = exp2_scaled<4>(_mm512_permutexvar_ps(kb, r.exp_hs), kb);
-  const __m512 TS = _mm512_mul_ps(Ts, r.s_k(b));
-  const __m512 c = _mm512_mul_ps(TS, t);
-  const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x);
-  return _mm512_sub_ps(R, _mm512_fmadd_ps(TS, t, _mm512_mul_ps(c, w)));
+  GELU_EACH TS[i] = _mm512_mul_ps(exp2_scaled<4>(_mm512_permutexvar_ps(kb[i], r.exp_hs), kb[i]), r.s_k(b[i]));
+  GELU_EACH {
+    const __m512 w = _mm512_fmadd_ps(_mm512_fmadd_ps(d[i], q[i], d[i]), poly[i], q[i]);
+    const __m512 c = _mm512_mul_ps(TS[i], t[i]);
+    const __m512 R = _mm512_max_ps(_mm512_set1_ps(-0.0f), x[i]);
+    y[i] = _mm512_sub_ps(R, _mm512_fmadd_ps(TS[i], t[i], _mm512_mul_ps(c, w)));
+  }
+#undef GELU_EACH
 }
 
 /// The lanes of y flagged in `tail` (t > kFastF, NaN, ±inf) from the general path: its pieces on the degree-5
@@ -395,26 +457,30 @@ GELU_COLD __m512 gelu_tail_lanes(__m512 x, __m512 y, __mmask16 tail) {
   return _mm512_mask_mov_ps(y, tail, gelu_exact_tail(x, pieces(x, r)));
 }
 
-GELU_INLINE __m512 gelu16(__m512 x, const RegsF& r) {
-  __mmask16 tail;
-  const __m512 y = gelu_fast(x, r, tail);
+template <class Bins>
+GELU_INLINE __m512 gelu16(__m512 x, const RegsF<Bins>& r) {
+  __m512 y[1];
+  __mmask16 tail[1];
+  gelu_fast<Bins, 1>({x}, r, y, tail);
   // t > 7.375 (or NaN) is rare in practice (N(0, 2) data: 2 lanes in 10,000): one compare per vector.
-  if (tail != 0) [[unlikely]]
-    return gelu_tail_lanes(x, y, tail);
-  return y;
+  if (tail[0] != 0) [[unlikely]]
+    return gelu_tail_lanes(x, y[0], tail[0]);
+  return y[0];
 }
 
-/// Two vectors with one tail test, so the compiler can interleave their independent chains.
-GELU_INLINE void gelu32(__m512& a, __m512& b, const RegsF& r) {
-  __mmask16 ta, tb;
-  const __m512 ya = gelu_fast(a, r, ta), yb = gelu_fast(b, r, tb);
-  if (!_kortestz_mask16_u8(ta, tb)) [[unlikely]] {
-    a = ta ? gelu_tail_lanes(a, ya, ta) : ya;
-    b = tb ? gelu_tail_lanes(b, yb, tb) : yb;
+/// Two vectors with one tail test, their chains interleaved.
+template <class Bins>
+GELU_INLINE void gelu32(__m512& a, __m512& b, const RegsF<Bins>& r) {
+  __m512 y[2];
+  __mmask16 tail[2];
+  gelu_fast<Bins, 2>({a, b}, r, y, tail);
+  if (!_kortestz_mask16_u8(tail[0], tail[1])) [[unlikely]] {
+    a = tail[0] ? gelu_tail_lanes(a, y[0], tail[0]) : y[0];
+    b = tail[1] ? gelu_tail_lanes(b, y[1], tail[1]) : y[1];
     return;
   }
-  a = ya;
-  b = yb;
+  a = y[0];
+  b = y[1];
 }
 
 // [SECTION] f′
@@ -483,21 +549,40 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
 
 }  // namespace
 
+int fast_bins() {
+  return tuning() == Tuning::Zen4 ? kBins16 : kBins;
+}
+
 #ifdef GELU_SIMD_AVX512
 
 // [SECTION] Entry points
 
+namespace {
+template <class Bins, Stores kStores = Stores::Ordinary>
+void gelu_f32_by(const float* x, float* y, std::size_t n) {
+  const RegsF<Bins> r(tables());
+  // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
+  // constants broadcast again for every 32 elements: 15 % slower).
+  run_f32<false, kStores>(
+      x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu16(v, r); },
+      [&](__m512& a, __m512& b) GELU_LAMBDA_INLINE { gelu32(a, b, r); });
+}
+}  // namespace
+
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  const RegsF r(tables());
-  run_f32<false>(
-      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
-      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
+  gelu_f32_bins(x, y, n, fast_bins());
+}
+void gelu_f32_bins(const float* x, float* y, std::size_t n, int bins) {
+  if (bins == kBins16)
+    gelu_f32_by<Bins16>(x, y, n);
+  else
+    gelu_f32_by<Bins32>(x, y, n);
 }
 void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
-  const RegsF r(tables());
-  run_f32<false, Stores::Streaming>(
-      x, nullptr, y, n, [&](__m512 v) { return gelu16(v, r); },
-      [&](__m512& a, __m512& b) { gelu32(a, b, r); });
+  if (fast_bins() == kBins16)
+    gelu_f32_by<Bins16, Stores::Streaming>(x, y, n);
+  else
+    gelu_f32_by<Bins32, Stores::Streaming>(x, y, n);
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   run_gelu_d1<false>(x, nullptr, y, n);
@@ -521,6 +606,9 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu(x[i]));
+}
+void gelu_f32_bins(const float* x, float* y, std::size_t n, int) {
+  gelu_f32(x, y, n, {});
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu_d1(x[i]));

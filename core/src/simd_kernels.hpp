@@ -13,6 +13,11 @@ namespace gelu::simd {
 
 /// GELU f, float32, <= 1 ULP from the correctly rounded value for every finite input.
 void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
+/// gelu_f32 with f's bins in a given layout: 32 (two-register lookups, degree 4) or 16 (one-register
+/// lookups, degree 5) — the same accuracy, different instruction mixes. gelu_f32 takes fast_bins(): 16 on
+/// AMD's Zen 4, 32 elsewhere. For the tests (both layouts on any machine) and the benchmark.
+void gelu_f32_bins(const float* x, float* y, std::size_t n, int bins);
+int fast_bins();
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 

@@ -21,7 +21,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu_tuning.hpp"
+
 #define GELU_INLINE inline __attribute__((always_inline))
+// The same for a lambda (after its parameter list) that a loop below calls for every vector.
+#define GELU_LAMBDA_INLINE __attribute__((always_inline))
 // A rarely taken path kept out of the hot loops (its vectors pass in registers).
 #define GELU_COLD __attribute__((noinline, cold))
 
@@ -38,6 +42,10 @@ inline constexpr std::size_t kPrefetchMinBytes = std::size_t(1) << 20;
 // fill much of its 32 KB L1d; docs/performance.md, "Zen 4: exact GELU's f is bound by its FMA pipes").
 inline constexpr std::size_t kPrefetchBytes = 4096;
 inline constexpr std::size_t kPrefetchWriteBytes = 4096;
+// Zen 4 (Tuning::Zen4) prefetches the outputs for reading, 1 KB ahead: exact GELU's f at 64M elements over
+// the copy in pairs 1.32–1.33 against 1.37–1.45 with prefetchw 4 KB ahead (docs/performance.md, "Zen 4
+// tuning").
+inline constexpr std::size_t kPrefetchReadOutBytes = 1024;
 
 /// prefetcht0 of the cache line at p + bytes (no access: beyond the array is fine), which the compiler cannot
 /// drop. GCC 12 deleted `_mm_prefetch` calls made through a lambda in run_f32 as dead code (-fno-tree-dce
@@ -68,13 +76,19 @@ GELU_INLINE void prefetch_inputs(const float* x, const float* dy, std::size_t j)
   }
 }
 
-/// The outputs of the 32 elements at j, prefetched for writing kPrefetchWriteBytes ahead, beside
-/// prefetch_inputs in the loops with ordinary stores. Measured on Zen 5 at 64M elements, exact GELU's f over
-/// the copy in pairs within one process, with and without it: one thread 1.22–1.28 against 1.36–1.38, two
-/// threads 1.22–1.26 against 1.32–1.34 (docs/performance.md, "The 64M question").
-GELU_INLINE void prefetch_output(const float* y, std::size_t j) {
-  prefetch_for_write(y + j, kPrefetchWriteBytes);
-  prefetch_for_write(y + j, kPrefetchWriteBytes + 64);
+/// The outputs of the 32 elements at j, beside prefetch_inputs in the loops with ordinary stores: for writing
+/// kPrefetchWriteBytes ahead, or with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead. Measured on Zen
+/// 5 at 64M elements, exact GELU's f over the copy in pairs within one process, with prefetchw and without
+/// any output prefetch: one thread 1.22–1.28 against 1.36–1.38, two threads 1.22–1.26 against 1.32–1.34
+/// (docs/performance.md, "The 64M question").
+GELU_INLINE void prefetch_output(const float* y, std::size_t j, bool read) {
+  if (read) {
+    prefetch_ahead(y + j, kPrefetchReadOutBytes);
+    prefetch_ahead(y + j, kPrefetchReadOutBytes + 64);
+  } else {
+    prefetch_for_write(y + j, kPrefetchWriteBytes);
+    prefetch_for_write(y + j, kPrefetchWriteBytes + 64);
+  }
 }
 
 /// The 32-entry table idiom: two registers, vpermt2ps selects by the low 5 bits of each index lane.
@@ -102,12 +116,12 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
 template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel, class PairKernel>
 GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
                          const PairKernel& k2) {
-  auto one = [&](std::size_t i, __mmask16 m) {
+  auto one = [&](std::size_t i, __mmask16 m) GELU_LAMBDA_INLINE {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
     if constexpr (kGrad) return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v);
     return v;
   };
-  auto two = [&](std::size_t i, __m512& a, __m512& b) {
+  auto two = [&](std::size_t i, __m512& a, __m512& b) GELU_LAMBDA_INLINE {
     a = _mm512_loadu_ps(x + i);
     b = _mm512_loadu_ps(x + i + 16);
     k2(a, b);
@@ -136,9 +150,10 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     }
     _mm_sfence();
   } else if (n * sizeof(float) >= kPrefetchMinBytes) {
+    const bool read = tuning() == Tuning::Zen4;
     for (; i + 32 <= n; i += 32) {
       prefetch_inputs<kGrad>(x, dy, i);
-      prefetch_output(y, i);
+      prefetch_output(y, i, read);
       __m512 a, b;
       two(i, a, b);
       _mm512_storeu_ps(y + i, a);
@@ -190,8 +205,8 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
   }
   std::uint16_t near_at[kRootBlock / 16];  // offsets within the block
   const std::size_t whole = n - n % 16;
-  const bool prefetch = n * sizeof(float) >= kPrefetchMinBytes;
-  auto one = [&](std::size_t j, std::size_t& cnt) {
+  const bool prefetch = n * sizeof(float) >= kPrefetchMinBytes, read = tuning() == Tuning::Zen4;
+  auto one = [&](std::size_t j, std::size_t& cnt) GELU_LAMBDA_INLINE {
     const __m512 v = _mm512_loadu_ps(x + j);
     const __mmask16 m = near(v);
     __m512 f = main(v);
@@ -206,7 +221,7 @@ GELU_INLINE void run_f32_root_two_pass(const float* x, const float* dy, float* y
     for (; j + 32 <= end; j += 32) {
       if (prefetch) {
         prefetch_inputs<kGrad>(x, dy, j);
-        prefetch_output(y, j);
+        prefetch_output(y, j, read);
       }
       one(j, cnt);
       one(j + 16, cnt);

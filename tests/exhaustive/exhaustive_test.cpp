@@ -168,13 +168,33 @@ void report(const char* what, const Worst& w) {
 
 // [SECTION] Exact GELU
 
-TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
-  const Worst w = sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32(x, y, n, {}); },
-                        [](double x) { return gelu::formulas::gelu(x); }, false);
-  report("gelu f", w);
+// f's fast path has two layouts of its bins (gelu_f32_bins: 32 on most CPUs, 16 on Zen 4); each is swept here
+// whatever this machine's CPU is, and gelu_f32 itself (the layout fast_bins() picks) in the lane test below.
+class GeluF32Bins : public ::testing::TestWithParam<int> {};
+
+TEST_P(GeluF32Bins, WithinOneUlpEverywhere) {
+  const int bins = GetParam();
+  const Worst w =
+      sweep([bins](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32_bins(x, y, n, bins); },
+            [](double x) { return gelu::formulas::gelu(x); }, false);
+  report(bins == 16 ? "gelu f (16 bins)" : "gelu f (32 bins)", w);
   EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
                             << w.first_failure << ")";
   EXPECT_LE(w.int_ulp, 1);
+}
+INSTANTIATE_TEST_SUITE_P(Exhaustive, GeluF32Bins, ::testing::Values(32, 16));
+
+TEST(Exhaustive, GeluF32TakesTheLayoutThisCpuGets) {
+  const int bins = gelu::simd::fast_bins();
+  ASSERT_TRUE(bins == 16 || bins == 32) << bins;
+  std::vector<float> x(4099), a(x.size()), b(x.size()), other(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -8.0f + 0.004f * static_cast<float>(i);
+  gelu::simd::gelu_f32(x.data(), a.data(), x.size(), {});
+  gelu::simd::gelu_f32_bins(x.data(), b.data(), x.size(), bins);
+  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), x.size() * sizeof(float)));
+  // The two layouts round differently somewhere in this range (else the check above says nothing).
+  gelu::simd::gelu_f32_bins(x.data(), other.data(), x.size(), 48 - bins);
+  EXPECT_NE(0, std::memcmp(a.data(), other.data(), x.size() * sizeof(float)));
 }
 
 TEST(Exhaustive, GeluDerivativeF32WithinTwoUlpEverywhere) {
@@ -231,7 +251,11 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
 // which path its neighbours sent the vector down. Every stride-th bit pattern, evaluated in order, then
 // interleaved with a tail value (every vector takes the tail path) and with an ordinary one (the tail inputs
 // share their vectors with lean lanes), then one element at a time for a sample: the same bits.
-TEST(Exhaustive, GeluF32LaneIgnoresItsNeighbours) {
+TEST_P(GeluF32Bins, LaneIgnoresItsNeighbours) {
+  const int bins = GetParam();
+  const auto gelu_f32 = [bins](const float* x, float* y, std::size_t n) {
+    gelu::simd::gelu_f32_bins(x, y, n, bins);
+  };
   const std::uint64_t step = stride();
   constexpr std::size_t kChunk = std::size_t(1) << 20;
   std::vector<float> x, y(kChunk), z(2 * kChunk), zy(2 * kChunk);
@@ -239,17 +263,17 @@ TEST(Exhaustive, GeluF32LaneIgnoresItsNeighbours) {
   std::uint64_t checked = 0, tail_inputs = 0;
   auto check = [&] {
     const std::size_t n = x.size();
-    gelu::simd::gelu_f32(x.data(), y.data(), n, {});
+    gelu_f32(x.data(), y.data(), n);
     for (const float other : {-9.0f, 0.25f}) {
       for (std::size_t i = 0; i < n; ++i) z[2 * i] = x[i], z[2 * i + 1] = other;
-      gelu::simd::gelu_f32(z.data(), zy.data(), 2 * n, {});
+      gelu_f32(z.data(), zy.data(), 2 * n);
       for (std::size_t i = 0; i < n; ++i)
         ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(zy[2 * i]))
             << "x=" << std::hexfloat << x[i] << " beside " << other;
     }
     for (std::size_t i = 0; i < n; i += 101) {
       float one = 0;
-      gelu::simd::gelu_f32(&x[i], &one, 1, {});
+      gelu_f32(&x[i], &one, 1);
       ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(one))
           << "x=" << std::hexfloat << x[i] << " alone";
     }
@@ -265,8 +289,9 @@ TEST(Exhaustive, GeluF32LaneIgnoresItsNeighbours) {
     }
   }
   check();
-  std::printf("gelu f, lanes beside others: %llu inputs (%llu of them on the general path), same bits\n",
-              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(tail_inputs));
+  std::printf(
+      "gelu f (%d bins), lanes beside others: %llu inputs (%llu of them on the general path), same bits\n",
+      bins, static_cast<unsigned long long>(checked), static_cast<unsigned long long>(tail_inputs));
   EXPECT_GT(tail_inputs, checked / 4);  // NaNs, infinities and |x| > 7.375: about half of all bit patterns
 }
 
