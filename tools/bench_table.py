@@ -90,7 +90,9 @@ ctx = data.get("context", {})
 print(f"Command: `{command}`")
 print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not recorded')}, "
       f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
-      f"kernels: {ctx.get('gelu_simd_isa', '?')}, bf16: {ctx.get('gelu_bf16_isa', '?')}"
+      f"kernels: {ctx.get('gelu_simd_isa', '?')}"
+      + (f" (tuning {ctx['gelu_tuning']})" if "gelu_tuning" in ctx else "")
+      + f", bf16: {ctx.get('gelu_bf16_isa', '?')}"
       + (f" ({ctx['gelu_bf16_kernels']})" if "gelu_bf16_kernels" in ctx else "") + "; "
       f"load average at start: {ctx.get('load_avg', '?')}")
 

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "bench_timing.hpp"
+#include "cpu_tuning.hpp"
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
 #include "gelu/kernels.hpp"
@@ -428,6 +429,10 @@ int main(int argc, char** argv) {
   gelu::set_thread_count(1);
   benchmark::AddCustomContext("cpu_model", gelu::bench::cpu_model());
   benchmark::AddCustomContext("gelu_simd_isa", gelu::simd::isa());
+  // The CPU tuning (core/src/cpu_tuning.hpp: "zen4" or "default", GELU_TUNING overrides it) and the bins of
+  // exact GELU's f it gives.
+  benchmark::AddCustomContext("gelu_tuning", std::string(gelu::simd::tuning_name(gelu::simd::tuning())) +
+                                                 ", " + std::to_string(gelu::simd::fast_bins()) + " bins");
   benchmark::AddCustomContext("gelu_bf16_isa", gelu::bf16::isa());
   // Which bf16 kernel each function runs (f and f′ are timed at their first call, here, outside any
   // benchmark).
