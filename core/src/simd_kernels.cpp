@@ -341,22 +341,18 @@ struct Table16 {
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutexvar_ps(idx, v); }
 };
 
-/// The two layouts of f's bins (FastBins): the table idiom, the polynomial's coefficient count, the shift of
-/// bits(t + kShiftF) that leaves the index in the low bits, and where the tables are.
-struct Bins32 {
-  using Table = Table32;
-  static constexpr int kDeg = kDegF, kShift = 19;
-  static const float* mid(const Tables& t) { return t.f_mid; }
-  static const float* s_k(const Tables& t) { return t.f_k; }
-  static const float* c(const Tables& t, int i) { return t.f_c[i]; }
+/// A layout of f's bins: the table idiom, the polynomial's coefficient count, the shift of bits(t + kShiftF)
+/// that leaves the index in the low bits, and where in Tables its midpoints, s_k and coefficients are.
+template <class TableT, int kDegree, int kShiftBits, auto kMid, auto kSk, auto kCoef>
+struct Bins {
+  using Table = TableT;
+  static constexpr int kDeg = kDegree, kShift = kShiftBits;
+  static const float* mid(const Tables& t) { return t.*kMid; }
+  static const float* s_k(const Tables& t) { return t.*kSk; }
+  static const float* c(const Tables& t, int i) { return (t.*kCoef)[i]; }
 };
-struct Bins16 {
-  using Table = Table16;
-  static constexpr int kDeg = kDegF16, kShift = 20;
-  static const float* mid(const Tables& t) { return t.f16_mid; }
-  static const float* s_k(const Tables& t) { return t.f16_k; }
-  static const float* c(const Tables& t, int i) { return t.f16_c[i]; }
-};
+using Bins32 = Bins<Table32, kDegF, 19, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
+using Bins16 = Bins<Table16, kDegF16, 20, &Tables::f16_mid, &Tables::f16_k, &Tables::f16_c>;
 
 /// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
 /// the 32 zmm registers with Bins32, 7 with Bins16).
@@ -407,7 +403,7 @@ template <class Bins, int N>
 GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
   // Each step for the N vectors in turn: the code interleaves their independent chains as it stands, where
   // one vector's chain after the other relies on the out-of-order window to overlap them (Zen 4's fills:
-  // 4–5 % faster there with N = 2; docs/performance.md, "Zen 4 tuning").
+  // 2–3.5 % faster there with N = 2; docs/performance.md, "Zen 4 tuning").
 #define GELU_EACH for (int i = 0; i < N; ++i)
   __m512 t[N], hh[N], k[N], nc[N], r2[N], e[N], q[N], d[N], poly[N], TS[N];
   __m512i kb[N], b[N];
@@ -559,31 +555,32 @@ int fast_bins() {
 // [SECTION] Entry points
 
 namespace {
-template <class Bins, Stores kStores = Stores::Ordinary>
+template <class Layout, Stores kStores>
 void gelu_f32_by(const float* x, float* y, std::size_t n) {
-  const RegsF<Bins> r(tables());
+  const RegsF<Layout> r(tables());
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
-  // constants broadcast again for every 32 elements: 15 % slower).
+  // constants broadcast again for every 32 elements: 15–25 % slower).
   run_f32<false, kStores>(
       x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu16(v, r); },
       [&](__m512& a, __m512& b) GELU_LAMBDA_INLINE { gelu32(a, b, r); });
 }
+template <Stores kStores>
+void gelu_f32_with(const float* x, float* y, std::size_t n, int bins) {
+  if (bins == kBins16)
+    gelu_f32_by<Bins16, kStores>(x, y, n);
+  else
+    gelu_f32_by<Bins32, kStores>(x, y, n);
+}
 }  // namespace
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  gelu_f32_bins(x, y, n, fast_bins());
+  gelu_f32_with<Stores::Ordinary>(x, y, n, fast_bins());
 }
 void gelu_f32_bins(const float* x, float* y, std::size_t n, int bins) {
-  if (bins == kBins16)
-    gelu_f32_by<Bins16>(x, y, n);
-  else
-    gelu_f32_by<Bins32>(x, y, n);
+  gelu_f32_with<Stores::Ordinary>(x, y, n, bins);
 }
 void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
-  if (fast_bins() == kBins16)
-    gelu_f32_by<Bins16, Stores::Streaming>(x, y, n);
-  else
-    gelu_f32_by<Bins32, Stores::Streaming>(x, y, n);
+  gelu_f32_with<Stores::Streaming>(x, y, n, fast_bins());
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   run_gelu_d1<false>(x, nullptr, y, n);
