@@ -12,7 +12,8 @@
 // quotient is a reciprocal estimate and one Newton step that takes the low parts along (no vdivps), so the
 // result is rounded about once. f' cancels near its root (E·(1 + w) -> −1; x ≈ −0.75 for the tanh
 // form, z ≈ −1.2785 for the sigmoid form): 1 + wh is exact there, and within 1/32 of the root (in z) the
-// kernel uses δ·P(δ), δ = x − r0 exact, a polynomial fitted per parameter from formulas.hpp.
+// kernel uses δ·P(δ), δ = x − r0 exact, a polynomial fitted per parameter from formulas.hpp — on the sigmoid
+// form's fast path only in the exponential's bin of the root, a third of that window (see in_root_bin()).
 //
 // The tanh form's f' (and backward pass) takes another route where its parameter's tables pass their check
 // (RBins; c = 0.044715 and both ends of c's range do): f' = [x > 0] − sign(x)·e^−|z|·R(|x|), R smooth and
@@ -31,6 +32,7 @@
 //   [SECTION] The tanh form on bf16 inputs
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -58,7 +60,13 @@ namespace F = formulas;
 enum class Form { Sigmoid, Tanh };
 // [SECTION] Forms, constants and tables
 
-constexpr int kDegRoot = 5;      // degree of P around the root of f'
+constexpr int kDegRoot = 5;  // degree of P around the root of f'
+// ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
+constexpr float kLn2Hi = 0x1.63p-6f;
+constexpr float kLn2Lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
+constexpr float kMagic =
+    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
+constexpr float kInvLn2x32 = 46.166241308446828f;
 constexpr double kZSat = 120;    // |z| beyond which σ is 0 or 1 far below float resolution (e^-120 < 2^-173)
 constexpr double kZFast = 80;    // |z| up to which the fast f's scaled exponential stays normal (2^-116)
 constexpr double kZFastD1 = 40;  // |z| up to which the fast f' keeps (1 + e^|z|)² finite
@@ -109,7 +117,8 @@ struct Consts {
   // r' = u − n·L, and e^(a·r') from the powers a1 = a, a2 = a²/2, a3 = a³/6.
   FloatPair cc{};
   float lhi = 0, llo = 0, a1 = 0, a2 = 0, a3 = 0;
-  float win = 0;  // half-width of the window around r0 where f' = δ·P(δ)
+  float win = 0;              // half-width of the window around r0 where f' = δ·P(δ)
+  std::int32_t root_bin = 0;  // the exponential's n in the bin of r0 (the sigmoid form; see in_root_bin())
   std::array<float, kDegRoot + 1> rc{};
   float x_zfast = 0;      // |x| where |z| reaches kZFast (the bins' range)
   bool rb_built = false;  // the tanh form's RBins are built on the first f' call (f never reads them)
@@ -314,11 +323,22 @@ Consts build_consts(Form form, double param) {
     if (std::fabs(step) < 1e-17 * std::fabs(r)) break;
   }
   c.r0 = split(r);
-  // Window: |δz| <= 1/32 in z. Outside, the numerator 1 + E·(1 + w) is at least ~0.04 and its absolute error
-  // (~2^-31, from E's pair) stays under 2^-26 relative; a wider window only costs branches (measured: the
-  // worst cases, ~1.5 ULP, lie outside either).
+  // Window: |δz| <= 1/32 in z, where P is fitted; the general path and the tanh form's quotient kernel take P
+  // there. Outside, the numerator 1 + E·(1 + w) is at least ~0.04 and its absolute error (~2^-31, from E's
+  // pair) stays under 2^-26 relative. The sigmoid form's fast path takes P only in the exponential's bin of
+  // the root (see in_root_bin()), z in [z0 − 0.0104, z0 + 0.0113]: closer in, the numerator is ~0.048 at the
+  // bin's edges and E's error peaks there (|r'| = ln2/64), yet the worst cases beside it measured 1.40–1.42
+  // ULP (gelu_sigmoid, SiLU; k = 0.1, 1, 1.702, 10 on every float within 0.6 of the root in z), against
+  // 1.44 elsewhere. A third of the window's lanes take the branch to P: a vector of N(0, 2) data has such a
+  // lane 3–5 % of the time instead of 10–15 %.
   const double win = 1.0 / (32 * slope);
   c.win = static_cast<float>(win);
+  if (form == Form::Sigmoid) {
+    // n = round(−x·s), s = fl(a·32/ln2) as Regs::neg_slope_scaled holds it: n0 = 59 for every k (z0·32/ln2
+    // = 59.02), and the bin [n0 ± 1/2]/s lies inside the window.
+    const double s = static_cast<double>(c.a.hi * kInvLn2x32);
+    c.root_bin = static_cast<std::int32_t>(std::nearbyint(-r * s));
+  }
   const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
   const auto xs = chebyshev_nodes<kDegRoot + 1>(-1.1 * win, 1.1 * win);  // even count: no node at δ = 0
   std::array<double, kDegRoot + 1> ys{};
@@ -360,13 +380,6 @@ const Consts& consts_with_rbins(double param) {
   return c;
 }
 
-// ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
-constexpr float kLn2Hi = 0x1.63p-6f;
-constexpr float kLn2Lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
-constexpr float kMagic =
-    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
-constexpr float kInvLn2x32 = 46.166241308446828f;
-
 /// The constants of one call, in registers.
 struct Regs {
   Table32 exp_hs, exp_rel;  // Exp2Table's hi_shifted and rel
@@ -374,6 +387,7 @@ struct Regs {
   __m512 neg_b_scaled;  // −b·32/ln2 (the tanh form's k: x·(neg_slope_scaled + neg_b_scaled·x²))
   __m512 ch, cl, lhi, llo, magic_lhi, a1, a2, a3;  // see Consts
   __m512i xfast2, xfast_d1_2;                      // bit patterns shifted left by one (see beyond())
+  __m512i root_bin;                                // k's bits in the root's bin (see in_root_bin())
   __m512 xfast_sq, xfast_d1_sq;                    // fl(xfast²), fl(xfast_d1²) (see beyond())
   __m512 rc[kDegRoot + 1];
   explicit Regs(const Consts& c)
@@ -404,6 +418,7 @@ struct Regs {
         a3(_mm512_set1_ps(c.a3)),
         xfast2(_mm512_slli_epi32(_mm512_castps_si512(xfast), 1)),
         xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)),
+        root_bin(_mm512_set1_epi32(std::bit_cast<std::int32_t>(kMagic) + c.root_bin)),
         xfast_sq(_mm512_set1_ps(c.xfast * c.xfast)),
         xfast_d1_sq(_mm512_set1_ps(c.xfast_d1 * c.xfast_d1)) {
     for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
@@ -561,13 +576,14 @@ struct ExpZ {
 /// e^−z for the fast paths, z = a·u with u = x (the sigmoid form) or x·(pu.h + pu.l), pu = 1 + c·x² (the tanh
 /// form; sh = fl(x²)). n = round(−u/L) from any rounding of −z·32/ln2 (the tanh form's from x·(a' + b'·x²)
 /// with the constants prescaled, beside pu's chain rather than after it: k, r and q are on the kernels'
-/// longest dependency chain, and a shorter one lets more vectors overlap); −n·lhi straight from k (−k·lhi +
-/// magic·lhi is exact inside the fma and a float); r' = −u − n·L (for u = x the first step is exact,
-/// Sterbenz); then e^(a·r')·(1 + rel) − 1 = rel + r'·(a1 + r'·(a2 + r'·a3)), a1 = a, a2 = a²/2, a3 = a³/6,
-/// by Horner (|a·r'| <= ln2/64: truncation < 2^-30.7; a's rounding adds < 2^-30.5). Horner's three fmas
-/// replaced r'² and two fmas beside it (one multiply fewer, a longer chain): 2–6 % faster on the Xeon. One
-/// instruction fewer than reducing a·u (the sigmoid form's a·x needs no pair; the tanh form's 1 + c·x² needs
-/// no low constant). kUnit (SiLU, a = 1): the same with compile-time constants (fewer registers held).
+/// longest dependency chain, and a shorter one lets more vectors overlap); r' = −u − n·L, its first step
+/// exact (Sterbenz): for the sigmoid form −n·lhi − x in one fma, for the tanh form −n·lhi straight from k
+/// (−k·lhi + magic·lhi is exact inside the fma and a float) and then u's two parts; then e^(a·r')·(1 + rel) −
+/// 1 = rel + r'·(a1 + r'·(a2 + r'·a3)), a1 = a, a2 = a²/2, a3 = a³/6, by Horner (|a·r'| <= ln2/64: truncation
+/// < 2^-30.7; a's rounding adds < 2^-30.5). Horner's three fmas replaced r'² and two fmas beside it (one
+/// multiply fewer, a longer chain): 2–6 % faster on the Xeon. One instruction fewer than reducing a·u (the
+/// sigmoid form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit (SiLU, a = 1):
+/// the same with compile-time constants (fewer registers held).
 template <Form kForm, bool kUnit = false>
 GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
   __m512 k;
@@ -588,12 +604,13 @@ GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
                         r, t.exp_rel(kb));
     return {exp2_scaled(t.exp_hs(kb), kb), q};
   }
-  const __m512 nl = _mm512_fnmadd_ps(k, t.lhi, t.magic_lhi);  // −n·lhi
   __m512 r;
-  if constexpr (kForm == Form::Sigmoid)
-    r = _mm512_sub_ps(nl, x);
-  else
+  if constexpr (kForm == Form::Sigmoid) {
+    r = _mm512_fnmsub_ps(n, t.lhi, x);  // −n·lhi − x, exact
+  } else {
+    const __m512 nl = _mm512_fnmadd_ps(k, t.lhi, t.magic_lhi);  // −n·lhi
     r = _mm512_fnmadd_ps(x, pu.l, _mm512_fnmadd_ps(x, pu.h, nl));
+  }
   r = _mm512_fnmadd_ps(n, t.llo, r);
   const __m512i kb = _mm512_castps_si512(k);
   const __m512 scaled = exp2_scaled(t.exp_hs(kb), kb);
@@ -697,10 +714,11 @@ GELU_INLINE __m512 d1_fast(__m512 x, const Regs& r) {
   const __m512 nl = kUnit ? _mm512_mul_ps(el, a) : _mm512_fmadd_ps(eh, w.l, _mm512_mul_ps(el, a));
   const __m512 dh = _mm512_add_ps(one, eh);
   const __m512 dx = low_of_one_plus<kForm>(eh, dh);
-  // D² = d2h + 2dh·(dx + el) + err(dh²), el taken in its own fma beside dx's chain.
+  // D² = d2h + 2dh·(dx + el) + err(dh²); dx + el rounds at 2^-24 of a term below 2^-23·D (negligible), and
+  // takes an add's slot where an fma of el would take an fma's, one step off the chain to the quotient.
   const __m512 d2h = _mm512_mul_ps(dh, dh);
   const __m512 dh2 = _mm512_add_ps(dh, dh);
-  const __m512 d2l = _mm512_fmadd_ps(dh2, dx, _mm512_fmadd_ps(dh2, el, _mm512_fmsub_ps(dh, dh, d2h)));
+  const __m512 d2l = _mm512_fmadd_ps(dh2, _mm512_add_ps(dx, el), _mm512_fmsub_ps(dh, dh, d2h));
   return divide_fast(nh, nl, d2h, d2l);
 }
 
@@ -754,10 +772,19 @@ GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(y, _mm512_fpclass_ps_mask(x, 0x01 | 0x80), x);  // NaN in, NaN out
 }
 
+/// The sigmoid form's lanes that the fast path hands to δ·P(δ): those whose exponential reduces by n = n0,
+/// the bin of the root (z in [−1.2888, −1.2672), within the window; see Consts::root_bin): one integer
+/// compare of k (the fma exp_neg_z computes too, so the compiler shares it) against the window's two.
+GELU_INLINE __mmask16 in_root_bin(__m512 x, const Regs& r) {
+  const __m512 k = _mm512_fmadd_ps(x, r.neg_slope_scaled, _mm512_set1_ps(kMagic));
+  return _mm512_cmpeq_epi32_mask(_mm512_castps_si512(k), r.root_bin);
+}
+
 template <Form kForm, bool kUnit = false>
 GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
   // One branch for both rare cases (a lane beyond the fast range, a lane near the root).
-  const __mmask16 far = beyond<kForm>(x, r.xfast_d1_2, r.xfast_d1_sq), near = root_window(x, r);
+  const __mmask16 far = beyond<kForm>(x, r.xfast_d1_2, r.xfast_d1_sq),
+                  near = kForm == Form::Sigmoid ? in_root_bin(x, r) : root_window(x, r);
   const __m512 y = d1_fast<kForm, kUnit>(x, r);
   if (_kortestz_mask16_u8(far, near)) [[likely]]  // (not !(far | near): GCC moves both masks out, 2 kmovw)
     return y;
