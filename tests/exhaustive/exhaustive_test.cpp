@@ -413,6 +413,50 @@ TEST(FastFamilyParameters, WithinTwoUlpAtTheEndsOfTheParameterRanges) {
     }
 }
 
+// The sigmoid forms' f′ around its root, z = k·x ≈ −1.2785, on every float within 1/16 of it in z: the fast
+// path takes δ·P(δ) in the exponential's bin of the root (|δz| <= 0.0113) and its quotient right beside it;
+// the general path (a vector with a lane beyond the fast range, here 1e30 in every other lane) takes P in the
+// window |δz| <= 1/32. Both within 2 ULP for k across its range; the fast path's lanes give the bits of
+// one-element calls.
+TEST(FastFamilyParameters, SigmoidDerivativeAroundItsRootOnBothPaths) {
+  const gelu::Activation* a = gelu::find_activation("gelu_sigmoid");
+  for (const double k : {0.1, 1.0, 1.702, 10.0}) {
+    gelu::Params p = a->defaults();
+    p[0] = k;
+    const double z0 = -1.2784645427610738;
+    std::vector<float> xs;
+    for (float x = static_cast<float>((z0 - 0.0625) / k); x <= static_cast<float>((z0 + 0.0625) / k);
+         x = std::nextafter(x, 0.0f))
+      xs.push_back(x);
+    std::vector<float> fast(xs.size()), mixed(2 * xs.size()), with_far(2 * xs.size());
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      with_far[2 * i] = xs[i];
+      with_far[2 * i + 1] = 1e30f;
+    }
+    a->batch_f32[1](xs.data(), fast.data(), xs.size(), p);
+    a->batch_f32[1](with_far.data(), mixed.data(), with_far.size(), p);
+    std::int64_t worst_fast = 0, worst_general = 0;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const float cr = static_cast<float>(gelu::formulas::x_sigmoid_d1(static_cast<double>(xs[i]), k));
+      worst_fast = std::max(worst_fast, ulp_distance(fast[i], cr));
+      worst_general = std::max(worst_general, ulp_distance(mixed[2 * i], cr));
+      ASSERT_LE(ulp_distance(fast[i], cr), 2) << "k=" << k << " x=" << std::hexfloat << xs[i];
+      ASSERT_LE(ulp_distance(mixed[2 * i], cr), 2)
+          << "k=" << k << " x=" << std::hexfloat << xs[i] << " (general)";
+      if (i % 61 == 0) {
+        float one = 0;
+        a->batch_f32[1](&xs[i], &one, 1, p);
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(one), std::bit_cast<std::uint32_t>(fast[i]))
+            << "k=" << k << " x=" << std::hexfloat << xs[i];
+      }
+    }
+    std::printf(
+        "[ params ] gelu_sigmoid f' k=%g around the root: %zu inputs, max %lld ULP (fast path), %lld "
+        "(general path)\n",
+        k, xs.size(), static_cast<long long>(worst_fast), static_cast<long long>(worst_general));
+  }
+}
+
 // The fused backward passes are dy·f' with f' from the fast kernel, rounded once.
 // The tanh form's f' by bins has tables built per value of c: across c's range, every value either passes
 // their check or falls back to the quotient kernel, and either way stays within 2 ULP. Inputs: every 397th
