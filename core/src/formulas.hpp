@@ -187,6 +187,8 @@ inline double x_sigmoid(double x, double k) {
   if (z.hi < -700.0) return -tiny_x_times_exp(x, z, false);  // sigma(z) = exp(z) to double precision
   return x_times_sigmoid(x, z);
 }
+// The root of x_sigmoid_d1 in z = k·x: 1 + z·(1 − σ(z)) = 0 (mpmath), the same for every k.
+inline constexpr double kSigmoidD1RootZ = -1.2784645427610738;
 // Beyond |k x| > 1000, sigma is 0 or 1 to double precision; returning the limits avoids inf * 0.
 inline double x_sigmoid_d1(double x, double k) {
   if (std::isnan(x)) return x;

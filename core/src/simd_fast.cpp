@@ -262,7 +262,7 @@ Consts build_consts(Form form, double param) {
     c.a = split(param);
     slope = param;
     c.tmax = static_cast<float>(kZSat / param);
-    z0_guess = -1.2784645427610738;
+    z0_guess = F::kSigmoidD1RootZ;
   } else {
     const F::DD a = {2 * F::kSqrt2OverPi.hi, 2 * F::kSqrt2OverPi.lo};
     // a's high part is a multiple of 2^-20 (21 significant bits): then ph − ah is exact for any float ph in
@@ -278,7 +278,7 @@ Consts build_consts(Form form, double param) {
     const double t = param > 0 ? std::min(kZSat / a.hi, std::cbrt(kZSat / b.hi)) : kZSat / a.hi;
     c.tmax = static_cast<float>(t);
     slope = a.hi;
-    z0_guess = -1.2784645427610738 * 0.95;
+    z0_guess = F::kSigmoidD1RootZ * 0.95;
   }
   if (static_cast<double>(c.tmax) * slope < kZSat) c.tmax = std::nextafter(c.tmax, INFINITY);
   {

@@ -423,7 +423,7 @@ TEST(FastFamilyParameters, SigmoidDerivativeAroundItsRootOnBothPaths) {
   for (const double k : {0.1, 1.0, 1.702, 10.0}) {
     gelu::Params p = a->defaults();
     p[0] = k;
-    const double z0 = -1.2784645427610738;
+    const double z0 = gelu::formulas::kSigmoidD1RootZ;
     std::vector<float> xs;
     for (float x = static_cast<float>((z0 - 0.0625) / k); x <= static_cast<float>((z0 + 0.0625) / k);
          x = std::nextafter(x, 0.0f))
@@ -522,7 +522,7 @@ TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
     const gelu::Params p = a->defaults();
     const bool exact = std::string(id) == "gelu";
     // The root of f′ (exact GELU: x ≈ −0.7518; the sigmoid forms: z = k·x ≈ −1.2785) and its window's size.
-    const double x0 = exact ? -0.75179152469356 : -1.2784645427610738 / p[0];
+    const double x0 = exact ? -0.75179152469356 : gelu::formulas::kSigmoidD1RootZ / p[0];
     const double w = exact ? 0.05 : 0.01 / p[0];
     for (std::size_t n : {1u, 15u, 16u, 17u, 31u, 32u, 33u, 2047u, 2048u, 2049u, 4101u, 10000u}) {
       std::vector<float> x(n), dy(n), d1(n), dx(n);
