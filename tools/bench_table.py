@@ -1,71 +1,189 @@
 #!/usr/bin/env python3
-"""Runs tests/bench/activations_bench once and prints docs/performance.md's tables (ns/element, medians, ratios).
+"""Runs tests/bench/activations_bench and prints docs/performance.md's tables (ns/element, medians, ratios).
 
-usage: tools/bench_table.py BUILD_DIR [--json FILE] [extra benchmark args]
-       tools/bench_table.py --from FILE        (tables from a saved --benchmark_format=json run)
+usage: tools/bench_table.py [BUILD_DIR] [--processes N] [--json FILE] [extra benchmark args]
+       tools/bench_table.py --from FILE [FILE...]   (tables from saved --benchmark_format=json runs)
 
-Every figure in one printout comes from the same run. Medians of --benchmark_repetitions (default 5), the
-repetitions of all benchmarks run in random order (--benchmark_enable_random_interleaving): on a shared host
-whose speed drifts over minutes, a row and its peer then see the same spread of moments, where in order they
-ran minutes apart.
+BUILD_DIR defaults to build. Every figure in one printout comes from the same run. Medians of
+--benchmark_repetitions (default 5), the repetitions of all benchmarks run in random order
+(--benchmark_enable_random_interleaving): on a shared host whose speed drifts over minutes, a row and its peer
+then see the same spread of moments, where in order they ran minutes apart.
+
+--processes N (default 1) runs the benchmark in N processes, one after another. A process can run every kernel
+of one library 1.5-2x slower than the next process does, the same binary on the same arrays (the state follows
+the process's address layout; docs/performance.md, "Machines and method"), so one process's ratio can meet or
+miss a line by chance. With N > 1 a row is the median over the processes of their medians, and a ratio the
+median over the processes of each process's own ratio (both rows of a ratio from the same process), printed
+with its range over the processes, "0.88 (0.85-0.92)". Processes whose oneDNN rows fail the peer check are
+left out of the tables (named above them) unless every process fails it. --json FILE saves the benchmark's
+JSON: FILE itself for one process, FILE with .1, .2, ... before its extension for more; --from reads them back.
 """
-import json, re, subprocess, sys
+import json, os, re, stat, statistics, subprocess, sys
 
 FILTER = ("^copy/|^paired/|^dnnl_|^gelu/|^gelu_nt/|^gelu_tanh/|^gelu_tanh_accurate/|^gelu_sigmoid|^silu|"
           "^softplus|^mish|^gelu_bf16/|^gelu_tanh_bf16/")
+USAGE = __doc__.split("\n\n")[1]
 
 
-def run(argv):
-    if argv and argv[0] == "--from":
-        with open(argv[1]) as f:
-            return json.load(f), f"(from {argv[1]})"
-    build = argv[0] if argv else "build"
-    save = None
-    rest = argv[1:]
-    if rest[:1] == ["--json"]:
-        save, rest = rest[1], rest[2:]
-    args = [f"{build}/tests/bench/activations_bench", f"--benchmark_filter={FILTER}",
-            "--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true",
-            "--benchmark_report_aggregates_only=true",
+def closed_output(exc_type, exc, tb):
+    """Standard output closed or full (a pipe's reader gone, a full disk): say so in one line, exit 1."""
+    if not issubclass(exc_type, OSError):
+        sys.__excepthook__(exc_type, exc, tb)
+        return
+    try:  # (Python would try to flush stdout again at exit)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    what = "closed" if issubclass(exc_type, BrokenPipeError) else f"not writable ({exc.strerror})"
+    print(f"bench_table.py: standard output {what}; the tables were not all written", file=sys.stderr)
+    sys.exit(1)
+
+
+sys.excepthook = closed_output
+
+
+def fail(message, status=2):
+    print(f"bench_table.py: {message}", file=sys.stderr)
+    sys.exit(status)
+
+
+def parse_args(argv):
+    """(files to read, or None; build dir; processes; json path; extra benchmark args)."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if argv[:1] == ["--from"]:
+        if len(argv) < 2:
+            fail("--from needs at least one saved JSON file\n" + USAGE)
+        return argv[1:], None, 1, None, []
+    build, processes, save, rest = "build", 1, None, []
+    if argv and not argv[0].startswith("-"):
+        build, argv = argv[0], argv[1:]
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--json", "--processes"):
+            if i + 1 >= len(argv):
+                fail(f"{a} needs a value\n" + USAGE)
+            v = argv[i + 1]
+            if a == "--json":
+                save = v
+            else:
+                try:
+                    processes = int(v)
+                except ValueError:
+                    processes = 0
+                if not 1 <= processes <= 100:
+                    fail(f"--processes {v}: not a whole number from 1 to 100")
+            i += 2
+        elif a.startswith("--benchmark_"):
+            rest.append(a)
+            i += 1
+        else:
+            fail(f"unknown argument {a!r} (benchmark options start with --benchmark_)\n" + USAGE)
+    return None, build, processes, save, rest
+
+
+def json_paths(save, processes):
+    if save is None:
+        return [None] * processes
+    if processes == 1:
+        return [save]
+    root, ext = os.path.splitext(save)
+    return [f"{root}.{i}{ext or '.json'}" for i in range(1, processes + 1)]
+
+
+def load(path):
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            fail(f"{path}: not a regular file")
+    except OSError as e:
+        fail(f"{path}: cannot read it ({e.strerror})")
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except OSError as e:
+        fail(f"{path}: cannot read it ({e.strerror})")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        fail(f"{path}: not JSON ({e})")
+    if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
+        fail(f"{path}: not a Google Benchmark JSON run (no \"benchmarks\" list)")
+    return doc
+
+
+def run_benchmark(build, rest, save, index, processes):
+    exe = os.path.join(build, "tests", "bench", "activations_bench")
+    if not os.path.isfile(exe) or not os.access(exe, os.X_OK):
+        fail(f"{exe}: no benchmark program there; build it first (./tools/dev.sh build, or pass the build "
+             "directory as the first argument)")
+    args = [exe, f"--benchmark_filter={FILTER}", "--benchmark_repetitions=5",
+            "--benchmark_enable_random_interleaving=true", "--benchmark_report_aggregates_only=true",
             "--benchmark_format=json"] + rest
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    if processes > 1:
+        print(f"bench_table.py: process {index + 1} of {processes} ...", file=sys.stderr, flush=True)
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        tail = "\n".join(p.stderr.strip().splitlines()[-5:])
+        fail(f"{exe} exited with status {p.returncode}" + (f":\n{tail}" if tail else ""), 1)
+    try:
+        doc = json.loads(p.stdout)
+    except json.JSONDecodeError as e:
+        fail(f"{exe} printed no JSON run ({e})", 1)
     if save:
-        with open(save, "w") as f:
-            f.write(out)
-    return json.loads(out), " ".join(args)
+        try:
+            with open(save, "w") as f:
+                f.write(p.stdout)
+        except OSError as e:
+            # The run is not lost: its tables still print, and the exit status says the file was not written.
+            print(f"bench_table.py: {save}: could not save the run ({e.strerror})", file=sys.stderr)
+            global save_failed
+            save_failed = True
+    return doc, " ".join(args)
 
 
-data, command = run(sys.argv[1:])
-ns = {}  # (name, size, threads) -> ns/element (median)
-paired = {}  # threads -> (copy ns/element, gelu f ns/element, median of the per-pair ratios)
-for b in data["benchmarks"]:
-    if b.get("aggregate_name") != "median":
-        continue
-    name = re.sub(r"/(min_time:[^/]+|real_time|repeats:\d+)", "", b["run_name"])
-    m = re.match(r"^(.*)/(\d+)(?:/threads:(\d+))?$", name)
-    if not m:
-        continue
-    if m.group(1) == "paired/gelu_f_over_copy":
-        if all(k in b for k in ("copy_ns", "gelu_ns", "ratio")):
-            paired[int(m.group(3) or 1)] = (b["copy_ns"], b["gelu_ns"], b["ratio"])
-        continue
-    if "ns_per_elem" not in b:
-        continue
-    v = b["ns_per_elem"]
-    ns[(m.group(1), int(m.group(2)), int(m.group(3) or 1))] = v * 1e9 if v < 1e-6 else v
+def parse(doc):
+    """(ns, paired) of one process: ns (name, size, threads) -> ns/element (median); paired threads -> (copy
+    ns/element, gelu f ns/element, median of the per-pair ratios)."""
+    ns, paired = {}, {}
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict) or b.get("aggregate_name") != "median" or "run_name" not in b:
+            continue
+        name = re.sub(r"/(min_time:[^/]+|real_time|repeats:\d+)", "", str(b["run_name"]))
+        m = re.match(r"^(.*)/(\d+)(?:/threads:(\d+))?$", name)
+        if not m:
+            continue
+        if m.group(1) == "paired/gelu_f_over_copy":
+            if all(isinstance(b.get(k), (int, float)) for k in ("copy_ns", "gelu_ns", "ratio")):
+                paired[int(m.group(3) or 1)] = (b["copy_ns"], b["gelu_ns"], b["ratio"])
+            continue
+        v = b.get("ns_per_elem")
+        if not isinstance(v, (int, float)) or not v > 0:
+            continue
+        ns[(m.group(1), int(m.group(2)), int(m.group(3) or 1))] = v * 1e9 if v < 1e-6 else v
+    return ns, paired
 
+
+save_failed = False
+files, build, processes, save, rest = parse_args(sys.argv[1:])
+if files is not None:
+    docs = [load(f) for f in files]
+    command = "(from " + ", ".join(files) + ")"
+else:
+    docs, command = [], ""
+    for i, path in enumerate(json_paths(save, processes)):
+        doc, command = run_benchmark(build, rest, path, i, processes)
+        docs.append(doc)
+runs = [parse(d) for d in docs]
+names = files if files is not None else [f"process {i + 1}" for i in range(len(docs))]
+for name, (ns_p, paired_p) in zip(names, runs):
+    if not ns_p and not paired_p:
+        fail(f"{name}: no median rows (the tables need --benchmark_repetitions of 2 or more)")
+contexts = [d.get("context") if isinstance(d.get("context"), dict) else {} for d in docs]
+ctx = contexts[0]
+models = {str(c.get("cpu_model", "CPU model not recorded")) for c in contexts}
+if len(models) > 1:
+    fail("these runs come from different CPUs (" + "; ".join(sorted(models)) + "): a table takes one machine's")
 label = {4096: "4K", 262144: "256K", 67108864: "64M"}
-sizes = sorted({s for _, s, t in ns if t == 1})
-
-
-def cell(key, s, t=1):
-    return f"{ns[(key, s, t)]:.3f}" if (key, s, t) in ns else "–"
-
-
-def ratio(a, b, s, ta=1, tb=1):
-    if (a, s, ta) in ns and (b, s, tb) in ns:
-        return f"{ns[(a, s, ta)] / ns[(b, s, tb)]:.2f}"
-    return "–"
 
 
 def table(title, rows):
@@ -86,7 +204,6 @@ def ratios(title, rows):
     print()
 
 
-ctx = data.get("context", {})
 print(f"Command: `{command}`")
 print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not recorded')}, "
       f"{ctx.get('num_cpus', '?')} CPUs at {ctx.get('mhz_per_cpu', '?')} MHz; "
@@ -94,7 +211,9 @@ print(f"Host: {ctx.get('host_name', '?')}, {ctx.get('cpu_model', 'CPU model not 
       + (f" (tuning {ctx['gelu_tuning']})" if "gelu_tuning" in ctx else "")
       + f", bf16: {ctx.get('gelu_bf16_isa', '?')}"
       + (f" ({ctx['gelu_bf16_kernels']})" if "gelu_bf16_kernels" in ctx else "") + "; "
-      f"load average at start: {ctx.get('load_avg', '?')}")
+      f"load average at start: "
+      + (f"{ctx.get('load_avg', '?')}" if len(docs) == 1 else ", ".join(
+          f"{c.get('load_avg', '?')}" for c in contexts) + " (each process)"))
 
 # oneDNN is the peer every ratio divides by, so a process where it runs slowly would make GELU Lab look fast.
 # It has happened on the Xeon VM: in some processes oneDNN's gelu_tanh and swish rows and every backward row
@@ -115,12 +234,14 @@ def bwd_limit(cpu_model):
     return BWD_OVER_FWD["amd"] if cpu_model.upper().startswith("AMD") else BWD_OVER_FWD["intel"]
 
 
-def peer_check():
+def peer_problems(ns, ctx):
+    """oneDNN's rows of one process checked against one another: (problems, worst forward spread, worst
+    backward over forward, the CPU's limit, how many comparisons)."""
     problems, worst_spread, worst_bwd, checked = [], 1.0, 0.0, 0
-    limit = bwd_limit(ctx.get("cpu_model", ""))
+    limit = bwd_limit(str(ctx.get("cpu_model", "")))
     groups = [["dnnl_gelu_erf", "dnnl_gelu_tanh", "dnnl_swish_1702", "dnnl_swish"],
               ["dnnl_gelu_erf_bf16", "dnnl_gelu_tanh_bf16"]]
-    for s in sizes:
+    for s in sorted({s for _, s, t in ns if t == 1}):
         for g in groups:
             fwd = {a: ns[(a + "/f", s, 1)] for a in g if (a + "/f", s, 1) in ns}
             if len(fwd) >= 2:
@@ -140,6 +261,12 @@ def peer_check():
                     if r > limit:
                         problems.append(f"{label.get(s, s)}: oneDNN {a[5:]} backward takes {r:.2f}x its forward "
                                         f"(limit {limit:.1f}x on this CPU)")
+    return problems, worst_spread, worst_bwd, limit, checked
+
+
+checks = [peer_problems(ns_p, ctx) for ns_p, _ in runs]
+if len(runs) == 1:
+    problems, worst_spread, worst_bwd, limit, checked = checks[0]
     if not checked:
         print("Peer check: no oneDNN rows in this run.")
     elif problems:
@@ -148,9 +275,52 @@ def peer_check():
     else:
         print(f"Peer check: passed (oneDNN's forward rows within {worst_spread:.2f}x of one another, "
               f"each backward at most {worst_bwd:.2f}x its forward, limit {limit:.1f}x on this CPU).")
+    kept = [0]
+else:
+    kept = [i for i, c in enumerate(checks) if not c[0]]
+    if not any(c[4] for c in checks):
+        print(f"Peer check: no oneDNN rows in these {len(runs)} processes.")
+        kept = list(range(len(runs)))
+    elif not kept:
+        print(f"Peer check: FAILED in every one of the {len(runs)} processes, so all of them are in the tables, "
+              "which are not representative (run it again): "
+              + " ".join(f"process {i + 1}: " + "; ".join(c[0]) + "." for i, c in enumerate(checks)))
+        kept = list(range(len(runs)))
+    else:
+        left = [i for i in range(len(runs)) if i not in kept]
+        print(f"Peer check: passed in {len(kept)} of {len(runs)} processes"
+              + (", the tables are theirs; left out: " + " ".join(
+                  f"process {i + 1} ({'; '.join(checks[i][0])})." for i in left) if left else ".")
+              + f" Forward rows within {max(checks[i][1] for i in kept):.2f}x of one another, each backward at "
+              f"most {max(checks[i][2] for i in kept):.2f}x its forward (limit {checks[0][3]:.1f}x on this "
+              "CPU).")
+    print(f"Processes: {len(runs)}; a row is the median over the {len(kept)} kept processes of their medians, a "
+          "ratio the median of each kept process's own ratio with its range over them in brackets.")
+
+ns = {}  # (name, size, threads) -> ns/element: the median over the kept processes
+for key in {k for i in kept for k in runs[i][0]}:
+    ns[key] = statistics.median(runs[i][0][key] for i in kept if key in runs[i][0])
+sizes = sorted({s for _, s, t in ns if t == 1})
 
 
-peer_check()
+def cell(key, s, t=1):
+    return f"{ns[(key, s, t)]:.3f}" if (key, s, t) in ns else "–"
+
+
+def spread(values):
+    """The median of `values`, with their range when there are several."""
+    m = statistics.median(values)
+    if len(values) == 1:
+        return f"{m:.2f}"
+    return f"{m:.2f} ({min(values):.2f}–{max(values):.2f})"
+
+
+def ratio(a, b, s, ta=1, tb=1):
+    """a / b at size s, each process's rows divided first."""
+    vals = [runs[i][0][(a, s, ta)] / runs[i][0][(b, s, tb)] for i in kept
+            if (a, s, ta) in runs[i][0] and (b, s, tb) in runs[i][0]]
+    return spread(vals) if vals else "–"
+
 print()
 print("Single thread, float32, ns per element (lower is better), medians:")
 print()
@@ -232,6 +402,10 @@ if tsizes:
                        ("gelu_tanh f / oneDNN gelu_tanh f, both two threads", "gelu_tanh/f", "dnnl_gelu_tanh/f")]:
         print(f"| {text} | " + " | ".join(ratio(a, b, s, 2, 2) for s in tsizes) + " |")
     print()
+paired = {}  # threads -> the kept processes' (copy, gelu f, ratio) triples
+for i in kept:
+    for t, v in runs[i][1].items():
+        paired.setdefault(t, []).append(v)
 if paired:
     print("Exact GELU's f against the copy at 64M, timed in pairs (back to back, alternating which goes first; "
           "medians of the pairs), so that both see the same moment of a shared host's memory:")
@@ -240,6 +414,10 @@ if paired:
     print("|---|---|---|---|")
     for t, target in [(1, "target 3: ≤ 1.3"), (2, "target 4: ≤ 1.2")]:
         if t in paired:
-            c, g, r = paired[t]
-            print(f"| {'one thread' if t == 1 else 'two threads'} ({target}) | {c:.3f} | {g:.3f} | {r:.2f} |")
+            c = statistics.median(v[0] for v in paired[t])
+            g = statistics.median(v[1] for v in paired[t])
+            r = spread([v[2] for v in paired[t]])
+            print(f"| {'one thread' if t == 1 else 'two threads'} ({target}) | {c:.3f} | {g:.3f} | {r} |")
     print()
+sys.stdout.flush()
+sys.exit(1 if save_failed else 0)

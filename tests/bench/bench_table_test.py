@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """tools/bench_table.py's peer check: a run where oneDNN's rows disagree with one another (one algorithm's
 forward much slower than the others, or a backward much slower than its forward) is marked as not
-representative, a consistent run passes, and the tables are printed either way.
+representative, a consistent run passes, and the tables are printed either way. Several processes' runs
+(--processes N, or --from with several files): the processes that fail the check are left out and named, rows
+are medians over the others, each ratio the median of the processes' own ratios with its range. Bad
+arguments and unreadable runs get one line naming what is wrong and a non-zero status, never a traceback.
 
 usage: bench_table_test.py SOURCE_DIR
 """
@@ -12,7 +15,7 @@ import sys
 import tempfile
 
 SOURCE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
-TOOL = os.path.join(SOURCE, "tools", "bench_table.py")
+TOOL = os.path.abspath(os.path.join(SOURCE, "tools", "bench_table.py"))
 SIZES = [4096, 262144, 67108864]
 
 
@@ -33,17 +36,37 @@ def table(ns):
     return tool_on(run_json(ns))
 
 
-def tool_on(doc):
-    """The tool's printout for a saved run `doc`."""
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(doc, f)
-        path = f.name
+def tool_on(*docs):
+    """The tool's printout for saved runs `docs` (one per process)."""
+    paths = []
+    for doc in docs:
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump(doc, f)
+            paths.append(f.name)
     try:
-        out = subprocess.run([sys.executable, TOOL, "--from", path], check=True, capture_output=True,
+        out = subprocess.run([sys.executable, TOOL, "--from"] + paths, check=True, capture_output=True,
                              text=True).stdout
     finally:
-        os.unlink(path)
+        for path in paths:
+            os.unlink(path)
     return out
+
+
+def tool_fails(args, **kw):
+    """(status, stderr) of the tool run with `args`, expected to fail."""
+    p = subprocess.run([sys.executable, TOOL] + args, capture_output=True, text=True, **kw)
+    return p.returncode, p.stderr
+
+
+tmp_files = []
+
+
+def write_tmp(doc):
+    """A temporary file holding `doc` as JSON (or `doc` itself when it is a string)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        f.write(doc if isinstance(doc, str) else json.dumps(doc))
+    tmp_files.append(f.name)
+    return f.name
 
 
 NORMAL = {
@@ -115,7 +138,59 @@ no_peer = {k: v for k, v in NORMAL.items() if not k.startswith("dnnl_")}
 out = table(no_peer)
 check("Peer check: no oneDNN rows in this run." in out, "a run without oneDNN says so", out)
 
+# Several processes: one whose oneDNN backward rows ran 2x slower is left out and named; the ratios are the
+# medians over the others of each process's own ratio, with their range.
+def scaled(ns, factor, names):
+    return {k: ([x * factor for x in v] if k in names else v) for k, v in ns.items()}
+
+
+p1 = dict(NORMAL, **{"gelu_tanh/backward": [0.60, 0.60, 0.90]})          # ratios 0.81, 0.88, 0.83
+p2 = scaled(p1, 1.1, {"gelu_tanh/backward"})                              # 0.89, 0.97, 0.91
+p3 = scaled(p1, 0.9, {"gelu_tanh/backward"})                              # 0.73, 0.79, 0.74
+bad = dict(p1, **{"dnnl_gelu_tanh/backward": [2.40, 2.20, 3.30]})       # oneDNN's slow state
+out = tool_on(run_json(p1), run_json(bad), run_json(p2), run_json(p3))
+check("Peer check: passed in 3 of 4 processes" in out and "left out: process 2 (4K: oneDNN gelu_tanh backward "
+      "takes 4.07x its forward" in out, "a process that fails the check is left out and named", out)
+check("| gelu_tanh backward / oneDNN (target ≤ 0.9) | 0.81 (0.73–0.89) | 0.88 (0.79–0.97) | 0.83 (0.74–0.91) |"
+      in out, "ratios are medians of the kept processes' own ratios, with their range", out)
+check("| **GELU Lab gelu_tanh backward** | 0.600 | 0.600 | 0.900 |" in out, "rows are medians over them", out)
+check("| gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9) | 0.86 (0.86–0.86) |" in out,
+      "a ratio that every process agrees on shows a zero range", out)
+out = tool_on(run_json(bad), run_json(bad))
+check("Peer check: FAILED in every one of the 2 processes" in out and "| gelu_tanh backward / oneDNN" in out,
+      "when every process fails, all are kept and the check says FAILED", out)
+amd = run_json(p1)
+amd["context"]["cpu_model"] = "AMD EPYC (family 25, model 17)"
+code, err = tool_fails(["--from", write_tmp(amd), write_tmp(run_json(p1))])
+check(code == 2 and "different CPUs" in err and "Traceback" not in err,
+      "runs from two CPUs are not merged", err)
+
+# Bad input: one line naming what is wrong, a non-zero status, no traceback.
+for args, want in [(["--from", "/nonexistent/run.json"], "/nonexistent/run.json: cannot read it"),
+                   (["--from", write_tmp("{")], "not JSON"),
+                   (["--from", write_tmp([])], "no \"benchmarks\" list"),
+                   (["--from", write_tmp({"benchmarks": []})], "no median rows"),
+                   (["--from", tempfile.gettempdir()], "not a regular file"),
+                   (["--from"], "--from needs at least one saved JSON file"),
+                   (["/nonexistent-build"], "no benchmark program there; build it first"),
+                   (["build", "--processes", "0"], "--processes 0: not a whole number from 1 to 100"),
+                   (["build", "--processes", "two"], "--processes two"),
+                   (["build", "--json"], "--json needs a value"),
+                   (["build", "--frobnicate"], "unknown argument '--frobnicate'")]:
+    code, err = tool_fails(args, cwd=tempfile.gettempdir())
+    check(code == 2 and want in err and "Traceback" not in err, f"{args}: exit 2 and '{want}'", err)
+p = subprocess.run([sys.executable, TOOL, "--help"], capture_output=True, text=True)
+check(p.returncode == 0 and "usage: tools/bench_table.py" in p.stdout and "--processes N" in p.stdout,
+      "--help prints the usage", p.stdout + p.stderr)
+with open(os.devnull if not os.path.exists("/dev/full") else "/dev/full", "w") as full:
+    p = subprocess.run([sys.executable, TOOL, "--from", write_tmp(run_json(NORMAL))], stdout=full,
+                       stderr=subprocess.PIPE, text=True)
+check(p.returncode == 1 and "standard output not writable" in p.stderr and "Traceback" not in p.stderr,
+      "a full standard output is named, exit 1", p.stderr)
+for path in tmp_files:
+    os.unlink(path)
+
 for f in failures:
     print("FAILED:", f, file=sys.stderr)
-print(f"bench_table peer check: 9 scenarios, {len(failures)} failed checks")
+print(f"bench_table peer check: 12 scenarios, {len(failures)} failed checks")
 sys.exit(1 if failures else 0)
