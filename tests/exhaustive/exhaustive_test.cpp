@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -549,6 +550,69 @@ TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
             << id << " n=" << n << " i=" << i << " x=" << std::hexfloat << x[i];
         const double ref = exact ? gelu::formulas::gelu_d1(x[i]) : gelu::formulas::x_sigmoid_d1(x[i], p[0]);
         ASSERT_LE(ulp_distance(one, static_cast<float>(ref)), 2) << id << " x=" << std::hexfloat << x[i];
+      }
+    }
+  }
+}
+
+// The sigmoid forms' f′ loop tests two vectors' range at once (one compare of their larger |x|): where one of
+// them has a lane beyond the fast range (|z| > 16, ±inf, NaN), the other must still get the bits it gets beside
+// an ordinary vector. Vectors of in-range inputs (near the root too) alternate with vectors holding one far
+// lane, in both orders of each pair, and every in-range lane keeps the bits of the plain array; the far lanes
+// stay within 2 ULP (NaN for NaN). Backward passes and f′ alike.
+TEST(FastFamilyBackward, SigmoidVectorsIgnoreAFarPartner) {
+  for (const char* id : {"gelu_sigmoid", "silu"}) {
+    const gelu::Activation* a = gelu::find_activation(id);
+    ASSERT_NE(a, nullptr);
+    for (const double k : {0.1, 1.0, 1.702, 10.0}) {
+      gelu::Params p = a->defaults();
+      if (std::string(id) == "gelu_sigmoid") p[0] = k;
+      const double kk = std::string(id) == "gelu_sigmoid" ? k : 1.0;
+      const double x0 = gelu::formulas::kSigmoidD1RootZ / kk;
+      constexpr std::size_t kVec = 16, kVectors = 64;
+      std::vector<float> x(kVec * kVectors), dy(x.size()), d1(x.size()), dx(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        const double u = std::sin(0.37 * static_cast<double>(i));
+        x[i] = static_cast<float>(i % 4 == 0 ? x0 + 0.01 / kk * u : 15.0 / kk * u);  // |z| <= 15
+        dy[i] = 0.5f + 0.001f * static_cast<float>(i % 7);
+      }
+      a->batch_f32[1](x.data(), d1.data(), x.size(), p);
+      a->batch_backward_f32(x.data(), dy.data(), dx.data(), x.size(), p);
+      const float far[] = {std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 1e30f, -1e30f,
+                           static_cast<float>(20 / kk), static_cast<float>(-20 / kk), static_cast<float>(-17 / kk)};
+      for (int order = 0; order < 2; ++order) {
+        std::vector<float> z, zdy;
+        for (std::size_t v = 0; v < kVectors; ++v) {
+          std::vector<float> partner(kVec, 0.5f);
+          partner[v % kVec] = far[v % std::size(far)];
+          const float* mine = &x[v * kVec];
+          for (int half = 0; half < 2; ++half) {
+            const bool own = (half == 0) == (order == 0);
+            z.insert(z.end(), own ? mine : partner.data(), (own ? mine : partner.data()) + kVec);
+            zdy.insert(zdy.end(), &dy[v * kVec], &dy[v * kVec] + kVec);
+          }
+        }
+        std::vector<float> zd1(z.size()), zdx(z.size());
+        a->batch_f32[1](z.data(), zd1.data(), z.size(), p);
+        a->batch_backward_f32(z.data(), zdy.data(), zdx.data(), z.size(), p);
+        for (std::size_t v = 0; v < kVectors; ++v) {
+          const std::size_t own = (2 * v + (order == 0 ? 0 : 1)) * kVec,
+                            other = (2 * v + (order == 0 ? 1 : 0)) * kVec;
+          for (std::size_t j = 0; j < kVec; ++j) {
+            const std::size_t i = v * kVec + j;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(d1[i]), std::bit_cast<std::uint32_t>(zd1[own + j]))
+                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside " << far[v % std::size(far)];
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(dx[i]), std::bit_cast<std::uint32_t>(zdx[own + j]))
+                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside " << far[v % std::size(far)];
+            const float f = z[other + j];
+            const double ref = gelu::formulas::x_sigmoid_d1(static_cast<double>(f), kk);
+            if (std::isnan(f))
+              ASSERT_TRUE(std::isnan(zd1[other + j])) << id << " k=" << k;
+            else
+              ASSERT_LE(ulp_distance(zd1[other + j], static_cast<float>(ref)), 2)
+                  << id << " k=" << k << " x=" << std::hexfloat << f;
+          }
+        }
       }
     }
   }
