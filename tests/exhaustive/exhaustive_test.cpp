@@ -556,10 +556,10 @@ TEST(FastFamilyBackward, RootLanesMatchOneElementCallsAtEveryLength) {
 }
 
 // The sigmoid forms' f′ loop tests two vectors' range at once (one compare of their larger |x|): where one of
-// them has a lane beyond the fast range (|z| > 16, ±inf, NaN), the other must still get the bits it gets beside
-// an ordinary vector. Vectors of in-range inputs (near the root too) alternate with vectors holding one far
-// lane, in both orders of each pair, and every in-range lane keeps the bits of the plain array; the far lanes
-// stay within 2 ULP (NaN for NaN). Backward passes and f′ alike.
+// them has a lane beyond the fast range (|z| > 16, ±inf, NaN), the other must still get the bits it gets
+// beside an ordinary vector. Vectors of in-range inputs (near the root too) alternate with vectors holding
+// one far lane, in both orders of each pair, and every in-range lane keeps the bits of the plain array; the
+// far lanes stay within 2 ULP (NaN for NaN). Backward passes and f′ alike.
 TEST(FastFamilyBackward, SigmoidVectorsIgnoreAFarPartner) {
   for (const char* id : {"gelu_sigmoid", "silu"}) {
     const gelu::Activation* a = gelu::find_activation(id);
@@ -578,8 +578,14 @@ TEST(FastFamilyBackward, SigmoidVectorsIgnoreAFarPartner) {
       }
       a->batch_f32[1](x.data(), d1.data(), x.size(), p);
       a->batch_backward_f32(x.data(), dy.data(), dx.data(), x.size(), p);
-      const float far[] = {std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 1e30f, -1e30f,
-                           static_cast<float>(20 / kk), static_cast<float>(-20 / kk), static_cast<float>(-17 / kk)};
+      const float far[] = {std::numeric_limits<float>::quiet_NaN(),
+                           INFINITY,
+                           -INFINITY,
+                           1e30f,
+                           -1e30f,
+                           static_cast<float>(20 / kk),
+                           static_cast<float>(-20 / kk),
+                           static_cast<float>(-17 / kk)};
       for (int order = 0; order < 2; ++order) {
         std::vector<float> z, zdy;
         for (std::size_t v = 0; v < kVectors; ++v) {
@@ -601,9 +607,11 @@ TEST(FastFamilyBackward, SigmoidVectorsIgnoreAFarPartner) {
           for (std::size_t j = 0; j < kVec; ++j) {
             const std::size_t i = v * kVec + j;
             ASSERT_EQ(std::bit_cast<std::uint32_t>(d1[i]), std::bit_cast<std::uint32_t>(zd1[own + j]))
-                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside " << far[v % std::size(far)];
+                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside "
+                << far[v % std::size(far)];
             ASSERT_EQ(std::bit_cast<std::uint32_t>(dx[i]), std::bit_cast<std::uint32_t>(zdx[own + j]))
-                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside " << far[v % std::size(far)];
+                << id << " k=" << k << " x=" << std::hexfloat << x[i] << " beside "
+                << far[v % std::size(far)];
             const float f = z[other + j];
             const double ref = gelu::formulas::x_sigmoid_d1(static_cast<double>(f), kk);
             if (std::isnan(f))
