@@ -793,11 +793,11 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 }
 
 /// The sigmoid form's f′ on two vectors with one range test for both: the larger of their shifted bit
-/// patterns
-/// (`vpmaxud`, which does not take an FMA pipe on Zen 4) against the limit, one compare where d1_16 spends
-/// one per vector. Where it fires (|z| > 16, NaN or ±inf in either vector: rare) each vector takes d1_16, so
-/// every lane keeps the value its own x gives it, whatever its neighbours. gelu_sigmoid's backward pass 2–3 %
-/// faster on Zen 4, SiLU's ~2 % (docs/performance.md, "Zen 4: one range test for two vectors").
+/// patterns (`vpmaxud`, which does not take an FMA pipe on Zen 4) against the limit, one compare where d1_16
+/// spends one per vector. Where it fires (|z| > 16, NaN or ±inf in either vector: rare) each vector takes
+/// d1_16, so every lane keeps the value its own x gives it, whatever the other vector holds. gelu_sigmoid's
+/// backward pass 2.5–3 % faster on Zen 4, SiLU's ~2 % (docs/performance.md, "Zen 4: one range test for two
+/// vectors").
 template <bool kUnit>
 GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
   const __m512i sa = _mm512_slli_epi32(_mm512_castps_si512(a), 1);
