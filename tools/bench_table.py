@@ -121,7 +121,10 @@ def run_benchmark(build, rest, save, index, processes):
             "--benchmark_format=json"] + rest
     if processes > 1:
         print(f"bench_table.py: process {index + 1} of {processes} ...", file=sys.stderr, flush=True)
-    p = subprocess.run(args, capture_output=True, text=True)
+    try:
+        p = subprocess.run(args, capture_output=True, text=True)
+    except OSError as e:
+        fail(f"{exe}: cannot run it ({e.strerror})", 1)
     if p.returncode != 0:
         tail = "\n".join(p.stderr.strip().splitlines()[-5:])
         fail(f"{exe} exited with status {p.returncode}" + (f":\n{tail}" if tail else ""), 1)
