@@ -189,21 +189,29 @@ if len(models) > 1:
 label = {4096: "4K", 262144: "256K", 67108864: "64M"}
 
 
-def table(title, rows):
+def table(title, rows, heading=None):
+    """A table of ns/element rows; nothing (not even `heading`) when the run has none of them."""
+    rows = [(text, key) for text, key in rows if any((key, s, 1) in ns for s in sizes)]
+    if not rows:
+        return
+    if heading:
+        print(heading)
+        print()
     print(f"| {title} | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
     print("|---|" + "---|" * len(sizes))
     for text, key in rows:
-        if any((key, s, 1) in ns for s in sizes):
-            print(f"| {text} | " + " | ".join(cell(key, s) for s in sizes) + " |")
+        print(f"| {text} | " + " | ".join(cell(key, s) for s in sizes) + " |")
     print()
 
 
 def ratios(title, rows):
+    rows = [(text, a, b) for text, a, b in rows if any((a, s, 1) in ns and (b, s, 1) in ns for s in sizes)]
+    if not rows:
+        return
     print(f"| {title} | " + " | ".join(label.get(s, str(s)) for s in sizes) + " |")
     print("|---|" + "---|" * len(sizes))
     for text, a, b in rows:
-        if any((a, s, 1) in ns and (b, s, 1) in ns for s in sizes):
-            print(f"| {text} | " + " | ".join(ratio(a, b, s) for s in sizes) + " |")
+        print(f"| {text} | " + " | ".join(ratio(a, b, s) for s in sizes) + " |")
     print()
 
 
@@ -325,9 +333,8 @@ def ratio(a, b, s, ta=1, tb=1):
     return spread(vals) if vals else "–"
 
 print()
-print("Single thread, float32, ns per element (lower is better), medians:")
-print()
-table("ns/element (f32, one thread)", [
+table("ns/element (f32, one thread)", heading="Single thread, float32, ns per element (lower is better), medians:",
+      rows=[
     ("copy y = 1.0001·x", "copy"),
     ("**GELU Lab gelu f**", "gelu/f"), ("oneDNN gelu_erf f", "dnnl_gelu_erf/f"),
     ("GELU Lab gelu f, streaming stores (before)", "gelu_nt/f"),
@@ -365,9 +372,7 @@ ratios("ratio (time, lower is better)", [
     ("silu f / oneDNN swish 1 f (target ≤ 0.9)", "silu/f", "dnnl_swish/f"),
     ("silu backward / oneDNN (target ≤ 0.9)", "silu/backward", "dnnl_swish/backward"),
 ])
-print("bf16 arrays, one thread, ns per element:")
-print()
-table("ns/element (bf16, one thread)", [
+table("ns/element (bf16, one thread)", heading="bf16 arrays, one thread, ns per element:", rows=[
     ("**GELU Lab gelu bf16 f**", "gelu_bf16/f"), ("oneDNN gelu_erf bf16 f", "dnnl_gelu_erf_bf16/f"),
     ("GELU Lab gelu bf16 backward", "gelu_bf16/backward"),
     ("oneDNN gelu_erf bf16 backward", "dnnl_gelu_erf_bf16/backward"),

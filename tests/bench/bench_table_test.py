@@ -134,6 +134,13 @@ check("| one thread (target 3: ≤ 1.3) | 0.231 | 0.289 | 1.25 |" in out
       and "| two threads (target 4: ≤ 1.2) | 0.121 | 0.152 | 1.26 |" in out, "the 64M pairs are printed", out)
 check("Peer check: passed" in out, "the pairs leave the peer check alone", out)
 
+# A run filtered to a few rows prints their tables and no heading or table for the rows it does not have.
+only = {k: v for k, v in NORMAL.items() if k in ("gelu_tanh/f", "dnnl_gelu_tanh/f")}
+out = table(only)
+check("| gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9) | 0.86 | 1.02 | 1.04 |" in out
+      and "bf16 arrays" not in out and "ns/element (bf16" not in out and "gelu bf16 f / oneDNN" not in out
+      and "| gelu f / oneDNN" not in out, "a filtered run prints only the tables it has rows for", out)
+
 no_peer = {k: v for k, v in NORMAL.items() if not k.startswith("dnnl_")}
 out = table(no_peer)
 check("Peer check: no oneDNN rows in this run." in out, "a run without oneDNN says so", out)
@@ -192,5 +199,5 @@ for path in tmp_files:
 
 for f in failures:
     print("FAILED:", f, file=sys.stderr)
-print(f"bench_table peer check: 12 scenarios, {len(failures)} failed checks")
+print(f"bench_table peer check: 13 scenarios, {len(failures)} failed checks")
 sys.exit(1 if failures else 0)
