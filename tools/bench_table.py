@@ -17,6 +17,10 @@ median over the processes of each process's own ratio (both rows of a ratio from
 with its range over the processes, "0.88 (0.85-0.92)". Processes whose oneDNN rows fail the peer check are
 left out of the tables (named above them) unless every process fails it. --json FILE saves the benchmark's
 JSON: FILE itself for one process, FILE with .1, .2, ... before its extension for more; --from reads them back.
+
+Exit status: 0 when the tables are printed; 1 when the benchmark program fails, a --json file cannot be written
+(the tables are printed all the same) or standard output is closed or full; 2 for bad arguments, a missing
+build and saved runs that cannot be read.
 """
 import json, os, re, stat, statistics, subprocess, sys
 
