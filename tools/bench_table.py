@@ -99,11 +99,8 @@ def json_paths(save, processes):
 
 def load(path):
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        if not stat.S_ISREG(os.stat(path).st_mode):  # (a FIFO would block the open)
             fail(f"{path}: not a regular file")
-    except OSError as e:
-        fail(f"{path}: cannot read it ({e.strerror})")
-    try:
         with open(path) as f:
             doc = json.load(f)
     except OSError as e:
@@ -136,6 +133,7 @@ def run_benchmark(build, rest, save, index, processes):
         doc = json.loads(p.stdout)
     except json.JSONDecodeError as e:
         fail(f"{exe} printed no JSON run ({e})", 1)
+    saved = True
     if save:
         try:
             with open(save, "w") as f:
@@ -143,9 +141,8 @@ def run_benchmark(build, rest, save, index, processes):
         except OSError as e:
             # The run is not lost: its tables still print, and the exit status says the file was not written.
             print(f"bench_table.py: {save}: could not save the run ({e.strerror})", file=sys.stderr)
-            global save_failed
-            save_failed = True
-    return doc, " ".join(args)
+            saved = False
+    return doc, " ".join(args), saved
 
 
 def parse(doc):
@@ -178,8 +175,9 @@ if files is not None:
 else:
     docs, command = [], ""
     for i, path in enumerate(json_paths(save, processes)):
-        doc, command = run_benchmark(build, rest, path, i, processes)
+        doc, command, saved = run_benchmark(build, rest, path, i, processes)
         docs.append(doc)
+        save_failed = save_failed or not saved
 runs = [parse(d) for d in docs]
 names = files if files is not None else [f"process {i + 1}" for i in range(len(docs))]
 for name, (ns_p, paired_p) in zip(names, runs):

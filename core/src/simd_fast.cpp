@@ -380,6 +380,12 @@ const Consts& consts_with_rbins(double param) {
   return c;
 }
 
+/// v's bit pattern shifted left by one: the sign dropped, so an unsigned compare of two of them orders |v|,
+/// with NaN and ±inf above every finite value (the sigmoid forms' range tests, see beyond()).
+GELU_INLINE __m512i magnitude_bits(__m512 v) {
+  return _mm512_slli_epi32(_mm512_castps_si512(v), 1);
+}
+
 /// The constants of one call, in registers.
 struct Regs {
   Table32 exp_hs, exp_rel;  // Exp2Table's hi_shifted and rel
@@ -416,8 +422,8 @@ struct Regs {
         a1(_mm512_set1_ps(c.a1)),
         a2(_mm512_set1_ps(c.a2)),
         a3(_mm512_set1_ps(c.a3)),
-        xfast2(_mm512_slli_epi32(_mm512_castps_si512(xfast), 1)),
-        xfast_d1_2(_mm512_slli_epi32(_mm512_castps_si512(xfast_d1), 1)),
+        xfast2(magnitude_bits(xfast)),
+        xfast_d1_2(magnitude_bits(xfast_d1)),
         root_bin(_mm512_set1_epi32(std::bit_cast<std::int32_t>(kMagic) + c.root_bin)),
         xfast_sq(_mm512_set1_ps(c.xfast * c.xfast)),
         xfast_d1_sq(_mm512_set1_ps(c.xfast_d1 * c.xfast_d1)) {
@@ -676,7 +682,7 @@ GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2, __m512 limsq) {
   if constexpr (kForm == Form::Tanh)
     return _mm512_cmp_ps_mask(_mm512_mul_ps(x, x), limsq, _CMP_NLE_UQ);
   else
-    return _mm512_cmpgt_epu32_mask(_mm512_slli_epi32(_mm512_castps_si512(x), 1), lim2);
+    return _mm512_cmpgt_epu32_mask(magnitude_bits(x), lim2);
 }
 
 template <Form kForm, bool kUnit = false>
@@ -800,9 +806,8 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 /// vectors").
 template <bool kUnit>
 GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
-  const __m512i sa = _mm512_slli_epi32(_mm512_castps_si512(a), 1);
-  const __m512i sb = _mm512_slli_epi32(_mm512_castps_si512(b), 1);
-  const __mmask16 far = _mm512_cmpgt_epu32_mask(_mm512_max_epu32(sa, sb), r.xfast_d1_2);
+  const __mmask16 far =
+      _mm512_cmpgt_epu32_mask(_mm512_max_epu32(magnitude_bits(a), magnitude_bits(b)), r.xfast_d1_2);
   const __mmask16 near_a = in_root_bin(a, r), near_b = in_root_bin(b, r);
   const __m512 ya = d1_fast<Form::Sigmoid, kUnit>(a, r), yb = d1_fast<Form::Sigmoid, kUnit>(b, r);
   if (far) [[unlikely]] {
