@@ -343,16 +343,19 @@ struct Table16 {
 
 /// A layout of f's bins: the table idiom, the polynomial's coefficient count, the shift of bits(t + kShiftF)
 /// that leaves the index in the low bits, and where in Tables its midpoints, s_k and coefficients are.
-template <class TableT, int kDegree, int kShiftBits, auto kMid, auto kSk, auto kCoef>
+template <class TableT, int kDegree, int kShiftBits, int kVecsPerIteration, auto kMid, auto kSk, auto kCoef>
 struct Bins {
   using Table = TableT;
-  static constexpr int kDeg = kDegree, kShift = kShiftBits;
+  static constexpr int kDeg = kDegree, kShift = kShiftBits, kVecs = kVecsPerIteration;
   static const float* mid(const Tables& t) { return t.*kMid; }
   static const float* s_k(const Tables& t) { return t.*kSk; }
   static const float* c(const Tables& t, int i) { return (t.*kCoef)[i]; }
 };
-using Bins32 = Bins<Table32, kDegF, 19, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
-using Bins16 = Bins<Table16, kDegF16, 20, &Tables::f16_mid, &Tables::f16_k, &Tables::f16_c>;
+// Vectors per loop iteration, their chains interleaved (gelu_fast): two with 32 bins; three with Zen 4's 16,
+// 1–3 % faster there than two (docs/performance.md, "Zen 4: three vectors per iteration"; not measured on the
+// CPUs that take 32 bins, which keep their two).
+using Bins32 = Bins<Table32, kDegF, 19, 2, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
+using Bins16 = Bins<Table16, kDegF16, 20, 3, &Tables::f16_mid, &Tables::f16_k, &Tables::f16_c>;
 
 /// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
 /// the 32 zmm registers with Bins32, 7 with Bins16).
@@ -403,7 +406,8 @@ template <class Bins, int N>
 GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
   // Each step for the N vectors in turn: the code interleaves their independent chains as it stands, where
   // one vector's chain after the other relies on the out-of-order window to overlap them (Zen 4's fills:
-  // 2–3.5 % faster there with N = 2; docs/performance.md, "Zen 4 tuning").
+  // 2–3.5 % faster there with N = 2, docs/performance.md, "Zen 4 tuning"; 1–3 % more with N = 3, "Zen 4:
+  // three vectors per iteration").
 #define GELU_EACH for (int i = 0; i < N; ++i)
   __m512 t[N], hh[N], k[N], nc[N], r2[N], e[N], q[N], d[N], poly[N], TS[N];
   __m512i kb[N], b[N];
@@ -465,19 +469,26 @@ GELU_INLINE __m512 gelu16(__m512 x, const RegsF<Bins>& r) {
   return y[0];
 }
 
-/// Two vectors with one tail test, their chains interleaved.
+/// Bins::kVecs vectors in place with one tail test, their chains interleaved.
 template <class Bins>
-GELU_INLINE void gelu32(__m512& a, __m512& b, const RegsF<Bins>& r) {
-  __m512 y[2];
-  __mmask16 tail[2];
-  gelu_fast<Bins, 2>({a, b}, r, y, tail);
-  if (!_kortestz_mask16_u8(tail[0], tail[1])) [[unlikely]] {
-    a = tail[0] ? gelu_tail_lanes(a, y[0], tail[0]) : y[0];
-    b = tail[1] ? gelu_tail_lanes(b, y[1], tail[1]) : y[1];
+GELU_INLINE void gelu_group(__m512 (&v)[Bins::kVecs], const RegsF<Bins>& r) {
+  constexpr int N = Bins::kVecs;
+  __m512 y[N];
+  __mmask16 tail[N];
+  gelu_fast<Bins, N>(v, r, y, tail);
+  bool any;
+  if constexpr (N == 2) {
+    any = !_kortestz_mask16_u8(tail[0], tail[1]);
+  } else {
+    unsigned m = 0;
+    for (int i = 0; i < N; ++i) m |= tail[i];
+    any = m != 0;
+  }
+  if (any) [[unlikely]] {
+    for (int i = 0; i < N; ++i) v[i] = tail[i] ? gelu_tail_lanes(v[i], y[i], tail[i]) : y[i];
     return;
   }
-  a = y[0];
-  b = y[1];
+  for (int i = 0; i < N; ++i) v[i] = y[i];
 }
 
 // [SECTION] f′
@@ -560,9 +571,9 @@ void gelu_f32_by(const float* x, float* y, std::size_t n) {
   const RegsF<Layout> r(tables());
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
   // constants broadcast again for every 32 elements: 15–25 % slower).
-  run_f32<false, kStores>(
+  run_f32_by<false, kStores, Layout::kVecs>(
       x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu16(v, r); },
-      [&](__m512& a, __m512& b) GELU_LAMBDA_INLINE { gelu32(a, b, r); });
+      [&](__m512(&v)[Layout::kVecs]) GELU_LAMBDA_INLINE { gelu_group(v, r); });
 }
 template <Stores kStores>
 void gelu_f32_with(const float* x, float* y, std::size_t n, int bins) {

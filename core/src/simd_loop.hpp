@@ -1,7 +1,7 @@
 // [SECTION] The loop shared by the AVX-512 float32 kernels: y[i] = k(x[i]) or dx[i] = dy[i]·k(x[i]), 16 lanes
-// at a time, two vectors per iteration (their independent chains overlap), a masked tail, ordinary stores,
-// and for arrays beyond the caches a software prefetch of the inputs and a prefetch for writing of the
-// outputs. Only included by translation units built with AVX-512.
+// at a time, two vectors per iteration (three for exact GELU's f on Zen 4; their independent chains overlap),
+// a masked tail, ordinary stores, and for arrays beyond the caches a software prefetch of the inputs and a
+// prefetch of the outputs. Only included by translation units built with AVX-512.
 //
 // Why not streaming stores: on this project's machine (AMD EPYC, Zen 5) a compute-bound kernel with
 // non-temporal stores ran at ~1.3–1.4× the time of the same kernel with ordinary stores at 64M elements,
@@ -64,30 +64,26 @@ GELU_INLINE void prefetch_for_write(const void* p, std::size_t bytes) {
   asm volatile("prefetchw %0" : : "m"(*a));
 }
 
-/// The inputs of the 32 elements at j, prefetched kPrefetchBytes ahead (x, and dy with kGrad): what both
-/// float loops do per iteration for arrays of kPrefetchMinBytes or more.
-template <bool kGrad>
+/// The inputs of the 16·kVecs elements at j, prefetched kPrefetchBytes ahead (x, and dy with kGrad): what
+/// both float loops do per iteration for arrays of kPrefetchMinBytes or more.
+template <bool kGrad, int kVecs = 2>
 GELU_INLINE void prefetch_inputs(const float* x, const float* dy, std::size_t j) {
-  prefetch_ahead(x + j, kPrefetchBytes);
-  prefetch_ahead(x + j, kPrefetchBytes + 64);
-  if constexpr (kGrad) {
-    prefetch_ahead(dy + j, kPrefetchBytes);
-    prefetch_ahead(dy + j, kPrefetchBytes + 64);
-  }
+  for (int c = 0; c < kVecs; ++c) prefetch_ahead(x + j, kPrefetchBytes + 64 * c);
+  if constexpr (kGrad)
+    for (int c = 0; c < kVecs; ++c) prefetch_ahead(dy + j, kPrefetchBytes + 64 * c);
 }
 
-/// The outputs of the 32 elements at j, beside prefetch_inputs in the loops with ordinary stores: for writing
-/// kPrefetchWriteBytes ahead, or with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead. Measured on Zen
-/// 5 at 64M elements, exact GELU's f over the copy in pairs within one process, with prefetchw and without
-/// any output prefetch: one thread 1.22–1.28 against 1.36–1.38, two threads 1.22–1.26 against 1.32–1.34
-/// (docs/performance.md, "The 64M question").
+/// The outputs of the 16·kVecs elements at j, beside prefetch_inputs in the loops with ordinary stores: for
+/// writing kPrefetchWriteBytes ahead, or with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead.
+/// Measured on Zen 5 at 64M elements, exact GELU's f over the copy in pairs within one process, with
+/// prefetchw and without any output prefetch: one thread 1.22–1.28 against 1.36–1.38, two threads 1.22–1.26
+/// against 1.32–1.34 (docs/performance.md, "The 64M question").
+template <int kVecs = 2>
 GELU_INLINE void prefetch_output(const float* y, std::size_t j, bool read) {
   if (read) {
-    prefetch_ahead(y + j, kPrefetchReadOutBytes);
-    prefetch_ahead(y + j, kPrefetchReadOutBytes + 64);
+    for (int c = 0; c < kVecs; ++c) prefetch_ahead(y + j, kPrefetchReadOutBytes + 64 * c);
   } else {
-    prefetch_for_write(y + j, kPrefetchWriteBytes);
-    prefetch_for_write(y + j, kPrefetchWriteBytes + 64);
+    for (int c = 0; c < kVecs; ++c) prefetch_for_write(y + j, kPrefetchWriteBytes + 64 * c);
   }
 }
 
@@ -110,25 +106,23 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
       _mm512_castps_si512(tsh), _mm512_slli_epi32(_mm512_and_si512(kb, _mm512_set1_epi32(31)), 18)));
 }
 
-/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `k2(a,
-/// b)` evaluates two vectors in place (kernels that share a branch between them); run_f32 without it uses k
-/// twice.
-template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel, class PairKernel>
-GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
-                         const PairKernel& k2) {
+/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `kg(v)`
+/// evaluates kVecs vectors in place (__m512 (&)[kVecs]: kernels that interleave their chains or share a
+/// branch between them); the last n mod 16·kVecs elements take `k`, masked.
+template <bool kGrad, Stores kStores, int kVecs, class Kernel, class GroupKernel>
+GELU_INLINE void run_f32_by(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
+                            const GroupKernel& kg) {
+  constexpr std::size_t kStep = 16 * kVecs;
   auto one = [&](std::size_t i, __mmask16 m) GELU_LAMBDA_INLINE {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
     if constexpr (kGrad) return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v);
     return v;
   };
-  auto two = [&](std::size_t i, __m512& a, __m512& b) GELU_LAMBDA_INLINE {
-    a = _mm512_loadu_ps(x + i);
-    b = _mm512_loadu_ps(x + i + 16);
-    k2(a, b);
-    if constexpr (kGrad) {
-      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
-      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
-    }
+  auto group = [&](std::size_t i, __m512(&v)[kVecs]) GELU_LAMBDA_INLINE {
+    for (int c = 0; c < kVecs; ++c) v[c] = _mm512_loadu_ps(x + i + 16 * c);
+    kg(v);
+    if constexpr (kGrad)
+      for (int c = 0; c < kVecs; ++c) v[c] = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16 * c), v[c]);
   };
   std::size_t i = 0;
   const bool stream = kStores == Stores::Streaming && n * sizeof(float) >= kStreamBytes &&
@@ -141,30 +135,27 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
       _mm512_mask_storeu_ps(y, m, one(0, m));
       i = head;
     }
-    for (; i + 32 <= n; i += 32) {
-      prefetch_inputs<kGrad>(x, dy, i);
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_stream_ps(y + i, a);
-      _mm512_stream_ps(y + i + 16, b);
+    for (; i + kStep <= n; i += kStep) {
+      prefetch_inputs<kGrad, kVecs>(x, dy, i);
+      __m512 v[kVecs];
+      group(i, v);
+      for (int c = 0; c < kVecs; ++c) _mm512_stream_ps(y + i + 16 * c, v[c]);
     }
     _mm_sfence();
   } else if (n * sizeof(float) >= kPrefetchMinBytes) {
     const bool read = tuning() == Tuning::Zen4;
-    for (; i + 32 <= n; i += 32) {
-      prefetch_inputs<kGrad>(x, dy, i);
-      prefetch_output(y, i, read);
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_storeu_ps(y + i, a);
-      _mm512_storeu_ps(y + i + 16, b);
+    for (; i + kStep <= n; i += kStep) {
+      prefetch_inputs<kGrad, kVecs>(x, dy, i);
+      prefetch_output<kVecs>(y, i, read);
+      __m512 v[kVecs];
+      group(i, v);
+      for (int c = 0; c < kVecs; ++c) _mm512_storeu_ps(y + i + 16 * c, v[c]);
     }
   } else {
-    for (; i + 32 <= n; i += 32) {
-      __m512 a, b;
-      two(i, a, b);
-      _mm512_storeu_ps(y + i, a);
-      _mm512_storeu_ps(y + i + 16, b);
+    for (; i + kStep <= n; i += kStep) {
+      __m512 v[kVecs];
+      group(i, v);
+      for (int c = 0; c < kVecs; ++c) _mm512_storeu_ps(y + i + 16 * c, v[c]);
     }
   }
   for (; i < n; i += 16) {
@@ -172,6 +163,13 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
     _mm512_mask_storeu_ps(y + i, m, one(i, m));
   }
+}
+
+/// run_f32_by with two vectors per iteration: `k2(a, b)` evaluates them in place.
+template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel, class PairKernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
+                         const PairKernel& k2) {
+  run_f32_by<kGrad, kStores, 2>(x, dy, y, n, k, [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { k2(v[0], v[1]); });
 }
 
 template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel>

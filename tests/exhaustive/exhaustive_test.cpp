@@ -186,6 +186,40 @@ TEST_P(GeluF32Bins, WithinOneUlpEverywhere) {
 }
 INSTANTIATE_TEST_SUITE_P(Exhaustive, GeluF32Bins, ::testing::Values(32, 16));
 
+// f's loop evaluates its vectors in groups (two with 32 bins, three with 16) under one tail test; where it
+// fires, each vector of the group keeps the fast path's bits but for its own tail lanes. A single far lane
+// at every position of a group of 48 (and beyond, so groups of two and three both see it in each of their
+// vectors), at every offset of the array in a group: the other lanes keep the bits they have without it, and
+// the far lane gets the correctly rounded value within 1 ULP (or NaN for NaN).
+TEST_P(GeluF32Bins, VectorsIgnoreAFarGroupMate) {
+  const int bins = GetParam();
+  constexpr std::size_t kN =
+      6 * 48 + 16 * 3 + 5;  // groups of both sizes, whole vectors left over, a masked tail
+  std::vector<float> x(kN), y(kN), z(kN), zy(kN);
+  for (std::size_t i = 0; i < kN; ++i)
+    x[i] = static_cast<float>(7.0 * std::sin(0.61 * static_cast<double>(i)));
+  gelu::simd::gelu_f32_bins(x.data(), y.data(), kN, bins);
+  const float far[] = {
+      std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 7.5f, -7.5f, -12.0f, -20.0f, 1e30f};
+  for (std::size_t pos = 0; pos < kN; ++pos) {
+    const float f = far[pos % std::size(far)];
+    z = x;
+    z[pos] = f;
+    gelu::simd::gelu_f32_bins(z.data(), zy.data(), kN, bins);
+    for (std::size_t i = 0; i < kN; ++i) {
+      if (i == pos) continue;
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(zy[i]))
+          << "x=" << std::hexfloat << x[i] << " at " << i << ", far lane " << f << " at " << pos;
+    }
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(zy[pos])) << pos;
+    } else {
+      const float cr = static_cast<float>(gelu::formulas::gelu(static_cast<double>(f)));
+      EXPECT_LE(ulp_distance(zy[pos], cr), 1) << "x=" << f << " at " << pos << ": " << zy[pos];
+    }
+  }
+}
+
 TEST(Exhaustive, GeluF32TakesTheLayoutThisCpuGets) {
   const int bins = gelu::simd::fast_bins();
   ASSERT_TRUE(bins == 16 || bins == 32) << bins;
