@@ -187,14 +187,13 @@ TEST_P(GeluF32Bins, WithinOneUlpEverywhere) {
 INSTANTIATE_TEST_SUITE_P(Exhaustive, GeluF32Bins, ::testing::Values(32, 16));
 
 // f's loop evaluates its vectors in groups (two with 32 bins, three with 16) under one tail test; where it
-// fires, each vector of the group keeps the fast path's bits but for its own tail lanes. A single far lane
-// at every position of a group of 48 (and beyond, so groups of two and three both see it in each of their
-// vectors), at every offset of the array in a group: the other lanes keep the bits they have without it, and
-// the far lane gets the correctly rounded value within 1 ULP (or NaN for NaN).
+// fires, each vector of the group keeps the fast path's bits but for its own tail lanes. One far lane at
+// every position of the array in turn (every vector of every group, the whole vectors left over after the
+// groups and the masked tail): the other lanes keep the bits they have without it, and the far lane is
+// within 1 ULP of the correctly rounded value (NaN for NaN).
 TEST_P(GeluF32Bins, VectorsIgnoreAFarGroupMate) {
   const int bins = GetParam();
-  constexpr std::size_t kN =
-      6 * 48 + 16 * 3 + 5;  // groups of both sizes, whole vectors left over, a masked tail
+  constexpr std::size_t kN = 6 * 48 + 16 * 3 + 5;
   std::vector<float> x(kN), y(kN), z(kN), zy(kN);
   for (std::size_t i = 0; i < kN; ++i)
     x[i] = static_cast<float>(7.0 * std::sin(0.61 * static_cast<double>(i)));
