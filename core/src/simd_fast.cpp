@@ -92,18 +92,34 @@ constexpr double kZFastSigmoid = 16;
 /// of its value, so that F(0) = K/r_k there too. r_k·A = fma(d, ρ_k, β_k) is exact either way (ρ = r_k, or ρ
 /// = 0 and β = 2r_k). No reciprocal either. Built per parameter (0.7 ms on the first f' call for it) and
 /// checked against the reference on a dense grid; a parameter whose fit misses kRBinsMaxError keeps the
-/// quotient kernel (ok = false; every c in [0, 0.1] passes).
-constexpr int kRBins = 32;
-constexpr int kDegR = 5;
+/// quotient kernel (ok = false; every c in [0, 0.1] passes with 32 bins).
+///
+/// Two layouts, as for exact GELU's f (fast_bins()): 32 bins of degree 5 (two-register vpermt2ps lookups)
+/// and, for Zen 4, where a vpermt2ps takes an FMA pipe's slot and a vpermps half of one, 16 bins of degree 6
+/// (one-register vpermps; degree 5 misses the check): 8 per binade of u = t + shift on two binades of
+/// opposite exponent parity, the root's bin [3.25, 3.5) in u, so that u in [2.623, 4) (t in [0, 1.377): bins
+/// of 1/4, four of them in the root group), [4, 8) (bins of 1/2) and [8, 10) (bins of 1, whose index bits
+/// alias u in [2, 2.5), which t >= 0 never reaches) hold t up to ~7.377; beyond, a vector takes the general
+/// path (a lane with |x| > 7.377: 2 in 10^4 of N(0, 2) data). On Zen 4 the backward pass takes 0.85–0.89 of
+/// the 32 bins' time (docs/performance.md, "Zen 4: the tanh form's f′ by 16 bins"). A c whose 16-bin tables
+/// miss the check takes the 32 bins.
 constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5: |fit − R/r_k| / |R/r_k| over each bin
-struct RBins {
+template <int kN, int kDeg>
+struct RBinsOf {
+  static constexpr int kBins = kN, kDegR = kDeg;
   bool ok = false;
-  float shift = 0;                                    // u = t + shift, in [1, 16) on the fast range
-  float tmax = 0;                                     // |x| up to which the bins hold (and |z| <= kZFast)
-  float k0 = 0;                                       // K = r_k·F(0) = R(fl(t0)) in every bin
-  std::array<float, kRBins> edge{}, rho{}, beta{};    // r_k·A = fma(d, rho_k, beta_k), exact
-  std::array<std::array<float, kRBins>, kDegR> fc{};  // r_k·G's coefficients: r_k·F(d) = K + d·r_k·G(d)
+  float shift = 0;                               // u = t + shift, in [1, end_u) on the fast range
+  float tmax = 0;                                // |x| up to which the bins hold (and |z| <= kZFast)
+  float k0 = 0;                                  // K = r_k·F(0) = R(fl(t0)) in every bin
+  std::array<float, kN> edge{}, rho{}, beta{};   // r_k·A = fma(d, rho_k, beta_k), exact
+  std::array<std::array<float, kN>, kDeg> fc{};  // r_k·G's coefficients: r_k·F(d) = K + d·r_k·G(d)
 };
+using RBins = RBinsOf<32, 5>;
+using RBins16 = RBinsOf<16, 6>;
+// Where each layout puts the root (t0 in the middle of the bin [u0 − 1/16, u0 + 1/16) or [u0 − 1/8, u0 +
+// 1/8)) and the first u whose bin index would alias one already used.
+constexpr double kRBinsRootU = 1.8125, kRBinsEndU = 15.75;
+constexpr double kRBins16RootU = 3.375, kRBins16EndU = 10;
 
 /// Everything a call needs that depends on the parameter; built in double from formulas.hpp.
 struct Consts {
@@ -120,9 +136,11 @@ struct Consts {
   float win = 0;              // half-width of the window around r0 where f' = δ·P(δ)
   std::int32_t root_bin = 0;  // the exponential's n in the bin of r0 (the sigmoid form; see in_root_bin())
   std::array<float, kDegRoot + 1> rc{};
-  float x_zfast = 0;      // |x| where |z| reaches kZFast (the bins' range)
-  bool rb_built = false;  // the tanh form's RBins are built on the first f' call (f never reads them)
-  RBins rb{};             // the tanh form's f' by bins (see RBins)
+  float x_zfast = 0;        // |x| where |z| reaches kZFast (the bins' range)
+  bool rb_built = false;    // the tanh form's RBins are built on the first f' call (f never reads them)
+  bool rb16_built = false;  // the same for RBins16
+  RBins rb{};               // the tanh form's f' by bins (see RBins)
+  RBins16 rb16{};
 };
 
 double d1_ref(Form form, double x, double param) {
@@ -138,21 +156,33 @@ double r_of_t(double t, double param) {
   return F::gelu_tanh_d1(-t, param) * std::exp(z.hi) * (1.0 + z.lo);
 }
 
-RBins build_rbins(double param, double t0, float tmax) {
-  RBins rb;
+template <class RB>
+RB build_rbins(double param, double t0, float tmax, double root_u, double end_u) {
+  constexpr int kBinsN = RB::kBins, kDegR = RB::kDegR;
+  RB rb;
   const float t0f = static_cast<float>(t0);
-  // The bin of u in [1.75, 1.875) is centred on t0.
-  rb.shift = static_cast<float>(1.8125 - static_cast<double>(t0f));
-  rb.tmax = tmax;
-  if (!(rb.shift >= 1.0f) || static_cast<double>(tmax) + rb.shift >= 15.75) return rb;
+  // The bin of u around root_u is centred on t0.
+  rb.shift = static_cast<float>(root_u - static_cast<double>(t0f));
+  // t <= tmax keeps u = t + shift below end_u, where the index bits would alias a bin in use: 2^-20 of
+  // margin, as the range test compares fl(x²) with fl(tmax²) (a lane passes it at most two ULPs above tmax).
+  rb.tmax = std::min(tmax, static_cast<float>((end_u - static_cast<double>(rb.shift)) * (1 - 0x1p-20)));
+  if (!(rb.shift >= 1.0f) || static_cast<double>(rb.tmax) + rb.shift >= end_u) return rb;
   // r_k·F(0) = K for every bin: R(fl(t0)) in the root group by construction, and by the choice of m_k (below)
   // elsewhere, so the last Horner step adds the constant K instead of a table's entry.
   const double K = r_of_t(t0f, param);
   rb.k0 = static_cast<float>(K);
   double worst = 0;
-  for (int b = 0; b < kRBins; ++b) {
-    // Bin b holds u in [2^e (1 + i/8), 2^e (1 + (i + 1)/8)), e = ((b >> 3) + 1) mod 4 (as S(t)'s bins).
-    const int e = ((b >> 3) + 1) & 3, i = b & 7;
+  for (int b = 0; b < kBinsN; ++b) {
+    // Bin b holds u in [2^e (1 + i/8), 2^e (1 + (i + 1)/8)), i = b mod 8, for the one binade e whose index
+    // bits ((127 + e)·8 + i, the low 5 or 4 of bits(u) >> 20) are b and which meets [shift, end_u): as S(t)'s
+    // bins with 32, as exact GELU's f's with 16. A bin that no t reaches keeps zeros.
+    const int i = b & 7;
+    int e = -1;
+    for (int ec = 0; ec <= 3; ++ec)
+      if ((((127 + ec) << 3) + i) % kBinsN == b && std::ldexp(1.0 + (i + 1) / 8.0, ec) > rb.shift &&
+          std::ldexp(1.0 + i / 8.0, ec) < end_u)
+        e = ec;
+    if (e < 0) continue;
     const double lo = std::max(std::ldexp(1.0 + i / 8.0, e) - rb.shift, 0.0);
     const double hi = std::ldexp(1.0 + (i + 1) / 8.0, e) - rb.shift;
     // u = t + shift rounds: t a little outside [lo, hi) can land here.
@@ -226,10 +256,10 @@ RBins build_rbins(double param, double t0, float tmax) {
     // The check: the fit with its float coefficients against the reference on 257 points across the bin.
     std::array<double, 257> cd{}, cwant{}, ca{};
     int npts = 0;
-    if (!(hi <= 0 || lo > tmax)) {  // (bins beyond the fast range are never reached)
+    if (!(hi <= 0 || lo > rb.tmax)) {  // (bins beyond the fast range are never reached)
       for (int k = 0; k <= 256; ++k) {
         const double d = (flo - edge) + (fhi - flo) * k / 256.0;
-        if (edge + d > static_cast<double>(tmax) * 1.01) break;
+        if (edge + d > static_cast<double>(rb.tmax) * 1.01) break;
         if (root && std::fabs(d) < 1e-4) continue;  // (the reference's own error is relative to R there)
         cd[npts] = d, cwant[npts] = target(d), ca[npts] = A(d), ++npts;
       }
@@ -369,12 +399,17 @@ Consts& cached_consts(Form form, double param) {
 const Consts& consts(Form form, double param) {
   return cached_consts(form, param);
 }
-/// The same with the tanh form's RBins built (on the first f' call for c: 0.7 ms that f alone need not pay).
-const Consts& consts_with_rbins(double param) {
+/// The same with the tanh form's RBins (bins = 32) or RBins16 (16) built (on the first f' call for c that
+/// needs them: ~1 ms that f alone need not pay).
+const Consts& consts_with_rbins(double param, int bins) {
   Consts& c = cached_consts(Form::Tanh, param);
-  if (!c.rb_built) {
-    const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
-    c.rb = build_rbins(param, -r0, std::min(c.x_zfast, 14.5f));
+  const double r0 = static_cast<double>(c.r0.hi) + static_cast<double>(c.r0.lo);
+  if (bins == 16 && !c.rb16_built) {
+    c.rb16 = build_rbins<RBins16>(param, -r0, c.x_zfast, kRBins16RootU, kRBins16EndU);
+    c.rb16_built = true;
+  }
+  if (bins != 16 && !c.rb_built) {
+    c.rb = build_rbins<RBins>(param, -r0, std::min(c.x_zfast, 14.5f), kRBinsRootU, kRBinsEndU);
     c.rb_built = true;
   }
   return c;
@@ -819,26 +854,36 @@ GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
   b = near_b ? root_poly(b, yb, near_b, r) : yb;
 }
 
-/// The tables of RBins in registers.
+/// The tables of RBins (Table32) or RBins16 (Table16) in registers.
+template <class RB, class Table>
 struct RRegs {
-  Table32 edge, rho, beta, fc[kDegR];
+  using Bins = RB;
+  Table edge, rho, beta;
+  std::array<Table, RB::kDegR> fc;
   __m512 k0, shift, tmax_sq;
-  explicit RRegs(const RBins& b)
+  explicit RRegs(const RB& b)
       : edge(b.edge.data()),
         rho(b.rho.data()),
         beta(b.beta.data()),
-        fc{Table32(b.fc[0].data()), Table32(b.fc[1].data()), Table32(b.fc[2].data()), Table32(b.fc[3].data()),
-           Table32(b.fc[4].data())},
+        fc(coefficients(b, std::make_index_sequence<RB::kDegR>{})),
         k0(_mm512_set1_ps(b.k0)),
         shift(_mm512_set1_ps(b.shift)),
         tmax_sq(_mm512_set1_ps(b.tmax * b.tmax)) {}
+
+ private:
+  template <std::size_t... I>
+  static std::array<Table, RB::kDegR> coefficients(const RB& b, std::index_sequence<I...>) {
+    return {Table(b.fc[I].data())...};
+  }
 };
 
 /// The tanh form's f' by bins (RBins) where every lane has |x| <= tmax: e = e^−|z| = Ts·(1 + q) unrounded
 /// (exp_neg_z on t = |x|, sh = fl(x²)), V = r_k·A exact (A = d or 2), and e·R = Ts·V + Ts·(r_k·F + q·(V +
 /// r_k·F)) in one fma, its product Ts·V exact inside it. x > 0: 1 − e·R, where |e·R| <= 1/2 rounds at most at
 /// the result's ULP.
-GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) {
+template <class RR>
+GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RR& rb) {
+  constexpr int kDegR = RR::Bins::kDegR;
   const __m512 t = _mm512_abs_ps(x);
   const ExpZ ez = exp_neg_z<Form::Tanh>(t, unit_slope_sq(sh, _mm512_fmsub_ps(t, t, sh), r), sh, r);
   const __m512i b = _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t, rb.shift)), 20);
@@ -853,7 +898,8 @@ GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RRegs& rb) 
   return _mm512_mask_sub_ps(g, pos, _mm512_set1_ps(1.0f), g);
 }
 
-GELU_INLINE __m512 d1_16_bins(__m512 x, const Regs& r, const RRegs& rb) {
+template <class RR>
+GELU_INLINE __m512 d1_16_bins(__m512 x, const Regs& r, const RR& rb) {
   const __m512 sh = _mm512_mul_ps(x, x);
   const __mmask16 far = _mm512_cmp_ps_mask(sh, rb.tmax_sq, _CMP_NLE_UQ);
   const __m512 y = d1_bins(x, sh, r, rb);
@@ -887,19 +933,24 @@ void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const R
     run_f32<false>(x, nullptr, y, n, one);
   }
 }
+/// The tanh form's f′ by bins with the tables of rb (RRegs).
+template <class RR>
+void run_d1_bins(const float* x, const float* dy, float* y, std::size_t n, const Regs& r, const RR& rb) {
+  if (dy)
+    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+  else
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+}
+/// The tanh form's f′ takes the bins of the layout asked for (16 or 32; fast_bins() by default) where its
+/// tables passed their check, else the other layout's, else the quotient kernel.
 template <Form kForm>
-void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param) {
-  const Consts& c = kForm == Form::Tanh ? consts_with_rbins(param) : consts(kForm, param);
+void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param, int bins = fast_bins()) {
+  const Consts& c = kForm == Form::Tanh ? consts_with_rbins(param, bins) : consts(kForm, param);
   const Regs r(c);
   if constexpr (kForm == Form::Tanh) {
-    if (c.rb.ok) {
-      const RRegs rb(c.rb);
-      if (dy)
-        run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
-      else
-        run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
-      return;
-    }
+    if (bins == 16 && c.rb16.ok) return run_d1_bins(x, dy, y, n, r, RRegs<RBins16, Table16>(c.rb16));
+    const Consts& c32 = consts_with_rbins(param, 32);
+    if (c32.rb.ok) return run_d1_bins(x, dy, y, n, r, RRegs<RBins, Table32>(c32.rb));
   }
   if (kForm == Form::Sigmoid && param == 1.0)
     run_d1_as<kForm, true>(x, dy, y, n, r);
@@ -931,9 +982,15 @@ void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
   run_d1<Form::Tanh>(x, dy, dx, n, p[0]);
 }
+void gelu_tanh_d1_bins_f32(const float* x, const float* dy, float* y, std::size_t n, const Params& p,
+                           int bins) {
+  run_d1<Form::Tanh>(x, dy, y, n, p[0], bins == 16 ? 16 : 32);
+}
 
-bool gelu_tanh_d1_by_bins(double c) {
-  return consts_with_rbins(c).rb.ok;
+int gelu_tanh_d1_by_bins(double c, int bins) {
+  if (bins == 0) bins = fast_bins();
+  if (bins == 16 && consts_with_rbins(c, 16).rb16.ok) return 16;
+  return consts_with_rbins(c, 32).rb.ok ? 32 : 0;
 }
 
 // [SECTION] The tanh form on bf16 inputs
@@ -963,8 +1020,14 @@ void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_tanh_d1(x[i], p[0]));
 }
-bool gelu_tanh_d1_by_bins(double) {
-  return false;
+void gelu_tanh_d1_bins_f32(const float* x, const float* dy, float* y, std::size_t n, const Params& p, int) {
+  if (dy)
+    gelu_tanh_backward_f32(x, dy, y, n, p);
+  else
+    gelu_tanh_d1_fast_f32(x, y, n, p);
+}
+int gelu_tanh_d1_by_bins(double, int) {
+  return 0;
 }
 
 #endif

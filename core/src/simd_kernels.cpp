@@ -334,13 +334,6 @@ GELU_INLINE __m512 gelu_exact_tail(__m512 x, const Pieces& p) {
 
 // [SECTION] f's fast path
 
-/// A 16-entry table in one register: vpermps selects by the low 4 bits of each index lane.
-struct Table16 {
-  __m512 v;
-  explicit Table16(const float* t) : v(_mm512_loadu_ps(t)) {}
-  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutexvar_ps(idx, v); }
-};
-
 /// A layout of f's bins: the table idiom, the polynomial's coefficient count, the shift of bits(t + kShiftF)
 /// that leaves the index in the low bits, and where in Tables its midpoints, s_k and coefficients are.
 template <class TableT, int kDegree, int kShiftBits, int kVecsPerIteration, auto kMid, auto kSk, auto kCoef>

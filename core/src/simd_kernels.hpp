@@ -42,9 +42,16 @@ void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::siz
 void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
-/// Whether the tanh form's fast f' with cubic coefficient c runs by bins (tables that passed their check at
-/// build) rather than the quotient kernel; false without AVX-512.
-bool gelu_tanh_d1_by_bins(double c);
+/// The tanh form's fast f' (dy null) or backward pass with its bins in a given layout: 32 (two-register
+/// lookups, degree 5) or 16 (one-register lookups, degree 6, t up to ~8.13) — the same accuracy, different
+/// instruction mixes; gelu_tanh_d1_fast_f32 and gelu_tanh_backward_f32 take fast_bins(). A layout whose
+/// tables miss their check falls back as gelu_tanh_d1_by_bins says.
+void gelu_tanh_d1_bins_f32(const float* x, const float* dy, float* y, std::size_t n, const Params& p,
+                           int bins);
+/// Which bins the tanh form's fast f' with cubic coefficient c runs by when asked for `bins` (16 or 32; 0:
+/// fast_bins()): that layout where its tables passed their check at build, else 32 where those did, else 0
+/// (the quotient kernel; always 0 without AVX-512).
+int gelu_tanh_d1_by_bins(double c, int bins = 0);
 /// Mish and ELU (p[0] = α), f and f', the same way.
 void mish_f32(const float* x, float* y, std::size_t n, const Params& p);
 void mish_d1_f32(const float* x, float* y, std::size_t n, const Params& p);

@@ -93,6 +93,13 @@ struct Table32 {
   explicit Table32(const float* t) : lo(_mm512_loadu_ps(t)), hi(_mm512_loadu_ps(t + 16)) {}
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutex2var_ps(lo, idx, hi); }
 };
+/// The 16-entry table idiom: one register, vpermps selects by the low 4 bits of each index lane (on Zen 4 a
+/// vpermps leaves the FMA pipes half free where a vpermt2ps takes a whole slot; cpu_tuning.hpp).
+struct Table16 {
+  __m512 v;
+  explicit Table16(const float* t) : v(_mm512_loadu_ps(t)) {}
+  GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutexvar_ps(idx, v); }
+};
 
 /// 2^m·2^(j/N) from tsh = the hi_shifted table's entry for kb (see Exp2Table; N = 2^kBits): one shift and one
 /// add, exact while the result is a normal float.
