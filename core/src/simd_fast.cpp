@@ -213,8 +213,9 @@ RB build_rbins(double param, double t0, float tmax, double root_u, double end_u)
     } else {
       // Expand around a float m_k near the middle where r_k = fl((R(m_k) − K)/2) is within 2^-32 of its value
       // (float_point_near, as for exact GELU's S), so that r_k·F(0) = R(m_k) − 2r_k = K. d = t − m_k is exact
-      // (Sterbenz) wherever lo >= (hi − lo)/2, that is beyond the first bin; there its rounding, < 2^-29,
-      // moves R by less than 2^-29 relative.
+      // (Sterbenz) wherever lo >= (hi − lo)/2, that is beyond the first bin; there (t < 0.064 with 32 bins,
+      // < 0.127 with 16) its rounding, < 2^-29 or 2^-28, moves R by less than 2^-29 or 2^-28 relative (|R′/R|
+      // < 0.9 there).
       edge = float_point_near(0.5 * (lo + hi),
                               [&](float m) { return 0.5 * (r_of_t(m, param) - static_cast<double>(rb.k0)); });
       rk = static_cast<float>(0.5 * (r_of_t(edge, param) - static_cast<double>(rb.k0)));
