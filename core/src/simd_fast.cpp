@@ -866,16 +866,10 @@ struct RRegs {
       : edge(b.edge.data()),
         rho(b.rho.data()),
         beta(b.beta.data()),
-        fc(coefficients(b, std::make_index_sequence<RB::kDegR>{})),
+        fc(tables_of<Table, RB::kDegR>([&](int i) { return b.fc[static_cast<std::size_t>(i)].data(); })),
         k0(_mm512_set1_ps(b.k0)),
         shift(_mm512_set1_ps(b.shift)),
         tmax_sq(_mm512_set1_ps(b.tmax * b.tmax)) {}
-
- private:
-  template <std::size_t... I>
-  static std::array<Table, RB::kDegR> coefficients(const RB& b, std::index_sequence<I...>) {
-    return {Table(b.fc[I].data())...};
-  }
 };
 
 /// The tanh form's f' by bins (RBins) where every lane has |x| <= tmax: e = e^−|z| = Ts·(1 + q) unrounded
@@ -942,16 +936,20 @@ void run_d1_bins(const float* x, const float* dy, float* y, std::size_t n, const
   else
     run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
 }
-/// The tanh form's f′ takes the bins of the layout asked for (16 or 32; fast_bins() by default) where its
-/// tables passed their check, else the other layout's, else the quotient kernel.
+/// The bins the tanh form's f′ with cubic coefficient c takes when asked for `bins` (16 or 32): that layout
+/// where its tables passed their check, else the 32 where those did, else 0 (the quotient kernel).
+int tanh_d1_layout(double c, int bins) {
+  if (bins == 16 && consts_with_rbins(c, 16).rb16.ok) return 16;
+  return consts_with_rbins(c, 32).rb.ok ? 32 : 0;
+}
 template <Form kForm>
 void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param, int bins = fast_bins()) {
-  const Consts& c = kForm == Form::Tanh ? consts_with_rbins(param, bins) : consts(kForm, param);
-  const Regs r(c);
+  const Regs r(consts(kForm, param));
   if constexpr (kForm == Form::Tanh) {
-    if (bins == 16 && c.rb16.ok) return run_d1_bins(x, dy, y, n, r, RRegs<RBins16, Table16>(c.rb16));
-    const Consts& c32 = consts_with_rbins(param, 32);
-    if (c32.rb.ok) return run_d1_bins(x, dy, y, n, r, RRegs<RBins, Table32>(c32.rb));
+    const int layout = tanh_d1_layout(param, bins);
+    const Consts& c = consts(kForm, param);  // (its bins built by tanh_d1_layout)
+    if (layout == 16) return run_d1_bins(x, dy, y, n, r, RRegs<RBins16, Table16>(c.rb16));
+    if (layout == 32) return run_d1_bins(x, dy, y, n, r, RRegs<RBins, Table32>(c.rb));
   }
   if (kForm == Form::Sigmoid && param == 1.0)
     run_d1_as<kForm, true>(x, dy, y, n, r);
@@ -989,9 +987,7 @@ void gelu_tanh_d1_bins_f32(const float* x, const float* dy, float* y, std::size_
 }
 
 int gelu_tanh_d1_by_bins(double c, int bins) {
-  if (bins == 0) bins = fast_bins();
-  if (bins == 16 && consts_with_rbins(c, 16).rb16.ok) return 16;
-  return consts_with_rbins(c, 32).rb.ok ? 32 : 0;
+  return tanh_d1_layout(c, bins == 0 ? fast_bins() : bins);
 }
 
 // [SECTION] The tanh form on bf16 inputs

@@ -39,7 +39,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <utility>
 
 #include "cpu_tuning.hpp"
 #include "formulas.hpp"
@@ -367,13 +366,7 @@ struct RegsF {
         e2(_mm512_set1_ps(t.f_e[2])),
         mid(Bins::mid(t)),
         s_k(Bins::s_k(t)),
-        c(coefficients(t, std::make_index_sequence<Bins::kDeg>{})) {}
-
- private:
-  template <std::size_t... I>
-  static std::array<Table, Bins::kDeg> coefficients(const Tables& t, std::index_sequence<I...>) {
-    return {Table(Bins::c(t, static_cast<int>(I)))...};
-  }
+        c(tables_of<Table, Bins::kDeg>([&](int i) { return Bins::c(t, i); })) {}
 };
 
 /// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not

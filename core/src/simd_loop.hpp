@@ -16,10 +16,12 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "cpu_tuning.hpp"
 
@@ -100,6 +102,15 @@ struct Table16 {
   explicit Table16(const float* t) : v(_mm512_loadu_ps(t)) {}
   GELU_INLINE __m512 operator()(__m512i idx) const { return _mm512_permutexvar_ps(idx, v); }
 };
+
+/// N tables of one idiom (Table16 or Table32), the i-th from row(i) (a polynomial's coefficient tables).
+template <class Table, std::size_t N, class Row>
+std::array<Table, N> tables_of(const Row& row) {
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Table, N>{Table(row(static_cast<int>(I)))...};
+  }
+  (std::make_index_sequence<N>{});
+}
 
 /// 2^m·2^(j/N) from tsh = the hi_shifted table's entry for kb (see Exp2Table; N = 2^kBits): one shift and one
 /// add, exact while the result is a normal float.
