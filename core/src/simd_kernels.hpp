@@ -43,7 +43,7 @@ void gelu_tanh_fast_f32(const float* x, float* y, std::size_t n, const Params& p
 void gelu_tanh_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
 /// The tanh form's fast f' (dy null) or backward pass with its bins in a given layout: 32 (two-register
-/// lookups, degree 5) or 16 (one-register lookups, degree 6, t up to ~8.13) — the same accuracy, different
+/// lookups, degree 5) or 16 (one-register lookups, degree 6, t up to ~7.377) — the same accuracy, different
 /// instruction mixes; gelu_tanh_d1_fast_f32 and gelu_tanh_backward_f32 take fast_bins(). A layout whose
 /// tables miss their check falls back as gelu_tanh_d1_by_bins says.
 void gelu_tanh_d1_bins_f32(const float* x, const float* dy, float* y, std::size_t n, const Params& p,

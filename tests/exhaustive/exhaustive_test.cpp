@@ -403,7 +403,7 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, FastFamily,
                                            KernelCase{"mish", 0}, KernelCase{"mish", 1}));
 
 // The tanh form's f′ by bins has two layouts too (gelu_tanh_d1_bins_f32: 32 bins on most CPUs, 16 on Zen 4,
-// whose range ends at |x| ≈ 8.13 instead of ≈ 9.67): each within 2 ULP for every float whatever this
+// whose range ends at |x| ≈ 7.377 instead of ≈ 9.67): each within 2 ULP for every float whatever this
 // machine's CPU is, its backward pass with dy = 1 the same bits, and the shipped coefficient's tables pass
 // their check in both (else the layout asked for would not be the one measured).
 class GeluTanhD1Bins : public ::testing::TestWithParam<int> {};
