@@ -944,10 +944,11 @@ int tanh_d1_layout(double c, int bins) {
 }
 template <Form kForm>
 void run_d1(const float* x, const float* dy, float* y, std::size_t n, double param, int bins = fast_bins()) {
-  const Regs r(consts(kForm, param));
+  const Consts& c = consts(kForm, param);
+  const Regs r(c);
   if constexpr (kForm == Form::Tanh) {
+    // tanh_d1_layout builds the bins in c (the same cache entry: the same form and parameter).
     const int layout = tanh_d1_layout(param, bins);
-    const Consts& c = consts(kForm, param);  // (its bins built by tanh_d1_layout)
     if (layout == 16) return run_d1_bins(x, dy, y, n, r, RRegs<RBins16, Table16>(c.rb16));
     if (layout == 32) return run_d1_bins(x, dy, y, n, r, RRegs<RBins, Table32>(c.rb));
   }
