@@ -273,9 +273,7 @@ const PrecisionPanel::Envelope& PrecisionPanel::envelope(const PrecisionCell& c,
 }
 
 void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_label) {
-  const std::size_t fi = static_cast<std::size_t>(
-      std::find(st_.cfg.formats.begin(), st_.cfg.formats.end(), format) - st_.cfg.formats.begin());
-  plot::PlotState& ps = ulp_plots_[fi];
+  plot::PlotState& ps = ulp_state(format);
   std::vector<const PrecisionCell*> cells;
   for (const auto& c : snap_.cells)
     if (c->format == format && c->error.empty()) cells.push_back(c.get());
@@ -499,6 +497,19 @@ void PrecisionPanel::cost_plot(ImVec2 size) {
   ui::mark_plot("cost", cost_);
 }
 
+plot::PlotState& PrecisionPanel::ulp_state(const std::string& format) {
+  auto [it, added] = ulp_plots_.try_emplace(format);
+  if (added) {
+    plot::PlotState& ps = it->second;
+    ps.linked_x = &shared_x_;
+    ps.x.range = shared_x_.range;
+    ps.home_x = {-12, 6};
+    ps.y_fixed = true;
+    ps.legend_anchor = ImVec2(1, 0);
+  }
+  return it->second;
+}
+
 void PrecisionPanel::drawContent() {
   sync_compared();
   if (dirty_) {
@@ -507,15 +518,6 @@ void PrecisionPanel::drawContent() {
   }
   if (lab_.take(snap_)) envelopes_.clear();
   drawn_.clear();
-  if (ulp_plots_.size() != st_.cfg.formats.size()) {
-    ulp_plots_.assign(st_.cfg.formats.size(), plot::PlotState{});
-    for (plot::PlotState& ps : ulp_plots_) {
-      ps.linked_x = &shared_x_;
-      ps.home_x = {-12, 6};
-      ps.y_fixed = true;
-      ps.legend_anchor = ImVec2(1, 0);
-    }
-  }
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -580,16 +582,19 @@ void PrecisionPanel::set_state(const json::Value& state) {
   const bool cfg_changed = !(s.cfg == st_.cfg);
   st_ = s;
   shared_x_.range = s.x;
-  for (plot::PlotState& ps : ulp_plots_) ps.x.range = s.x;
+  for (auto& [format, ps] : ulp_plots_) ps.x.range = s.x;
   if (cfg_changed) changed();
 }
 
 json::Object PrecisionPanel::meta() const {
   json::Object o, plots;
   // Only the plots drawn in the last frame (the compact layout leaves some out).
-  const std::size_t shown = compact_ ? std::min<std::size_t>(1, ulp_plots_.size()) : ulp_plots_.size();
-  for (std::size_t i = 0; i < shown && i < st_.cfg.formats.size(); ++i)
-    plots["ulp_" + st_.cfg.formats[i]] = plot_meta(ulp_plots_[i]);
+  const std::size_t shown =
+      compact_ ? std::min<std::size_t>(1, st_.cfg.formats.size()) : st_.cfg.formats.size();
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto it = ulp_plots_.find(st_.cfg.formats[i]);
+    if (it != ulp_plots_.end()) plots["ulp_" + st_.cfg.formats[i]] = plot_meta(it->second);
+  }
   if (!compact_) {
     plots["int8"] = plot_meta(int8_);
     plots["cost"] = plot_meta(cost_);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,10 @@ class PrecisionPanel : public Panel {
   std::uint64_t compare_generation_ = 0;
   std::string export_note_;
   plot::Axis shared_x_;
-  std::vector<plot::PlotState> ulp_plots_;  // one per format (in st_.cfg.formats order)
+  // One per format, by name: the controls (drawn before the plots in the same frame) may add or remove a
+  // format, so a plot finds its state by the format it draws, never by a position in st_.cfg.formats.
+  std::map<std::string, plot::PlotState> ulp_plots_;
+  plot::PlotState& ulp_state(const std::string& format);
   plot::PlotState int8_, cost_;
   // What the last frame drew (meta): per plot its series (label, colour, points) and markers.
   struct Drawn {
