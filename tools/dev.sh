@@ -6,6 +6,8 @@
 #   tools/dev.sh build                 install what is missing and build
 #   tools/dev.sh sanitize [ctest args] the ASan + UBSan build (build-asan) and its tests
 #   tools/dev.sh fuzz [SECONDS]        the libFuzzer targets (clang, build-fuzz), SECONDS each (default 60)
+#   tools/dev.sh soak MINUTES          the monkey (random clicks, drags, wheels, keys at every widget of every
+#                                      panel) with fresh seeds for MINUTES; failing scripts are kept to replay
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,14 +67,14 @@ build() {
 # A failing shard prints its GoogleTest output; GTEST_FILTER=... picks tests (`-R` matches shard names).
 # Time bounds (FitSpeed: the Designer's live refit under 100 ms of CPU) are the release build's promise, checked
 # by the first stage; at -O1 with ASan the same fits take 3 to 6 times longer (degree 12: 16-33 ms release,
-# 96-138 ms here, on a loaded 2-core EPYC), so this stage leaves them out. The layout matrix (every panel and
-# lesson step at 16 projector sizes and scales, 66 s in one release process) runs its panels here, not its lesson
-# steps: those add no code path of their own and would cost minutes under ASan.
+# 96-138 ms here, on a loaded 2-core EPYC), so this stage leaves them out. The GUI runs here through the monkey
+# alone (tests/app/CMakeLists.txt): one script per panel of 450 frames at a random size and text scale, every
+# widget within reach (its coverage of every toggle is the release stage's assertion, with more scripts).
 SANITIZE_FILTER='-FitSpeed.*:Every/LayoutMatrix.*/lesson_*'
 sanitize() {
   local dir=build-asan
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-    -DGELU_WERROR=ON -DGELU_BUILD_BENCH=OFF -DGELU_BUILD_GUI=OFF -DGELU_SANITIZE=address,undefined \
+    -DGELU_WERROR=ON -DGELU_BUILD_BENCH=OFF -DGELU_SANITIZE=address,undefined \
     -DGELU_TEST_SHARDS=4 || return
   # `set -e` does not reach into a function called as `sanitize || …`: a failed build returns here, before
   # ctest would report its missing executables as the failure.
@@ -81,6 +83,7 @@ sanitize() {
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0 \
   GELU_EXHAUSTIVE_STRIDE=997 GTEST_FILTER=${GTEST_FILTER:-$SANITIZE_FILTER} \
+  GELU_MONKEY_SCRIPTS=1 GELU_MONKEY_FRAMES=${GELU_MONKEY_FRAMES:-450} GELU_MONKEY_COVERAGE=0 \
     ctest --test-dir "$dir" --output-on-failure -j "$JOBS" "$@"
 }
 
@@ -112,6 +115,17 @@ case "$cmd" in
   sanitize)
     install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     sanitize "$@"
+    ;;
+  soak)
+    # The monkey for a long run: new seeds every time (the date's seconds), the minutes shared by the panels.
+    # A failing script is kept under $BUILD_DIR/tests/app/monkey-failures with the command that replays it.
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    build --target gelulab app_monkey_tests
+    minutes=${1:-10}
+    case "$minutes" in '' | *[!0-9.]*) echo "dev.sh soak: MINUTES must be a number, not '$minutes'" >&2; exit 2 ;; esac
+    cd "$BUILD_DIR/tests/app"
+    exec env GELU_MONKEY_MINUTES="$minutes" GELU_MONKEY_SEED="${GELU_MONKEY_SEED:-$(date +%s)}" \
+      ./app_monkey_tests
     ;;
   fuzz)
     install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"

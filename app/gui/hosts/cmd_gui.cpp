@@ -36,6 +36,7 @@
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
+#include "gui/testing/monkey.hpp"
 #include "gui/testing/script.hpp"
 #include "gui/testing/soak.hpp"
 
@@ -73,7 +74,8 @@ const char* signal_name(int sig) {
 // [SECTION] Options and the session
 struct GuiOptions {
   std::optional<std::string> size_text, panel, state, script_path, save_png, session, presentation, lesson,
-      step, report_path;
+      step, report_path, monkey_script;
+  std::optional<std::uint64_t> monkey_seed;
   std::pair<int, int> size;
   bool headless = false, script_loop = false;
   testing::SoakLimits limits;
@@ -98,7 +100,17 @@ struct GuiOptions {
     o.report_path = args.option("report");
     const auto drift = args.option("max-frame-time-growth");
     o.script_loop = args.flag("script-loop");
+    const auto monkey = args.option("monkey");
+    o.monkey_script = args.option("monkey-script");
     args.finish();
+    if (monkey) {
+      o.monkey_seed = static_cast<std::uint64_t>(Args::to_int("monkey", *monkey, 0, 2147483647));
+      if (o.script_path) throw UsageError("--monkey writes its own script: give --script or --monkey, not both");
+      if (!frames) throw UsageError("--monkey needs --frames N (the monkey never finishes by itself)");
+    } else if (o.monkey_script) {
+      throw UsageError("--monkey-script FILE is where --monkey SEED writes its actions; --monkey is missing");
+    }
+    if (o.monkey_script) command::check_output_path("monkey-script", *o.monkey_script);
     // The output-path policy (command.hpp): --report and --save-png before anything runs. (--session is
     // checked in prepare_app: the app still opens when it cannot be saved, with a banner.)
     if (o.report_path) command::check_output_path("report", *o.report_path);
@@ -115,7 +127,24 @@ struct GuiOptions {
     }
     return o;
   }
-  bool test_run() const { return limits.max_frames >= 0 || script_path; }
+  bool test_run() const { return limits.max_frames >= 0 || script_path || monkey_seed; }
+  /// The command line that replays a monkey's script (its file's first comment).
+  std::string replay_command() const {
+    std::string c = std::string("gelulab gui") + (headless ? " --headless" : "");
+    const auto add = [&](const char* name, const std::optional<std::string>& v) {
+      if (v) c += std::string(" --") + name + " " + quote(*v);
+    };
+    add("panel", panel);
+    add("state", state);
+    add("size", size_text);
+    add("presentation", presentation);
+    add("lesson", lesson);
+    add("step", step);
+    add("session", session);
+    c += " --frames " + std::to_string(limits.max_frames) + " --script " +
+         (monkey_script ? quote(*monkey_script) : std::string("FILE"));
+    return c;
+  }
 };
 
 /// What prepare_app decided about the session file.
@@ -233,7 +262,7 @@ void capture_requests(App& app, Host& host, const ImGuiIO& io, int fw, int fh, c
   }
 }
 
-LoopResult frame_loop(App& app, Host& host, Script& script, const GuiOptions& o,
+LoopResult frame_loop(App& app, Host& host, Script& script, testing::Monkey* monkey, const GuiOptions& o,
                       testing::SoakMonitor& monitor) {
   ImGuiIO& io = ImGui::GetIO();
   LoopResult r;
@@ -253,7 +282,15 @@ LoopResult frame_loop(App& app, Host& host, Script& script, const GuiOptions& o,
     }
     const auto t0 = Clock::now();
     host.new_frame(io);
-    if (r.script_running) {
+    if (monkey) {
+      try {
+        monkey->step(app, io);
+      } catch (const std::runtime_error& e) {  // its script file could not be written, or a bad action
+        std::fprintf(stderr, "gelulab gui: --monkey: %s\n", e.what());
+        r.status = 1;
+        break;
+      }
+    } else if (r.script_running) {
       try {
         r.script_running = script.step(app, io);
         if (!r.script_running && o.script_loop) {
@@ -328,7 +365,16 @@ int run_gui(Args& args) {
   host->init_imgui();
 
   testing::SoakMonitor monitor(test_run, o.limits);
-  LoopResult r = frame_loop(app, *host, script, o, monitor);
+  std::unique_ptr<testing::Monkey> monkey;
+  if (o.monkey_seed) {
+    try {
+      monkey = std::make_unique<testing::Monkey>(*o.monkey_seed, o.monkey_script.value_or(""),
+                                                 o.replay_command());
+    } catch (const FileError& e) {
+      throw UsageError(std::string("--monkey-script: ") + e.what());
+    }
+  }
+  LoopResult r = frame_loop(app, *host, script, monkey.get(), o, monitor);
   const int stop_signal = g_stop_signal;
   if (stop_signal)
     std::fprintf(stderr, "gelulab gui: %s received after %ld frames: %s\n", signal_name(stop_signal),
@@ -387,6 +433,7 @@ int run_gui(Args& args) {
     rep["ui_marks"] = std::move(marks);
     rep["plot_ids"] = std::move(plot_ids);
     rep["plots"] = std::move(plots_meta);
+    if (monkey) rep["monkey"] = monkey->report();
     rep["status"] = r.status;
     try {
       write_file_atomic(*o.report_path,
@@ -421,7 +468,9 @@ GELU_COMMAND(
     "app/gui/testing/script.hpp), --script-loop (run it again and again), --save-png FILE (the last\n"
     "frame), --report FILE (JSON: frame-time windows, RSS samples, GL errors, every panel's\n"
     "state), --max-rss-growth-kb K, --rss-baseline-frame N, --max-frame-time-growth R,\n"
-    "--report-frame-time. With --frames or --script, GL errors (glGetError and KHR_debug)\n"
+    "--report-frame-time, --monkey SEED (random clicks, drags, wheels and keys aimed at every\n"
+    "widget drawn; needs --frames; see app/gui/testing/monkey.hpp), --monkey-script FILE (where\n"
+    "the monkey writes what it did, as a script to replay). With --frames or --script, GL errors (glGetError and KHR_debug)\n"
     "make the exit status 1.\n"
     "SIGTERM, SIGINT and SIGHUP save the session and quit, as Ctrl+Q does.\n"
     "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"

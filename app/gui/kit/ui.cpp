@@ -110,13 +110,48 @@ std::map<std::string, Rect>& mark_map() {
   static std::map<std::string, Rect> m;
   return m;
 }
+// The frame each mark was last made in (begin_frame counts frames).
+std::map<std::string, long>& mark_frames() {
+  static std::map<std::string, long> m;
+  return m;
+}
+long g_frame = 0;
 }  // namespace
+
+bool combo(const std::string& key, const char* label, int* current, std::span<const char* const> names) {
+  const int n = static_cast<int>(names.size());
+  const bool valid = *current >= 0 && *current < n;
+  bool changed = false;
+  if (ImGui::BeginCombo(label, valid ? names[static_cast<std::size_t>(*current)] : "")) {
+    for (int i = 0; i < n; ++i) {
+      // Marked by the option's first word ("GEGLU (GELU gate)" → "option:KEY:GEGLU"): script targets have no
+      // spaces.
+      const std::string_view name = names[static_cast<std::size_t>(i)];
+      if (marked("option:" + key + ":" + std::string(name.substr(0, name.find(' '))),
+                 ImGui::Selectable(names[static_cast<std::size_t>(i)], i == *current)) &&
+          i != *current) {
+        *current = i;
+        changed = true;
+      }
+    }
+    ImGui::EndCombo();
+  }
+  mark("combo:" + key);
+  return changed;
+}
+
+bool marked_last_frame(const std::string& name) {
+  const auto it = mark_frames().find(name);
+  return it != mark_frames().end() && it->second == g_frame;
+}
 
 void mark(const std::string& name) {
   mark(name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax());
+  mark_map()[name].visible = ImGui::IsItemVisible();
 }
 void mark(const std::string& name, ImVec2 min, ImVec2 max) {
-  mark_map()[name] = Rect{min, max};
+  mark_map()[name] = Rect{min, max, true};
+  mark_frames()[name] = g_frame;
 }
 void mark_plot(const std::string& id, const plot::PlotState& s) {
   mark("plot:" + id, ImVec2(static_cast<float>(s.last.left), static_cast<float>(s.last.top)),
@@ -145,6 +180,7 @@ const std::vector<PlotRef>& frame_plots() {
 }
 void begin_frame() {
   plot_list().clear();
+  ++g_frame;
 }
 
 }  // namespace gelu::app::ui

@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,12 +45,17 @@ bool plot_shown(std::string_view id);
 /// hidden (presentation mode): a lesson step asked for it.
 bool control_pinned(std::string_view name);
 
+void mark(const std::string& name, ImVec2 min, ImVec2 max);  // (below, with the other marks)
+
 /// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
 /// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
 template <class Controls>
 void begin_panel(float width_em, Controls&& controls) {
   if (show_controls()) {
     ImGui::BeginChild("controls", ImVec2(width_em * em(), 0), true);
+    mark("controls", ImGui::GetWindowPos(),
+         ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
     controls();
     ImGui::EndChild();
     ImGui::SameLine();
@@ -88,8 +94,21 @@ void help_marker(const char* text);
 /// Remembers the last item's screen rectangle under `name` (for scripts: "slider:k", "plot:curves").
 void mark(const std::string& name);
 void mark(const std::string& name, ImVec2 min, ImVec2 max);
+/// Marks the last item under `name` and passes its result through, so that a widget inside a condition is
+/// marked before anything its body draws: `if (ui::marked("check:log", ImGui::Checkbox("log", &on)))`.
+inline bool marked(const std::string& name, bool result) {
+  mark(name);
+  return result;
+}
+/// ImGui::Combo over `names`, marked for scripts: the combo as "combo:KEY", each option while the list is
+/// open as "option:KEY:WORD" (the option's first word). True when the choice changed.
+bool combo(const std::string& key, const char* label, int* current, std::span<const char* const> names);
+/// Whether `name` was marked during the last frame that ended (marks() keeps every rectangle ever marked:
+/// a widget that is no longer drawn keeps its last one).
+bool marked_last_frame(const std::string& name);
 struct Rect {
   ImVec2 min, max;
+  bool visible = true;  // mark(name): the item was inside its window's clip rectangle (not scrolled away)
   ImVec2 center() const { return ImVec2((min.x + max.x) / 2, (min.y + max.y) / 2); }
 };
 /// Marks a finished plot: "plot:ID" (its data area), "legend:ID" (its legend box) and, when it drew a note,

@@ -196,7 +196,7 @@ void ApproxPanel::compare_controls() {
   int remove = -1;
   for (std::size_t i = 0; i < compared_.size(); ++i) {
     ImGui::PushID(static_cast<int>(i));
-    if (ImGui::SmallButton("×")) remove = static_cast<int>(i);
+    if (ui::marked("button:remove:" + compare_[i], ImGui::SmallButton("×"))) remove = static_cast<int>(i);
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, compared_[i].color);
     ImGui::TextUnformatted(compared_[i].entry ? compared_[i].entry->id.c_str() : compared_[i].label.c_str());
@@ -211,7 +211,7 @@ void ApproxPanel::compare_controls() {
   if (ImGui::BeginCombo("##addzoo", "add a zoo entry…")) {
     for (const zoo::Entry& e : zoo::entries()) {
       if (std::find(compare_.begin(), compare_.end(), e.id) != compare_.end()) continue;
-      if (ImGui::Selectable((e.id + "  —  " + e.name).c_str())) {
+      if (ui::marked("option:compare:" + e.id, ImGui::Selectable((e.id + "  —  " + e.name).c_str()))) {
         compare_.push_back(e.id);
         compare_dirty_ = true;
       }
@@ -239,7 +239,7 @@ void ApproxPanel::controls() {
   }
   ui::mark("check:log");
   ui::heading("Precision");
-  if (ImGui::RadioButton("float64", !f32_)) f32_ = false, eplot_.fit_y_request = true;
+  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_))) f32_ = false, eplot_.fit_y_request = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
   ui::mark("radio:f32");
@@ -249,13 +249,13 @@ void ApproxPanel::controls() {
       "exact GELU's own float32 rounding, the floor no float formula can beat.");
 
   ui::heading("Tuned coefficient");
-  if (ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid_) && !tuned_sigmoid_) {
+  if (ui::marked("radio:tuned_sigmoid", ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid_)) && !tuned_sigmoid_) {
     tuned_sigmoid_ = true;
     tuned_ = 1.6;
     fit_text_.clear();
   }
   ImGui::SameLine();
-  if (ImGui::RadioButton("tanh form, c", !tuned_sigmoid_) && tuned_sigmoid_) {
+  if (ui::marked("radio:tuned_tanh", ImGui::RadioButton("tanh form, c", !tuned_sigmoid_)) && tuned_sigmoid_) {
     tuned_sigmoid_ = false;
     tuned_ = 0.03;
     fit_text_.clear();

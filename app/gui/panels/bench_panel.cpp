@@ -114,12 +114,12 @@ void BenchPanel::controls() {
   const bool running = snap_.running;
   ImGui::BeginDisabled(running);
   ui::heading("Functions");
-  if (ImGui::SmallButton("all")) {
+  if (ui::marked("button:all", ImGui::SmallButton("all"))) {
     cfg_.functions.clear();
     for (const Activation& a : registry()) cfg_.functions.push_back(a.id);
   }
   ImGui::SameLine();
-  if (ImGui::SmallButton("GELU family")) {  // the registry's gelu* entries
+  if (ui::marked("button:gelu_family", ImGui::SmallButton("GELU family"))) {  // the registry's gelu* entries
     cfg_.functions.clear();
     for (const Activation& a : registry())
       if (std::string_view(a.id).starts_with("gelu")) cfg_.functions.emplace_back(a.id);
@@ -127,7 +127,7 @@ void BenchPanel::controls() {
   ImGui::BeginChild("fns", ImVec2(0, 5.6f * em), true);
   for (const Activation& a : registry()) {
     bool on = std::find(cfg_.functions.begin(), cfg_.functions.end(), a.id) != cfg_.functions.end();
-    if (ImGui::Checkbox(a.name, &on)) {
+    if (ui::marked(std::string("check:fn:") + a.id, ImGui::Checkbox(a.name, &on))) {
       std::erase(cfg_.functions, std::string(a.id));
       if (on) {  // keep registry order
         std::vector<std::string> ordered;
@@ -145,6 +145,7 @@ void BenchPanel::controls() {
     ImGui::BeginDisabled(b >= 2 && !gpu_built());
     ImGui::PushStyleColor(ImGuiCol_CheckMark, kBackendColor[b]);
     ImGui::Checkbox(display_name(static_cast<BenchBackend>(b)), &cfg_.backends[b]);
+    ui::mark("check:backend:" + std::to_string(b));
     ImGui::PopStyleColor();
     ImGui::EndDisabled();
     if (b % 2 == 0) ImGui::SameLine(9.5f * em);
@@ -153,7 +154,7 @@ void BenchPanel::controls() {
   for (std::size_t i = 0; i < std::size(kSizeChoices); ++i) {
     const std::size_t n = kSizeChoices[i];
     bool on = std::find(cfg_.sizes.begin(), cfg_.sizes.end(), n) != cfg_.sizes.end();
-    if (ImGui::Checkbox(size_text(n).c_str(), &on)) {
+    if (ui::marked("check:size:" + std::to_string(n), ImGui::Checkbox(size_text(n).c_str(), &on))) {
       std::erase(cfg_.sizes, n);
       if (on) cfg_.sizes.push_back(n);
       std::sort(cfg_.sizes.begin(), cfg_.sizes.end());
@@ -162,6 +163,7 @@ void BenchPanel::controls() {
   }
   ImGui::SetNextItemWidth(-5 * em);
   ImGui::SliderInt("repetitions", &cfg_.reps, 3, 30);
+  ui::mark("slider:reps");
   ImGui::EndDisabled();
 
   if (!running) {
@@ -206,25 +208,29 @@ void BenchPanel::controls() {
   ImGui::SetNextItemWidth(-7 * em);
   if (ImGui::BeginCombo("bars at size", size_text(shown_size_).c_str())) {
     for (std::size_t n : measured)
-      if (ImGui::Selectable(size_text(n).c_str(), n == shown_size_)) {
+      if (ui::marked("option:bars_size:" + std::to_string(n),
+                     ImGui::Selectable(size_text(n).c_str(), n == shown_size_))) {
         shown_size_ = n;
         size_picked_ = true;
       }
     ImGui::EndCombo();
   }
+  ui::mark("combo:bars_size");
   const Activation* shown = find_activation(shown_fn_);
   ImGui::SetNextItemWidth(-7 * em);
   if (ImGui::BeginCombo("size sweep of", shown ? shown->name : shown_fn_.c_str())) {
     for (const Activation& a : registry())
-      if (ImGui::Selectable(a.name, shown == &a)) shown_fn_ = a.id;
+      if (ui::marked(std::string("option:sweep_fn:") + a.id, ImGui::Selectable(a.name, shown == &a)))
+        shown_fn_ = a.id;
     ImGui::EndCombo();
   }
+  ui::mark("combo:sweep_fn");
 
   ui::heading("Export");
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", export_base_.c_str());
   ImGui::SetNextItemWidth(-4 * em);
-  if (ImGui::InputText("name", buf, sizeof buf)) export_base_ = buf;
+  if (ui::marked("input:name", ImGui::InputText("name", buf, sizeof buf))) export_base_ = buf;
   ImGui::BeginDisabled(snap_.rows.empty());
   if (ImGui::Button("Save CSV + JSON")) export_files();
   ui::mark("button:export");

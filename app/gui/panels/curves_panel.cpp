@@ -93,12 +93,15 @@ void CurvesPanel::controls() {
   ImGui::Checkbox("f″(x)", &show_order_[2]);
   ui::mark("check:d2");
   ImGui::Checkbox("GELU's negative dip", &shade_dip_);
+  ui::mark("check:dip");
   ImGui::Checkbox("ReLU's dead zone", &shade_dead_);
+  ui::mark("check:dead");
   ImGui::Checkbox("GELU's inflection points", &inflections_);
   ui::mark("check:inflections");
   ImGui::Checkbox("GLU block diagram", &glu_diagram_);
+  ui::mark("check:glu_diagram");
   bool symlog = plot_[0].y.scale == plot::Scale::SymLog;
-  if (ImGui::Checkbox("symlog y axis", &symlog)) {
+  if (ui::marked("check:symlog", ImGui::Checkbox("symlog y axis", &symlog))) {
     plot_[0].y.scale = symlog ? plot::Scale::SymLog : plot::Scale::Linear;
     plot_[0].y.symlog_c = 0.1;
     plot_[0].y.range = symlog ? plot::Range{-1, 1000} : plot_[0].home_y;
@@ -116,7 +119,7 @@ void CurvesPanel::controls() {
     ui::mark("slider:probe");
   }
   ImGui::Dummy(ImVec2(0, 0.4f * em));
-  if (ImGui::Button("Reset view")) {
+  if (ui::marked("button:reset_view", ImGui::Button("Reset view"))) {
     for (auto& p : plot_) {
       p.fit_x_request = true;
       p.y.range = p.home_y;

@@ -37,7 +37,7 @@ bool enum_combo(const char* label, E* value, std::span<const fit::Named<E>> tabl
   bool changed = false;
   if (ImGui::BeginCombo(label, fit::name(*value))) {
     for (const fit::Named<E>& n : table) {
-      if (ImGui::Selectable(n.name, n.id == *value)) {
+      if (ui::marked(std::string("option:") + label + ":" + n.name, ImGui::Selectable(n.name, n.id == *value))) {
         changed = n.id != *value;
         *value = n.id;
       }
@@ -114,12 +114,14 @@ void DesignerPanel::spec_controls() {
   ui::mark("slider:degree");
   if (s.form == fit::Form::Rational) {
     ImGui::SetNextItemWidth(-5.5f * em);
-    if (ImGui::SliderScalar("denominator", ImGuiDataType_S32, &s.denominator_degree, &one, &max_degree))
+    if (ui::marked("slider:denominator", ImGui::SliderScalar("denominator", ImGuiDataType_S32,
+                                                            &s.denominator_degree, &one, &max_degree)))
       changed();
   }
   if (s.form == fit::Form::Piecewise) {
     ImGui::SetNextItemWidth(-5.5f * em);
-    if (ImGui::SliderScalar("pieces", ImGuiDataType_S32, &s.pieces, &one, &max_pieces)) changed();
+    if (ui::marked("slider:pieces", ImGui::SliderScalar("pieces", ImGuiDataType_S32, &s.pieces, &one, &max_pieces)))
+      changed();
     ImGui::SetNextItemWidth(-5.5f * em);
     if (enum_combo("breakpoints", &s.breakpoints, fit::breakpoint_rules())) changed();
   }
@@ -145,14 +147,15 @@ void DesignerPanel::spec_controls() {
   const char* formats[] = {"f64", "f32", "bf16", "f16"};
   if (ImGui::BeginCombo("format", number_format(s.format).name)) {
     for (const char* f : formats)
-      if (ImGui::Selectable(f, number_format(s.format).name == std::string_view(f))) {
+      if (ui::marked(std::string("option:format:") + f,
+                     ImGui::Selectable(f, number_format(s.format).name == std::string_view(f)))) {
         s.format = Format::parse(f)->id();
         changed();
       }
     ImGui::EndCombo();
   }
   ui::mark("combo:format");
-  if (ImGui::Checkbox("re-optimize after rounding", &s.reoptimize)) changed();
+  if (ui::marked("check:reoptimize", ImGui::Checkbox("re-optimize after rounding", &s.reoptimize))) changed();
   // Status: the running fit, its time, or why there is none.
   if (snap_.running) {
     char over[64];
@@ -226,11 +229,11 @@ void DesignerPanel::candidate_controls() {
   for (std::size_t i = 0; i < st_.candidates.size(); ++i) {
     model::KeptCandidate& k = st_.candidates[i];
     ImGui::PushID(static_cast<int>(i));
-    if (ImGui::SmallButton("×")) remove = static_cast<int>(i);
+    if (ui::marked("button:remove:" + k.id, ImGui::SmallButton("×"))) remove = static_cast<int>(i);
     ImGui::SameLine();
     bool cmp = k.compared;
     ImGui::BeginDisabled(k.c->spec.target == fit::Target::GeluPrime);
-    if (ImGui::Checkbox("##cmp", &cmp)) {
+    if (ui::marked("check:compared:" + k.id, ImGui::Checkbox("##cmp", &cmp))) {
       if (cmp) {
         try {
           add_to_comparison(candidate_entry(k.c, k.id));
@@ -270,9 +273,10 @@ void DesignerPanel::export_controls() {
   std::snprintf(name, sizeof name, "%s", st_.export_name.c_str());
   std::snprintf(base, sizeof base, "%s", st_.export_base.c_str());
   ImGui::SetNextItemWidth(-5.5f * em);
-  if (ImGui::InputText("function", name, sizeof name) && fit::is_identifier(name)) st_.export_name = name;
+  if (ui::marked("input:function", ImGui::InputText("function", name, sizeof name)) && fit::is_identifier(name))
+    st_.export_name = name;
   ImGui::SetNextItemWidth(-5.5f * em);
-  if (ImGui::InputText("files", base, sizeof base) && base[0]) st_.export_base = base;
+  if (ui::marked("input:files", ImGui::InputText("files", base, sizeof base)) && base[0]) st_.export_base = base;
   const bool ok = snap_.candidate && snap_.error.empty() && !snap_.running;
   ImGui::BeginDisabled(!ok);
   auto run = [&](std::vector<ExportKind> kinds) {
@@ -283,9 +287,9 @@ void DesignerPanel::export_controls() {
   if (ImGui::Button("C++")) run({ExportKind::Cpp, ExportKind::Vectors});
   ui::mark("button:export_cpp");
   ImGui::SameLine();
-  if (ImGui::Button("GLSL")) run({ExportKind::Glsl, ExportKind::Vectors});
+  if (ui::marked("button:export_glsl", ImGui::Button("GLSL"))) run({ExportKind::Glsl, ExportKind::Vectors});
   ImGui::SameLine();
-  if (ImGui::Button("CUDA")) run({ExportKind::Cuda, ExportKind::Vectors});
+  if (ui::marked("button:export_cuda", ImGui::Button("CUDA"))) run({ExportKind::Cuda, ExportKind::Vectors});
   ImGui::SameLine();
   if (ImGui::Button("all")) run({ExportKind::Cpp, ExportKind::Glsl, ExportKind::Cuda, ExportKind::Vectors});
   ui::mark("button:export_all");

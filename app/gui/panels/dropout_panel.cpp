@@ -159,7 +159,7 @@ void DropoutPanel::controls() {
   if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
   ui::mark("button:play");
   ImGui::SameLine();
-  if (ImGui::Button("+1000")) draw(1000);
+  if (ui::marked("button:plus1000", ImGui::Button("+1000"))) draw(1000);
   ImGui::SameLine();
   if (ImGui::Button("Restart")) restart();
   ui::mark("button:restart");

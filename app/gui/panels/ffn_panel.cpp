@@ -134,10 +134,10 @@ void FfnPanel::net_choice(int i) {
   bool any_gelu = false;
   if (cfg_.glu) {
     const ffn::GluKind kinds[] = {ffn::GluKind::GeGlu, ffn::GluKind::SwiGlu, ffn::GluKind::ReGlu};
-    const char* names[] = {"GEGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
+    static const char* const names[] = {"GEGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
     int cur = n.glu_kind == ffn::GluKind::SwiGlu ? 1 : n.glu_kind == ffn::GluKind::ReGlu ? 2 : 0;
     ImGui::SetNextItemWidth(-0.5f * ui::em());
-    if (ImGui::Combo("##glu", &cur, names, 3)) {
+    if (ui::combo(std::string("glu") + kNetName[i], "##glu", &cur, names)) {
       n.glu_kind = kinds[cur];
       changed(false);
     }
@@ -152,7 +152,8 @@ void FfnPanel::net_choice(int i) {
       std::snprintf(label, sizeof label, "layer %zu", l + 1);
       if (ImGui::BeginCombo(label, cur ? cur->name : n.activations[l].c_str())) {
         for (const Activation& a : registry())
-          if (ImGui::Selectable(a.name, cur == &a)) {
+          if (ui::marked(std::string("option:act") + kNetName[i] + std::to_string(l) + ":" + a.id,
+                         ImGui::Selectable(a.name, cur == &a))) {
             n.activations[l] = a.id;
             changed(false);
           }
@@ -164,7 +165,8 @@ void FfnPanel::net_choice(int i) {
     }
   }
   ImGui::BeginDisabled(!any_gelu);
-  if (ImGui::Checkbox("stochastic GELU", &n.stochastic)) changed(false);
+  if (ui::marked(std::string("check:stochastic") + kNetName[i], ImGui::Checkbox("stochastic GELU", &n.stochastic)))
+    changed(false);
   ImGui::EndDisabled();
   ui::help_marker(
       "In training a GELU unit outputs x·m with m ~ Bernoulli(Φ(x)); evaluated, it outputs the "
@@ -199,13 +201,13 @@ void FfnPanel::controls() {
   int speed = full ? 20000 : cfg_.speed;
   ImGui::BeginDisabled(full);
   ImGui::SetNextItemWidth(-9.0f * em);
-  if (ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic)) {
+  if (ui::marked("slider:speed", ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic))) {
     cfg_.speed = speed;
     lab_.set_speed(speed);
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
-  if (ImGui::Checkbox("max", &full)) {
+  if (ui::marked("check:max_speed", ImGui::Checkbox("max", &full))) {
     cfg_.speed = full ? 0 : 200;
     lab_.set_speed(cfg_.speed);
   }
@@ -225,7 +227,7 @@ void FfnPanel::controls() {
   if (ImGui::BeginCombo("##dataset", info ? info->id : cfg_.data.id.c_str())) {
     for (const ffn::DatasetInfo& d : ffn::datasets()) {
       if (d.task != ffn::Task::Classification || d.inputs != 2) continue;
-      if (ImGui::Selectable(d.id, cfg_.data.id == d.id)) {
+      if (ui::marked(std::string("option:dataset:") + d.id, ImGui::Selectable(d.id, cfg_.data.id == d.id))) {
         cfg_.data.id = d.id;
         cfg_.data.classes = 2;
         cfg_.edits.clear();
@@ -241,7 +243,7 @@ void FfnPanel::controls() {
   ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
   if (!cfg_.edits.empty()) {
     ImGui::SameLine();
-    if (ImGui::SmallButton("undo my points")) {
+    if (ui::marked("button:undo_points", ImGui::SmallButton("undo my points"))) {
       cfg_.edits.clear();
       changed(false);
     }
@@ -258,16 +260,20 @@ void FfnPanel::controls() {
     const int layers = static_cast<int>(cfg_.widths.size());
     const int width = cfg_.widths[static_cast<std::size_t>(std::clamp(cfg_.hidden.layer, 1, layers) - 1)];
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (layers > 1 && ImGui::SliderInt("layer##hidden", &cfg_.hidden.layer, 1, layers)) changed(false);
+    if (layers > 1 &&
+        ui::marked("slider:hidden_layer", ImGui::SliderInt("layer##hidden", &cfg_.hidden.layer, 1, layers)))
+      changed(false);
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (ImGui::SliderInt("x: unit", &cfg_.hidden.unit_x, 1, std::max(1, width))) changed(false);
+    if (ui::marked("slider:unit_x", ImGui::SliderInt("x: unit", &cfg_.hidden.unit_x, 1, std::max(1, width))))
+      changed(false);
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (ImGui::SliderInt("y: unit", &cfg_.hidden.unit_y, 1, std::max(1, width))) changed(false);
+    if (ui::marked("slider:unit_y", ImGui::SliderInt("y: unit", &cfg_.hidden.unit_y, 1, std::max(1, width))))
+      changed(false);
   }
   ui::heading("Network");
   int layers = static_cast<int>(cfg_.widths.size());
   ImGui::SetNextItemWidth(-6.0f * em);
-  if (ImGui::SliderInt("hidden layers", &layers, 1, 4)) {
+  if (ui::marked("slider:layers", ImGui::SliderInt("hidden layers", &layers, 1, 4))) {
     cfg_.widths.resize(static_cast<std::size_t>(layers), cfg_.widths.back());
     changed(true);
   }
@@ -276,15 +282,16 @@ void FfnPanel::controls() {
     char label[32];
     std::snprintf(label, sizeof label, "width %zu", l + 1);
     ImGui::SetNextItemWidth(-6.0f * em);
-    if (ImGui::SliderInt(label, &cfg_.widths[l], 1, 64)) changed(true);
+    if (ui::marked("slider:width" + std::to_string(l + 1), ImGui::SliderInt(label, &cfg_.widths[l], 1, 64)))
+      changed(true);
     ImGui::PopID();
   }
-  if (ImGui::Checkbox("GLU blocks", &cfg_.glu)) changed(true);
+  if (ui::marked("check:glu", ImGui::Checkbox("GLU blocks", &cfg_.glu))) changed(true);
   ui::help_marker(
       "Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
       "multiplies a linear branch (GEGLU, SwiGLU, ReGLU).");
   ImGui::SameLine();
-  if (ImGui::Checkbox("A/B", &cfg_.ab)) changed(true);
+  if (ui::marked("check:ab", ImGui::Checkbox("A/B", &cfg_.ab))) changed(true);
   ui::help_marker("Train net B beside net A from identical initial weights.");
   net_choice(0);
   if (cfg_.ab) net_choice(1);
@@ -292,7 +299,8 @@ void FfnPanel::controls() {
   ui::heading("Training");
   int opt = cfg_.optimizer == ffn::OptimizerKind::Adam ? 1 : 0;
   ImGui::SetNextItemWidth(6 * em);
-  if (ImGui::Combo("optimizer", &opt, "SGD\0Adam\0")) {
+  static const char* const kOptimizers[] = {"SGD", "Adam"};
+  if (ui::combo("optimizer", "optimizer", &opt, kOptimizers)) {
     cfg_.optimizer = opt ? ffn::OptimizerKind::Adam : ffn::OptimizerKind::Sgd;
     changed(false);
   }
@@ -303,17 +311,18 @@ void FfnPanel::controls() {
     changed(false);
   ui::mark("slider:lr");
   ImGui::SetNextItemWidth(-6.0f * em);
-  if (ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)) changed(false);
+  if (ui::marked("slider:batch", ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)))
+    changed(false);
   int backend = cfg_.gpu ? 1 : 0;
   ImGui::TextUnformatted("backend");
   ImGui::SameLine();
-  if (ImGui::RadioButton("CPU", &backend, 0)) {
+  if (ui::marked("radio:cpu", ImGui::RadioButton("CPU", &backend, 0))) {
     cfg_.gpu = false;
     changed(false);
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!gpu_available_);
-  if (ImGui::RadioButton("GPU", &backend, 1)) {
+  if (ui::marked("radio:gpu", ImGui::RadioButton("GPU", &backend, 1))) {
     cfg_.gpu = true;
     changed(false);
   }
@@ -657,7 +666,8 @@ void FfnPanel::drawContent() {
       const float w = room - ImGui::CalcTextSize(full ? "hidden layer shown" : "layer").x;
       ImGui::SetNextItemWidth(std::clamp(w, 3 * em, 8 * em));
       int shown = shown_layer() + 1;
-      if (ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count))
+      if (ui::marked("slider:layer_shown",
+                     ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count)))
         layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }

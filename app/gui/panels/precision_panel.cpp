@@ -166,8 +166,9 @@ void PrecisionPanel::controls() {
   const std::string shown = st_.cfg.compute == "auto" ? "auto (f32)" : st_.cfg.compute;
   if (ImGui::BeginCombo("compute in", shown.c_str())) {
     for (const std::string& c : precision_compute_formats())
-      if (ImGui::Selectable(c == "auto" ? "auto (f32, as frameworks upcast)" : c.c_str(),
-                            c == st_.cfg.compute)) {
+      if (ui::marked("option:compute:" + c,
+                     ImGui::Selectable(c == "auto" ? "auto (f32, as frameworks upcast)" : c.c_str(),
+                                       c == st_.cfg.compute))) {
         st_.cfg.compute = c;
         changed();
       }
@@ -212,7 +213,7 @@ void PrecisionPanel::controls() {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s", st_.export_base.c_str());
   ImGui::SetNextItemWidth(-4 * em);
-  if (ImGui::InputText("name", buf, sizeof buf) && buf[0]) st_.export_base = buf;
+  if (ui::marked("input:name", ImGui::InputText("name", buf, sizeof buf)) && buf[0]) st_.export_base = buf;
   ImGui::BeginDisabled(snap_.running || snap_.cells.empty());
   if (ImGui::Button("Save CSV + Markdown")) export_note_ = export_summary(snap_, st_.export_base);
   ImGui::EndDisabled();

@@ -565,7 +565,7 @@ void App::lesson_bar(float height) {
   ImGui::BeginDisabled(step_ == 0);
   const char* const(&labels)[3] = lesson_buttons(content_w);
   const bool narrow = &labels[0] == &kLessonButtonsNarrow[0];
-  if (ImGui::Button(labels[0])) go_to_step(step_ - 1);
+  if (ui::marked("button:lesson_back", ImGui::Button(labels[0]))) go_to_step(step_ - 1);
   if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Back (Left arrow)");
   ImGui::EndDisabled();
@@ -573,12 +573,12 @@ void App::lesson_bar(float height) {
   const StepView& view = lesson_->steps[static_cast<std::size_t>(step_)].view;
   const bool more = revealed_ < static_cast<int>(view.reveal.size()) || (view.question && !answered_);
   ImGui::BeginDisabled(step_ + 1 == n && !more);
-  if (ImGui::Button(labels[1])) next();
+  if (ui::marked("button:lesson_next", ImGui::Button(labels[1]))) next();
   if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Next (Right arrow)");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const bool leave = ImGui::Button(labels[2]);
+  const bool leave = ui::marked("button:lesson_leave", ImGui::Button(labels[2]));
   if (narrow && ImGui::IsItemHovered()) ImGui::SetTooltip("Leave the lesson (Esc)");
   ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
   // The text scrolls when the bar is capped (a projector's 3× text on a short screen).
@@ -924,6 +924,7 @@ void App::frame() {
   ImFont* const regular = ImGui::GetFont();
   ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : regular);
   ImGui::Begin("GELU Lab", nullptr, flags);
+  ui::mark("window", ImVec2(0, 0), io.DisplaySize);  // scripts and the monkey aim anywhere through it
   menu_bar();
   const float tabs_h = ImGui::GetFrameHeight();
   ImGui::PushFont(regular);
@@ -942,6 +943,9 @@ void App::frame() {
         ImGui::PushFont(regular);
         ImGui::BeginChild(panels_[i]->id(), ImVec2(0, -below), false, ImGuiWindowFlags_NoScrollWithMouse);
         const float panel_top = ImGui::GetWindowPos().y;
+        ui::mark("panel", ImGui::GetWindowPos(),
+                 ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                        ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
         // A lesson step's view applies to its own panel only.
         const LessonStep* step =
             lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;

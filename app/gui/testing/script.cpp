@@ -138,6 +138,11 @@ Script Script::parse(const std::string& text) {
   return s;
 }
 
+void Script::append(const std::string& text) {
+  const Script more = parse(text);
+  cmds_.insert(cmds_.end(), more.cmds_.begin(), more.cmds_.end());
+}
+
 bool Script::step(App& app, ImGuiIO& io) {
   io.MouseDown[0] = false;
   while (pc_ < cmds_.size()) {
@@ -151,7 +156,7 @@ bool Script::step(App& app, ImGuiIO& io) {
     // widgets that come and go with the state: a probe slider, presentation mode's hidden controls).
     const bool optional = c.op != "panel" && c.op != "key" && !c.target.empty() && c.target.back() == '?';
     const std::string name = optional ? c.target.substr(0, c.target.size() - 1) : c.target;
-    if (optional && !ui::marks().count(name)) {
+    if (optional && !ui::marked_last_frame(name)) {
       ++pc_;
       t_ = 0;
       continue;

@@ -36,6 +36,11 @@ class Script {
   std::size_t size() const { return cmds_.size(); }
   /// The names `key` takes, in the order of the script language's table (tests that write random scripts).
   static std::vector<std::string> key_names();
+  /// Parses `text` (script lines, as for parse) and adds its commands after the ones already there: a script
+  /// written while it runs (the monkey, gui/testing/monkey.hpp). Throws as parse does.
+  void append(const std::string& text);
+  /// Whether every command has run (step would return false).
+  bool done() const { return pc_ >= cmds_.size(); }
   /// Starts again from the first command (`gelulab gui --script-loop`: a soak repeats its script).
   void restart() {
     pc_ = 0;
