@@ -1,0 +1,317 @@
+// Reliability, round three: the classes of hostile input the first two rounds did not reach, run end to end
+// on the real binary (docs/reliability.md, "Round three: the classes"). Each section covers a class with
+// cases of its own, not only the example that found it:
+//   1. interrupted and limited writes: signals during a save, `ulimit -f`, long names, checks before work
+//   2. reads never block, in every command
+//   3. machine-readable output: integers in --json, UTF-8 in JSON, names in listings, NUL in sessions
+//   4. one convention for output paths: `-` is standard output; two outputs on one path are refused
+//   5. messages that name what is wrong: look-alike characters, error --all, --int8-range
+//   6. numbers parsed once (see also tests/core/format_test.cpp)
+//   7. the environment named: fonts, GELU_THREADS
+//   8. lessons checked as they are used
+// Every run is bounded by exec_gelulab's 20 s limit: a hang fails its test instead of stalling the suite.
+//
+// Index of this file:
+//   [SECTION] Helpers
+//   [SECTION] 1. Interrupted and limited writes
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gelu/json.hpp"
+#include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace json = gelu::json;
+using gelu::test::ExecResult;
+using gelu::test::StdoutTo;
+
+// [SECTION] Helpers
+
+class Scratch {
+ public:
+  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_reliability3") / name) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "run");
+  }
+  ~Scratch() { fs::remove_all(dir_); }
+  const fs::path& dir() const { return dir_; }
+  fs::path operator/(const std::string& name) const { return dir_ / name; }
+  std::vector<std::string> env(const std::vector<std::string>& more = {}) const {
+    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY", "GELU_FAULT", "GELU_THREADS",
+                                  "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
+    e.insert(e.end(), more.begin(), more.end());
+    return e;
+  }
+  /// gelulab in this directory, with a private config directory and no display.
+  ExecResult run(const std::vector<std::string>& args, const std::vector<std::string>& more_env = {},
+                 const std::string& input = "", std::size_t file_size_limit = 0) const {
+    return gelu::test::exec_gelulab(args, input, (dir_ / "run").string(), env(more_env), 20, 0,
+                                    StdoutTo::Captured, "", file_size_limit);
+  }
+
+ private:
+  fs::path dir_;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void put(const fs::path& p, const std::string& text) {
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+std::vector<std::string> temporaries(const fs::path& d) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(d))
+    if (e.path().filename().string().find(".tmp-") != std::string::npos) out.push_back(e.path().string());
+  return out;
+}
+
+/// The run ended (no hang, no signal) with `status`, and stderr holds every needle.
+void expect_run(const ExecResult& r, int status, const std::vector<std::string>& needles) {
+  ASSERT_FALSE(r.timed_out) << "hang; stderr: " << r.err;
+  ASSERT_TRUE(r.exited) << "signal " << r.signal << "; stderr: " << r.err;
+  EXPECT_EQ(r.status, status) << r.err;
+  for (const std::string& n : needles)
+    EXPECT_NE(r.err.find(n), std::string::npos) << "'" << n << "' not in: " << r.err;
+  EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+}
+
+[[maybe_unused]] std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+/// Starts gelulab in the background (stdout and stderr into `log`), for tests that signal it mid-run.
+pid_t spawn(const std::vector<std::string>& args, const std::vector<std::string>& env, const fs::path& cwd,
+            const fs::path& log) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const int in = ::open("/dev/null", O_RDONLY);
+  if (fd < 0 || in < 0 || ::dup2(fd, 1) < 0 || ::dup2(fd, 2) < 0 || ::dup2(in, 0) < 0) _exit(127);
+  if (::chdir(cwd.c_str()) != 0) _exit(127);
+  for (const std::string& e : env) {
+    const auto eq = e.find('=');
+    if (eq == std::string::npos)
+      ::unsetenv(e.c_str());
+    else
+      ::setenv(e.substr(0, eq).c_str(), e.substr(eq + 1).c_str(), 1);
+  }
+  std::string exe = GELULAB_EXE;
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv{exe.data()};
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  ::execv(exe.c_str(), argv.data());
+  _exit(127);
+}
+
+template <class F>
+bool wait_until(F done, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+/// Waits for `pid` (at most `seconds`; then kills it) and returns its wait status, or -1 for a hang.
+int wait_for(pid_t pid, double seconds) {
+  int st = 0;
+  if (wait_until([&] { return ::waitpid(pid, &st, WNOHANG) == pid; }, seconds)) return st;
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, &st, 0);
+  return -1;
+}
+
+// [SECTION] 1. Interrupted and limited writes
+
+/// A writer option of a subcommand: the arguments with "{o}" for the output path, and enough output that a
+/// slow write (GELU_FAULT=slow-write) takes a while.
+struct Writer {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+std::vector<Writer> writers() {
+  std::vector<Writer> w = {
+      {"error_csv", {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "3001", "--csv", "{o}"}},
+      {"fit_export_cpp",
+       {"fit", "--form", "poly", "--degree", "6", "--range", "-4:4", "--export-cpp", "{o}"}},
+      {"fit_vectors", {"fit", "--form", "poly", "--degree", "4", "--range", "-4:4", "--vectors", "{o}"}},
+      {"train_save", {"train", "--dataset", "circle", "--layers", "2,16,1", "--steps", "3", "--save", "{o}"}},
+  };
+#if GELU_TEST_HAVE_GUI
+  w.push_back({"shot_out", {"shot", "--panel", "curves", "--size", "320x240", "--out", "{o}"}});
+  w.push_back(
+      {"shot_csv", {"shot", "--panel", "curves", "--size", "320x240", "--out", "/dev/null", "--csv", "{o}"}});
+#endif
+  return w;
+}
+
+std::vector<std::string> with_out(const std::vector<std::string>& args, const std::string& out) {
+  std::vector<std::string> r;
+  for (const std::string& a : args) r.push_back(a == "{o}" ? out : a);
+  return r;
+}
+
+TEST(InterruptedWrites, EverySignalThatEndsASaveRemovesItsTemporaryAndKeepsThePreviousFile) {
+  for (const Writer& w : writers()) {
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+      const Scratch s("signal_" + w.name + "_" + std::to_string(sig));
+      const fs::path out = s / "out.dat";
+      put(out, "the previous file\n");
+      const pid_t pid =
+          spawn(with_out(w.args, out.string()), s.env({"GELU_FAULT=slow-write=40"}), s.dir(), s / "log.txt");
+      ASSERT_GT(pid, 0);
+      // The save has begun when its temporary exists (the work before it may take a moment).
+      const bool saving = wait_until([&] { return !temporaries(s.dir()).empty(); }, 15);
+      ::kill(pid, sig);
+      const int st = wait_for(pid, 15);
+      ASSERT_TRUE(saving) << w.name << ": no temporary seen; log: " << slurp(s / "log.txt");
+      ASSERT_NE(st, -1) << w.name << " hangs after signal " << sig;
+      EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == sig)
+          << w.name << ": ends as the signal says (status " << st << "); log: " << slurp(s / "log.txt");
+      EXPECT_TRUE(temporaries(s.dir()).empty()) << w.name << " left " << temporaries(s.dir()).front();
+      EXPECT_EQ(slurp(out), "the previous file\n") << w.name;
+    }
+  }
+}
+
+TEST(InterruptedWrites, ASignalDuringAFirstSaveLeavesNoFileAtAll) {
+  const Scratch s("signal_new_file");
+  const fs::path out = s / "new.csv";
+  const pid_t pid = spawn(with_out(writers()[0].args, out.string()), s.env({"GELU_FAULT=slow-write=40"}),
+                          s.dir(), s / "log.txt");
+  ASSERT_TRUE(wait_until([&] { return !temporaries(s.dir()).empty(); }, 15));
+  ::kill(pid, SIGTERM);
+  const int st = wait_for(pid, 15);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) << st;
+  EXPECT_TRUE(temporaries(s.dir()).empty());
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(LimitedWrites, AFileSizeLimitIsAnErrorNamingTheFileNotSignal153) {
+  for (const Writer& w : writers()) {
+    const Scratch s("fsize_" + w.name);
+    const fs::path out = s / "out.dat";
+    put(out, "old\n");
+    // 1 KiB: below every output above; stderr (a few hundred bytes) still fits.
+    const ExecResult r = s.run(with_out(w.args, out.string()), {}, "", 1024);
+    expect_run(r, 2, {out.string(), "File too large", "ulimit -f"});
+    EXPECT_EQ(slurp(out), "old\n") << w.name;
+    EXPECT_TRUE(temporaries(s.dir()).empty()) << w.name;
+  }
+}
+
+TEST(LimitedWrites, StandardOutputPastTheLimitIsAnErrorToo) {
+  const Scratch s("fsize_stdout");
+  // Plain output (eval of many points), and a file option given as "-".
+  const std::vector<std::vector<std::string>> runs = {
+      {"eval", "--fn", "gelu"},
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "3001", "--csv", "-"},
+      {"list", "--json"},
+  };
+  std::string numbers;
+  for (int i = 0; i < 2000; ++i) numbers += std::to_string(i * 0.001) + "\n";
+  for (const auto& args : runs) {
+    const ExecResult r = s.run(args, {}, numbers, 512);
+    expect_run(r, 2, {"standard output", "File too large"});
+  }
+}
+
+TEST(LongNames, ALegalNameUpTo255BytesIsSavedByEveryWriter) {
+  for (const Writer& w : writers()) {
+    const Scratch s("long_" + w.name);
+    // ASCII, and UTF-8 whose cut for the temporary's name would fall inside a character.
+    for (const std::string& name : {std::string(250, 'n'), std::string(255, 'm'), std::string("x") + [] {
+                                      std::string u;
+                                      while (u.size() < 250) u += "\xc3\xa9";  // é
+                                      return u;
+                                    }()}) {
+      const fs::path out = s / name;
+      expect_run(s.run(with_out(w.args, out.string())), 0, {});
+      EXPECT_TRUE(fs::is_regular_file(out)) << w.name << " " << name.size();
+      EXPECT_GT(fs::file_size(out), 0u) << w.name;
+      EXPECT_TRUE(temporaries(s.dir()).empty()) << w.name;
+      // Saved again over the existing file (the temporary's name is the long one's again).
+      expect_run(s.run(with_out(w.args, out.string())), 0, {});
+      EXPECT_TRUE(temporaries(s.dir()).empty()) << w.name;
+    }
+  }
+}
+
+TEST(LongNames, ANameOverNameMaxIsRefusedBeforeTheWork) {
+  const Scratch s("too_long");
+  const std::string name(256, 'z');
+  // A training run of many minutes: the refusal must come first, within the test's 20 s.
+  const std::vector<std::string> train_long = {
+      "train",   "--dataset", "spiral", "--layers", "2,128,128,128,1",  "--steps",
+      "3000000", "--batch",   "256",    "--save",   (s / name).string()};
+  expect_run(s.run(train_long), 2, {"--save", "256 bytes", "NAME_MAX"});
+  const std::vector<std::string> error_long = {
+      "error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "10000000", "--csv", (s / name).string()};
+  expect_run(s.run(error_long), 2, {"--csv", "NAME_MAX"});
+}
+
+// [SECTION] 2. Reads never block, in every command
+
+/// Every file option of the commands that round two's list did not have (check's --pairs, --x, --y): a
+/// FIFO (with or without a writer), a socket and an endless device are refused at once, by name.
+TEST(ReadsNeverBlock, EveryFileOfCheckGoesThroughTheOneReader) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "{f}"},
+      {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{npy}"},
+      {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{npy}", "--y", "{f}"},
+  };
+  for (const auto& args : cases) {
+    const Scratch s("check_reader");
+    // A real .npy file for the other column (the one under test is the FIFO).
+    std::string h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }";
+    while ((10 + h.size() + 1) % 64) h += ' ';
+    h += '\n';
+    std::string npy = "\x93NUMPY\x01";
+    npy += '\0';
+    npy += static_cast<char>(h.size());
+    npy += '\0';
+    npy += h + std::string(4, '\0');
+    put(s / "ok.npy", npy);
+    const fs::path fifo = s / "in.npy";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    std::vector<std::string> a;
+    for (const std::string& x : args)
+      a.push_back(x == "{f}" ? fifo.string() : x == "{npy}" ? (s / "ok.npy").string() : x);
+    expect_run(s.run(a), 2, {fifo.string(), "a FIFO (named pipe)"});
+    const int w = ::open(fifo.c_str(), O_RDWR);
+    ASSERT_GE(w, 0);
+    expect_run(s.run(a), 2, {"FIFO"});
+    ::close(w);
+    std::vector<std::string> dev;
+    for (const std::string& x : a) dev.push_back(x == fifo.string() ? "/dev/zero" : x);
+    expect_run(s.run(dev), 2, {"a character device"});
+  }
+}
+
+}  // namespace
