@@ -62,12 +62,8 @@ void append_value(std::string& out, double v, const Format& f) {
 }
 
 void write_out(const std::string& option, const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
   try {
-    write_file_atomic(path, text);
+    write_output(path, text);  // "-": standard output
   } catch (const FileError& e) {
     throw UsageError("--" + option + ": " + e.what());
   }
@@ -173,9 +169,7 @@ int run_error(Args& args) {
       throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
   }
   if (json && markdown) throw UsageError("--markdown: give one of --json and --markdown");
-  if (csv && *csv == "-" && (json || markdown))
-    throw UsageError("--csv -: stdout already carries the " + std::string(json ? "JSON" : "Markdown"));
-  if (csv && *csv != "-") check_output_path("csv", *csv);
+  command::check_outputs({{"csv", &csv}}, json ? "the JSON" : markdown ? "the Markdown" : nullptr);
   if (dry_run()) return 0;
 
   const analysis::FunctionSpec ref{&vs, vs_params, order};

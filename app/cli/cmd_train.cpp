@@ -169,7 +169,10 @@ int run_train(Args& args) {
   const auto save_path = args.option("save");
   const auto load_path = args.option("load");
   args.finish();
-  if (save_path) check_output_path("save", *save_path);
+  // The output-path policy (command.hpp): "--save -" writes the model to standard output, and the report
+  // gives way.
+  const bool report_gives_way =
+      !command::check_outputs({{"save", &save_path}}, json ? "the JSON" : nullptr).empty();
 
   if (!find_dataset(dataset_id))
     throw UsageError("--dataset: unknown dataset " + quote(dataset_id) + " (one of " + dataset_ids() + ")");
@@ -260,7 +263,7 @@ int run_train(Args& args) {
   };
   auto report = [&](int step, double batch_loss) {
     history.emplace_back(step, batch_loss);
-    if (!json) std::printf("step %7d  loss %.6f\n", step, batch_loss);
+    if (!json && !report_gives_way) std::printf("step %7d  loss %.6f\n", step, batch_loss);
   };
 
   // One timed loop for whichever trainer runs (model/backends.hpp picks the GPU's).
@@ -340,6 +343,7 @@ int run_train(Args& args) {
       throw UsageError(std::string("--save: ") + e.what());
     }
   }
+  if (report_gives_way) return 0;
 
   const bool classify = data.task == Task::Classification;
   if (json) {

@@ -373,6 +373,22 @@ void write_output(const std::string& path, std::string_view bytes) {
                     size_limit_hint(err));
 }
 
+std::string output_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode)) return {};  // /dev/null, a terminal: many outputs may share one
+    return "file " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  std::string where = path;
+  try {
+    where = resolve_links(path).path;  // a dangling link: the file it would create
+  } catch (const FileError&) {
+  }
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(directory_of(where), ec), ec);
+  return "new " + (dir / fs::path(where).filename()).lexically_normal().string();
+}
+
 std::optional<std::string> why_not_writable(const std::string& path, MissingDirectories dirs) {
   if (path.empty()) return "the file name is empty";
   if (std::string why = fits_name_max(fs::path(path).filename().string()); !why.empty()) return why;

@@ -314,4 +314,108 @@ TEST(ReadsNeverBlock, EveryFileOfCheckGoesThroughTheOneReader) {
   }
 }
 
+// [SECTION] 4. One convention for output paths
+
+/// "-" is standard output for every writer that can write a stream: the output is exactly what the file
+/// would hold, and no file named "-" is made.
+TEST(OutputPaths, DashIsStandardOutputForEveryStreamWriter) {
+  for (const Writer& w : writers()) {
+    const Scratch s("dash_" + w.name);
+    const ExecResult to_file = s.run(with_out(w.args, (s / "file.out").string()));
+    expect_run(to_file, 0, {});
+    const ExecResult to_stdout = s.run(with_out(w.args, "-"));
+    expect_run(to_stdout, 0, {});
+    EXPECT_FALSE(fs::exists(s / "run" / "-")) << w.name << " made a file named '-'";
+    const std::string file = slurp(s / "file.out");
+    ASSERT_FALSE(file.empty()) << w.name;
+    if (w.name == "shot_out") {
+      EXPECT_EQ(to_stdout.out.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << w.name;
+    } else if (w.name == "train_save" || w.name == "fit_export_cpp" || w.name == "fit_vectors") {
+      // Deterministic outputs (a seeded training run; the fit): the same bytes.
+      EXPECT_EQ(to_stdout.out, file) << w.name;
+    } else {
+      EXPECT_EQ(to_stdout.out.substr(0, 40), file.substr(0, 40)) << w.name;
+    }
+  }
+}
+
+TEST(OutputPaths, DashIsRefusedWhereStandardOutputIsTakenOrMakesNoSense) {
+  const Scratch s("dash_refused");
+  // Two outputs on standard output; an output and the --json report.
+  expect_run(s.run({"fit", "--form", "poly", "--degree", "4", "--range", "-4:4", "--export-cpp", "-",
+                    "--vectors", "-"}),
+             2, {"--vectors -", "--export-cpp - already writes standard output"});
+  expect_run(
+      s.run({"fit", "--form", "poly", "--degree", "4", "--range", "-4:4", "--export-glsl", "-", "--json"}), 2,
+      {"--export-glsl -", "the JSON"});
+  expect_run(
+      s.run({"train", "--dataset", "circle", "--layers", "2,4,1", "--steps", "2", "--save", "-", "--json"}),
+      2, {"--save -", "the JSON"});
+  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--csv", "-", "--markdown"}), 2,
+             {"--csv -", "the Markdown"});
+#if GELU_TEST_HAVE_GUI
+  expect_run(s.run({"shot", "--panel", "curves", "--size", "320x240", "--out", "-", "--meta", "-"}), 2,
+             {"--meta -", "--out - already writes standard output"});
+  expect_run(s.run({"gui", "--headless", "--frames", "2", "--session", "-"}), 2, {"--session -", "a file"});
+  expect_run(s.run({"gui", "--headless", "--frames", "2", "--monkey", "1", "--monkey-script", "-"}), 2,
+             {"--monkey-script -"});
+#endif
+  EXPECT_FALSE(fs::exists(s / "run" / "-"));
+}
+
+/// Two outputs naming one file, in every spelling: the same text, "./x", "d/../x", a symbolic link, a hard
+/// link, a dangling link to where the other would be made. Refused before the work, exit 2, nothing written.
+TEST(OutputPaths, TwoOutputsOnOneFileAreRefusedBeforeTheWork) {
+  const Scratch s("same_file");
+  fs::create_directories(s / "d");
+  put(s / "exists.txt", "old\n");
+  fs::create_symlink(s / "exists.txt", s / "link.txt");
+  fs::create_hard_link(s / "exists.txt", s / "hard.txt");
+  fs::create_symlink(s / "new.txt", s / "dangling.txt");
+  const std::vector<std::pair<std::string, std::string>> spellings = {
+      {(s / "exists.txt").string(), (s / "exists.txt").string()},
+      {(s / "exists.txt").string(), (s / "d" / ".." / "exists.txt").string()},
+      {"exists.txt", "./exists.txt"},
+      {(s / "exists.txt").string(), (s / "link.txt").string()},
+      {(s / "hard.txt").string(), (s / "exists.txt").string()},
+      {(s / "new.txt").string(), (s / "dangling.txt").string()},
+      {(s / "new.txt").string(), (s / "d" / ".." / "new.txt").string()},
+  };
+  for (const auto& [a, b] : spellings) {
+    // fit: --export-cpp and --vectors (a fit that takes seconds: refused first).
+    expect_run(
+        gelu::test::exec_gelulab(
+            {"fit", "--form", "poly", "--degree", "8", "--range", "-8:8", "--export-cpp", a, "--vectors", b},
+            "", (s / "run").string(), s.env(), 20, 0, StdoutTo::Captured, s.dir().string()),
+        2, {"--export-cpp and --vectors both name the file", "one output would overwrite the other"});
+    expect_run(gelu::test::exec_gelulab({"fit", "--form", "poly", "--degree", "4", "--range", "-4:4",
+                                         "--export-glsl", a, "--export-cuda", b},
+                                        "", (s / "run").string(), s.env(), 20, 0, StdoutTo::Captured,
+                                        s.dir().string()),
+               2, {"--export-glsl and --export-cuda"});
+#if GELU_TEST_HAVE_GUI
+    const std::vector<std::vector<std::string>> shots = {
+        {"--out", a, "--plot-out", b},
+        {"--out", a, "--meta", b},
+        {"--out", "/dev/null", "--meta", a, "--csv", b},
+        {"--out", "/dev/null", "--session-out", a, "--csv", b}};
+    for (const auto& extra : shots)
+      expect_run(gelu::test::exec_gelulab(cat({"shot", "--panel", "curves", "--size", "320x240"}, extra), "",
+                                          (s / "run").string(), s.env(), 20, 0, StdoutTo::Captured,
+                                          s.dir().string()),
+                 2, {"both name the file"});
+    expect_run(
+        gelu::test::exec_gelulab({"gui", "--headless", "--frames", "2", "--report", a, "--save-png", b}, "",
+                                 (s / "run").string(), s.env(), 20, 0, StdoutTo::Captured, s.dir().string()),
+        2, {"--report and --save-png both name the file"});
+#endif
+    EXPECT_EQ(slurp(s / "exists.txt"), "old\n");
+    EXPECT_FALSE(fs::exists(s / "new.txt"));
+  }
+  // Devices may be shared: both outputs into /dev/null is fine.
+  expect_run(s.run({"fit", "--form", "poly", "--degree", "4", "--range", "-4:4", "--export-cpp", "/dev/null",
+                    "--vectors", "/dev/null"}),
+             0, {});
+}
+
 }  // namespace

@@ -57,10 +57,12 @@ int run_shot(Args& args) {
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
   // The output-path policy (command.hpp), before anything is read or rendered.
-  command::check_output_path("out", *out);
-  for (const auto& [option, path] : {std::pair{"meta", meta_path}, std::pair{"session-out", session_out},
-                                     std::pair{"csv", csv_opt}, std::pair{"plot-out", plot_out}})
-    if (path) command::check_output_path(option, *path);
+  // "-" is standard output (one of them; a PNG not to a terminal), and two outputs never share a file.
+  command::check_outputs({{"out", &out, nullptr, true},
+                          {"meta", &meta_path},
+                          {"session-out", &session_out},
+                          {"csv", &csv_opt},
+                          {"plot-out", &plot_out, nullptr, true}});
 
   App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the files and options
             // below
@@ -242,8 +244,8 @@ int run_shot(Args& args) {
     }
     try {
       // Metadata records what was drawn, a diverged net's NaN loss included: null plus the "non_finite" note.
-      write_file_atomic(*meta_path,
-                        json::write(json::Value(std::move(m)), 2, json::NonFinite::NullWithNote) + "\n");
+      write_output(*meta_path,  // "-": standard output
+                   json::write(json::Value(std::move(m)), 2, json::NonFinite::NullWithNote) + "\n");
     } catch (const FileError& e) {
       std::fprintf(stderr, "gelulab shot: --meta: %s\n", e.what());
       status = 2;

@@ -830,7 +830,7 @@ void App::export_requests() {
                                                        "-" + std::to_string(png_counter_) + ".csv"
                                                  : csv_path_;
       try {
-        write_file_atomic(path, series_csv(csv_plot_, *csv_state_));
+        write_output(path, series_csv(csv_plot_, *csv_state_));  // "-": standard output (shot --csv -)
         last_csv_ = path;
         set_status("saved " + path);
         if (csv_path_.empty()) ++png_counter_;

@@ -79,6 +79,13 @@ void ignore_file_size_signal();
 std::optional<std::string> why_not_writable(const std::string& path,
                                             MissingDirectories dirs = MissingDirectories::Refuse);
 
+/// What a write to `path` would change, as a key that every spelling of one file shares ("a.png",
+/// "./a.png", "dir/../a.png", a symbolic link to it, a hard link of it): the device and inode of an existing
+/// file, or the canonical path where a new one would be made (through its directory's links and a dangling
+/// link's chain). Empty for a character device (/dev/null, a terminal), which several outputs may share.
+/// Lets a command refuse two outputs on one file before any work.
+std::string output_identity(const std::string& path);
+
 /// Reads a whole regular file of at most `max_bytes` bytes; FileError names the path and the reason
 /// (missing, a directory, a FIFO, a socket, a device, unreadable, too large). Never blocks.
 std::string read_file(const std::string& path, std::size_t max_bytes);
