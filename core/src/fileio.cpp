@@ -150,6 +150,14 @@ std::string temporary_prefix(const std::string& name) {
   return prefix;
 }
 
+/// A path with a NUL byte (from JSON's \u0000): the system would read it only up to the NUL and open
+/// another file. Refused, never cut.
+void refuse_nul(const std::string& path) {
+  if (path.find('\0') != std::string::npos)
+    throw FileError(printable(path, 200) +
+                    ": a file name cannot hold a NUL byte (U+0000); refused rather than cut at the NUL");
+}
+
 std::string fits_name_max(const std::string& name) {
   if (name.size() <= kNameMax) return {};
   return "the file name is " + std::to_string(name.size()) + " bytes long; a name may have at most " +
@@ -273,6 +281,7 @@ void write_into(const std::string& path, const struct stat& st, std::string_view
 
 void write_file_atomic(const std::string& path, std::string_view bytes, MissingDirectories dirs) {
   if (path.empty()) throw FileError("cannot save: the file name is empty");
+  refuse_nul(path);
   if (std::string why = fits_name_max(fs::path(path).filename().string()); !why.empty())
     throw FileError(path + ": cannot save: " + why);
   const auto full = fault::text("disk-full");
@@ -391,6 +400,7 @@ std::string output_identity(const std::string& path) {
 
 std::optional<std::string> why_not_writable(const std::string& path, MissingDirectories dirs) {
   if (path.empty()) return "the file name is empty";
+  if (path.find('\0') != std::string::npos) return "a file name cannot hold a NUL byte (U+0000)";
   if (std::string why = fits_name_max(fs::path(path).filename().string()); !why.empty()) return why;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -426,6 +436,7 @@ std::optional<std::string> why_not_writable(const std::string& path, MissingDire
 }
 
 int open_for_reading(const std::string& path) {
+  refuse_nul(path);
   // stat first: open() itself would block on a FIFO without a writer (without O_NONBLOCK) or fail on a
   // socket with a reason that does not say what the path is.
   struct stat st {};

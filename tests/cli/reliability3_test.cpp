@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -417,5 +419,139 @@ TEST(OutputPaths, TwoOutputsOnOneFileAreRefusedBeforeTheWork) {
                     "--vectors", "/dev/null"}),
              0, {});
 }
+
+// [SECTION] 3. Machine-readable output is machine-readable
+
+/// Every number token of a JSON text (outside strings) whose value is an integer up to 2^53 is spelled as
+/// an integer: the first one that is not ("1e+07", "3.0"), or "" when all are.
+std::string first_integer_not_spelled_as_one(const std::string& text) {
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+      std::size_t j = i + 1;
+      while (j < text.size() && std::string_view("0123456789.eE+-").find(text[j]) != std::string_view::npos)
+        ++j;
+      const std::string token = text.substr(i, j - i);
+      const double v = std::strtod(token.c_str(), nullptr);
+      if (v == std::floor(v) && std::fabs(v) <= 9007199254740992.0 &&
+          token.find_first_of(".eE") != std::string::npos)
+        return token;
+      i = j - 1;
+    }
+  }
+  return "";
+}
+
+TEST(MachineReadable, EveryIntegerInEveryCommandsJsonIsWrittenAsAnInteger) {
+  const Scratch s("json_integers");
+  const std::vector<std::vector<std::string>> runs = {
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "1000000", "--json"},
+      {"error", "--fn", "gelu_tanh", "--fn", "silu", "--vs", "gelu", "--samples", "2000000", "--json"},
+      {"error", "--fn", "gelu_tanh", "--vs", "gelu", "--all", "--dtype", "bf16", "--json"},
+      {"train", "--dataset", "circle", "--layers", "2,4,1", "--steps", "2", "--seed", "10000000", "--json"},
+      {"fit", "--form", "poly", "--degree", "4", "--range", "-4:4", "--json"},
+      {"props", "--fn", "gelu", "--json"},
+      {"list", "--json"},
+  };
+  for (const auto& args : runs) {
+    const ExecResult r = s.run(args);
+    expect_run(r, 0, {});
+    ASSERT_NO_THROW(json::parse(r.out)) << args[0];
+    EXPECT_EQ(first_integer_not_spelled_as_one(r.out), "") << args[0] << " " << args[1];
+  }
+  EXPECT_NE(s.run(runs[0]).out.find("\"samples\":1000000"), std::string::npos);
+  // Files too: the model file's meta (steps, seed), the session.
+  expect_run(s.run({"train", "--dataset", "circle", "--layers", "2,4,1", "--steps", "2", "--seed", "10000000",
+                    "--save", (s / "m.json").string()}),
+             0, {});
+  EXPECT_EQ(first_integer_not_spelled_as_one(slurp(s / "m.json")), "");
+  EXPECT_NE(slurp(s / "m.json").find("10000000"), std::string::npos);
+}
+
+bool valid_utf8(const std::string& t) {
+  for (std::size_t i = 0; i < t.size();) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    const std::size_t n = c < 0x80                 ? 1
+                          : c >= 0xC2 && c <= 0xDF ? 2
+                          : c >= 0xE0 && c <= 0xEF ? 3
+                          : c >= 0xF0 && c <= 0xF4 ? 4
+                                                   : 0;
+    if (n == 0 || i + n > t.size()) return false;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(t[i + k]) & 0xC0) != 0x80) return false;
+    i += n;
+  }
+  return true;
+}
+
+#if GELU_TEST_HAVE_GUI
+const std::string kLesson = std::string(GELU_SOURCE_DIR) + "/assets/lessons/1_what_is_gelu.json";
+
+TEST(MachineReadable, ASessionWithALessonPathThatIsNotUtf8IsStillUtf8Json) {
+  for (const std::string& name : {std::string("le\xE7on.json"), std::string("\xFF\xFE.json"),
+                                  std::string("cut\xE2\x82.json"), std::string("\xC0\x80.json")}) {
+    const Scratch s("session_utf8");
+    fs::copy_file(kLesson, s / name);
+    const fs::path session = s / "s.json";
+    expect_run(s.run({"shot", "--lesson", (s / name).string(), "--size", "320x240", "--out", "/dev/null",
+                      "--session-out", session.string()}),
+               0, {});
+    const std::string text = slurp(session);
+    EXPECT_TRUE(valid_utf8(text)) << text.substr(0, 200);
+    ASSERT_NO_THROW(json::parse(text));
+    EXPECT_NE(text.find("\\ufffd"), std::string::npos);
+  }
+}
+
+TEST(MachineReadable, ASessionsLessonPathHoldingNulIsRefusedNotCut) {
+  const Scratch s("session_nul");
+  fs::copy_file(kLesson, s / "x.json");
+  // What the path would be cut to is a real lesson: it must not be opened.
+  const std::string session = R"({"format": "gelulab-session", "version": 1, "active_panel": "curves",
+      "lesson": {"file": ")" + (s / "x.json").string() +
+                              R"(\u0000.evil", "step": 1}})";
+  put(s / "s.json", session);
+  const ExecResult r = s.run({"shot", "--session", (s / "s.json").string(), "--size", "320x240", "--out",
+                              "/dev/null", "--meta", (s / "m.json").string()});
+  expect_run(r, 0, {});
+  const json::Value meta = json::parse(slurp(s / "m.json"));
+  EXPECT_TRUE(meta.at("lesson_bar").is_null()) << "the cut path was opened";
+  const std::string message = meta.at("message").as_string();
+  EXPECT_NE(message.find("NUL"), std::string::npos) << message;
+}
+
+TEST(MachineReadable, TheLessonsListingPrintsEveryNameOnItsOwnLine) {
+  const Scratch s("lessons_names");
+  fs::create_directories(s / "lessons");
+  for (const std::string& name : {std::string("a\nok  fake.json"), std::string("tab\there.json"),
+                                  std::string("esc\x1b[31mred.json"), std::string("bad\xFF.json")})
+    fs::copy_file(kLesson, s / "lessons" / name);
+  const ExecResult r = s.run({"lessons"}, {"GELULAB_LESSONS=" + (s / "lessons").string()});
+  expect_run(r, 0, {});
+  std::istringstream lines(r.out);
+  std::string line;
+  int entries = 0;
+  while (std::getline(lines, line)) {
+    if (line.rfind("lessons in", 0) == 0) continue;
+    EXPECT_EQ(line.rfind("ok  ", 0), 0u) << "a line that is not an entry: " << line;
+    EXPECT_EQ(line.find('\x1b'), std::string::npos) << line;
+    EXPECT_EQ(line.find('\t'), std::string::npos) << line;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 4) << r.out;
+}
+#endif
 
 }  // namespace
