@@ -15,6 +15,7 @@
 
 #include "command/command.hpp"
 #include "gelu/fileio.hpp"
+#include "gelu/kernels.hpp"
 
 namespace gelu::command {
 namespace {
@@ -173,6 +174,11 @@ int run_main(int argc, char** argv) {
   // `ulimit -f`: a write past the limit fails with EFBIG (and is reported, standard output included) instead
   // of SIGXFSZ ending the process with status 153 and no message.
   ignore_file_size_signal();
+  // The environment is named when it is wrong: an invalid GELU_THREADS is an error, not silently ignored.
+  if (const std::string why = thread_setting_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab: %s\n", why.c_str());
+    return 2;
+  }
   // Into a file or a pipe, output is fully buffered in 64 KiB: the write of most outputs then happens in the
   // final flush, where a full disk is reported with its reason (an earlier failed write leaves only the error
   // flag). A terminal keeps stdio's line buffering, so interactive use shows each result at once.

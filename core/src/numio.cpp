@@ -140,7 +140,14 @@ namespace {
 /// d lies exactly halfway between the two values of f around it (so its rounding depends on what the text
 /// said beyond d's precision).
 bool is_midpoint(const Format& f, double d, double r) {
-  if (r == d || !std::isfinite(r)) return false;
+  if (r == d || !std::isfinite(d)) return false;
+  // Overflow: the threshold between the largest finite value and infinity (max + half its spacing, the
+  // midpoint of max and the next value the format would have) is a midpoint too. A decimal just below it
+  // whose nearest double is the threshold itself rounds to the largest finite value, not to inf.
+  if (std::isinf(r)) {
+    const double m = f.max_finite();
+    return std::fabs(d) == m + f.spacing(m) / 2;
+  }
   const double other = d > r ? f.next_up(r) : f.next_down(r);
   return std::isfinite(other) && std::fabs(d - r) == std::fabs(other - d);
 }

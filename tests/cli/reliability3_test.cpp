@@ -554,4 +554,37 @@ TEST(MachineReadable, TheLessonsListingPrintsEveryNameOnItsOwnLine) {
 }
 #endif
 
+// [SECTION] 6. Numbers parsed once (the table of every format: tests/core/numio_test.cpp)
+
+TEST(NumbersParsedOnce, EvalReadsADecimalJustBelowOverflowAsTheLargestValue) {
+  const Scratch s("overflow");
+  const struct {
+    const char* dtype;
+    const char* below;  // a hair below the overflow threshold: its nearest double is the threshold
+    const char* max;
+  } cases[] = {{"f16", "65519.999999999999999999", "65504"},
+               {"e5m2", "61439.99999999999999999", "57344"},
+               {"bf16", "339617752923046005526922703901628039167.9999999999", "3.3895314e+38"}};
+  for (const auto& c : cases) {
+    // eval prints f(x) of x as read; f = the identity is not in the registry, so read what relu gives.
+    const ExecResult r = s.run({"eval", "--fn", "relu", "--dtype", c.dtype}, {}, std::string(c.below) + "\n");
+    expect_run(r, 0, {});
+    EXPECT_EQ(r.out.find("inf"), std::string::npos) << c.dtype << ": " << r.out;
+  }
+}
+
+// [SECTION] 7. The environment is named when it is wrong
+
+TEST(Environment, AnInvalidGeluThreadsIsAnErrorNamingItAndTheRange) {
+  const Scratch s("threads");
+  for (const std::string v :
+       {"abc", "0", "-2", "1.5", "100000", "", " 4", "4x", "+4", "99999999999999999999"}) {
+    const ExecResult r = s.run({"list"}, {"GELU_THREADS=" + v});
+    expect_run(r, 2, {"GELU_THREADS", "1 to 1024"});
+    EXPECT_TRUE(r.out.empty()) << v;
+  }
+  for (const std::string v : {"1", "2", "1024"}) expect_run(s.run({"list"}, {"GELU_THREADS=" + v}), 0, {});
+  expect_run(s.run({"eval", "--fn", "gelu"}, {"GELU_THREADS=0"}, "1\n"), 2, {"GELU_THREADS='0'"});
+}
+
 }  // namespace
