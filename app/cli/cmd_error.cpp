@@ -264,11 +264,15 @@ int run_error(Args& args) {
     const Subject& sub = fns[0];
     const zoo::Entry e = sub.fn ? zoo::from_registry(*sub.fn, fn_params) : *sub.entry;
     const Format c = compute.value_or(precision::default_compute(r.format));
-    const precision::Tails t = precision::tails(e, r.format, c, order);
-    if (t.first_zero)
+    // Within --range: every x reported lies in it, and every number printed is one.
+    const double lo = have_range ? range.a : -std::numeric_limits<double>::infinity();
+    const double hi = have_range ? range.b : std::numeric_limits<double>::infinity();
+    const precision::Tails t = precision::tails(e, r.format, c, order, lo, hi);
+    if (t.first_zero && t.lowest_nonzero)
       std::printf("zero: %s is 0 from x = %s down (non-zero down to x = %s)\n", res.fn.c_str(),
-                  format_in(*t.first_zero, r.format).c_str(),
-                  t.lowest_nonzero ? format_in(*t.lowest_nonzero, r.format).c_str() : "-");
+                  format_in(*t.first_zero, r.format).c_str(), format_in(*t.lowest_nonzero, r.format).c_str());
+    else if (t.first_zero)
+      std::printf("zero: %s is 0 at every input%s\n", res.fn.c_str(), have_range ? " in the range" : "");
     if (t.overflow_above || t.overflow_below) {
       std::string where;
       if (t.overflow_above) where += "from x = " + format_in(*t.overflow_above, r.format) + " up";

@@ -554,6 +554,99 @@ TEST(MachineReadable, TheLessonsListingPrintsEveryNameOnItsOwnLine) {
 }
 #endif
 
+// [SECTION] 5. Messages that name what is wrong
+
+TEST(Messages, LookAlikeAndInvisibleCharactersAreNamedByCodePointWithWhatToType) {
+  const Scratch s("look_alikes");
+  const struct {
+    std::string text, code, hint;
+  } chars[] = {
+      {"\xE2\x88\x92", "U+2212", "use '-'"},  // minus sign (the app draws it)
+      {"\xE2\x80\x93", "U+2013", "use '-'"},  // en dash
+      {"\xE2\x80\x94", "U+2014", "use '-'"},  // em dash
+      {"\xE2\x80\x90", "U+2010", "use '-'"},  // hyphen
+      {"\xEF\xBC\x8D", "U+FF0D", "use '-'"},  // fullwidth hyphen-minus
+      {"\xEF\xB9\xA3", "U+FE63", "use '-'"},  // small hyphen-minus
+  };
+  for (const auto& c : chars) {
+    // As a sign in a number option, and in a range.
+    expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--range", c.text + "1:1"}), 2,
+               {"--range", c.code, c.hint});
+    expect_run(s.run({"eval", "--fn", "gelu_tanh", "--param", "c=" + c.text + "0.1"}), 2,
+               {"--param", c.code, c.hint});
+    // In eval's input.
+    expect_run(s.run({"eval", "--fn", "gelu"}, {}, c.text + "1\n"), 2, {c.code, c.hint});
+  }
+  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples", "\xEF\xBC\x91\xEF\xBC\x90"}),
+             2, {"--samples", "U+FF11", "use '1'", "U+FF10", "use '0'"});
+  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--samples",
+                    "1\xE2\x80\x8B"
+                    "0"}),
+             2, {"--samples", "U+200B"});
+  expect_run(s.run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--range", "-1\xC2\xA0:1"}), 2,
+             {"--range", "U+00A0"});
+  expect_run(s.run({"eval", "--fn", "gelu"}, {},
+                   "1\xD0\xB5"
+                   "3\n"),
+             2, {"U+0435", "use 'e'"});
+}
+
+/// Every "x = NUMBER" in a report: the numbers.
+std::vector<std::string> x_values(const std::string& out) {
+  std::vector<std::string> v;
+  for (std::size_t at = out.find("x = "); at != std::string::npos; at = out.find("x = ", at + 1)) {
+    std::size_t end = at + 4;
+    while (end < out.size() && out[end] != ' ' && out[end] != ')' && out[end] != '\n' && out[end] != ';')
+      ++end;
+    v.push_back(out.substr(at + 4, end - at - 4));
+  }
+  return v;
+}
+
+TEST(Messages, ErrorAllNeverPrintsAnEmptyNumberAndKeepsTailsInTheRange) {
+  const Scratch s("error_all");
+  for (const std::string fn : {"relu", "gelu", "silu", "gelu_tanh"}) {
+    for (const std::string dtype : {"bf16", "f16", "e4m3", "e5m2"}) {
+      for (const std::vector<std::string>& range :
+           {std::vector<std::string>{}, {"--range", "0:3"}, {"--range", "-2:3"}, {"--range", "-30:-1"}}) {
+        const ExecResult r =
+            s.run(cat({"error", "--fn", fn, "--vs", "gelu", "--all", "--dtype", dtype}, range));
+        expect_run(r, 0, {});
+        EXPECT_EQ(r.out.find("= -)"), std::string::npos) << r.out;
+        EXPECT_EQ(r.out.find("= -\n"), std::string::npos) << r.out;
+        const double lo = range.empty() ? -INFINITY : std::strtod(range[1].c_str(), nullptr);
+        const double hi =
+            range.empty() ? INFINITY : std::strtod(range[1].c_str() + range[1].find(':', 1) + 1, nullptr);
+        // The tail reports ("zero:", "overflow:" lines); the verdict's figures are rounded to 3 digits.
+        std::string tails;
+        std::istringstream lines(r.out);
+        for (std::string line; std::getline(lines, line);)
+          if (line.rfind("zero:", 0) == 0 || line.rfind("overflow:", 0) == 0) tails += line + "\n";
+        for (const std::string& x : x_values(tails)) {
+          char* end = nullptr;
+          const double v = std::strtod(x.c_str(), &end);
+          EXPECT_TRUE(!x.empty() && *end == '\0') << fn << " " << dtype << ": '" << x << "' in " << r.out;
+          EXPECT_TRUE(v >= lo && v <= hi) << fn << " " << dtype << ": x = " << x << " outside the range\n"
+                                          << r.out;
+        }
+      }
+    }
+  }
+}
+
+TEST(Messages, AnInt8RangeTooNarrowNamesTheOptionNotAZeroPoint) {
+  const Scratch s("int8_range");
+  for (const std::string r : {"-5e-324:5e-324", "0:5e-324", "-1e-322:0", "-4e-323:4e-323"}) {
+    for (const std::string cmd : {"error", "eval"}) {
+      std::vector<std::string> args = {cmd, "--fn", "gelu_tanh", "--dtype", "int8", "--int8-range", r};
+      if (cmd == "error") args = cat(args, {"--vs", "gelu"});
+      const ExecResult x = s.run(args, {}, "1\n");
+      expect_run(x, 2, {"--int8-range", r});
+      EXPECT_EQ(x.err.find("zero point"), std::string::npos) << x.err;
+    }
+  }
+}
+
 // [SECTION] 6. Numbers parsed once (the table of every format: tests/core/numio_test.cpp)
 
 TEST(NumbersParsedOnce, EvalReadsADecimalJustBelowOverflowAsTheLargestValue) {
