@@ -680,4 +680,59 @@ TEST(Environment, AnInvalidGeluThreadsIsAnErrorNamingItAndTheRange) {
   expect_run(s.run({"eval", "--fn", "gelu"}, {"GELU_THREADS=0"}, "1\n"), 2, {"GELU_THREADS='0'"});
 }
 
+#if GELU_TEST_HAVE_GUI
+TEST(Environment, MissingFontsAreAnErrorNamingTheFileNotQuestionMarks) {
+  const Scratch s("fonts");
+  fs::create_directories(s / "fonts");
+  const std::string src = "/usr/share/fonts/truetype/dejavu/";
+  // No font at all; only the regular one; a FIFO in place of the bold one (the one reader: no hang).
+  for (int c = 0; c < 3; ++c) {
+    fs::remove_all(s / "fonts");
+    fs::create_directories(s / "fonts");
+    if (c >= 1) fs::copy_file(src + "DejaVuSans.ttf", s / "fonts" / "DejaVuSans.ttf");
+    if (c == 2) {
+      ASSERT_EQ(::mkfifo((s / "fonts" / "DejaVuSans-Bold.ttf").c_str(), 0644), 0);
+    }
+    const std::string missing = (s / "fonts" / (c == 0 ? "DejaVuSans.ttf" : "DejaVuSans-Bold.ttf")).string();
+    const std::vector<std::string> env = {"GELU_FONT_DIR=" + (s / "fonts").string()};
+    expect_run(
+        s.run({"shot", "--panel", "curves", "--size", "320x240", "--out", (s / "o.png").string()}, env), 2,
+        {missing, "GELU_FONT_DIR"});
+    EXPECT_FALSE(fs::exists(s / "o.png"));
+    expect_run(s.run({"gui", "--headless", "--frames", "2"}, env), 2, {missing});
+  }
+  // With both: draws.
+  fs::remove_all(s / "fonts");
+  fs::create_directories(s / "fonts");
+  for (const char* f : {"DejaVuSans.ttf", "DejaVuSans-Bold.ttf"}) fs::copy_file(src + f, s / "fonts" / f);
+  expect_run(s.run({"shot", "--panel", "curves", "--size", "320x240", "--out", (s / "o.png").string()},
+                   {"GELU_FONT_DIR=" + (s / "fonts").string()}),
+             0, {});
+}
+
+// [SECTION] 8. Lessons are checked as they are used
+
+std::string lesson_with_steps(int n) {
+  std::string steps;
+  for (int i = 0; i < n; ++i)
+    steps += std::string(i ? "," : "") + R"({"title": "s", "text": "t", "panel": "curves", "state": {}})";
+  return R"({"title": "many", "version": 1, "steps": [)" + steps + "]}";
+}
+
+TEST(LessonsChecked, AStepCountBeyondWhatStepCanOpenIsAnError) {
+  const Scratch s("lesson_steps");
+  for (const int n : {1001, 1500, 10000}) {
+    put(s / "l.json", lesson_with_steps(n));
+    expect_run(s.run({"lessons", "--check", (s / "l.json").string()}), 2,
+               {"steps", std::to_string(n) + " steps", "at most 1000"});
+  }
+  // 1000 checks, and its last step opens.
+  put(s / "l.json", lesson_with_steps(1000));
+  expect_run(s.run({"lessons", "--check", (s / "l.json").string()}), 0, {});
+  expect_run(s.run({"shot", "--lesson", (s / "l.json").string(), "--step", "1000", "--size", "320x240",
+                    "--out", "/dev/null"}),
+             0, {});
+}
+#endif
+
 }  // namespace

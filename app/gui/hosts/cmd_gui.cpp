@@ -39,6 +39,7 @@
 #include "gui/testing/monkey.hpp"
 #include "gui/testing/script.hpp"
 #include "gui/testing/soak.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 namespace {
@@ -349,6 +350,11 @@ int run_gui(Args& args) {
     }
   }
   if (command::dry_run()) return 0;
+  // The environment is named when it is wrong: without its font the app would draw '?' for '4' and '−'.
+  if (const std::string why = ui_font_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab gui: %s\n", why.c_str());
+    return 2;
+  }
 
   std::unique_ptr<Host> host = open_host(app, o, restored);
   if (!host) return 2;

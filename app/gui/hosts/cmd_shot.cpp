@@ -21,6 +21,7 @@
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
 #include "model/claims.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 namespace {
@@ -83,6 +84,11 @@ int run_shot(Args& args) {
     throw UsageError(source + ": " + e);
   }
   if (command::dry_run()) return 0;
+  // The environment is named when it is wrong: without its font the app would draw '?' for '4' and '−'.
+  if (const std::string why = ui_font_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab shot: %s\n", why.c_str());
+    return 2;
+  }
   // As the class would: pick a choice, press → (reveals the next series, the answer, then the next step).
   if (pick) app.pick_choice(pick - 1);
   for (int i = 0; i < nexts; ++i) app.lesson_next();
