@@ -292,6 +292,9 @@ GELU_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
              "                 panel's first plot; the ids are those --meta lists under plot_ids)\n"
              "  --plot-out FILE  also write a PNG of the first plot alone\n"
              "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n"
+             "An output given as - goes to standard output (one of them; a PNG only when standard output is\n"
+             "not a terminal); two outputs naming one file are refused before anything is drawn. shot needs\n"
+             "the DejaVu Sans font files (fonts-dejavu-core; GELU_FONT_DIR names another directory).\n"
              "Every option works on every panel.\n",
              run_shot, panel_states_help);
 
