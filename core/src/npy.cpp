@@ -166,7 +166,8 @@ bool is_npy_file(const std::string& path) {
   try {
     f = open_stream(path);  // anything but a regular file: FileError, at once
   } catch (const FileError&) {
-    if (S_ISREG(st.st_mode)) return false;  // unreadable: the caller's own open says why
+    // Unreadable, or a directory (which no read blocks on): the caller's own open says why.
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return false;
     throw;
   }
   unsigned char m[6] = {};

@@ -34,8 +34,8 @@ struct NpyHeader {
 };
 
 /// True when the file starts with the .npy magic string (\x93NUMPY); false when it does not or does not
-/// exist. Anything at the path that is not a regular file (a FIFO, a socket, a device, a directory) is a
-/// FileError from the one reader (gelu::open_for_reading), at once: nothing blocks.
+/// exist or is a directory. Anything else at the path that is not a regular file (a FIFO, a socket, a
+/// device) is a FileError from the one reader (gelu::open_for_reading), at once: nothing blocks.
 bool is_npy_file(const std::string& path);
 
 /// Reads the values of a .npy file as doubles, in file order, a chunk at a time (memory independent of the
