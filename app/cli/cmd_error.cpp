@@ -62,12 +62,8 @@ void append_value(std::string& out, double v, const Format& f) {
 }
 
 void write_out(const std::string& option, const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
   try {
-    write_file_atomic(path, text);
+    write_output(path, text);  // "-": standard output
   } catch (const FileError& e) {
     throw UsageError("--" + option + ": " + e.what());
   }
@@ -173,9 +169,7 @@ int run_error(Args& args) {
       throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
   }
   if (json && markdown) throw UsageError("--markdown: give one of --json and --markdown");
-  if (csv && *csv == "-" && (json || markdown))
-    throw UsageError("--csv -: stdout already carries the " + std::string(json ? "JSON" : "Markdown"));
-  if (csv && *csv != "-") check_output_path("csv", *csv);
+  command::check_outputs({{"csv", &csv}}, json ? "the JSON" : markdown ? "the Markdown" : nullptr);
   if (dry_run()) return 0;
 
   const analysis::FunctionSpec ref{&vs, vs_params, order};
@@ -270,11 +264,15 @@ int run_error(Args& args) {
     const Subject& sub = fns[0];
     const zoo::Entry e = sub.fn ? zoo::from_registry(*sub.fn, fn_params) : *sub.entry;
     const Format c = compute.value_or(precision::default_compute(r.format));
-    const precision::Tails t = precision::tails(e, r.format, c, order);
-    if (t.first_zero)
+    // Within --range: every x reported lies in it, and every number printed is one.
+    const double lo = have_range ? range.a : -std::numeric_limits<double>::infinity();
+    const double hi = have_range ? range.b : std::numeric_limits<double>::infinity();
+    const precision::Tails t = precision::tails(e, r.format, c, order, lo, hi);
+    if (t.first_zero && t.lowest_nonzero)
       std::printf("zero: %s is 0 from x = %s down (non-zero down to x = %s)\n", res.fn.c_str(),
-                  format_in(*t.first_zero, r.format).c_str(),
-                  t.lowest_nonzero ? format_in(*t.lowest_nonzero, r.format).c_str() : "-");
+                  format_in(*t.first_zero, r.format).c_str(), format_in(*t.lowest_nonzero, r.format).c_str());
+    else if (t.first_zero)
+      std::printf("zero: %s is 0 at every input%s\n", res.fn.c_str(), have_range ? " in the range" : "");
     if (t.overflow_above || t.overflow_below) {
       std::string where;
       if (t.overflow_above) where += "from x = " + format_in(*t.overflow_above, r.format) + " up";

@@ -53,7 +53,7 @@ std::string dec_of(double v, FormatId f) {
 
 void write_export(const char* option, const std::string& path, const std::string& text) {
   try {
-    write_file_atomic(path, text);
+    write_output(path, text);  // "-": standard output
   } catch (const FileError& e) {
     throw UsageError("--" + std::string(option) + ": " + e.what());
   }
@@ -142,11 +142,14 @@ int run_fit(Args& args) {
   if (name && !fit::is_identifier(*name))
     throw UsageError("--name: " + quote(*name) +
                      " is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64, not a keyword)");
-  for (const auto& [opt, path] : {std::pair{"export-cpp", export_cpp},
-                                  {"export-glsl", export_glsl},
-                                  {"export-cuda", export_cuda},
-                                  {"vectors", vectors}})
-    if (path) check_output_path(opt, *path);
+  // The output-path policy (command.hpp): "-" is standard output (the report then gives way), one file per
+  // output.
+  const bool report_gives_way = !command::check_outputs({{"export-cpp", &export_cpp},
+                                                         {"export-glsl", &export_glsl},
+                                                         {"export-cuda", &export_cuda},
+                                                         {"vectors", &vectors}},
+                                                        json ? "the JSON" : nullptr)
+                                     .empty();
   try {
     fit::validate(s);
   } catch (const fit::FitError& e) {
@@ -184,6 +187,7 @@ int run_fit(Args& args) {
   if (export_glsl) write_export("export-glsl", *export_glsl, fit::export_glsl(c, eo));
   if (export_cuda) write_export("export-cuda", *export_cuda, fit::export_cuda(c, eo));
   if (vectors) write_export("vectors", *vectors, tv.text());
+  if (report_gives_way) return 0;
   const Cost cost = c.cost();
   const FormatId f = c.spec.format;
 
@@ -335,7 +339,9 @@ GELU_COMMAND(
     "  --export-glsl F   GLSL: float NAME(float x)\n"
     "  --export-cuda F   CUDA C: a __device__ function and a kernel\n"
     "  --vectors F       test vectors: 'x y' lines, x in [A, B] and the candidate's value in --format\n"
-    "  --name IDENT      the exported function's name (default gelu_fit)\n\n"
+    "  --name IDENT      the exported function's name (default gelu_fit)\n"
+    "An output given as - goes to standard output (one of them; the report then gives way, and --json\n"
+    "with - is refused); two outputs naming one file are refused before the fit.\n\n"
     "The printed (and exported) check command verifies an implementation's x y pairs against the correctly\n"
     "rounded GELU with the candidate's own measured ULP distance + 1 as the bound.\n"
     "A rational fit that does not converge is an error (exit 2) naming why and the best candidate found.\n\n"

@@ -25,13 +25,15 @@ int run_lessons(cli::Args& args) {
                    quote(folder.path, 200).c_str(), folder.source.c_str());
       return 2;
     }
-    std::printf("lessons in %s:\n", folder.path.c_str());
+    std::printf("lessons in %s:\n", printable(folder.path, 400).c_str());
   }
   int bad = 0;
   for (const std::string& f : files) {
     try {
       const Lesson l = load_lesson(f);
-      std::printf("ok  %-48s %2zu steps  %s\n", f.c_str(), l.steps.size(), l.title.c_str());
+      // printable(): a file name or a title with a newline or a control character stays on its line.
+      std::printf("ok  %-48s %2zu steps  %s\n", printable(f, 400).c_str(), l.steps.size(),
+                  printable(l.title, 400).c_str());
     } catch (const LessonError& e) {
       std::fprintf(stderr, "gelulab lessons: %s\n", printable(e.what(), 600).c_str());
       ++bad;

@@ -169,7 +169,10 @@ int run_train(Args& args) {
   const auto save_path = args.option("save");
   const auto load_path = args.option("load");
   args.finish();
-  if (save_path) check_output_path("save", *save_path);
+  // The output-path policy (command.hpp): "--save -" writes the model to standard output, and the report
+  // gives way.
+  const bool report_gives_way =
+      !command::check_outputs({{"save", &save_path}}, json ? "the JSON" : nullptr).empty();
 
   if (!find_dataset(dataset_id))
     throw UsageError("--dataset: unknown dataset " + quote(dataset_id) + " (one of " + dataset_ids() + ")");
@@ -260,7 +263,7 @@ int run_train(Args& args) {
   };
   auto report = [&](int step, double batch_loss) {
     history.emplace_back(step, batch_loss);
-    if (!json) std::printf("step %7d  loss %.6f\n", step, batch_loss);
+    if (!json && !report_gives_way) std::printf("step %7d  loss %.6f\n", step, batch_loss);
   };
 
   // One timed loop for whichever trainer runs (model/backends.hpp picks the GPU's).
@@ -340,6 +343,7 @@ int run_train(Args& args) {
       throw UsageError(std::string("--save: ") + e.what());
     }
   }
+  if (report_gives_way) return 0;
 
   const bool classify = data.task == Task::Classification;
   if (json) {
@@ -417,7 +421,8 @@ GELU_COMMAND(
     "  --backend B        cpu (default) or gpu\n"
     "  --json             print one JSON object at the end (steps, train_loss, test_loss, train_accuracy,\n"
     "                     test_accuracy, median_step_us, history) and nothing else on stdout\n"
-    "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n\n"
+    "  --save FILE        write the trained model (versioned JSON); --load FILE starts from one\n"
+    "                     (--save - writes it to standard output, and the report gives way)\n\n"
     "One run may do at most 3e12 units of work (steps x batch x parameters) and use about 4 GiB; a larger\n"
     "request is refused before it starts, with the numbers.\n\n"
     "Divergence: training stops at the first step whose loss is not finite (NaN or infinite), says which\n"

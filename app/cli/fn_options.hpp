@@ -111,9 +111,13 @@ inline std::optional<Quantization> parse_quantization(Args& args) {
     if (!std::isfinite(*a) || !std::isfinite(*b) || std::fabs(*a) > 1e30 || std::fabs(*b) > 1e30)
       throw UsageError(what + " must have finite ends within ±1e30");
     if (!(*a < *b)) throw UsageError(what + " needs A < B");
-    if (*a == -*b) return Quantization::symmetric(*b);
-    const Quantization q = Quantization::asymmetric(*a, *b);
-    if (!(q.scale > 0) || !std::isfinite(q.scale)) throw UsageError(what + " gives no usable scale");
+    const bool symmetric = *a == -*b;
+    const Quantization q = symmetric ? Quantization::symmetric(*b) : Quantization::asymmetric(*a, *b);
+    // Checked here, so that the message names --int8-range and its value (the format's own check would
+    // speak of a zero point the user never gave).
+    if (!(q.scale > 0) || !std::isfinite(q.scale))
+      throw UsageError(what + " is too narrow: its scale " + (symmetric ? "B/127" : "(B - A)/255") + " is " +
+                       format_f64(q.scale) + ", not a positive number; give a wider range");
     return q;
   }
   return std::nullopt;

@@ -23,6 +23,41 @@ void check_output_path(std::string_view option, const std::string& path) {
     throw UsageError("--" + std::string(option) + ": cannot write " + quote(path, 200) + ": " + *why);
 }
 
+std::string_view check_outputs(const std::vector<Output>& outputs, const char* report_on_stdout) {
+  std::string_view on_stdout;
+  std::vector<std::pair<std::string, const Output*>> seen;  // identity, output
+  for (const Output& o : outputs) {
+    if (!o.path || !*o.path) continue;
+    const std::string& path = **o.path;
+    const std::string opt = "--" + std::string(o.option);
+    if (path == "-") {
+      if (o.no_stream)
+        throw UsageError(opt + " -: standard output cannot be " + o.no_stream + "; give a file");
+      if (o.binary && is_terminal(1))
+        throw UsageError(opt +
+                         " -: standard output is a terminal; binary data would garble it (redirect it "
+                         "to a file or a pipe, or give a file)");
+      if (!on_stdout.empty())
+        throw UsageError(opt + " -: --" + std::string(on_stdout) +
+                         " - already writes standard output; give one of them a file");
+      if (report_on_stdout) throw UsageError(opt + " -: standard output already carries " + report_on_stdout);
+      on_stdout = o.option;
+      continue;
+    }
+    if (o.check_path) check_output_path(o.option, path);
+    const std::string id = output_identity(path);
+    if (id.empty()) continue;
+    for (const auto& [other_id, other] : seen)
+      if (other_id == id)
+        throw UsageError("--" + std::string(other->option) + " and " + opt + " both name the file " +
+                         quote(path, 200) +
+                         (**other->path == path ? "" : " (as " + quote(**other->path, 200) + ")") +
+                         "; one output would overwrite the other: give each its own file");
+    seen.emplace_back(id, &o);
+  }
+  return on_stdout;
+}
+
 bool Args::matches(std::size_t i, std::string_view name, std::optional<std::string>* inline_value) const {
   std::string_view a = argv_[i];
   if (a.size() < 3 || a.substr(0, 2) != "--") return false;

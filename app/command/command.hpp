@@ -86,6 +86,30 @@ bool is_terminal(int fd);
 /// (gelu::why_not_writable gives the reason).
 void check_output_path(std::string_view option, const std::string& path);
 
+/// One output option of a command, for check_outputs.
+struct Output {
+  std::string_view option;                 // without "--"
+  const std::optional<std::string>* path;  // not given: nullopt
+  /// What standard output cannot carry, or nullptr when "-" (standard output) is fine: "a session the app
+  /// restores" (gui --session), "binary PNG data to a terminal" is added by check_outputs itself for PNGs.
+  const char* no_stream = nullptr;
+  bool binary = false;     // refused as "-" when standard output is a terminal (a PNG)
+  bool check_path = true;  // false: only the same-file rule (gui --session, whose problems are a banner)
+};
+
+/// The output-path policy for all of a command's outputs at once, before any work:
+///   - "-" is standard output, for every output that can be a stream; refused (UsageError "--OPTION -: …")
+///     where `no_stream` says why not, and for binary data when standard output is a terminal;
+///   - at most one output on standard output, and none when the command's report already goes there
+///     (`report_on_stdout`, e.g. "the JSON": refused "--OPTION -: standard output already carries the JSON");
+///   - every other path checked by check_output_path;
+///   - two outputs naming one file (the same path, or two spellings, symbolic or hard links of one file:
+///     gelu::output_identity) refused: "--A and --B both name the file 'P'; one output would overwrite the
+///     other" (a character device such as /dev/null may be shared).
+/// Returns the option that writes standard output, or an empty view (the command then prints nothing else
+/// there: its report gives way).
+std::string_view check_outputs(const std::vector<Output>& outputs, const char* report_on_stdout = nullptr);
+
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
 /// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
 int run_main(int argc, char** argv);

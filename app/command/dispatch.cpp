@@ -1,6 +1,8 @@
 // gelulab's subcommand dispatch (run_main, called by main()), the checks of the standard streams, and the
 // validate-only mode (see command.hpp).
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +14,8 @@
 #include <vector>
 
 #include "command/command.hpp"
+#include "gelu/fileio.hpp"
+#include "gelu/kernels.hpp"
 
 namespace gelu::command {
 namespace {
@@ -79,7 +83,14 @@ int finish_standard_output(const std::string& name, int status) {
   }
   if (!failed) return status;
   std::clearerr(stdout);
-  const std::string why = g_stdout_closed ? "it is closed" : err ? std::strerror(err) : "a write failed";
+  // A write that failed earlier left only the error flag; at the file size limit it was EFBIG.
+  struct stat st {};
+  rlimit lim{};
+  if (!err && ::fstat(1, &st) == 0 && S_ISREG(st.st_mode) && ::getrlimit(RLIMIT_FSIZE, &lim) == 0 &&
+      lim.rlim_cur != RLIM_INFINITY && static_cast<rlim_t>(st.st_size) >= lim.rlim_cur)
+    err = EFBIG;
+  std::string why = g_stdout_closed ? "it is closed" : err ? std::strerror(err) : "a write failed";
+  if (err == EFBIG) why += " (the file size limit of this process, `ulimit -f`)";
   std::fprintf(stderr, "gelulab%s%s: cannot write to standard output: %s\n", name.empty() ? "" : " ",
                name.c_str(), why.c_str());
   return status != 0 ? status : 2;
@@ -160,6 +171,14 @@ bool dry_run() {
 
 int run_main(int argc, char** argv) {
   occupy_closed_standard_streams();
+  // `ulimit -f`: a write past the limit fails with EFBIG (and is reported, standard output included) instead
+  // of SIGXFSZ ending the process with status 153 and no message.
+  ignore_file_size_signal();
+  // The environment is named when it is wrong: an invalid GELU_THREADS is an error, not silently ignored.
+  if (const std::string why = thread_setting_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab: %s\n", why.c_str());
+    return 2;
+  }
   // Into a file or a pipe, output is fully buffered in 64 KiB: the write of most outputs then happens in the
   // final flush, where a full disk is reported with its reason (an earlier failed write leaves only the error
   // flag). A terminal keeps stdio's line buffering, so interactive use shows each result at once.

@@ -196,6 +196,10 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
   const json::Value* steps = doc.find("steps");
   if (!steps) fail(name, "steps", "missing (an array of steps is required)");
   if (!steps->is_array() || steps->as_array().empty()) fail(name, "steps", "must be a non-empty array");
+  if (steps->as_array().size() > static_cast<std::size_t>(kMaxLessonSteps))
+    fail(name, "steps",
+         "has " + std::to_string(steps->as_array().size()) + " steps; a lesson may have at most " +
+             std::to_string(kMaxLessonSteps) + " (the most --step can open)");
   std::string ids;
   for (const std::string& id : panel_ids) ids += (ids.empty() ? "" : "|") + id;
   for (std::size_t i = 0; i < steps->as_array().size(); ++i) {

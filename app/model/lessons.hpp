@@ -71,6 +71,10 @@ struct LessonStep {
   json::Value view_json;  // the "view" as written (null: none), kept so that a step saved again is the same
 };
 
+/// The most steps a lesson may have: what --step (gui, shot) can open, and what `lessons --check` accepts,
+/// one constant for both, so a lesson that checks is a lesson that opens at every step.
+inline constexpr int kMaxLessonSteps = 1000;
+
 struct Lesson {
   std::string path, title;
   std::vector<LessonStep> steps;

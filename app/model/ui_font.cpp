@@ -8,11 +8,13 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/fileio.hpp"
 #include "gelu/zoo.hpp"
 
 namespace gelu::app {
@@ -107,20 +109,23 @@ const Coverage& coverage() {
     Coverage out;
     std::vector<bool> bold(kUiMaxCodePoint + 1, false);
     auto load = [](const char* path, std::vector<bool>& has) {
-      std::ifstream f(path, std::ios::binary);
-      if (!f) return false;
-      const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(f),
-                                             std::istreambuf_iterator<char>()};
+      std::string text;
+      try {
+        text = read_file(path, std::size_t{64} << 20);  // the one reader: never blocks
+      } catch (const FileError&) {
+        return false;
+      }
+      const std::vector<unsigned char> bytes(text.begin(), text.end());
       return read_cmap(bytes, has);
     };
-    if (load(kUiFontRegular, out.has)) {
+    if (load(ui_font_regular().c_str(), out.has)) {
       out.font = kUiFontName;
-      if (load(kUiFontBold, bold))
+      if (load(ui_font_bold().c_str(), bold))
         for (std::size_t i = 0; i < bold.size(); ++i) out.has[i] = out.has[i] && bold[i];
     } else {
       out.has.assign(out.has.size(), false);
       for (char32_t ch = 0x20; ch <= 0xFF; ++ch) out.has[ch] = ch < 0x7F || ch >= 0xA0;
-      out.font = std::string("ImGui's built-in font (") + kUiFontRegular + " is missing)";
+      out.font = std::string("ImGui's built-in font (") + ui_font_regular() + " is missing)";
     }
     out.has['\n'] = true;  // a line break
     out.has['\t'] = true;  // ImGui draws a tab as the width of 4 spaces
@@ -130,6 +135,37 @@ const Coverage& coverage() {
 }
 
 }  // namespace
+
+namespace {
+std::string font_dir() {
+  const char* d = std::getenv("GELU_FONT_DIR");
+  return d && *d ? std::string(d) : std::string("/usr/share/fonts/truetype/dejavu");
+}
+}  // namespace
+
+const std::string& ui_font_regular() {
+  static const std::string p = font_dir() + "/DejaVuSans.ttf";
+  return p;
+}
+const std::string& ui_font_bold() {
+  static const std::string p = font_dir() + "/DejaVuSans-Bold.ttf";
+  return p;
+}
+
+std::string ui_font_problem() {
+  for (const std::string* p : {&ui_font_regular(), &ui_font_bold()}) {
+    try {
+      (void)read_file(*p, std::size_t{64} << 20);  // the one reader: a regular file, readable
+    } catch (const FileError& e) {
+      std::string why = std::string("the UI font ") + kUiFontName + " cannot be read: " + e.what();
+      why += std::getenv("GELU_FONT_DIR") && *std::getenv("GELU_FONT_DIR")
+                 ? " (the directory comes from GELU_FONT_DIR)"
+                 : " (apt install fonts-dejavu-core, or set GELU_FONT_DIR to the directory holding it)";
+      return why;
+    }
+  }
+  return "";
+}
 
 char32_t next_code_point(std::string_view s, std::size_t& i) {
   const auto c = static_cast<unsigned char>(s[i]);

@@ -14,8 +14,15 @@
 
 namespace gelu::app {
 
-inline constexpr const char* kUiFontRegular = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-inline constexpr const char* kUiFontBold = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf";
+/// The UI font files: DejaVu Sans from Debian's fonts-dejavu-core, in $GELU_FONT_DIR instead when that is
+/// set (a system that keeps them elsewhere; the tests' missing-font case).
+const std::string& ui_font_regular();
+const std::string& ui_font_bold();
+/// Why the app cannot draw its text, naming the missing file ("the UI font
+/// /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf is missing: … (apt install fonts-dejavu-core)"), or ""
+/// when both files are there. shot and gui refuse to start without them rather than draw '?' for '−' and
+/// '4'.
+std::string ui_font_problem();
 /// The UI's font as a person names it (messages).
 inline constexpr const char* kUiFontName = "DejaVu Sans";
 /// ImGui 1.86 as Debian packages it stores characters in 16 bits (ImWchar): nothing beyond the Basic

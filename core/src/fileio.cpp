@@ -7,12 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -50,6 +54,114 @@ constexpr int kMaxLinks = 40;  // as the kernel's ELOOP limit
 
 std::string q(const std::string& path) {
   return quote(path, 200);
+}
+
+// [SECTION] Temporaries removed on SIGINT, SIGTERM and SIGHUP
+// A save interrupted by Ctrl+C, a SIGTERM or a closed terminal must not leave ".NAME.tmp-PID" behind. Each
+// temporary is registered in a fixed table (no allocation: the handler may only touch what is
+// async-signal-safe), the handler unlinks every registered one, puts the default action back and raises the
+// signal again, so the process still ends as that signal says (status 128+N in a shell). Installed only
+// where the signal has its default action: a program that handles the signal itself (the GUI's frame loop
+// sets a flag and lets the write finish) or ignores it keeps its choice.
+constexpr int kTemporarySlots = 32;
+struct TemporarySlot {
+  std::atomic<int> state{0};  // 0 free, 1 being filled, 2 holds a path
+  char path[PATH_MAX + 1] = {};
+};
+TemporarySlot g_temporaries[kTemporarySlots];
+constexpr int kCleanupSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+extern "C" void remove_temporaries_and_reraise(int sig) {
+  const int saved = errno;
+  for (TemporarySlot& t : g_temporaries)
+    if (t.state.load(std::memory_order_acquire) == 2) ::unlink(t.path);
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(sig, &sa, nullptr);
+  ::raise(sig);  // pending until this handler returns (the signal is blocked while it runs), then default
+  errno = saved;
+}
+
+void install_cleanup_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (int sig : kCleanupSignals) {
+      struct sigaction old {};
+      if (::sigaction(sig, nullptr, &old) != 0) continue;
+      if ((old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) continue;  // handled or ignored
+      struct sigaction sa {};
+      sa.sa_handler = remove_temporaries_and_reraise;
+      sigemptyset(&sa.sa_mask);
+      for (int other : kCleanupSignals) sigaddset(&sa.sa_mask, other);  // one cleanup at a time
+      ::sigaction(sig, &sa, nullptr);
+    }
+  });
+}
+
+/// Registers a temporary for removal on a signal for as long as it lives (the scope of one save).
+class RegisteredTemporary {
+ public:
+  explicit RegisteredTemporary(const std::string& path) {
+    install_cleanup_handlers();
+    if (path.size() > PATH_MAX) return;  // open() would fail with ENAMETOOLONG anyway
+    for (TemporarySlot& t : g_temporaries) {
+      int expected = 0;
+      if (!t.state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) continue;
+      std::memcpy(t.path, path.c_str(), path.size() + 1);
+      t.state.store(2, std::memory_order_release);
+      slot_ = &t;
+      return;
+    }
+    // 32 saves at once: this one is still atomic, only not cleaned up on a signal.
+  }
+  ~RegisteredTemporary() {
+    if (slot_) slot_->state.store(0, std::memory_order_release);
+  }
+  RegisteredTemporary(const RegisteredTemporary&) = delete;
+  RegisteredTemporary& operator=(const RegisteredTemporary&) = delete;
+
+ private:
+  TemporarySlot* slot_ = nullptr;
+};
+
+// [SECTION] Names of temporaries: bounded by NAME_MAX
+// ".NAME.tmp-PID" is 16 bytes longer than NAME: a legal 250-byte name would give a temporary the file system
+// refuses (ENAMETOOLONG). A long name keeps its first bytes (never cut inside a UTF-8 sequence) and gains a
+// hash of the whole name, so two long names with the same beginning still get different temporaries.
+constexpr std::size_t kNameMax = NAME_MAX;  // 255 on Linux
+constexpr std::size_t kPidDigits = 10;
+
+std::string temporary_prefix(const std::string& name) {
+  std::string prefix = ".";  // built with += (GCC 12's -Wrestrict misfires on "." + std::string)
+  if (1 + name.size() + 5 + kPidDigits <= kNameMax) {
+    prefix += name;
+  } else {
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+    char hex[18];
+    std::snprintf(hex, sizeof hex, "~%016llx", static_cast<unsigned long long>(h));
+    std::size_t keep = kNameMax - 1 - 17 - 5 - kPidDigits;
+    while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+    prefix += name.substr(0, keep);
+    prefix += hex;
+  }
+  prefix += ".tmp-";
+  return prefix;
+}
+
+/// A path with a NUL byte (from JSON's \u0000): the system would read it only up to the NUL and open
+/// another file. Refused, never cut.
+void refuse_nul(const std::string& path) {
+  if (path.find('\0') != std::string::npos)
+    throw FileError(printable(path, 200) +
+                    ": a file name cannot hold a NUL byte (U+0000); refused rather than cut at the NUL");
+}
+
+std::string fits_name_max(const std::string& name) {
+  if (name.size() <= kNameMax) return {};
+  return "the file name is " + std::to_string(name.size()) + " bytes long; a name may have at most " +
+         std::to_string(kNameMax) + " (NAME_MAX)";
 }
 
 // Removes ".NAME.tmp-PID" files next to the target whose process is gone (a save killed by SIGKILL or a
@@ -142,6 +254,11 @@ int write_all(int fd, std::string_view bytes, bool disk_full) {
   return 0;
 }
 
+/// For EFBIG: which limit it was (SIGXFSZ is ignored, so the write fails instead of killing the process).
+std::string size_limit_hint(int err) {
+  return err == EFBIG ? " (the file size limit of this process, `ulimit -f`)" : "";
+}
+
 /// A character device or a FIFO: written straight into (nothing to replace, nothing to rename).
 void write_into(const std::string& path, const struct stat& st, std::string_view bytes, bool disk_full) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
@@ -157,13 +274,16 @@ void write_into(const std::string& path, const struct stat& st, std::string_view
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
   const int err = write_all(fd, bytes, disk_full);
   if (::close(fd) != 0 && err == 0) throw FileError(path + ": cannot write (close): " + std::strerror(errno));
-  if (err) throw FileError(path + ": cannot write: " + std::strerror(err));
+  if (err) throw FileError(path + ": cannot write: " + std::strerror(err) + size_limit_hint(err));
 }
 
 }  // namespace
 
 void write_file_atomic(const std::string& path, std::string_view bytes, MissingDirectories dirs) {
   if (path.empty()) throw FileError("cannot save: the file name is empty");
+  refuse_nul(path);
+  if (std::string why = fits_name_max(fs::path(path).filename().string()); !why.empty())
+    throw FileError(path + ": cannot save: " + why);
   const auto full = fault::text("disk-full");
   const auto ro = fault::text("read-only");
   // What the path finally names (stat follows every link, /proc/self/fd/N to a pipe included).
@@ -173,6 +293,7 @@ void write_file_atomic(const std::string& path, std::string_view bytes, MissingD
     if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))
       throw FileError(path + ": cannot save: it is " + file_kind(st.st_mode) +
                       ", which GELU Lab does not write into");
+    ignore_file_size_signal();
     write_into(path, st, bytes, full && fault::path_is_under(path, *full));
     return;
   }
@@ -187,14 +308,17 @@ void write_file_atomic(const std::string& path, std::string_view bytes, MissingD
       throw FileError(path + ": cannot save: " + q(dir.string()) + " is not a directory");
     throw FileError(path + ": cannot save: the directory " + q(dir.string()) + " does not exist");
   }
-  std::string prefix = ".";  // built with += (GCC 12's -Wrestrict misfires on "." + std::string)
-  prefix += fs::path(target.path).filename().string();
-  prefix += ".tmp-";
+  const std::string name = fs::path(target.path).filename().string();
+  if (const std::string why = fits_name_max(name); !why.empty())
+    throw FileError(path + ": cannot save: " + why);
+  const std::string prefix = temporary_prefix(name);
   remove_stale_temporaries(dir, prefix);
   const fs::path tmp = dir / (prefix + std::to_string(::getpid()));
+  ignore_file_size_signal();
+  const RegisteredTemporary registered(tmp.string());
   const auto fail = [&](const char* what, int err) {
     ::unlink(tmp.c_str());
-    std::string msg = path + ": " + what + ": " + std::strerror(err);
+    std::string msg = path + ": " + what + ": " + std::strerror(err) + size_limit_hint(err);
     if (target.exists) msg += " (the previous file is unchanged)";
     throw FileError(msg);
   };
@@ -235,8 +359,49 @@ void write_file_atomic(const std::string& path, std::string_view bytes, MissingD
   }
 }
 
+void ignore_file_size_signal() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction old {};
+    if (::sigaction(SIGXFSZ, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+      ::signal(SIGXFSZ, SIG_IGN);
+  });
+}
+
+void write_output(const std::string& path, std::string_view bytes) {
+  if (path != "-") return write_file_atomic(path, bytes);
+  ignore_file_size_signal();
+  errno = 0;
+  if (std::fflush(stdout) != 0) {  // what the command printed before comes first
+    const int err = errno;
+    throw FileError(std::string("standard output: cannot write: ") + std::strerror(err) +
+                    size_limit_hint(err));
+  }
+  if (const int err = write_all(1, bytes, false))
+    throw FileError(std::string("standard output: cannot write: ") + std::strerror(err) +
+                    size_limit_hint(err));
+}
+
+std::string output_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode)) return {};  // /dev/null, a terminal: many outputs may share one
+    return "file " + std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+  }
+  std::string where = path;
+  try {
+    where = resolve_links(path).path;  // a dangling link: the file it would create
+  } catch (const FileError&) {
+  }
+  std::error_code ec;
+  fs::path dir = fs::weakly_canonical(fs::absolute(directory_of(where), ec), ec);
+  return "new " + (dir / fs::path(where).filename()).lexically_normal().string();
+}
+
 std::optional<std::string> why_not_writable(const std::string& path, MissingDirectories dirs) {
   if (path.empty()) return "the file name is empty";
+  if (path.find('\0') != std::string::npos) return "a file name cannot hold a NUL byte (U+0000)";
+  if (std::string why = fits_name_max(fs::path(path).filename().string()); !why.empty()) return why;
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) return "it is a directory";
@@ -253,6 +418,7 @@ std::optional<std::string> why_not_writable(const std::string& path, MissingDire
     return what.substr(std::min(what.size(), path.size() + 2));  // the reason, without "PATH: "
   }
   if (fs::path(target.path).filename().empty()) return "the name is a directory";
+  if (std::string why = fits_name_max(fs::path(target.path).filename().string()); !why.empty()) return why;
   fs::path dir = directory_of(target.path);
   std::error_code ec;
   if (dirs == MissingDirectories::Create)
@@ -270,6 +436,7 @@ std::optional<std::string> why_not_writable(const std::string& path, MissingDire
 }
 
 int open_for_reading(const std::string& path) {
+  refuse_nul(path);
   // stat first: open() itself would block on a FIFO without a writer (without O_NONBLOCK) or fail on a
   // socket with a reason that does not say what the path is.
   struct stat st {};

@@ -400,9 +400,52 @@ class Parser {
 
 // [SECTION] Writer
 
+/// Integers up to 2^53 are exact in a double and written as integers; larger ones as shortest round-trip.
+constexpr double kMaxExactInteger = 9007199254740992.0;
+
+/// The length of the valid UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no surrogates,
+/// nothing above U+10FFFF), or 0 when the byte there does not start one.
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;  // U+D800..U+DFFF are surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t k = 2; k < n; ++k)
+    if ((b(k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
 void write_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      // Valid UTF-8 is copied; every byte that is not part of it becomes U+FFFD, written as the escape
+      // \ufffd so that the replacement is visible in the text (the document stays UTF-8 for every reader).
+      const std::size_t n = utf8_sequence(s, i);
+      if (n == 0) {
+        out += "\\ufffd";
+      } else {
+        out.append(s.substr(i, n));
+        i += n - 1;
+      }
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
@@ -457,7 +500,14 @@ void write_value(std::string& out, const Value& v, int indent, int level, WriteC
     out += v.as_bool() ? "true" : "false";
   } else if (v.is_number()) {
     const double d = v.as_number();
-    if (std::isfinite(d)) {
+    if (std::isfinite(d) && d == std::trunc(d) && std::fabs(d) <= kMaxExactInteger) {
+      // An integer (a count, a size, a step) is written as one: 10000000, never 1e+07, which typed readers
+      // refuse for an integer field. (-0 keeps its sign.)
+      char buf[32];
+      const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, static_cast<long long>(d));
+      if (d == 0 && std::signbit(d)) out += '-';
+      out.append(buf, ptr);
+    } else if (std::isfinite(d)) {
       append_f64(out, d);
     } else {
       const std::string spelled = format_f64(d);

@@ -2,12 +2,14 @@
 #include "gelu/npy.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 
+#include "gelu/fileio.hpp"
 #include "gelu/format.hpp"
 #include "gelu/numio.hpp"
 
@@ -144,9 +146,30 @@ std::string sys_error() {
 
 }  // namespace
 
+/// The one reader's checks (gelu::open_for_reading: a FIFO, a socket or a device is refused, never waited
+/// on), as a stdio stream.
+std::FILE* open_stream(const std::string& path) {
+  const int fd = open_for_reading(path);
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    throw FileError(path + ": cannot read: " + std::strerror(err));
+  }
+  return f;
+}
+
 bool is_npy_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;  // the caller's own open says why
+  std::FILE* f = nullptr;
+  try {
+    f = open_stream(path);  // anything but a regular file: FileError, at once
+  } catch (const FileError&) {
+    // Unreadable, or a directory (which no read blocks on): the caller's own open says why.
+    if (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return false;
+    throw;
+  }
   unsigned char m[6] = {};
   const bool yes = std::fread(m, 1, 6, f) == 6 && std::memcmp(m, kMagic, 6) == 0;
   std::fclose(f);
@@ -154,11 +177,15 @@ bool is_npy_file(const std::string& path) {
 }
 
 NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::move(name)) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw NpyError(name_ + ": cannot read: " + sys_error());
-  if (S_ISDIR(st.st_mode)) throw NpyError(name_ + ": cannot read: Is a directory");
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw NpyError(name_ + ": cannot read: " + sys_error());
+  try {
+    file_ = open_stream(path);
+  } catch (const FileError& e) {
+    // "PATH: is a FIFO (named pipe), not a regular file" under the caller's name ("--x 'PATH'").
+    const std::string what = e.what();
+    const std::string reason =
+        what.compare(0, path.size() + 2, path + ": ") == 0 ? what.substr(path.size() + 2) : what;
+    throw NpyError(name_ + ": " + reason);
+  }
   try {
     unsigned char pre[10] = {};
     const std::size_t got = std::fread(pre, 1, sizeof pre, file_);
@@ -213,6 +240,8 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
     }
     // The size must be exactly what the shape promises.
     const std::uint64_t data_bytes = h_.count * static_cast<std::uint64_t>(h_.item_size);
+    struct stat st {};
+    ::fstat(::fileno(file_), &st);
     const auto file_bytes = static_cast<std::uint64_t>(st.st_size);
     const std::uint64_t have = file_bytes > h_.data_offset ? file_bytes - h_.data_offset : 0;
     if (have < data_bytes) {

@@ -140,7 +140,14 @@ namespace {
 /// d lies exactly halfway between the two values of f around it (so its rounding depends on what the text
 /// said beyond d's precision).
 bool is_midpoint(const Format& f, double d, double r) {
-  if (r == d || !std::isfinite(r)) return false;
+  if (r == d || !std::isfinite(d)) return false;
+  // Overflow: the threshold between the largest finite value and infinity (max + half its spacing, the
+  // midpoint of max and the next value the format would have) is a midpoint too. A decimal just below it
+  // whose nearest double is the threshold itself rounds to the largest finite value, not to inf.
+  if (std::isinf(r)) {
+    const double m = f.max_finite();
+    return std::fabs(d) == m + f.spacing(m) / 2;
+  }
   const double other = d > r ? f.next_up(r) : f.next_down(r);
   return std::isfinite(other) && std::fabs(d - r) == std::fabs(other - d);
 }
@@ -305,6 +312,69 @@ constexpr Invisible kInvisible[] = {
     {0xFFFC, "object replacement character"},
 };
 
+// Characters that look like one a number, an option or a range is written with, but are not it: the minus
+// sign the app draws itself (U+2212), dashes, fullwidth digits and signs, a Cyrillic e. Each is written as
+// \u{XXXX} and named with what to type instead, so "'\u{2212}1' is not a number (U+2212 minus sign: use
+// '-')" says why "−1" fails.
+struct LookAlike {
+  std::uint32_t cp;
+  const char* name;
+  const char* ascii;
+};
+constexpr LookAlike kLookAlike[] = {
+    {0x02D7, "modifier letter minus sign", "-"},
+    {0x2010, "hyphen", "-"},
+    {0x2011, "non-breaking hyphen", "-"},
+    {0x2012, "figure dash", "-"},
+    {0x2013, "en dash", "-"},
+    {0x2014, "em dash", "-"},
+    {0x2015, "horizontal bar", "-"},
+    {0x2043, "hyphen bullet", "-"},
+    {0x2212, "minus sign", "-"},
+    {0x2796, "heavy minus sign", "-"},
+    {0xFE58, "small em dash", "-"},
+    {0xFE63, "small hyphen-minus", "-"},
+    {0xFF0D, "fullwidth hyphen-minus", "-"},
+    {0x02D6, "modifier letter plus sign", "+"},
+    {0x2795, "heavy plus sign", "+"},
+    {0xFE62, "small plus sign", "+"},
+    {0xFF0B, "fullwidth plus sign", "+"},
+    {0x066B, "Arabic decimal separator", "."},
+    {0x2024, "one dot leader", "."},
+    {0xFF0E, "fullwidth full stop", "."},
+    {0x066C, "Arabic thousands separator", ","},
+    {0x201A, "single low-9 quotation mark", ","},
+    {0xFF0C, "fullwidth comma", ","},
+    {0x2236, "ratio", ":"},
+    {0xA789, "modifier letter colon", ":"},
+    {0xFF1A, "fullwidth colon", ":"},
+    {0x0415, "Cyrillic capital letter ie", "E"},
+    {0x0435, "Cyrillic small letter ie", "e"},
+    {0x2044, "fraction slash", "/"},
+    {0x2215, "division slash", "/"},
+    {0x00D7, "multiplication sign", "x"},
+};
+
+/// A look-alike's label, "U+2212 minus sign: use '-'", or "" when cp is none (fullwidth, Arabic-Indic and
+/// mathematical digits included: "U+FF11 fullwidth digit one: use '1'").
+std::string look_alike_label(std::uint32_t cp) {
+  char code[16];
+  std::snprintf(code, sizeof code, "U+%04X", static_cast<unsigned>(cp));
+  for (const LookAlike& l : kLookAlike)
+    if (l.cp == cp) return std::string(code) + " " + l.name + ": use '" + l.ascii + "'";
+  static constexpr const char* kDigits[] = {"zero", "one", "two",   "three", "four",
+                                            "five", "six", "seven", "eight", "nine"};
+  const auto digit = [&](std::uint32_t zero, const char* kind) {
+    const std::uint32_t d = cp - zero;
+    return std::string(code) + " " + kind + " " + kDigits[d] + ": use '" + static_cast<char>('0' + d) + "'";
+  };
+  if (cp >= 0xFF10 && cp <= 0xFF19) return digit(0xFF10, "fullwidth digit");
+  if (cp >= 0x0660 && cp <= 0x0669) return digit(0x0660, "Arabic-Indic digit");
+  if (cp >= 0x06F0 && cp <= 0x06F9) return digit(0x06F0, "extended Arabic-Indic digit");
+  if (cp >= 0x1D7CE && cp <= 0x1D7FF) return digit(0x1D7CE + (cp - 0x1D7CE) / 10 * 10, "mathematical digit");
+  return {};
+}
+
 std::uint32_t decode(std::string_view s, std::size_t i, std::size_t n) {
   const auto b = [&](std::size_t k) {
     return static_cast<std::uint32_t>(static_cast<unsigned char>(s[i + k]));
@@ -340,6 +410,12 @@ std::string escape(std::string_view text, std::size_t max_chars, bool* cut, std:
         std::snprintf(code, sizeof code, "%04X", static_cast<unsigned>(cp));
         out.append("\\u{").append(code).append("}");
         std::string label = std::string("U+") + code + " " + name;
+        if (std::find(names->begin(), names->end(), label) == names->end())
+          names->push_back(std::move(label));
+      } else if (std::string label = look_alike_label(cp); !label.empty()) {
+        char code[16];
+        std::snprintf(code, sizeof code, "%04X", static_cast<unsigned>(cp));
+        out.append("\\u{").append(code).append("}");
         if (std::find(names->begin(), names->end(), label) == names->end())
           names->push_back(std::move(label));
       } else {

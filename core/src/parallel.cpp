@@ -6,29 +6,39 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "gelu/kernels.hpp"
+#include "gelu/numio.hpp"
 
 namespace gelu {
 namespace {
 
 thread_local bool t_in_pool_thread = false;
 
+/// GELU_THREADS as a thread count, or 0 when unset or not a whole number in [1, kMaxThreads].
+int threads_from_environment() {
+  const char* s = std::getenv("GELU_THREADS");
+  if (!s || *s < '0' || *s > '9') return 0;  // no sign, no space, no "+4"
+  char* end = nullptr;
+  errno = 0;
+  const long v = std::strtol(s, &end, 10);
+  if (errno || *end != '\0' || v < 1 || v > kMaxThreads) return 0;
+  return static_cast<int>(v);
+}
+
 int default_thread_count() {
   static const int n = [] {
-    if (const char* s = std::getenv("GELU_THREADS")) {
-      char* end = nullptr;
-      const long v = std::strtol(s, &end, 10);
-      if (end != s && *end == '\0' && v >= 1 && v <= 1024) return static_cast<int>(v);
-    }
+    if (const int v = threads_from_environment()) return v;
     const unsigned hc = std::thread::hardware_concurrency();
     return hc >= 1 ? static_cast<int>(hc) : 1;
   }();
@@ -36,6 +46,18 @@ int default_thread_count() {
 }
 
 std::atomic<int> g_thread_override{0};
+
+}  // namespace
+
+std::string thread_setting_problem() {
+  const char* s = std::getenv("GELU_THREADS");
+  if (!s || threads_from_environment() > 0) return "";
+  return "GELU_THREADS=" + quote(s, 40) + " is not a whole number of threads from 1 to " +
+         std::to_string(kMaxThreads) + " (unset it to use every core, " +
+         std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " here)";
+}
+
+namespace {
 
 /// Spins up to `budget` for `done` (cheap hand-offs between back-to-back calls), without sleeping.
 template <class Pred>

@@ -151,10 +151,14 @@ std::pair<std::int64_t, std::int64_t> bisect(std::int64_t lo, std::int64_t hi, P
 
 }  // namespace
 
-Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, int order) {
+Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, int order, double lo,
+            double hi) {
   Tails t;
+  const auto inside = [&](std::optional<double>& v) {
+    if (v && !(*v >= lo && *v <= hi)) v.reset();
+  };
   if (storage.enumerable()) {
-    const std::vector<double> x = storage.enumerate();
+    const std::vector<double> x = storage.enumerate(lo, hi);
     std::vector<Probe> p;
     p.reserve(x.size());
     if (e.batch) {
@@ -166,10 +170,11 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
       for (double v : x) p.push_back(probe(e, v, storage, compute, order));
     }
     std::size_t i = 0;
-    while (i < x.size() && x[i] < 0 && p[i].value == 0) ++i;
-    if (i > 0) {
+    // The zero run from the bottom of the range (through x = 0 and on, for ReLU).
+    while (i < x.size() && p[i].value == 0) ++i;
+    if (i > 0 && x[0] < 0) {
       t.first_zero = x[i - 1];
-      if (i < x.size() && x[i] < 0) t.lowest_nonzero = x[i];
+      if (i < x.size()) t.lowest_nonzero = x[i];
     }
     for (std::size_t k = 0; k < x.size(); ++k) {
       if (!p[k].overflow) continue;
@@ -211,6 +216,10 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
       t.overflow_below = storage.from_ordinal(last);
     }
   }
+  inside(t.first_zero);
+  inside(t.lowest_nonzero);
+  inside(t.overflow_above);
+  inside(t.overflow_below);
   return t;
 }
 

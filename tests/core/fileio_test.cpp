@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -391,6 +392,62 @@ TEST(FileIoReads, FileKindsAreNamed) {
   EXPECT_EQ(gelu::file_kind(S_IFCHR), "a character device");
   EXPECT_EQ(gelu::file_kind(S_IFBLK), "a block device");
   EXPECT_EQ(gelu::file_kind(S_IFDIR), "a directory");
+}
+
+}  // namespace
+
+// Round three, class 1 (docs/reliability.md): the temporary's name is bounded, `ulimit -f` is an error that
+// names the file (a signal during a save: tests/cli/reliability3_test.cpp, on the real binary, since
+// GELU_FAULT is read once per process).
+namespace {
+
+TEST(FileIoRoundThree, EveryLegalNameLengthCanBeSavedAndReplaced) {
+  const fs::path d = dir_for("names");
+  for (const std::size_t n : {239u, 240u, 241u, 250u, 254u, 255u}) {
+    const fs::path p = d / std::string(n, 'a');
+    gelu::write_file_atomic(p.string(), "one");
+    gelu::write_file_atomic(p.string(), "two");
+    EXPECT_EQ(slurp(p), "two") << n;
+    EXPECT_FALSE(gelu::why_not_writable(p.string())) << n;
+  }
+  // Two long names that share their first 230 bytes get different temporaries (and both are saved).
+  const std::string stem(230, 'b');
+  gelu::write_file_atomic((d / (stem + std::string(20, 'x'))).string(), "x");
+  gelu::write_file_atomic((d / (stem + std::string(20, 'y'))).string(), "y");
+  EXPECT_EQ(slurp(d / (stem + std::string(20, 'y'))), "y");
+  EXPECT_EQ(entries(d), 8);  // the six and the two: no temporary left
+  const fs::path too_long = d / std::string(256, 'c');
+  EXPECT_NE(error_of([&] { gelu::write_file_atomic(too_long.string(), "x"); }).find("NAME_MAX"),
+            std::string::npos);
+  ASSERT_TRUE(gelu::why_not_writable(too_long.string()));
+  EXPECT_NE(gelu::why_not_writable(too_long.string())->find("256 bytes"), std::string::npos);
+}
+
+TEST(FileIoRoundThree, AFileSizeLimitIsAFileErrorAndThePreviousFileStays) {
+  const fs::path d = dir_for("fsize");
+  const fs::path p = d / "big.csv";
+  gelu::write_file_atomic(p.string(), "old");
+  const pid_t child = ::fork();
+  if (child == 0) {
+    // Standard output into a file of this directory, so that the limit applies to it too.
+    const int fd = ::open((d / "stdout").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || ::dup2(fd, 1) < 0) ::_exit(2);
+    const rlimit lim{4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &lim);
+    const std::string e = error_of([&] { gelu::write_file_atomic(p.string(), std::string(100000, 'z')); });
+    const std::string o = error_of([&] { gelu::write_output("-", std::string(100000, 'z')); });
+    const bool named =
+        e.find(p.string()) != std::string::npos && e.find("File too large") != std::string::npos;
+    const bool out =
+        o.find("standard output") != std::string::npos && o.find("File too large") != std::string::npos;
+    ::_exit(named && out ? 0 : 1);
+  }
+  int st = 0;
+  ::waitpid(child, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+      << "status " << st << ", signal " << (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  EXPECT_EQ(slurp(p), "old");
+  EXPECT_EQ(entries(d), 2);  // the file and the child's standard output: no temporary
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // refused with one line naming the file and what is wrong.
 #include "gelu/npy.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gelu/fileio.hpp"
 #include "gelu/format.hpp"
 #include "support/scratch.hpp"
 
@@ -154,6 +157,34 @@ TEST(Npy, RefusesMalformedFilesWithOneLine) {
   EXPECT_THROW(gelu::NpyReader(dir, "d"), gelu::NpyError);
   EXPECT_THROW(gelu::NpyReader(temp("missing"), "m"), gelu::NpyError);
   EXPECT_FALSE(gelu::is_npy_file(temp("missing")));
+}
+
+}  // namespace
+
+namespace {
+
+// Reads never block (docs/reliability.md, round three, class 2): the .npy reader goes through the one reader.
+TEST(Npy, AFifoOrADeviceIsRefusedAtOnceNeverWaitedOn) {
+  const std::string fifo = temp("fifo.npy");
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_THROW(gelu::is_npy_file(fifo), gelu::FileError);
+  try {
+    gelu::NpyReader r(fifo, "--x 'fifo.npy'");
+    ADD_FAILURE() << "a FIFO was opened";
+  } catch (const gelu::NpyError& e) {
+    EXPECT_NE(std::string(e.what()).find("--x 'fifo.npy': is a FIFO (named pipe)"), std::string::npos)
+        << e.what();
+  }
+  // With a writer that never writes (a stuck program at the other end): still refused, not read.
+  const int w = ::open(fifo.c_str(), O_RDWR);
+  ASSERT_GE(w, 0);
+  EXPECT_THROW(gelu::NpyReader(fifo, "f"), gelu::NpyError);
+  ::close(w);
+  ::unlink(fifo.c_str());
+  EXPECT_THROW(gelu::NpyReader("/dev/zero", "f"), gelu::NpyError);
+  EXPECT_THROW(gelu::is_npy_file("/dev/zero"), gelu::FileError);
+  EXPECT_FALSE(gelu::is_npy_file(temp("missing.npy")));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -228,6 +229,47 @@ TEST(NumIoText, InvisibleCharactersAreNamed) {
   // Every line stays printable ASCII or visible UTF-8: no invisible character reaches the terminal.
   for (const char* s : {"\xEF\xBB\xBF", "\xE2\x80\x8B", "\xE2\x81\xA0", "\xC2\xA0", "\xE2\x80\xAF"})
     EXPECT_EQ(quote(s).find(s), std::string::npos) << quote(s);
+}
+
+}  // namespace
+
+namespace {
+
+// Round three, class 6 (docs/reliability.md): the overflow threshold (the largest finite value plus half its
+// spacing) is a midpoint like any other. A decimal a hair below it, whose nearest double is the threshold
+// itself, rounds once from its text to the largest finite value; the threshold and above are infinity.
+// Every format of the one table with an infinity; the saturating ones stay at their largest value.
+TEST(NumIoFormat, DecimalsJustBelowTheOverflowThresholdRoundToTheLargestValueInEveryFormat) {
+  for (const gelu::NumberFormat& row : gelu::number_formats()) {
+    // f64's threshold is no double; int8 clamps to its top code (NumIoFormat.DecimalsRoundOnce…).
+    if (row.id == gelu::FormatId::F64 || row.affine) continue;
+    const gelu::Format f(row.id);
+    const double m = f.max_finite();
+    const double t = m + f.spacing(m) / 2;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.0f", t);  // every threshold here is an integer: exact digits
+    std::string digits = buf;
+    // digits − 1, then ".999…": below the threshold by less than half a double's spacing there.
+    std::string below = digits;
+    for (std::size_t i = below.size(); i-- > 0;) {
+      if (below[i] != '0') {
+        --below[i];
+        break;
+      }
+      below[i] = '9';
+    }
+    below += ".99999999999999999999999999";
+    const std::string above = digits + ".00000000000000000000000001";
+    ASSERT_EQ(gelu::parse_f64(below).value(), t) << row.name << ": the test needs the double to be t";
+    const double over = row.saturates ? m : kInf;
+    EXPECT_EQ(gelu::parse_in_format(below, f), m) << row.name << " " << below;
+    EXPECT_EQ(gelu::parse_in_format("-" + below, f), -m) << row.name;
+    EXPECT_EQ(gelu::parse_in_format(above, f), over) << row.name;
+    EXPECT_EQ(gelu::parse_in_format("-" + above, f), -over) << row.name;
+    if (!row.saturates) {
+      EXPECT_EQ(gelu::parse_in_format(digits, f), kInf) << row.name;  // ties to even
+    }
+  }
 }
 
 }  // namespace

@@ -54,10 +54,13 @@ enum class StdoutTo { Captured, DevFull, Closed };
 /// stderr captured apart, and the environment changed by `env` ("NAME=VALUE" sets, "NAME" unsets).
 /// Killed after timeout_s seconds. address_space_bytes > 0 caps its memory (RLIMIT_AS), so that a large
 /// allocation fails in it as on a machine without that much memory. It runs in `cwd` when one is given.
+/// file_size_bytes > 0 caps the size of any file it writes (RLIMIT_FSIZE, the shell's `ulimit -f`), its
+/// standard output included.
 inline ExecResult exec_gelulab(const std::vector<std::string>& args, const std::string& input,
                                const std::string& scratch_dir, const std::vector<std::string>& env = {},
                                int timeout_s = 20, std::size_t address_space_bytes = 0,
-                               StdoutTo stdout_to = StdoutTo::Captured, const std::string& cwd = "") {
+                               StdoutTo stdout_to = StdoutTo::Captured, const std::string& cwd = "",
+                               std::size_t file_size_bytes = 0) {
   const std::string in = scratch_dir + "/stdin", out = scratch_dir + "/stdout", err = scratch_dir + "/stderr";
   std::ofstream(in, std::ios::binary) << input;
   ExecResult r;
@@ -80,6 +83,10 @@ inline ExecResult exec_gelulab(const std::vector<std::string>& args, const std::
     if (address_space_bytes) {
       const rlimit lim{address_space_bytes, address_space_bytes};
       if (setrlimit(RLIMIT_AS, &lim) != 0) _exit(127);
+    }
+    if (file_size_bytes) {
+      const rlimit lim{file_size_bytes, file_size_bytes};
+      if (setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(127);
     }
     for (const std::string& e : env) {
       const auto eq = e.find('=');

@@ -40,6 +40,7 @@
 #include "gui/testing/monkey.hpp"
 #include "gui/testing/script.hpp"
 #include "gui/testing/soak.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 namespace {
@@ -107,18 +108,21 @@ struct GuiOptions {
     args.finish();
     if (monkey) {
       o.monkey_seed = static_cast<std::uint64_t>(Args::to_int("monkey", *monkey, 0, 2147483647));
-      if (o.script_path) throw UsageError("--monkey writes its own script: give --script or --monkey, not both");
+      if (o.script_path)
+        throw UsageError("--monkey writes its own script: give --script or --monkey, not both");
       if (!frames) throw UsageError("--monkey needs --frames N (the monkey never finishes by itself)");
     } else if (o.monkey_script || o.monkey_tried) {
       throw UsageError(std::string(o.monkey_script ? "--monkey-script FILE is where --monkey SEED writes its actions"
                                                    : "--monkey-tried FILE lists toggles --monkey SEED leaves for last") +
                        "; --monkey is missing");
     }
-    if (o.monkey_script) command::check_output_path("monkey-script", *o.monkey_script);
-    // The output-path policy (command.hpp): --report and --save-png before anything runs. (--session is
-    // checked in prepare_app: the app still opens when it cannot be saved, with a banner.)
-    if (o.report_path) command::check_output_path("report", *o.report_path);
-    if (o.save_png) command::check_output_path("save-png", *o.save_png);
+    // The output-path policy (command.hpp): --report, --save-png and --monkey-script before anything runs;
+    // "-" is standard output where a stream makes sense; no two outputs on one file. (--session's own
+    // problems are checked in prepare_app: the app still opens when it cannot be saved, with a banner.)
+    command::check_outputs({{"report", &o.report_path},
+                            {"save-png", &o.save_png, nullptr, true},
+                            {"monkey-script", &o.monkey_script, "the script rewritten after every action"},
+                            {"session", &o.session, "a session the app restores and saves", false, false}});
     o.limits.max_frames = frames ? Args::to_int("frames", *frames, 1, 100000000) : -1;
     o.limits.max_rss_growth_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
     // The first use of each code path allocates for good (Mesa shader variants, ImGui window and table
@@ -350,6 +354,11 @@ int run_gui(Args& args) {
     }
   }
   if (command::dry_run()) return 0;
+  // The environment is named when it is wrong: without its font the app would draw '?' for '4' and '−'.
+  if (const std::string why = ui_font_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab gui: %s\n", why.c_str());
+    return 2;
+  }
 
   std::unique_ptr<Host> host = open_host(app, o, restored);
   if (!host) return 2;
@@ -372,8 +381,8 @@ int run_gui(Args& args) {
   std::unique_ptr<testing::Monkey> monkey;
   if (o.monkey_seed) {
     try {
-      monkey = std::make_unique<testing::Monkey>(*o.monkey_seed, o.monkey_script.value_or(""),
-                                                 o.replay_command());
+      monkey =
+          std::make_unique<testing::Monkey>(*o.monkey_seed, o.monkey_script.value_or(""), o.replay_command());
     } catch (const FileError& e) {
       throw UsageError(std::string("--monkey-script: ") + e.what());
     }
@@ -457,8 +466,8 @@ int run_gui(Args& args) {
     if (monkey) rep["monkey"] = monkey->report();
     rep["status"] = r.status;
     try {
-      write_file_atomic(*o.report_path,
-                        json::write(json::Value(std::move(rep)), 2, json::NonFinite::NullWithNote) + "\n");
+      write_output(*o.report_path,  // "-": standard output
+                   json::write(json::Value(std::move(rep)), 2, json::NonFinite::NullWithNote) + "\n");
     } catch (const FileError& e) {
       std::fprintf(stderr, "gelulab gui: --report: %s\n", e.what());
       r.status = 1;
@@ -492,7 +501,9 @@ GELU_COMMAND(
     "--report-frame-time, --monkey SEED (random clicks, drags, wheels and keys aimed at every\n"
     "widget drawn; needs --frames; see app/gui/testing/monkey.hpp), --monkey-script FILE (where\n"
     "the monkey writes what it did, as a script to replay), --monkey-tried FILE (toggles, one per line,\n"
-    "that earlier runs clicked: this run goes for the others first). With --frames or --script, GL errors (glGetError and KHR_debug)\n"
+    "that earlier runs clicked: this run goes for the others first). --report - and --save-png - (not to a\n"
+    "terminal) write standard output. With --frames or --script, GL errors (glGetError "
+    "and KHR_debug)\n"
     "make the exit status 1.\n"
     "SIGTERM, SIGINT and SIGHUP save the session and quit, as Ctrl+Q does.\n"
     "Keys: F1 lists them all. F5 presentation mode, F11 fullscreen, Left/Right lesson steps,\n"

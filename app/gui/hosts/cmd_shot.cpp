@@ -21,6 +21,7 @@
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
 #include "model/claims.hpp"
+#include "model/ui_font.hpp"
 
 namespace gelu::app {
 namespace {
@@ -57,10 +58,12 @@ int run_shot(Args& args) {
   const double scale = scale_opt ? Args::to_double("scale", *scale_opt) : 1.0;
   if (!(scale >= 0.5 && scale <= 4)) throw UsageError("--scale must be in [0.5, 4]");
   // The output-path policy (command.hpp), before anything is read or rendered.
-  command::check_output_path("out", *out);
-  for (const auto& [option, path] : {std::pair{"meta", meta_path}, std::pair{"session-out", session_out},
-                                     std::pair{"csv", csv_opt}, std::pair{"plot-out", plot_out}})
-    if (path) command::check_output_path(option, *path);
+  // "-" is standard output (one of them; a PNG not to a terminal), and two outputs never share a file.
+  command::check_outputs({{"out", &out, nullptr, true},
+                          {"meta", &meta_path},
+                          {"session-out", &session_out},
+                          {"csv", &csv_opt},
+                          {"plot-out", &plot_out, nullptr, true}});
 
   App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the files and options
             // below
@@ -81,6 +84,11 @@ int run_shot(Args& args) {
     throw UsageError(source + ": " + e);
   }
   if (command::dry_run()) return 0;
+  // The environment is named when it is wrong: without its font the app would draw '?' for '4' and '−'.
+  if (const std::string why = ui_font_problem(); !why.empty()) {
+    std::fprintf(stderr, "gelulab shot: %s\n", why.c_str());
+    return 2;
+  }
   // As the class would: pick a choice, press → (reveals the next series, the answer, then the next step).
   if (pick) app.pick_choice(pick - 1);
   for (int i = 0; i < nexts; ++i) app.lesson_next();
@@ -242,8 +250,8 @@ int run_shot(Args& args) {
     }
     try {
       // Metadata records what was drawn, a diverged net's NaN loss included: null plus the "non_finite" note.
-      write_file_atomic(*meta_path,
-                        json::write(json::Value(std::move(m)), 2, json::NonFinite::NullWithNote) + "\n");
+      write_output(*meta_path,  // "-": standard output
+                   json::write(json::Value(std::move(m)), 2, json::NonFinite::NullWithNote) + "\n");
     } catch (const FileError& e) {
       std::fprintf(stderr, "gelulab shot: --meta: %s\n", e.what());
       status = 2;
@@ -284,6 +292,9 @@ GELU_COMMAND(shot, "shot", "render a panel headless (no display) into a PNG",
              "                 panel's first plot; the ids are those --meta lists under plot_ids)\n"
              "  --plot-out FILE  also write a PNG of the first plot alone\n"
              "  --meta FILE    also write the plots' geometry and drawn values as JSON (for tests)\n"
+             "An output given as - goes to standard output (one of them; a PNG only when standard output is\n"
+             "not a terminal); two outputs naming one file are refused before anything is drawn. shot needs\n"
+             "the DejaVu Sans font files (fonts-dejavu-core; GELU_FONT_DIR names another directory).\n"
              "Every option works on every panel.\n",
              run_shot, panel_states_help);
 

@@ -40,7 +40,7 @@ bool save_rgba_png(const std::string& path, int w, int h, const unsigned char* r
     return false;
   }
   try {
-    write_file_atomic(path, png);
+    write_output(path, png);  // "-": standard output (shot --out -, --plot-out -)
   } catch (const FileError& e) {
     *error = e.what();
     return false;

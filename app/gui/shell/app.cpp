@@ -31,8 +31,6 @@ namespace gelu::app {
 
 namespace {
 // The font, its file and the characters the atlas holds: model/ui_font.hpp (the lesson check uses the same).
-constexpr const char* kFontRegular = kUiFontRegular;
-constexpr const char* kFontBold = kUiFontBold;
 static_assert(kUiMaxCodePoint == (sizeof(ImWchar) == 2 ? 0xFFFFu : 0x10FFFFu),
               "model/ui_font.hpp's kUiMaxCodePoint must match this ImGui's ImWchar");
 
@@ -98,6 +96,8 @@ void App::setup_fonts_and_style(float content_scale) {
   cfg.OversampleH = 2;
   cfg.OversampleV = 2;
   cfg.PixelSnapH = false;
+  const char* kFontRegular = ui_font_regular().c_str();
+  const char* kFontBold = ui_font_bold().c_str();
   formula_glyphs_ok_ = std::filesystem::exists(kFontRegular);
   ImFont* regular = nullptr;
   ImFont* bold = nullptr;
@@ -830,7 +830,7 @@ void App::export_requests() {
                                                        "-" + std::to_string(png_counter_) + ".csv"
                                                  : csv_path_;
       try {
-        write_file_atomic(path, series_csv(csv_plot_, *csv_state_));
+        write_output(path, series_csv(csv_plot_, *csv_state_));  // "-": standard output (shot --csv -)
         last_csv_ = path;
         set_status("saved " + path);
         if (csv_path_.empty()) ++png_counter_;

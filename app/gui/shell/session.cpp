@@ -227,7 +227,11 @@ void load_session(App& app, const std::string& path) {
 void save_session(const App& app, const std::string& path, MissingDirectories dirs) {
   try {
     // Refuse: a session is read back, so a non-finite number in it is an error naming its key.
-    write_file_atomic(path, json::write(session_json(app), 2) + "\n", dirs);
+    const std::string text = json::write(session_json(app), 2) + "\n";
+    if (path == "-")
+      write_output(path, text);  // shot --session-out -: standard output
+    else
+      write_file_atomic(path, text, dirs);
   } catch (const FileError& e) {
     throw SessionError(e.what());
   } catch (const json::JsonError& e) {

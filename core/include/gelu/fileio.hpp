@@ -8,7 +8,9 @@
 //   - a symbolic link (or a chain of them, at most 40): the file it finally points to is written, atomically,
 //     in that file's directory; the link stays a link. A dangling link creates its target (whose directory
 //     must exist), as the shell's `>` would.
-//   - a regular file: a temporary file in the same directory (".NAME.tmp-PID"), fsync, rename over the file,
+//   - a regular file: a temporary file in the same directory (".NAME.tmp-PID"; for a name too long for that,
+//     its first bytes and a hash of the whole name, so the temporary's name never passes NAME_MAX), fsync,
+//     rename over the file,
 //     fsync of the directory. The file keeps its permission bits (0600 stays 0600) and, where the process
 //     may set them, its owner and group. (A file with several hard links: the name written gets the new
 //     content; the other names keep the old one.)
@@ -20,6 +22,11 @@
 // The file's directory must exist: missing directories are an error (MissingDirectories::Refuse), except
 // for the app's own configuration directory, which is made on demand with mode 0700 (::Create, the XDG
 // rule).
+//
+// Interrupted and limited writes: SIGINT, SIGTERM and SIGHUP during a save remove the temporary and then end
+// the process as the signal says (where the signal still has its default action); SIGXFSZ (`ulimit -f`) is
+// ignored, so a write past the limit fails with EFBIG and a FileError naming the file and the limit, standard
+// output included (write_output "-", and run_main's check of standard output).
 //
 // Reading: a named file must be a regular file. It is opened with O_NONBLOCK | O_NOCTTY and checked with
 // fstat before any byte is read, so a FIFO, a socket, a terminal or a device is refused with a message that
@@ -54,13 +61,30 @@ enum class MissingDirectories {
 void write_file_atomic(const std::string& path, std::string_view bytes,
                        MissingDirectories dirs = MissingDirectories::Refuse);
 
+/// The writer of every output that can be a stream: "-" is standard output (what was printed before is
+/// flushed first; a failure is a FileError "standard output: cannot write: …"), anything else
+/// write_file_atomic.
+void write_output(const std::string& path, std::string_view bytes);
+
+/// Ignores SIGXFSZ (once, if it has its default action), so that a write past `ulimit -f` fails with EFBIG
+/// instead of killing the process with status 153 and no message. The writers call it; run_main too, for
+/// standard output.
+void ignore_file_size_signal();
+
 /// Why write_file_atomic(path, …, dirs) would fail before any byte is written, as a phrase for "cannot write
 /// PATH: …" ("the directory 'out' does not exist", "it is a directory", "the directory '/mnt' is not
-/// writable: Read-only file system"), or nullopt when it looks writable. Follows symbolic links as the
-/// writer does. Lets every command check its output paths before it computes anything, and the app warn at
-/// start-up instead of losing the session at exit.
+/// writable: Read-only file system", "the file name is 300 bytes long; …"), or nullopt when it looks
+/// writable. Follows symbolic links as the writer does. Lets every command check its output paths before it
+/// computes anything, and the app warn at start-up instead of losing the session at exit.
 std::optional<std::string> why_not_writable(const std::string& path,
                                             MissingDirectories dirs = MissingDirectories::Refuse);
+
+/// What a write to `path` would change, as a key that every spelling of one file shares ("a.png",
+/// "./a.png", "dir/../a.png", a symbolic link to it, a hard link of it): the device and inode of an existing
+/// file, or the canonical path where a new one would be made (through its directory's links and a dangling
+/// link's chain). Empty for a character device (/dev/null, a terminal), which several outputs may share.
+/// Lets a command refuse two outputs on one file before any work.
+std::string output_identity(const std::string& path);
 
 /// Reads a whole regular file of at most `max_bytes` bytes; FileError names the path and the reason
 /// (missing, a directory, a FIFO, a socket, a device, unreadable, too large). Never blocks.

@@ -154,7 +154,12 @@ enum class NonFinite {
 inline constexpr const char* kNonFiniteKey = "non_finite";
 
 /// Compact text; `indent` > 0 pretty-prints objects (arrays of numbers stay on one line). Non-finite
-/// numbers as `non_finite` says.
+/// numbers as `non_finite` says. What every document written is, whoever reads it:
+///   - a number with an integer value up to 2^53 in magnitude (every count, size, step, seed) is written as
+///     an integer, 10000000 and never 1e+07; other numbers in shortest round-trip form (0.1, 1e+300);
+///   - strings are valid UTF-8: valid sequences are copied, control characters escaped (\n, \u0001), and
+///     every byte that is not part of valid UTF-8 (a Latin-1 file name, a cut sequence, an overlong form,
+///     a surrogate) is replaced by U+FFFD, written as the escape \ufffd so the replacement stays visible.
 std::string write(const Value& v, int indent = 0, NonFinite non_finite = NonFinite::Refuse);
 
 /// A document built in the order it is written out, for command output: begin_object().key("a").value(1)

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <string>
 
 #include "gelu/activation.hpp"
 
@@ -32,6 +33,12 @@ inline constexpr std::size_t kParallelMinDouble = 4096;
 /// Threads the batched API uses, the calling thread included (>= 1): set_thread_count's value, else the
 /// environment variable GELU_THREADS (a positive integer), else std::thread::hardware_concurrency().
 int thread_count();
+/// The accepted values of GELU_THREADS: a whole number of threads in [1, kMaxThreads].
+inline constexpr int kMaxThreads = 1024;
+/// What is wrong with GELU_THREADS, as one line naming it, its value and the accepted range
+/// ("GELU_THREADS='abc' is not a whole number from 1 to 1024 (unset it to use every core)"), or "" when it
+/// is unset or valid. thread_count() ignores an invalid value; gelulab refuses to start with one.
+std::string thread_setting_problem();
 /// Overrides thread_count() for the whole process; 1 runs everything on the calling thread (benchmarks need
 /// both), 0 restores the default. The pool follows on its next use.
 void set_thread_count(int n);

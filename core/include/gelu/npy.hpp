@@ -33,8 +33,9 @@ struct NpyHeader {
   std::uint64_t rows() const { return shape.empty() ? 1 : shape[0]; }
 };
 
-/// True when the file starts with the .npy magic string (\x93NUMPY); false when it does not or cannot be
-/// read.
+/// True when the file starts with the .npy magic string (\x93NUMPY); false when it does not or does not
+/// exist or is a directory. Anything else at the path that is not a regular file (a FIFO, a socket, a
+/// device) is a FileError from the one reader (gelu::open_for_reading), at once: nothing blocks.
 bool is_npy_file(const std::string& path);
 
 /// Reads the values of a .npy file as doubles, in file order, a chunk at a time (memory independent of the

@@ -36,7 +36,9 @@ std::string format_in(double v, const Format& f);
 /// megabyte-long token or binary garbage cannot flood or corrupt the terminal. Characters a person cannot
 /// see or cannot tell from a space (the byte order mark U+FEFF, no-break and other Unicode spaces,
 /// zero-width characters, bidirectional controls, C1 controls) are written as \u{XXXX} and named after
-/// the text: "\u{FEFF}1 (U+FEFF byte order mark)".
+/// the text: "\u{FEFF}1 (U+FEFF byte order mark)". So are characters that look like the ASCII a number,
+/// an option or a range is typed with (the minus sign U+2212 the app draws, dashes, fullwidth digits and
+/// signs, a Cyrillic e), named with what to type: "\u{2212}1 (U+2212 minus sign: use '-')".
 std::string printable(std::string_view text, std::size_t max_chars = 40);
 /// printable(text) in single quotes: 'text', 'tex…' (1048576 bytes), '\u{00A0}2' (U+00A0 no-break space).
 std::string quote(std::string_view text, std::size_t max_chars = 40);

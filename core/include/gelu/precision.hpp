@@ -95,7 +95,12 @@ struct Tails {
   /// format; empty when none does (or the entry is not evaluated through Arith, e.g. a live peer).
   std::optional<double> overflow_above, overflow_below;
 };
-Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, int order = 0);
+/// Over the values of `storage` in [lo, hi] (every one by default): a zero run that reaches x = 0 and beyond
+/// (ReLU) ends where the first non-zero result is, so lowest_nonzero is empty only when every input in the
+/// range gives zero. f32 and f64 (bisection over the whole format) drop a point outside [lo, hi].
+Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, int order = 0,
+            double lo = -std::numeric_limits<double>::infinity(),
+            double hi = std::numeric_limits<double>::infinity());
 
 /// A verdict computed from a sweep, with its one-line text, e.g. "identical to exact in bf16 for x ≥ 0.527
 /// and x ≤ −13.5; up to 12 ULP on [−13.4, 0.523] (max at x = −4.06); 31.2% of 65280 inputs differ".

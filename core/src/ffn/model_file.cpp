@@ -206,7 +206,7 @@ template <class T>
 void save_model(const std::string& path, const Network<T>& net, const json::Object& meta) {
   const std::string text = model_to_json(net.spec(), net.parameters().template cast<double>(), meta);
   try {
-    write_file_atomic(path, text);
+    write_output(path, text);  // "-": standard output
   } catch (const FileError& e) {
     throw ModelFileError(e.what());
   }
