@@ -2,12 +2,14 @@
 #include "gelu/npy.hpp"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 
+#include "gelu/fileio.hpp"
 #include "gelu/format.hpp"
 #include "gelu/numio.hpp"
 
@@ -145,8 +147,17 @@ std::string sys_error() {
 }  // namespace
 
 bool is_npy_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) return false;
+  int fd = -1;
+  try {
+    fd = open_for_reading(path);
+  } catch (const FileError&) {
+    return false;
+  }
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    return false;
+  }
   unsigned char m[6] = {};
   const bool yes = std::fread(m, 1, 6, f) == 6 && std::memcmp(m, kMagic, 6) == 0;
   std::fclose(f);
@@ -154,11 +165,25 @@ bool is_npy_file(const std::string& path) {
 }
 
 NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::move(name)) {
+  // The one file reader: a FIFO, a socket or a device is refused at once, never waited on.
+  int fd = -1;
+  try {
+    fd = open_for_reading(path);
+  } catch (const FileError& e) {
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);
+    throw NpyError(name_ + ": " + why);
+  }
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) throw NpyError(name_ + ": cannot read: " + sys_error());
-  if (S_ISDIR(st.st_mode)) throw NpyError(name_ + ": cannot read: Is a directory");
-  file_ = std::fopen(path.c_str(), "rb");
-  if (!file_) throw NpyError(name_ + ": cannot read: " + sys_error());
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    throw NpyError(name_ + ": cannot read: " + sys_error());
+  }
+  file_ = ::fdopen(fd, "rb");
+  if (!file_) {
+    ::close(fd);
+    throw NpyError(name_ + ": cannot read: " + sys_error());
+  }
   try {
     unsigned char pre[10] = {};
     const std::size_t got = std::fread(pre, 1, sizeof pre, file_);
@@ -193,15 +218,19 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
 
     // The dtype.
     const std::string& d = h_.descr;
-    if (d == "<f2" || d == "<f4" || d == "<f8" || d == "<u2") {
+    if (d == "<f2" || d == "<f4" || d == "<f8" || d == "<u2" || d == "<i2") {
       h_.item_size = d[2] - '0';
-      h_.bf16_bits = d == "<u2";
+      h_.bf16_bits = h_.bits = d[1] != 'f';
+    } else if (d == "|u1" || d == "|i1" || d == "<u1" || d == "<i1") {
+      h_.item_size = 1;
+      h_.bits = true;
     } else if (d.size() == 3 && d[0] == '>' && (d[1] == 'f' || d[1] == 'u')) {
       throw NpyError(name_ + ": dtype " + quote(d) + " is big-endian; save it little-endian (a.astype('<" +
                      d.substr(1) + "'))");
     } else {
       throw NpyError(name_ + ": dtype " + quote(d) +
-                     " is not one of <f2 (float16), <f4 (float32), <f8 (float64), <u2 (bfloat16 bits)");
+                     " is not one of <f2 (float16), <f4 (float32), <f8 (float64), <u2 (bfloat16 or float16 "
+                     "bits), |u1 (e4m3 or e5m2 bits)");
     }
     if (h_.fortran_order && h_.shape.size() > 1)
       throw NpyError(name_ + ": the array is in Fortran order; save it in C order (np.ascontiguousarray)");
@@ -234,6 +263,20 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
   }
 }
 
+void NpyReader::bits_as(const Format& f, const std::string& what) {
+  if (!h_.bits) return;
+  const int want = f.row().bits;
+  const bool ok = (want == 16 && (f.id() == FormatId::BF16 || f.id() == FormatId::F16)) ||
+                  (want == 8 && (f.id() == FormatId::E4M3 || f.id() == FormatId::E5M2));
+  if (!ok || want != 8 * h_.item_size)
+    throw NpyError(name_ + ": dtype " + quote(h_.descr) + " holds " + std::to_string(8 * h_.item_size) +
+                   "-bit patterns, which " + what +
+                   " cannot take (uint16 holds bf16 or f16 bits, uint8 e4m3 or e5m2 bits; f32 and f64 are "
+                   "read from <f4 and <f8)");
+  bits_format_ = f;
+  h_.bf16_bits = f.id() == FormatId::BF16;
+}
+
 NpyReader::~NpyReader() {
   if (file_) std::fclose(file_);
 }
@@ -250,7 +293,14 @@ std::size_t NpyReader::read(double* out, std::size_t max) {
   for (std::size_t i = 0; i < n; ++i, b += item) {
     std::uint64_t bits = 0;
     for (std::size_t k = 0; k < item; ++k) bits |= std::uint64_t{b[k]} << (8 * k);  // little-endian
+    if (h_.bits && bits_format_) {
+      out[i] = bits_format_->decode(bits);
+      continue;
+    }
     switch (item) {
+      case 1:  // 8-bit patterns need bits_as to say which format
+        throw NpyError(name_ + ": dtype " + quote(h_.descr) +
+                       ": 8-bit patterns of which format? (e4m3, e5m2)");
       case 2:
         out[i] = (h_.bf16_bits ? bf16 : f16).decode(bits);
         break;

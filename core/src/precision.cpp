@@ -435,8 +435,8 @@ std::string summary_text(std::span<const SummaryRow> rows) {
 
 // [SECTION] Pair checks
 
-PairCheck::PairCheck(zoo::Entry reference, const Format& fmt, int order)
-    : ref_(std::move(reference)), fmt_(fmt), order_(order) {
+PairCheck::PairCheck(zoo::Entry reference, const Format& fmt, int order, const Format& compute)
+    : ref_(std::move(reference)), fmt_(fmt), order_(order), compute_(compute) {
   if (order != 0 && order != 1) throw std::invalid_argument("check: order must be 0 or 1");
   if (order == 1 && !ref_.has_d1()) throw std::invalid_argument(ref_.id + " has no derivative");
   if (fmt_.enumerable()) {
@@ -446,7 +446,7 @@ PairCheck::PairCheck(zoo::Entry reference, const Format& fmt, int order)
       // A whole-array reference (a live peer) is asked once for every value rather than once per pair.
       const std::vector<double> x = fmt_.enumerate();
       std::vector<double> y(x.size());
-      ref_.eval(x, y, order_, Format(FormatId::F64));
+      ref_.eval(x, y, order_, compute_);
       for (std::size_t i = 0; i < x.size(); ++i) {
         const auto k = static_cast<std::size_t>(fmt_.encode(x[i]));
         cache_[k] = fmt_.round(y[i]);
@@ -457,18 +457,16 @@ PairCheck::PairCheck(zoo::Entry reference, const Format& fmt, int order)
 }
 
 double PairCheck::expected(double x) {
-  const Format f64(FormatId::F64);
-  if (cache_.empty()) return fmt_.round(ref_.eval(x, order_, f64));
+  if (cache_.empty()) return fmt_.round(ref_.eval(x, order_, compute_));
   const auto k = static_cast<std::size_t>(fmt_.encode(x));
   if (!cached_[k]) {
-    cache_[k] = fmt_.round(ref_.eval(x, order_, f64));
+    cache_[k] = fmt_.round(ref_.eval(x, order_, compute_));
     cached_[k] = 1;
   }
   return cache_[k];
 }
 
-std::uint64_t PairCheck::add(std::size_t row, double x, double y) {
-  const double want = expected(x);
+std::uint64_t PairCheck::add(std::size_t row, double x, double y, double want) {
   const std::uint64_t u = fmt_.ulp_distance(y, want);
   ++n_;
   if (u) ++mismatch_;

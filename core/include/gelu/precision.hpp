@@ -171,17 +171,23 @@ struct PairCheckResult {
 /// Memory is constant (a 512 KiB cache of reference values for the 8- and 16-bit formats).
 class PairCheck {
  public:
-  PairCheck(zoo::Entry reference, const Format& fmt, int order = 0);
+  /// `compute`: the format the reference is evaluated in before the rounding to `fmt` (f64: correctly
+  /// rounded for a registry function; a zoo entry's compute format to check it as shipped).
+  PairCheck(zoo::Entry reference, const Format& fmt, int order = 0,
+            const Format& compute = Format(FormatId::F64));
   /// The correctly rounded reference at x (a value of the format).
   double expected(double x);
   /// Adds one pair (x and y values of the format, finite) and returns its ULP error.
-  std::uint64_t add(std::size_t row, double x, double y);
+  std::uint64_t add(std::size_t row, double x, double y) { return add(row, x, y, expected(x)); }
+  /// The same with the reference value `want` (= expected(x)) already at hand.
+  std::uint64_t add(std::size_t row, double x, double y, double want);
   PairCheckResult result() const;
 
  private:
   zoo::Entry ref_;
   Format fmt_;
   int order_;
+  Format compute_;
   std::vector<double> cache_;
   std::vector<std::uint8_t> cached_;
   std::size_t n_ = 0, mismatch_ = 0;
