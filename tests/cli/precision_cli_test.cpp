@@ -477,4 +477,47 @@ TEST(CliPrecisionCheck, RawBitNpyForTheNarrowFormats) {
   }
 }
 
+// --json carries what the text says (verdict, zero, overflow); the tables print only the metrics asked for.
+TEST(CliPrecisionError, JsonCarriesTheTextAndTablesOnlyTheMetricsAsked) {
+  const ExecResult text = run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--all"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  const ExecResult js =
+      run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--all", "--json"});
+  ASSERT_EQ(js.status, 0) << js.err;
+  const gelu::json::Value v = gelu::json::parse(js.out);
+  const std::string verdict = v.at("verdict").as_string();
+  EXPECT_NE(text.out.find("verdict: " + verdict + "\n"), std::string::npos) << text.out;
+  const std::string zero = v.at("zero").at("from").as_string();
+  EXPECT_NE(text.out.find("is 0 from x = " + zero + " down (non-zero down to x = " +
+                          v.at("zero").at("lowest_nonzero").as_string() + ")"),
+            std::string::npos)
+      << text.out;
+  const std::string above = v.at("overflow").at("above").as_string();
+  EXPECT_NE(
+      text.out.find("overflows in " + v.at("overflow").at("compute").as_string() + " from x = " + above),
+      std::string::npos)
+      << text.out;
+  for (const char* m : {"abs", "rel", "ulp"}) {
+    const ExecResult md = run({"error", "--fn", "tanh_form", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype",
+                               "bf16", "--markdown", "--metric", m, "--samples", "1001"});
+    ASSERT_EQ(md.status, 0) << md.err;
+    const std::string head = md.out.substr(0, md.out.find('\n'));
+    for (const char* other : {"abs", "rel", "ulp"}) {
+      const bool want = std::string(other) == m;
+      EXPECT_EQ(head.find(std::string("max_") + other) != std::string::npos, want) << m << ": " << head;
+    }
+    const ExecResult csv = run({"error", "--fn", "tanh_form", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype",
+                                "bf16", "--csv", "-", "--metric", m, "--samples", "1001"});
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    const std::string chead = csv.out.substr(0, csv.out.find('\n'));
+    for (const char* other : {"abs", "rel", "ulp"})
+      EXPECT_EQ(chead.find(std::string("max_") + other) != std::string::npos, std::string(other) == m)
+          << chead;
+  }
+  // The maximum ULP error is a count: an integer in the tables.
+  const ExecResult md = run({"error", "--fn", "tanh_form", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype",
+                             "bf16", "--markdown", "--metric", "ulp", "--all"});
+  EXPECT_EQ(md.out.find("e+0"), std::string::npos) << md.out;
+}
+
 }  // namespace

@@ -141,10 +141,14 @@ SummaryRow summary_row(const analysis::ErrorReport& r, std::string fn, std::stri
 SummaryRow summary_row(const Sweep& s, const zoo::Entry& e, std::string vs);
 /// Columns: fn, vs, format, compute, order, n, mismatch, mismatch_pct, max_abs, mean_abs, max_rel,
 /// mean_rel, max_ulp, mean_ulp, x_at_max_ulp, cost (weighted, empty when unknown), cost_text. CSV numbers
-/// round-trip (inf, nan spelled so); Markdown and text show 3 significant digits.
-std::string summary_csv(std::span<const SummaryRow> rows);
-std::string summary_markdown(std::span<const SummaryRow> rows);
-std::string summary_text(std::span<const SummaryRow> rows);
+/// round-trip (inf, nan spelled so); Markdown and text show 3 significant digits. `metrics` not empty: only
+/// those metrics' columns (max_abs/mean_abs, max_rel/mean_rel, max_ulp/mean_ulp/x_at_max_ulp).
+std::string summary_csv(std::span<const SummaryRow> rows,
+                        std::span<const analysis::ErrorMetric> metrics = {});
+std::string summary_markdown(std::span<const SummaryRow> rows,
+                             std::span<const analysis::ErrorMetric> metrics = {});
+std::string summary_text(std::span<const SummaryRow> rows,
+                         std::span<const analysis::ErrorMetric> metrics = {});
 
 // [SECTION] Pair checks
 
