@@ -139,14 +139,15 @@ int run_fit(Args& args) {
   const auto vectors = args.option("vectors");
   const auto name = args.option("name");
   args.finish();
-  if (name && !fit::is_identifier(*name))
-    throw UsageError("--name: " + quote(*name) +
-                     " is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64, not a keyword)");
+  if (name)
+    if (const auto why = fit::why_not_identifier(*name))
+      throw UsageError("--name: " + quote(*name) + " " + *why + "; the export could not compile with it");
   for (const auto& [opt, path] : {std::pair{"export-cpp", export_cpp},
                                   {"export-glsl", export_glsl},
                                   {"export-cuda", export_cuda},
                                   {"vectors", vectors}})
     if (path) check_output_path(opt, *path);
+  if (vectors) check_output_path("vectors", *vectors + ".budget.json");
   try {
     fit::validate(s);
   } catch (const fit::FitError& e) {
@@ -174,7 +175,10 @@ int run_fit(Args& args) {
 #endif
   const fit::TestVectors tv = fit::test_vectors(c);
   const std::string pairs = "your_outputs.txt";
-  const std::string check = fit::check_command(c, tv, pairs);
+  // With --vectors, a budget file next to them (ranges with their own bounds) makes the printed check a gate
+  // that a moved coefficient fails.
+  const std::string budget = vectors ? *vectors + ".budget.json" : std::string();
+  const std::string check = fit::check_command(c, tv, pairs, budget);
   fit::ExportOptions eo;
   eo.name = name.value_or("gelu_fit");
   eo.command = command_line(c.spec);
@@ -184,6 +188,7 @@ int run_fit(Args& args) {
   if (export_glsl) write_export("export-glsl", *export_glsl, fit::export_glsl(c, eo));
   if (export_cuda) write_export("export-cuda", *export_cuda, fit::export_cuda(c, eo));
   if (vectors) write_export("vectors", *vectors, tv.text());
+  if (vectors) write_export("vectors", budget, tv.budget_json());
   const Cost cost = c.cost();
   const FormatId f = c.spec.format;
 
@@ -242,7 +247,8 @@ int run_fit(Args& args) {
     w.key("weighted").value(cost.weighted());
     w.end_object();
     w.key("fit_ms").value(c.fit_seconds * 1e3);
-    w.key("max_ulp").value(static_cast<std::int64_t>(tv.max_ulp));
+    w.key("max_ulp").value(static_cast<unsigned long long>(tv.max_ulp));
+    w.key("vectors_max_abs").value(tv.max_abs);
     w.key("check").value(check);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
@@ -299,6 +305,7 @@ int run_fit(Args& args) {
                                    {"CUDA C", export_cuda},
                                    {"test vectors", vectors}})
     if (path) std::printf("wrote %s: %s\n", what, path->c_str());
+  if (vectors) std::printf("wrote check budget: %s\n", budget.c_str());
   return 0;
 }
 
