@@ -6,6 +6,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -174,15 +175,22 @@ py::dict run_check(const py::array& x, const py::array& y, const std::string& fn
   const check::Values values(s.format);
   {
     py::gil_scoped_release nogil;  // the arrays are kept alive by the caller's references
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      const double xv = xs[i], yv = ys[i];
-      if (!s.format.representable(xv) || !s.format.representable(yv)) {
-        // Not a value of the format (a float32 array for bf16, say): the CLI's message, naming the index.
-        const std::string where = "index " + std::to_string(i);
-        values.from_binary(xv, where, "x");
-        values.from_binary(yv, where, "y");
+    constexpr std::size_t kBatch = std::size_t{1} << 16;
+    std::vector<double> bx(kBatch), by(kBatch);
+    for (std::size_t first = 0; first < xs.size(); first += kBatch) {
+      const std::size_t n = std::min(kBatch, xs.size() - first);
+      for (std::size_t k = 0; k < n; ++k) {
+        const double xv = xs[first + k], yv = ys[first + k];
+        if (!s.format.representable(xv) || !s.format.representable(yv)) {
+          // Not a value of the format (a float32 array for bf16, say): the CLI's message, naming the index.
+          const std::string where = "index " + std::to_string(first + k);
+          values.from_binary(xv, where, "x");
+          values.from_binary(yv, where, "y");
+        }
+        bx[k] = xv;
+        by[k] = yv;
       }
-      checker.add(i, xv, yv);
+      checker.add_many(bx.data(), by.data(), n, first);
     }
   }
   const check::Result r = checker.result("x, y");

@@ -143,6 +143,10 @@ class Checker {
   /// One pair of values of the format (NaN and infinities included where the format has them). `row` names
   /// it in the worst lists.
   void add(std::size_t row, double x, double y);
+  /// Pairs x[i], y[i] with rows first_row + i: the same result as add() one by one. For f32 and f64 (no cache
+  /// of reference values) and a registry function the reference values — where the time goes — are computed
+  /// on the thread pool (gelu/kernels.hpp).
+  void add_many(const double* x, const double* y, std::size_t n, std::size_t first_row);
   /// The figures and the budgets' verdict. InputError when no pair was compared (`source` names the input).
   Result result(const std::string& source) const;
   const Format& format() const { return s_.format; }
@@ -155,7 +159,9 @@ class Checker {
   double max_abs_ = 0, x_at_max_abs_ = 0;
   std::vector<Special> special_mismatches_;
   std::vector<Stats> stats_;
+  std::vector<double> want_;
   double special_expected(double x) const;
+  void add_with(std::size_t row, double x, double y, const double* want);
 };
 
 /// Turns a number read from a file into a value of the format, or says why it is not one.
