@@ -755,6 +755,14 @@ std::vector<Row> make_rows() {
                   cat(chk, {"--range", "10:20"}),
                   {"--pairs '{f}': no pair has x in --range [10, 20] (1 pair outside it)"},
                   file("1 0.84\n", "p.txt")});
+  rows.push_back({"check_npy_x_fifo",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{f}"},
+                  {"--x '{f}': is a FIFO (named pipe), not a regular file"},
+                  [](const fs::path& d) {
+                    const fs::path p = d / "x.fifo";
+                    ::mkfifo(p.c_str(), 0600);
+                    return p;
+                  }});
   rows.push_back({"check_text_inf_e4m3",
                   {"check", "--fn", "gelu", "--dtype", "e4m3", "--pairs", "{f}"},
                   {"line 1: y = inf is not a value of e4m3 (it has no infinity)"},
