@@ -1,4 +1,10 @@
 // Checking an implementation's pairs (gelu/check.hpp).
+//
+// Index of this file:
+//   [SECTION] Budgets
+//   [SECTION] The checker
+//   [SECTION] Values
+//   [SECTION] Readers
 #include "gelu/check.hpp"
 
 #include <unistd.h>

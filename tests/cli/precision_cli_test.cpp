@@ -2,6 +2,11 @@
 // --all, several --fn (text, JSON, CSV, Markdown), --order 1; eval --dtype with shortest decimals per format;
 // check with text, .npy pairs and two .npy columns, --max-ulp, --json. The numbers are checked against the
 // core (gelu::precision) computing the same thing in this process.
+//
+// Index of this file:
+//   [SECTION] error
+//   [SECTION] eval
+//   [SECTION] check
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,4 +1,8 @@
 // [SECTION] Export: C++, GLSL, CUDA C source of a candidate, and its test vectors.
+//
+// Index of this file:
+//   [SECTION] Test vectors
+//   [SECTION] Source text
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
