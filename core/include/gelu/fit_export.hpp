@@ -29,7 +29,8 @@ namespace gelu::fit {
 struct TestVectors {
   FormatId format = FormatId::F32;
   /// y: what the exported code computes — the designer's operation order, fma, float arithmetic (double for
-  /// f64) — rounded to the format: the C++, GLSL and CUDA exports reproduce every y bit for bit.
+  /// f64) — rounded to the format: the C++ export reproduces every y bit for bit
+  /// (tests/fit/export_loop_test.py).
   std::vector<double> x, y;
   /// The largest ULP distance (in the format) of y from the correctly rounded GELU (GELU′ for gelu_prime),
   /// the reference of `gelulab check --fn gelu`, and where.
