@@ -663,8 +663,8 @@ std::string header_comment(const Candidate& c, const ExportOptions& o, const cha
     format_f64(c.gelu_abs_error) + ".");
   l("Cost: " + c.cost().text() + ".");
   if (!o.vectors_file.empty())
-    l("Test vectors: " + o.vectors_file + " (x and the expected " + number_format(s.format).name +
-      " value).");
+    l("Test vectors: " + o.vectors_file + " (x and what this code computes, rounded to " +
+      number_format(s.format).name + ").");
   if (!o.check.empty()) {
     l("Verify an implementation's outputs (x y pairs) with:");
     l("  " + o.check);
