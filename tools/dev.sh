@@ -26,6 +26,7 @@ RUN_PACKAGES=(
 )
 TEST_PACKAGES=(
   xvfb xauth python3 python3-mpmath python3-numpy python3-torch libdnnl-dev
+  python3-dev pybind11-dev  # the Python module gelulab (python/)
   clang libclang-rt-14-dev clang-format
 )
 

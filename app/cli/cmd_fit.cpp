@@ -139,15 +139,18 @@ int run_fit(Args& args) {
   const auto vectors = args.option("vectors");
   const auto name = args.option("name");
   args.finish();
-  if (name && !fit::is_identifier(*name))
-    throw UsageError("--name: " + quote(*name) +
-                     " is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64, not a keyword)");
+  if (name)
+    if (const auto why = fit::why_not_identifier(*name))
+      throw UsageError("--name: " + quote(*name) + " " + *why + "; the export could not compile with it");
   // The output-path policy (command.hpp): "-" is standard output (the report then gives way), one file per
-  // output.
+  // output; the vectors' budget file lies beside them.
+  const std::optional<std::string> budget_path =
+      vectors && *vectors != "-" ? std::optional<std::string>(*vectors + ".budget.json") : std::nullopt;
   const bool report_gives_way = !command::check_outputs({{"export-cpp", &export_cpp},
                                                          {"export-glsl", &export_glsl},
                                                          {"export-cuda", &export_cuda},
-                                                         {"vectors", &vectors}},
+                                                         {"vectors", &vectors},
+                                                         {"vectors", &budget_path, "the vectors' budget file"}},
                                                         json ? "the JSON" : nullptr)
                                      .empty();
   try {
@@ -177,7 +180,10 @@ int run_fit(Args& args) {
 #endif
   const fit::TestVectors tv = fit::test_vectors(c);
   const std::string pairs = "your_outputs.txt";
-  const std::string check = fit::check_command(c, tv, pairs);
+  // With --vectors, a budget file next to them (ranges with their own bounds) makes the printed check a gate
+  // that a moved coefficient fails.
+  const std::string budget = budget_path.value_or("");
+  const std::string check = fit::check_command(c, tv, pairs, budget);
   fit::ExportOptions eo;
   eo.name = name.value_or("gelu_fit");
   eo.command = command_line(c.spec);
@@ -187,6 +193,7 @@ int run_fit(Args& args) {
   if (export_glsl) write_export("export-glsl", *export_glsl, fit::export_glsl(c, eo));
   if (export_cuda) write_export("export-cuda", *export_cuda, fit::export_cuda(c, eo));
   if (vectors) write_export("vectors", *vectors, tv.text());
+  if (budget_path) write_export("vectors", *budget_path, tv.budget_json());
   if (report_gives_way) return 0;
   const Cost cost = c.cost();
   const FormatId f = c.spec.format;
@@ -246,7 +253,8 @@ int run_fit(Args& args) {
     w.key("weighted").value(cost.weighted());
     w.end_object();
     w.key("fit_ms").value(c.fit_seconds * 1e3);
-    w.key("max_ulp").value(static_cast<std::int64_t>(tv.max_ulp));
+    w.key("max_ulp").value(static_cast<unsigned long long>(tv.max_ulp));
+    w.key("vectors_max_abs").value(tv.max_abs);
     w.key("check").value(check);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
@@ -303,6 +311,7 @@ int run_fit(Args& args) {
                                    {"CUDA C", export_cuda},
                                    {"test vectors", vectors}})
     if (path) std::printf("wrote %s: %s\n", what, path->c_str());
+  if (budget_path) std::printf("wrote check budget: %s\n", budget.c_str());
   return 0;
 }
 

@@ -448,8 +448,8 @@ ExportResult export_candidate(const fit::Candidate& c, const std::string& base, 
     r.message = "give a file name first";
     return r;
   }
-  if (!fit::is_identifier(name)) {
-    r.message = "the function name " + quote(name) + " is not a C identifier (letters, digits and _)";
+  if (const auto why = fit::why_not_identifier(name)) {
+    r.message = "the function name " + quote(name) + " " + *why;
     return r;
   }
   const auto path = [&](ExportKind k) {
