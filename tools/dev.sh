@@ -26,7 +26,7 @@ RUN_PACKAGES=(
 )
 TEST_PACKAGES=(
   xvfb xauth python3 python3-mpmath python3-numpy python3-torch libdnnl-dev
-  clang libclang-rt-14-dev clang-format
+  clang libclang-rt-14-dev clang-format libglpk-dev libmpfr-dev
 )
 
 install_missing() {
