@@ -211,6 +211,7 @@ int run_check(Args& args) {
   const std::optional<Format> fmt_opt = parse_dtype(args);
   const auto pairs = args.option("pairs"), xfile = args.option("x"), yfile = args.option("y");
   const auto max_ulp_text = args.option("max-ulp");
+  const auto max_mismatch_text = args.option("max-mismatch");
   const bool json = args.flag("json");
   args.finish();
 
@@ -231,6 +232,11 @@ int run_check(Args& args) {
                            ? static_cast<std::uint64_t>(Args::to_int(
                                  "max-ulp", *max_ulp_text, 0, std::numeric_limits<std::int64_t>::max()))
                            : std::uint64_t{0};
+  const bool have_max_mismatch = max_mismatch_text.has_value();
+  const auto max_mismatch =
+      have_max_mismatch ? static_cast<std::size_t>(Args::to_int("max-mismatch", *max_mismatch_text, 0,
+                                                                std::numeric_limits<std::int64_t>::max()))
+                        : std::size_t{0};
   if (dry_run()) return 0;
 
   const zoo::Entry ref = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
@@ -317,6 +323,14 @@ int run_check(Args& args) {
                  format_in(r.x_at_max, fmt).c_str());
     return 1;
   }
+  if (have_max_mismatch && r.mismatch > max_mismatch) {
+    std::fprintf(stderr,
+                 "gelulab check: %zu pairs differ from the correctly rounded value, above --max-mismatch "
+                 "%llu (first worst at x = %s)\n",
+                 r.mismatch, static_cast<unsigned long long>(max_mismatch),
+                 format_in(r.x_at_max, fmt).c_str());
+    return 1;
+  }
   return 0;
 }
 
@@ -324,7 +338,8 @@ int run_check(Args& args) {
 
 GELU_COMMAND(
     check, "check", "check (x, y) pairs of your implementation against the correctly rounded function",
-    "usage: gelulab check --fn ID --dtype FMT (--pairs FILE | --x X.npy --y Y.npy) [--max-ulp N] [--json]\n"
+    "usage: gelulab check --fn ID --dtype FMT (--pairs FILE | --x X.npy --y Y.npy) [--max-ulp N]\n"
+    "                     [--max-mismatch N] [--json]\n"
     "                     [--order 0|1] [--param NAME=VALUE]... [--scale S [--zero-point Z] | --int8-range "
     "A:B]\n\n"
     "Compares every y with the correctly rounded value of --fn at x in the format FMT (the registry's\n"
@@ -338,6 +353,8 @@ GELU_COMMAND(
     "  --x X.npy --y Y.npy   two 1-D .npy arrays of the same length\n"
     "                     .npy dtypes: <f2 (float16), <f4, <f8, <u2 (bfloat16 bit patterns), C order\n"
     "  --max-ulp N        exit status 1 when the maximum error exceeds N ULP (for CI)\n"
+    "  --max-mismatch N   exit status 1 when more than N pairs differ from the correctly rounded value\n"
+    "                     (0: every pair correctly rounded, as gelulab fit --correctly-rounded promises)\n"
     "  --json             {\"n\", \"max_ulp\", \"x_at_max\", \"mean_ulp\", \"mismatch\", \"histogram\", "
     "\"worst\"}\n"
     "  --order N          0 = f (default), 1 = f'\n"
