@@ -15,9 +15,11 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "gelu/activation.hpp"
 #include "gelu/format.hpp"
+#include "gelu/kernels.hpp"
 #include "gelu/zoo.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
@@ -69,6 +71,20 @@ TEST(FitCr, ReferenceAgreesWithTheDoubleReferenceAwayFromTies) {
   EXPECT_EQ(correctly_rounded(Target::Gelu, FormatId::BF16, 1.0), 0.83984375);  // GELU(1) = 0.841344…
   EXPECT_EQ(correctly_rounded(Target::GeluPrime, FormatId::BF16, 0.0), 0.5);
   EXPECT_TRUE(std::signbit(correctly_rounded(Target::Gelu, FormatId::BF16, -100.0)));
+}
+
+TEST(FitCr, TodaysBf16KernelsAgreeWithTheMpfrReference) {
+  for (int d1 : {0, 1}) {
+    const auto t = cr_table(d1 ? Target::GeluPrime : Target::Gelu, FormatId::BF16, FormatId::F32);
+    const Format b(FormatId::BF16);
+    std::vector<std::uint16_t> x(t->x.size()), y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<std::uint16_t>(b.encode(t->x[i]));
+    (d1 ? bf16::gelu_d1 : bf16::gelu)(x.data(), y.data(), x.size());
+    std::size_t wrong = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!(b.decode(y[i]) == t->r[i])) ++wrong;
+    EXPECT_EQ(wrong, 0u) << (d1 ? "gelu_d1" : "gelu");
+  }
 }
 
 TEST(FitCr, RoundingIntervalsAreExactlyTheValuesThatRoundToTheResult) {
