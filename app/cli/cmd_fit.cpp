@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "cli/cmd_fit_cr.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/fit.hpp"
@@ -74,6 +75,7 @@ std::string command_line(const fit::Spec& s) {
 }
 
 int run_fit(Args& args) {
+  if (const auto cr = args.option("correctly-rounded")) return run_fit_cr(args, *cr);
   fit::Spec s;
   s.target = parse_choice<fit::Target>(args, "target", fit::parse_target, fit::targets(), fit::Target::Gelu);
   const auto form_text = args.option("form");
@@ -354,8 +356,29 @@ GELU_COMMAND(
     "The printed (and exported) check command verifies an implementation's x y pairs against the correctly\n"
     "rounded GELU with the candidate's own measured ULP distance + 1 as the bound.\n"
     "A rational fit that does not converge is an error (exit 2) naming why and the best candidate found.\n\n"
+    "Correctly rounded (built with GLPK and MPFR; docs/designer.md):\n"
+    "       gelulab fit --target gelu|gelu_prime --correctly-rounded bf16|f16|e4m3|e5m2 [--compute f32|f64]\n"
+    "                   [--fma on|off] [--form poly|piecewise] [--pieces K|auto] [--range A:B]\n"
+    "                   [--max-degree D] [--json] [--export-cpp F] [--export-glsl F] [--export-cuda F]\n"
+    "                   [--vectors F] [--name IDENT]\n"
+    "  --correctly-rounded FMT  coefficients in --compute (f32 default) such that the exported evaluation\n"
+    "                    (Horner, with fma unless --fma off), rounded to FMT (nearest even), is the "
+    "correctly\n"
+    "                    rounded target for EVERY finite input of FMT: per-input rounding intervals from an\n"
+    "                    MPFR reference, a linear programme per piece (GLPK), coefficients rounded and\n"
+    "                    re-solved until they pass, then verified over every input. --form piecewise\n"
+    "                    (default; uniform pieces, --pieces auto: the cheapest of 64, 32, …, 1) or poly;\n"
+    "                    --range default: the smallest outside which 0 (below) and x or 1 (above) are "
+    "right;\n"
+    "                    --max-degree: the cap per piece (default 12). Prints degree, pieces, cost and\n"
+    "                    'correctly rounded: N of N inputs'; --vectors writes every input with its "
+    "correctly\n"
+    "                    rounded value; the check command uses --max-mismatch 0. A piece that cannot be "
+    "fitted\n"
+    "                    is one line naming it and why, exit 2.\n\n"
     "Example: gelulab fit --target gelu --form half_x_poly_abs --degree 6 --range -4:4 --weight abs --format "
-    "f32\n",
+    "f32\n"
+    "         gelulab fit --target gelu --correctly-rounded bf16 --pieces auto\n",
     run_fit);
 
 }  // namespace gelu::cli

@@ -72,6 +72,7 @@ struct ExportOptions {
   std::string command;            // the gelulab command line that made the candidate, for the comment
   std::string vectors_file;       // where the test vectors were written, for the comment (may be empty)
   std::string check;              // the check command, for the comment (may be empty)
+  std::string note;               // one more comment line after the command (may be empty)
 };
 
 std::string export_cpp(const Candidate& c, const ExportOptions& o);

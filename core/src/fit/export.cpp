@@ -497,7 +497,10 @@ struct Writer {
   std::string name;  // the function's name
   std::string out;
 
-  const char* T() const { return dbl ? "double" : "float"; }
+  const char* T() const {
+    if (lang == Lang::Glsl && !c.spec.fma) return "precise float";  // no contraction into fma
+    return dbl ? "double" : "float";
+  }
   /// A constant of the arithmetic type, exactly.
   std::string k(double v) const {
     if (lang != Lang::Glsl) return hex_literal(v, !dbl);
@@ -509,6 +512,12 @@ struct Writer {
     return buf;
   }
   std::string fma(const std::string& a, const std::string& b, const std::string& cc) const {
+    if (!c.spec.fma) {  // each product and sum rounded apart (C++: compile with -ffp-contract=off)
+      if (lang == Lang::Cuda)
+        return std::string(dbl ? "__dadd_rn(__dmul_rn(" : "__fadd_rn(__fmul_rn(") + a + ", " + b + "), " +
+               cc + ")";
+      return "(" + a + " * " + b + " + " + cc + ")";
+    }
     if (lang == Lang::Glsl) return "fma(" + a + ", " + b + ", " + cc + ")";
     if (lang == Lang::Cuda) return std::string(dbl ? "fma(" : "fmaf(") + a + ", " + b + ", " + cc + ")";
     return "std::fma(" + a + ", " + b + ", " + cc + ")";
@@ -649,9 +658,12 @@ std::string header_comment(const Candidate& c, const ExportOptions& o, const cha
   const char* what = s.target == Target::GeluPrime ? "GELU′(x)" : "GELU(x)";
   l(o.name + ": " + what + " ≈ " + c.formula());
   l("Fitted by GELU Lab" + (o.command.empty() ? std::string(".") : ": " + o.command));
+  if (!o.note.empty()) l(o.note);
   l(std::string("Coefficients: ") + number_format(s.format).name + " values, lowest power first" +
     (s.form == Form::Rational ? " (numerator, then denominator)" : "") + "; arithmetic in " +
-    (arithmetic_double ? "double" : "float") + " with fma, in the designer's order" +
+    (arithmetic_double ? "double" : "float") +
+    (s.fma ? " with fma" : " without fma (each product and sum rounded; C++: -ffp-contract=off)") +
+    ", in the designer's order" +
     (glsl && s.format == FormatId::F64 ? " (f64 coefficients rounded to float: GLSL export is float)" : "") +
     ".");
   l("Max " + std::string(name(s.weight)) + " error " + format_f64(c.max_error) +
