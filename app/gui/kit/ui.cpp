@@ -178,7 +178,18 @@ void mark_plot(const std::string& id, plot::PlotState& s) {
 const std::vector<PlotRef>& frame_plots() {
   return plot_list();
 }
+namespace {
+float g_view_overflow = 0;
+}  // namespace
+void note_view_overflow(float px) {
+  g_view_overflow = std::max(g_view_overflow, px);
+}
+float view_overflow() {
+  return g_view_overflow;
+}
+
 void begin_frame() {
+  g_view_overflow = 0;
   plot_list().clear();
   ++g_frame;
 }

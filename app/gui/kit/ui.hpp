@@ -46,6 +46,10 @@ bool plot_shown(std::string_view id);
 bool control_pinned(std::string_view name);
 
 void mark(const std::string& name, ImVec2 min, ImVec2 max);  // (below, with the other marks)
+/// How far the panel's "view" child (begin_panel) scrolls: its content below what it shows, in pixels, as
+/// ImGui measured it from the last frame; 0 when it fits. Reset by begin_frame().
+void note_view_overflow(float px);
+float view_overflow();
 
 /// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
 /// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
@@ -63,6 +67,7 @@ void begin_panel(float width_em, Controls&& controls) {
   // The view scrolls when its plots need more room than the window has (a plot never shrinks below
   // plot::kMinAreaHeight); the mouse wheel over a plot zooms it instead.
   ImGui::BeginChild("view", ImVec2(0, 0), false);
+  note_view_overflow(ImGui::GetScrollMaxY());
 }
 
 /// How many plots fit side by side in `avail_x` pixels (1 to `want`), each keeping plot::Plot::min_frame()'s
