@@ -489,12 +489,15 @@ float lead_height(const std::string& lead, float w) {
   return h;
 }
 LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
+  // The buttons as lesson_bar draws them: in the regular font (measured in the bold one, they took the
+  // symbols here and the words there, and the header ran under the buttons).
+  const float buttons_w = lesson_buttons_width(content_w);
+  const bool narrow = &lesson_buttons(content_w)[0] == &kLessonButtonsNarrow[0];
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
   LessonHeader h;
-  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width(content_w) - ui::em());
+  h.wrap = std::max(4 * ui::em(), content_w - buttons_w - ui::em());
   char buf[64];
   // "Step 2/7" where there is room, "2/7" beside the symbol buttons (a projector's 3× text).
-  const bool narrow = &lesson_buttons(content_w)[0] == &kLessonButtonsNarrow[0];
   std::snprintf(buf, sizeof buf, narrow ? "%d/%zu  ·  " : "Step %d/%zu  ·  ", step + 1, l.steps.size());
   h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
   const std::string with_title = h.text + "   —   " + l.title;
@@ -990,6 +993,8 @@ void App::frame() {
         // A lesson step's view applies to its own panel only.
         const LessonStep* step =
             lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;
+        ui::set_slide(presentation_.on && step && step->panel == panels_[i]->id());
+        plot::set_inline_legends(ui::slide());
         if (step && step->panel == panels_[i]->id() && !step->view.empty()) {
           view_filter_.series = step->view.series;
           view_filter_.reveal = step->view.reveal;
@@ -1006,6 +1011,8 @@ void App::frame() {
           ui::set_step_view(&step->view);
         }
         panels_[i]->drawContent();
+        ui::set_slide(false);
+        plot::set_inline_legends(false);
         // The slide's room: the panel's child, above the lesson bar; what it scrolls (it, or its view).
         slide_.room = {ImGui::GetWindowPos().x, ImGui::GetWindowPos().y,
                        ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
