@@ -422,7 +422,8 @@ std::string App::step_text() const {
             std::to_string(v.reveal.size()) + " shown)";
   if (v.question) {
     const Question& q = *v.question;
-    text += "\n\nPredict: " + q.prompt;
+    // The prompt, then the choices on one line (they wrap where they must): a slide keeps the plot's room.
+    text += "\nPredict: " + q.prompt + "\n";
     const std::optional<double> answer = answered_ ? model::quantity(q.answer) : std::nullopt;
     int right = -1;
     if (answer)
@@ -436,10 +437,10 @@ std::string App::step_text() const {
                          : (answered_ && answer && k == picked_) ? "✗ "
                          : k == picked_                          ? "▶ "
                                                                  : "";
-      text += "\n   " + std::string(mark) + std::to_string(i + 1) + "  " + q.choices[i].text;
+      text += std::string(i ? "     " : "") + mark + std::to_string(i + 1) + "  " + q.choices[i].text;
     }
     if (!answered_) {
-      text += "\n(keys 1 to " + std::to_string(q.choices.size()) + " choose; Enter or → shows the answer)";
+      text += "   (keys 1–" + std::to_string(q.choices.size()) + ", then Enter)";
     } else if (!answer) {
       text += "\nComputing the answer…";
     } else {
@@ -502,8 +503,10 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
   h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
   const std::string with_title = h.text + "   —   " + l.title;
   if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
-  h.height =
-      std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y, ImGui::GetFrameHeight());
+  // Beside the buttons the header starts where their labels do (lesson_bar centres its first line on them).
+  const float centre = std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2);
+  h.height = std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y + centre,
+                      ImGui::GetFrameHeight());
   if (narrow && h.height > 1.5f * ImGui::GetTextLineHeightWithSpacing()) {
     h.lead = l.steps[static_cast<std::size_t>(step)].title;
     h.text = std::string(buf).substr(0, std::string(buf).find("  ·"));
