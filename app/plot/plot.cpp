@@ -450,7 +450,21 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   fit_y_.min = std::min(fit_y_.min, b.min);
   fit_y_.max = std::max(fit_y_.max, b.max);
   polyline(sx_, sy_, color, thickness_em * lu_);
-  if (e) e->end = line_end(sx_, sy_);
+  if (e) {
+    e->end = line_end(sx_, sy_);
+    e->mid = line_at(sx_, sy_, 0.6);
+  }
+}
+
+ImVec2 Plot::line_at(std::span<const double> xs, std::span<const double> ys, double share) const {
+  const double target = s_.x.range.min + share * (s_.x.range.max - s_.x.range.min);
+  std::size_t best = SIZE_MAX;
+  for (std::size_t i = 0; i < std::min(xs.size(), ys.size()); ++i)
+    if (std::isfinite(xs[i]) && std::isfinite(ys[i]) && s_.x.range.contains(xs[i]) &&
+        (s_.y.scale != Scale::Log10 || ys[i] > 0) &&
+        (best == SIZE_MAX || std::fabs(xs[i] - target) < std::fabs(xs[best] - target)))
+      best = i;
+  return best == SIZE_MAX ? ImVec2(NAN, NAN) : px(xs[best], ys[best]);
 }
 
 ImVec2 Plot::line_end(std::span<const double> xs, std::span<const double> ys) const {
@@ -486,8 +500,9 @@ void Plot::draw_inline_labels() {
   for (const bool curves : {true, false})
     for (Entry& e : entries_) {
       if (e.hidden || std::isnan(e.end.x) || e.readout != curves) continue;
-      e.inlined =
-          label_near(e.end, compact_label(e.label).c_str(), e.color | IM_COL32_A_MASK, false).has_value();
+      const std::string t = compact_label(e.label);
+      e.inlined = label_near(e.end, t.c_str(), e.color | IM_COL32_A_MASK, false).has_value() ||
+                  (!std::isnan(e.mid.x) && label_near(e.mid, t.c_str(), e.color | IM_COL32_A_MASK, false));
     }
 }
 
@@ -506,7 +521,10 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
   fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
   polyline(xs, ys, color, thickness_em * lu_);
-  if (e) e->end = line_end(xs, ys);
+  if (e) {
+    e->end = line_end(xs, ys);
+    e->mid = line_at(xs, ys, 0.6);
+  }
 }
 
 void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,

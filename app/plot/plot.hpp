@@ -254,6 +254,7 @@ class Plot {
     BatchFn f, df;                   // function series
     std::span<const double> xs, ys;  // data series
     ImVec2 end{NAN, NAN};            // the last point its line drew, in pixels (NaN: none)
+    ImVec2 mid{NAN, NAN};            // a point of its line at 60 % of the view (where the end is crowded)
     bool inlined = false;            // named at its line's end (set_inline_legends), not in the legend
   };
   bool begin_series(const char* label, ImU32 color, bool readout, Entry** out);
@@ -266,6 +267,8 @@ class Plot {
   void draw_inline_labels();
   /// The last finite point of (xs, ys) in the visible x range, in pixels (NaN when there is none).
   ImVec2 line_end(std::span<const double> xs, std::span<const double> ys) const;
+  /// A finite point of (xs, ys) in the visible x range near `share` of it, in pixels (NaN when none).
+  ImVec2 line_at(std::span<const double> xs, std::span<const double> ys, double share) const;
   void draw_readout();
   bool draw_dot_tip();
   void draw_view_notes();

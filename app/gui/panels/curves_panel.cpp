@@ -276,7 +276,11 @@ void CurvesPanel::glu_diagram(float height, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 ink = IM_COL32(30, 30, 30, 255), box = IM_COL32(232, 240, 250, 255),
               gate = IM_COL32(255, 236, 200, 255);
-  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em, pitch = 2.3f * line;
+  // Rows 2.3 lines apart, closer where the column is shorter than that (a slide's room), down to 1.6 lines.
+  const float caption_h =
+      ImGui::CalcTextSize(ui::wrap_at_spaces(kGluCaption, width - 0.3f * em).c_str()).y + 1.6f * line;
+  const float pitch = std::clamp((height - 0.9f * line - caption_h) / 5.0f, 1.6f * line, 2.3f * line);
+  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em;
   const float cx = o.x + w / 2, dx = w / 4;
   struct Node {
     const char* name;
@@ -374,7 +378,7 @@ void CurvesPanel::drawContent() {
     const bool beside = ImGui::GetContentRegionAvail().x - w - gap >= plot::Plot::min_frame().x;
     ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : ImGui::GetFont());
     if (beside) ImGui::BeginGroup();
-    glu_diagram(h, w);
+    glu_diagram(std::min(h, ImGui::GetContentRegionAvail().y), w);
     if (beside) ImGui::EndGroup();
     ImGui::PopFont();
     if (beside) {

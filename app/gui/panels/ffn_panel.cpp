@@ -350,6 +350,8 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   const std::string name = std::string(kNetName[i]) + ": " + net_label(cfg_, i);
   std::string status = full.size() > name.size() ? full.substr(name.size()) : std::string();
   status.erase(0, status.find_first_not_of(' '));
+  // On a slide the scores keep one line under a half-width map ("right" is what the percentages count).
+  if (ui::slide() && status.size() > 6 && status.ends_with(" right")) status.resize(status.size() - 6);
   ImGui::PushID(i);
   plot::Plot p(i == 0 ? "heatA" : "heatB", st, size, status.empty() ? nullptr : status.c_str(), name.c_str());
   heat_[static_cast<std::size_t>(i)].draw(p);

@@ -523,6 +523,11 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
 }  // namespace
 
 namespace {
+// The lesson bar's padding above and below its text: tighter on the projector, where the slide's height is
+// the scarce room.
+float bar_padding_y(bool presenting) {
+  return (presenting ? 0.4f : 0.6f) * ui::em();
+}
 std::string notes_text(const LessonStep& s) {
   return "Notes (not shown while presenting): " + s.notes;
 }
@@ -537,19 +542,20 @@ float App::lesson_bar_height(float tabs_frame_h) const {
   const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y +
                        lead_height(h.lead, content_w);
   const float header_h = h.height;
-  if (bar_collapsed_) return std::floor(1.2f * em + header_h + 2.0f);  // F7: the title line only
+  const float pad = 2 * bar_padding_y(presentation_.on);
+  if (bar_collapsed_) return std::floor(pad + header_h + 2.0f);  // F7: the title line only
   // Outside presentation mode the teacher's notes follow the text (they scroll); never on the projector.
   const LessonStep& step = lesson_->steps[static_cast<std::size_t>(step_)];
   const float notes_h =
       presentation_.on || step.notes.empty()
           ? 0.0f
           : ImGui::CalcTextSize(ui::wrap_at_spaces(notes_text(step), content_w).c_str()).y + st.ItemSpacing.y;
-  const float full = 1.2f * em + header_h + st.ItemSpacing.y + text_h + notes_h + 2.0f;
+  const float full = pad + header_h + st.ItemSpacing.y + text_h + notes_h + 2.0f;
   // The panel above keeps room for one plot (plot::Plot::min_frame) below the tab bar; the step's text then
   // scrolls inside the bar, which always shows the header and at least two lines of text.
   const float tabs = tabs_frame_h + 2 * st.ItemSpacing.y;
   const float room = ImGui::GetContentRegionAvail().y - tabs - st.ItemSpacing.y - first_plot_min_h_;
-  const float least = 1.2f * em + header_h + st.ItemSpacing.y + 1.1f * ImGui::GetTextLineHeightWithSpacing();
+  const float least = pad + header_h + st.ItemSpacing.y + 1.1f * ImGui::GetTextLineHeightWithSpacing();
   return std::floor(std::min(full, std::max(least, room)));
 }
 
@@ -565,7 +571,7 @@ void App::lesson_bar(float height) {
   ImGui::PushStyleColor(ImGuiCol_ButtonHovered, IM_COL32(180, 200, 235, 255));
   ImGui::PushStyleColor(ImGuiCol_ButtonActive, IM_COL32(150, 178, 228, 255));
   ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, bar_padding_y(presentation_.on)));
   ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
   ui::mark("lesson_bar", ImGui::GetWindowPos(),
            ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
