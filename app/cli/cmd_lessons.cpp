@@ -10,7 +10,7 @@ namespace {
 
 int run_lessons(cli::Args& args) {
   std::vector<std::string> files = args.options("check");
-  const bool layout = args.flag("layout");  // (the default once every shipped step is a slide)
+  const bool no_layout = args.flag("no-layout");
   args.finish();
   if (cli::dry_run()) return 0;
   const bool listing = files.empty();
@@ -33,7 +33,7 @@ int run_lessons(cli::Args& args) {
     try {
       const Lesson l = load_lesson(f);
       // Every step is a slide at the projector sizes (model::kSlideSizes): laid out headless by the GUI.
-      if (const SlideCheck check = slide_check(); check && layout) {
+      if (const SlideCheck check = slide_check(); check && !no_layout) {
         std::string error;
         const std::vector<std::string> problems = check(l, &error);
         for (const std::string& p : problems)
@@ -64,11 +64,11 @@ GELU_COMMAND(
     "Without options: lists and checks every lesson in the lessons directory ($GELULAB_LESSONS,\n"
     "<prefix>/share/gelulab/lessons, or the source tree's assets/lessons).\n"
     "  --check FILE   check this lesson file (repeatable)\n"
-    "  --layout       also check the layout (below)\n"
+    "  --no-layout    skip the layout check (below)\n"
     "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
     "applies every step's state to a fresh panel. Errors name the file and the field,\n"
     "e.g. 'intro.json: steps[2].state: unknown key 'funtions''.\n"
-    "With --layout it lays every step out headless in presentation mode at 1024x768 and 1280x800 with 2x "
+    "Then it lays every step out headless in presentation mode at 1024x768 and 1280x800 with 2x "
     "text\n"
     "and at 1920x1080 with 3x, and names the step, the size and what does not fit the slide: a plot\n"
     "(its frame, ticks, legend, notes, labels) outside the window or under the lesson bar, a text that\n"

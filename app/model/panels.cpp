@@ -50,15 +50,17 @@ std::vector<std::string> precision_plot_ids() {
 
 std::span<const PanelKind> panel_kinds() {
   static const std::vector<PanelKind> kinds = {
-      with_view(kind<CurvesState>("curves", "Curves", curves_schema), {"plot0", "plot1", "plot2"}, {"readout"}),
+      with_view(kind<CurvesState>("curves", "Curves", curves_schema), {"plot0", "plot1", "plot2"},
+                {"readout"}),
       with_view(kind<ApproxState>("approx", "Approximations", approx_schema), {"functions", "errors"}),
-      with_view(with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
-                precision_plot_ids(), {"verdicts"}),
+      with_view(
+          with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
+          precision_plot_ids(), {"verdicts"}),
       kind<DesignerState>("designer", "Designer", designer_schema),
       with_view(kind<DropoutState>("dropout", "Dropout view", dropout_schema),
                 {"keep", "convergence", "histograms"}, {"mask_grid"}),
       with_view(kind<FfnState>("ffn", "FFN lab", ffn_schema),
-                {"heatA", "heatB", "loss", "layers", "hiddenA", "hiddenB"}),
+                {"heatA", "heatB", "loss", "layers", "hiddenA", "hiddenB"}, {"layer_slider"}),
       kind<BenchState>("bench", "Benchmarks", bench_schema),
   };
   return kinds;

@@ -239,7 +239,8 @@ void ApproxPanel::controls() {
   }
   ui::mark("check:log");
   ui::heading("Precision");
-  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_))) f32_ = false, eplot_.fit_y_request = true;
+  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_)))
+    f32_ = false, eplot_.fit_y_request = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
   ui::mark("radio:f32");
@@ -368,9 +369,8 @@ void ApproxPanel::drawContent() {
   shown_[1] = ui::plot_shown("errors");
   // On a slide where the two would not keep their size stacked: side by side, each with its x axis.
   const float gap = ui::plot_gap();
-  const bool across =
-      shown_[0] && shown_[1] &&
-      ui::slide_columns(2, ImVec2(ImGui::GetContentRegionAvail().x, avail), gap) == 2;
+  const bool across = shown_[0] && shown_[1] &&
+                      ui::slide_columns(2, ImVec2(ImGui::GetContentRegionAvail().x, avail), gap) == 2;
   const float half = std::floor((ImGui::GetContentRegionAvail().x - gap) / 2);
   if (shown_[0]) {
     plot::Plot p("functions", fplot_,

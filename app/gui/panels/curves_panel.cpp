@@ -144,8 +144,9 @@ void CurvesPanel::plots(float height) {
   const int rows = (n_plots + cols - 1) / cols;
   const float h = (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
   const float w =
-      cols > 1 ? std::floor((avail_x - ui::plot_gap() * static_cast<float>(cols - 1)) / static_cast<float>(cols))
-               : -1.0f;
+      cols > 1
+          ? std::floor((avail_x - ui::plot_gap() * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+          : -1.0f;
   const Activation* gelu = find_activation("gelu");
   const Fn* gelu_fn = nullptr;
   const Fn* relu_fn = nullptr;
@@ -364,7 +365,8 @@ void CurvesPanel::drawContent() {
   // On a slide (a lesson step in presentation mode) the readout table only where the step pins it.
   const bool table = ui::extra_shown("readout");
   const float table_h = table ? row * static_cast<float>(shown + 1) + 0.6f * em : 0.0f;
-  float plots_h = ImGui::GetContentRegionAvail().y - table_h - (table ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
+  float plots_h =
+      ImGui::GetContentRegionAvail().y - table_h - (table ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   glu_boxes_.clear();
   glu_edges_.clear();
   if (glu_diagram_) {

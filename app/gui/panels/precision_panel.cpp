@@ -579,9 +579,11 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
   const float gap = ui::plot_gap();
   const int cols = ui::slide_columns(n, ImVec2(avail.x, room), gap);
   const int rows = n > 0 ? (n + cols - 1) / cols : 1;
-  const float w =
-      cols > 1 ? std::floor((avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols)) : -1.0f;
-  const float h = std::floor((room - st.ItemSpacing.y * static_cast<float>(rows - 1)) / static_cast<float>(rows));
+  const float w = cols > 1
+                      ? std::floor((avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+                      : -1.0f;
+  const float h =
+      std::floor((room - st.ItemSpacing.y * static_cast<float>(rows - 1)) / static_cast<float>(rows));
   for (int k = 0; k < n; ++k) {
     if (k % cols != 0) ImGui::SameLine(0, gap);
     const std::string& id = slide_plots_[static_cast<std::size_t>(k)];

@@ -418,8 +418,8 @@ std::string App::step_text() const {
   });
   const StepView& v = s.view;
   if (static_cast<int>(v.reveal.size()) > revealed_)
-    text += "\n→ shows the next curve (" + std::to_string(revealed_) + " of " +
-            std::to_string(v.reveal.size()) + " shown)";
+    text += "   (→ next curve: " + std::to_string(revealed_) + " of " + std::to_string(v.reveal.size()) +
+            " shown)";
   if (v.question) {
     const Question& q = *v.question;
     // The prompt, then the choices on one line (they wrap where they must): a slide keeps the plot's room.
