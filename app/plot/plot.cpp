@@ -500,9 +500,16 @@ void Plot::draw_inline_labels() {
   for (const bool curves : {true, false})
     for (Entry& e : entries_) {
       if (e.hidden || std::isnan(e.end.x) || e.readout != curves) continue;
-      const std::string t = compact_label(e.label);
-      e.inlined = label_near(e.end, t.c_str(), e.color | IM_COL32_A_MASK, false).has_value() ||
-                  (!std::isnan(e.mid.x) && label_near(e.mid, t.c_str(), e.color | IM_COL32_A_MASK, false));
+      // A shading's name without its explanation ("ReLU dead zone: f = f′ = 0" -> "ReLU dead zone").
+      std::string t = compact_label(e.label);
+      if (!curves && t.find(": ") != std::string::npos) t.resize(t.find(": "));
+      // At its end, else at 60 % of the view; where neither has room, its name alone (before ": ").
+      const ImU32 col = e.color | IM_COL32_A_MASK;
+      auto place = [&](const std::string& text) {
+        return label_near(e.end, text.c_str(), col, false).has_value() ||
+               (!std::isnan(e.mid.x) && label_near(e.mid, text.c_str(), col, false).has_value());
+      };
+      e.inlined = place(t) || (t.find(": ") != std::string::npos && place(t.substr(0, t.find(": "))));
     }
 }
 
@@ -640,7 +647,10 @@ void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
   dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
   soft_rects_.emplace_back(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y));
   // On a slide its name goes near the band's top (draw_inline_labels).
-  if (e && std::max(a, b) - std::min(a, b) >= 1.0f) e->end = ImVec2((a + b) / 2, area_min_.y + 0.5f * em_);
+  if (e && std::max(a, b) - std::min(a, b) >= 1.0f) {
+    e->end = ImVec2((a + b) / 2, area_min_.y + 0.5f * em_);
+    e->mid = ImVec2((a + b) / 2, area_max_.y - 1.5f * em_);  // (or near its bottom)
+  }
 }
 
 void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs,
@@ -1259,11 +1269,7 @@ void Plot::draw_legend() {
       if (n.hard < best.hard || (n.hard == best.hard && n.soft < best.soft)) best = n, a = c;
     }
     const bool inside_ok = fits && best.hard == 0;
-    if (g_inline_legends) {
-      // A slide keeps its room for the data: what is not named at a line's end is listed inside, at the
-      // place that covers the least.
-      place = LegendPlace::Inside;
-    } else if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
+    if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
       if (inside_ok) {
         place = LegendPlace::Inside;
       } else if (fw - box.x - gap >= kMinAreaWidth &&
@@ -1299,13 +1305,6 @@ void Plot::draw_legend() {
       size = flow_box;
       flowing = true;
     }
-  }
-  // On a slide a legend wider than the data area flows across the plot's width at the top of its data area
-  // (its entries wrapped), never past the plot's sides.
-  if (g_inline_legends && place == LegendPlace::Inside && box.x > aw - 2 * inset) {
-    a = ImVec2(frame_min_.x + 0.5f * em_, area_min_.y + inset);
-    size = flow_box;
-    flowing = true;
   }
   const ImVec2 b(a.x + size.x, a.y + size.y);
   s_.legend_min = a;
