@@ -61,7 +61,7 @@ const std::string& text_field(const json::Value& obj, const std::string& name, c
   if (s.size() > max_bytes)
     fail(name, where,
          "is " + std::to_string(s.size()) + " bytes; keep it under " + std::to_string(max_bytes) +
-             " so it fits the lesson bar");
+             " (whether it fits the lesson bar, the layout check says)");
   return s;
 }
 
@@ -355,6 +355,15 @@ void set_slide_check(SlideCheck check) {
 }
 SlideCheck slide_check() {
   return g_slide_check;
+}
+namespace {
+SlideRender g_slide_render = nullptr;
+}  // namespace
+void set_slide_render(SlideRender render) {
+  g_slide_render = render;
+}
+SlideRender slide_render() {
+  return g_slide_render;
 }
 
 // [SECTION] Writing a step

@@ -122,6 +122,17 @@ using SlideCheck = std::vector<std::string> (*)(const Lesson& lesson, std::strin
 void set_slide_check(SlideCheck check);
 SlideCheck slide_check();
 
+/// The handout (`gelulab lessons --handout`): step `step` (0-based) of `lesson` rendered headless in
+/// presentation mode at `size` into the PNG file `png_path`; *text gets the text its lesson bar shows
+/// (run-time text filled in). False and *error on failure. The GUI installs it (gui/hosts/slide_check.cpp);
+/// null without the GUI.
+using SlideRender = bool (*)(const Lesson& lesson, std::size_t step, const SlideSize& size,
+                             const std::string& png_path, std::string* text, std::string* error);
+void set_slide_render(SlideRender render);
+SlideRender slide_render();
+/// The handout's size: each step's slide at 1280×800 with 2× text.
+inline constexpr SlideSize kHandoutSize{1280, 800, 2.0f};
+
 /// The {key}s quoted in a step's text, in order.
 std::vector<std::string> computed_text_keys(std::string_view text);
 /// The text with every {key} replaced by value(key) ("…" when that is empty: not computed yet).
