@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/block_dtype.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/json.hpp"
@@ -203,6 +204,7 @@ void read_npy_columns(const std::string& xpath, const std::string& xname, const 
 }
 
 int run_check(Args& args) {
+  if (is_block_dtype(args)) return run_check_blocks(args);  // cmd_blocks.cpp
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
   const Subject s = subject(*id, "fn");
@@ -348,6 +350,8 @@ GELU_COMMAND(
     "file of another dtype or shape, or a truncated file stops the check with one line naming the file\n"
     "and the line (text) or row (.npy, counted from 0): exit status 2. Rows in the output are lines of\n"
     "a text file and row indices of a .npy file. Memory does not grow with the number of pairs.\n\n"
+    "Block formats (--dtype mxfp4 etc., --x X.npy --y Y.npy [--block-size N]): y are a kernel's stored\n"
+    "outputs, blocks in array order; see docs/precision.md, \"Block formats\".\n\n"
     "Example: gelulab check --fn gelu --dtype bf16 --pairs torch_gelu_bf16.npy --max-ulp 1\n",
     run_check);
 
