@@ -1,6 +1,11 @@
 // The block formats' versions of eval, error and check (see cli/block_dtype.hpp and docs/precision.md,
 // "Block formats"): results stored block by block with the OCP MX v1.0 or NVFP4 rules, errors in ULPs of
 // each block's own lattice, and the share of negative outputs a block stores as 0.
+//
+// Index of this file:
+//   [SECTION] eval --dtype BLOCK
+//   [SECTION] error --dtype BLOCK
+//   [SECTION] check --dtype BLOCK
 #include <cctype>
 #include <cmath>
 #include <cstdio>

@@ -5,6 +5,10 @@
 // by a power of two, nearbyint and the scaling back, all exact in double for every format narrower than
 // double. f32 and f64 take the hardware's own conversions; their results agree with the generic path
 // (tested).
+//
+// Index of this file:
+//   [SECTION] The table and the minifloat arithmetic
+//   [SECTION] Format
 #include "gelu/format.hpp"
 
 #include <algorithm>
@@ -16,6 +20,8 @@
 
 namespace gelu {
 namespace {
+
+// [SECTION] The table and the minifloat arithmetic.
 
 // clang-format off
 constexpr std::array<NumberFormat, 12> kFormats{{
@@ -179,6 +185,8 @@ std::string number_format_names() {
   }
   return s;
 }
+
+// [SECTION] Format: rounding, ordinals, encodings, enumeration.
 
 Quantization Quantization::symmetric(double absmax) {
   if (!(absmax > 0) || !std::isfinite(absmax))
