@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/block_dtype.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/check.hpp"
@@ -54,6 +55,7 @@ void json_stats(json::Builder& w, const check::Stats& st, const Format& f) {
 }
 
 int run_check(Args& args) {
+  if (is_block_dtype(args)) return run_check_blocks(args);  // cmd_blocks.cpp
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
   const Subject s = subject(*id, "fn");
@@ -308,6 +310,8 @@ GELU_COMMAND(
     "dtype or shape, a truncated file, or a FIFO or device in place of a file stops the check with one line\n"
     "naming the file and the line (text) or row (.npy, counted from 0): exit status 2. Memory does not grow\n"
     "with the number of pairs.\n\n"
+    "Block formats (--dtype mxfp4 etc., --x X.npy --y Y.npy [--block-size N]): y are a kernel's stored\n"
+    "outputs, blocks in array order; see docs/precision.md, \"Block formats\".\n\n"
     "Example: gelulab check --fn gelu --dtype bf16 --pairs torch_gelu_bf16.npy --max-ulp 1\n",
     run_check);
 

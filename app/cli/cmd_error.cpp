@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/block_dtype.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/analysis.hpp"
@@ -157,6 +158,7 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
 }
 
 int run_error(Args& args) {
+  if (is_block_dtype(args)) return run_error_blocks(args);  // cmd_blocks.cpp
   const std::vector<std::string> fn_ids = args.options("fn");
   if (fn_ids.empty()) throw UsageError("missing --fn ID (" + function_choices() + ")");
   if (fn_ids.size() > kMaxFunctions)
@@ -361,7 +363,8 @@ GELU_COMMAND(
     "  --all                   every finite value of the format in [A, B] (8- and 16-bit formats)\n"
     "  --metric abs|rel|ulp    only this metric (default: all three)\n"
     "  --dtype FMT[,FMT]...    f64 (default), f32, bf16, f16, e4m3 (OCP FN, saturating at ±448), e5m2,\n"
-    "                          int8; a list gives one row per function and format\n"
+    "                          int8, e2m3, e3m2, e2m1 (OCP MX, FN), e8m0, ue4m3 (scales); a list gives\n"
+    "                          one row per function and format; or one block format (below)\n"
     "  --compute FMT           what zoo entries compute in (default: f64 for f64, else f32)\n"
     "  --scale S, --zero-point Z   int8: value = S·(code - Z), Z in [-128, 127] (default 1/32 and 0)\n"
     "  --int8-range A:B        int8 from a range instead: symmetric when A = -B (codes ±127 at ±B),\n"
@@ -372,9 +375,17 @@ GELU_COMMAND(
     "  --markdown              the summary table in Markdown\n"
     "  --csv FILE              one --fn and format: the curve (x,value,reference and the error columns);\n"
     "                          several: the summary table; FILE '-' is stdout\n\n"
+    "Block formats: gelulab error --fn ID --vs ID --dtype mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|\n"
+    "mxfp4|nvfp4 (--blocks FILE.npy | --block-dist normal:MU,SIGMA [--num-blocks N] [--seed S])\n"
+    "[--block-size N] [--compute FMT] [--json]: pre-activations from a .npy file (blocks along its last\n"
+    "axis) or N blocks (default 10000) drawn from N(MU, SIGMA^2); --fn's outputs stored block by block\n"
+    "(OCP MX v1.0 / NVFP4 rules); the error of each value in ULPs of its block's lattice against --vs\n"
+    "rounded to that lattice; the share of negative outputs stored as 0, and at which x. See\n"
+    "docs/precision.md, \"Block formats\".\n\n"
     "Examples: gelulab error --fn gelu_tanh --vs gelu --metric ulp --dtype f32\n"
     "          gelulab error --fn tanh_form --vs gelu --dtype bf16 --all --metric ulp --json\n"
-    "          gelulab error --fn tanh_form --fn erf_naive --fn f16_lut --vs gelu --dtype bf16,f16 --all\n",
+    "          gelulab error --fn tanh_form --fn erf_naive --fn f16_lut --vs gelu --dtype bf16,f16 --all\n"
+    "          gelulab error --fn gelu --vs gelu --dtype mxfp4 --block-dist normal:0,1 --json\n",
     run_error);
 
 }  // namespace gelu::cli
