@@ -150,6 +150,10 @@ Runs gui_runs(const std::string& panel, int frames) {
                   "2",
                   "--max-frame-time-growth",
                   "100"};
+  // The monkey: its script file, with the toggles an earlier run clicked left for last.
+  r["monkey"] = {"gui",           "--headless",     "--size",         "640x400", "--frames", "40",
+                 "--panel",       panel,            "--monkey",       "7",       "--monkey-script",
+                 "monkey.txt",    "--monkey-tried", "tried.txt",      "--report", "gm.json"};
   r["lesson"] = {"gui",       "--headless", "--size",      "640x400",  "--frames",
                  "6",         "--lesson",   "lesson.json", "--step",   lesson_step(panel),
                  "--session", "gl.json",    "--report",    "glr.json", "--save-png",
@@ -474,6 +478,17 @@ TEST_P(OptionMatrixPanel, EveryGuiOptionWorks) {
   }
   EXPECT_GE(window_pngs, 1) << "F12";
   EXPECT_GE(plot_pngs, 1) << "Shift+F12";
+
+  // The monkey writes its actions as a script that replays with the command on its second line.
+  std::ofstream(d / "tried.txt") << "window\n";
+  r = d.run(runs.at("monkey"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string monkey = slurp(d / "monkey.txt");
+  EXPECT_NE(monkey.find("# replay: gelulab gui --headless --panel " + panel), std::string::npos) << monkey;
+  EXPECT_GT(parse_file(d / "gm.json").at("monkey").at("actions").as_number(), 0);
+  r = d.run({"gui", "--headless", "--size", "640x400", "--frames", "40", "--panel", panel, "--script",
+             "monkey.txt"});
+  EXPECT_EQ(r.status, 0) << r.err;
 
   r = d.run(runs.at("lesson"));
   ASSERT_EQ(r.status, 0) << r.err;
