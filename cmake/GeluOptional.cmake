@@ -101,3 +101,40 @@ else()
                    "link): gelulab fit reports sampled maximum errors")
   endif()
 endif()
+
+# [SECTION] Correctly rounded fits (libglpk-dev + libmpfr-dev): the designer's correctly rounded target
+# (gelu::fit_cr, core/cr): an MPFR reference proven correct at rounding boundaries and GLPK's simplex over the
+# rounding intervals. Found by headers + libraries + a test link; gelu::core never needs them.
+set(GELU_HAVE_FIT_CR OFF)
+find_path(GELU_GLPK_INCLUDE_DIR glpk.h)
+find_library(GELU_GLPK_LIBRARY glpk)
+find_path(GELU_MPFR_INCLUDE_DIR mpfr.h)
+find_library(GELU_CR_MPFR_LIBRARY mpfr)
+find_library(GELU_CR_GMP_LIBRARY gmp)
+if(NOT GELU_GLPK_INCLUDE_DIR OR NOT GELU_GLPK_LIBRARY OR NOT GELU_MPFR_INCLUDE_DIR OR NOT GELU_CR_MPFR_LIBRARY
+   OR NOT GELU_CR_GMP_LIBRARY)
+  message(STATUS "Correctly rounded fits: off (libglpk-dev or libmpfr-dev not found; apt install libglpk-dev "
+                 "libmpfr-dev): gelulab fit --correctly-rounded is unavailable")
+else()
+  cmake_push_check_state(RESET)
+  set(CMAKE_REQUIRED_INCLUDES ${GELU_GLPK_INCLUDE_DIR} ${GELU_MPFR_INCLUDE_DIR})
+  set(CMAKE_REQUIRED_LIBRARIES ${GELU_GLPK_LIBRARY} ${GELU_CR_MPFR_LIBRARY} ${GELU_CR_GMP_LIBRARY})
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_cxx_source_compiles("#include <glpk.h>
+    #include <mpfr.h>
+    int main() { glp_prob* p = glp_create_prob(); glp_delete_prob(p); mpfr_t v; mpfr_init2(v, 64);
+      mpfr_erfc(v, v, MPFR_RNDN); mpfr_clear(v); return 0; }" GELU_FIT_CR_LINKS)
+  cmake_pop_check_state()
+  if(GELU_FIT_CR_LINKS)
+    set(GELU_HAVE_FIT_CR ON)
+    add_library(gelu_glpk_mpfr INTERFACE)
+    add_library(gelu::glpk_mpfr ALIAS gelu_glpk_mpfr)
+    target_include_directories(gelu_glpk_mpfr SYSTEM INTERFACE ${GELU_GLPK_INCLUDE_DIR} ${GELU_MPFR_INCLUDE_DIR})
+    target_link_libraries(gelu_glpk_mpfr INTERFACE ${GELU_GLPK_LIBRARY} ${GELU_CR_MPFR_LIBRARY} ${GELU_CR_GMP_LIBRARY})
+    message(STATUS "Correctly rounded fits: on (${GELU_GLPK_LIBRARY}, ${GELU_CR_MPFR_LIBRARY}): gelulab fit "
+                   "--correctly-rounded; tests/fit adds fit_cr_tests")
+  else()
+    message(STATUS "Correctly rounded fits: off (GLPK and MPFR are there but a test program does not build or "
+                   "link): gelulab fit --correctly-rounded is unavailable")
+  endif()
+endif()

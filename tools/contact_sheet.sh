@@ -4,7 +4,7 @@
 #
 #   tools/contact_sheet.sh [GELULAB] [SIZE] [SCALE] [OUT.png]
 #     GELULAB  the binary (default build/app/gelulab)
-#     SIZE     the window, WxH (default 1280x800)
+#     SIZE     the window, WxH (default 1024x768: the smallest projector a lesson is a slide at)
 #     SCALE    the presentation text scale, 1 to 3 (default 2)
 #     OUT.png  the sheet (default assets/screenshots/contact_sheet_SIZE_SCALEx.png)
 #
@@ -14,7 +14,7 @@
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 gelulab=${1:-$root/build/app/gelulab}
-size=${2:-1280x800}
+size=${2:-1024x768}
 scale=${3:-2}
 out=${4:-$root/assets/screenshots/contact_sheet_${size}_${scale}x.png}
 [ -x "$gelulab" ] || { echo "contact_sheet: no gelulab at $gelulab (build first: ./tools/dev.sh build)" >&2; exit 2; }

@@ -26,6 +26,8 @@ RUN_PACKAGES=(
 )
 TEST_PACKAGES=(
   xvfb xauth python3 python3-mpmath python3-numpy python3-torch libdnnl-dev
+  python3-dev pybind11-dev  # the Python module gelulab (python/)
+  libglpk-dev libmpfr-dev  # correctly rounded fits (gelu::fit_cr)
   clang libclang-rt-14-dev clang-format
 )
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/block_dtype.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/analysis.hpp"
@@ -50,6 +51,11 @@ struct Result {
   std::string compute;  // empty for a registry function (it is evaluated as the registry does)
   std::optional<Cost> cost;
   analysis::ErrorReport report;
+  // With --all: the precision lab's verdict, where the function becomes 0 and where intermediates overflow.
+  bool have_tails = false;
+  std::string verdict;
+  precision::Tails tails;
+  std::string compute_name;  // the compute format the tails were found in
 };
 
 void append_value(std::string& out, double v, const Format& f) {
@@ -104,6 +110,39 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
   w.key("range").begin_array().value(r.a).value(r.b).end_array();
   w.key("samples").value(r.x.size());  // with --all: every value of the format in the range
   w.key("all").value(all);
+  if (res.have_tails) {
+    const Format& f = r.format;
+    w.key("verdict").value(res.verdict);
+    w.key("zero");
+    if (res.tails.first_zero) {
+      w.begin_object().key("from").value(format_in(*res.tails.first_zero, f));
+      w.key("lowest_nonzero");
+      if (res.tails.lowest_nonzero)
+        w.value(format_in(*res.tails.lowest_nonzero, f));
+      else
+        w.null();
+      w.end_object();
+    } else {
+      w.null();
+    }
+    w.key("overflow");
+    if (res.tails.overflow_above || res.tails.overflow_below) {
+      w.begin_object().key("compute").value(res.compute_name);
+      w.key("above");
+      if (res.tails.overflow_above)
+        w.value(format_in(*res.tails.overflow_above, f));
+      else
+        w.null();
+      w.key("below");
+      if (res.tails.overflow_below)
+        w.value(format_in(*res.tails.overflow_below, f));
+      else
+        w.null();
+      w.end_object();
+    } else {
+      w.null();
+    }
+  }
   for (ErrorMetric m : metrics) {
     const analysis::ErrorStats& s = r.stats(m);
     w.key(analysis::to_string(m)).begin_object();
@@ -119,6 +158,7 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
 }
 
 int run_error(Args& args) {
+  if (is_block_dtype(args)) return run_error_blocks(args);  // cmd_blocks.cpp
   const std::vector<std::string> fn_ids = args.options("fn");
   if (fn_ids.empty()) throw UsageError("missing --fn ID (" + function_choices() + ")");
   if (fn_ids.size() > kMaxFunctions)
@@ -202,6 +242,19 @@ int run_error(Args& args) {
           res.report.b = hi;
         }
       }
+      if (all) {
+        precision::Sweep sw;
+        sw.errors = res.report;
+        sw.order = order;
+        res.have_tails = true;
+        res.verdict = precision::verdict(sw).text;
+        const zoo::Entry e =
+            s.fn ? zoo::from_registry(*s.fn, fns.size() == 1 ? fn_params : s.fn->defaults()) : *s.entry;
+        const Format c = compute.value_or(precision::default_compute(f));
+        res.compute_name = std::string(c.name());
+        // Within --range: every x reported lies in it, and every number printed is one.
+        res.tails = precision::tails(e, f, c, order, lo, hi);
+      }
       results.push_back(std::move(res));
     }
   }
@@ -211,7 +264,8 @@ int run_error(Args& args) {
     rows.push_back(precision::summary_row(r.report, r.fn, vs_text, r.compute, order, r.cost));
   const bool single = results.size() == 1;
   if (csv)
-    write_out("csv", *csv, single ? curve_csv(results[0].report, metrics) : precision::summary_csv(rows));
+    write_out("csv", *csv,
+              single ? curve_csv(results[0].report, metrics) : precision::summary_csv(rows, metrics));
   if (csv && *csv == "-") return 0;
 
   if (json) {
@@ -223,14 +277,14 @@ int run_error(Args& args) {
     return 0;
   }
   if (markdown) {
-    std::fputs(precision::summary_markdown(rows).c_str(), stdout);
+    std::fputs(precision::summary_markdown(rows, metrics).c_str(), stdout);
     return 0;
   }
   if (!single) {
     std::printf(
         "vs %s, %s\n", vs_text.c_str(),
         all ? "every value of each format in the range" : (std::to_string(samples) + " samples").c_str());
-    std::fputs(precision::summary_text(rows).c_str(), stdout);
+    std::fputs(precision::summary_text(rows, metrics).c_str(), stdout);
     return 0;
   }
   const Result& res = results[0];
@@ -255,19 +309,11 @@ int run_error(Args& args) {
   const analysis::ErrorStats& s = r.ulp_stats;
   std::printf("mismatch: %zu of %zu inputs differ from the reference after rounding to %s\n", s.mismatch, s.n,
               fmt.c_str());
-  if (all) {
+  if (res.have_tails) {
     // The precision lab's verdict and where results vanish and intermediates overflow, over the whole format.
-    precision::Sweep sw;
-    sw.errors = r;
-    sw.order = order;
-    std::printf("verdict: %s\n", precision::verdict(sw).text.c_str());
-    const Subject& sub = fns[0];
-    const zoo::Entry e = sub.fn ? zoo::from_registry(*sub.fn, fn_params) : *sub.entry;
-    const Format c = compute.value_or(precision::default_compute(r.format));
-    // Within --range: every x reported lies in it, and every number printed is one.
-    const double lo = have_range ? range.a : -std::numeric_limits<double>::infinity();
-    const double hi = have_range ? range.b : std::numeric_limits<double>::infinity();
-    const precision::Tails t = precision::tails(e, r.format, c, order, lo, hi);
+    std::printf("verdict: %s\n", res.verdict.c_str());
+    const precision::Tails& t = res.tails;
+    const std::string c = res.compute_name;
     if (t.first_zero && t.lowest_nonzero)
       std::printf("zero: %s is 0 from x = %s down (non-zero down to x = %s)\n", res.fn.c_str(),
                   format_in(*t.first_zero, r.format).c_str(), format_in(*t.lowest_nonzero, r.format).c_str());
@@ -279,8 +325,7 @@ int run_error(Args& args) {
       if (t.overflow_below)
         where +=
             (where.empty() ? "" : " and ") + ("from x = " + format_in(*t.overflow_below, r.format) + " down");
-      std::printf("overflow: an intermediate overflows in %s %s\n", std::string(c.name()).c_str(),
-                  where.c_str());
+      std::printf("overflow: an intermediate overflows in %s %s\n", c.c_str(), where.c_str());
     }
   }
   return 0;
@@ -318,7 +363,8 @@ GELU_COMMAND(
     "  --all                   every finite value of the format in [A, B] (8- and 16-bit formats)\n"
     "  --metric abs|rel|ulp    only this metric (default: all three)\n"
     "  --dtype FMT[,FMT]...    f64 (default), f32, bf16, f16, e4m3 (OCP FN, saturating at ±448), e5m2,\n"
-    "                          int8; a list gives one row per function and format\n"
+    "                          int8, e2m3, e3m2, e2m1 (OCP MX, FN), e8m0, ue4m3 (scales); a list gives\n"
+    "                          one row per function and format; or one block format (below)\n"
     "  --compute FMT           what zoo entries compute in (default: f64 for f64, else f32)\n"
     "  --scale S, --zero-point Z   int8: value = S·(code - Z), Z in [-128, 127] (default 1/32 and 0)\n"
     "  --int8-range A:B        int8 from a range instead: symmetric when A = -B (codes ±127 at ±B),\n"
@@ -329,9 +375,17 @@ GELU_COMMAND(
     "  --markdown              the summary table in Markdown\n"
     "  --csv FILE              one --fn and format: the curve (x,value,reference and the error columns);\n"
     "                          several: the summary table; FILE '-' is stdout\n\n"
+    "Block formats: gelulab error --fn ID --vs ID --dtype mxfp8_e4m3|mxfp8_e5m2|mxfp6_e2m3|mxfp6_e3m2|\n"
+    "mxfp4|nvfp4 (--blocks FILE.npy | --block-dist normal:MU,SIGMA [--num-blocks N] [--seed S])\n"
+    "[--block-size N] [--compute FMT] [--json]: pre-activations from a .npy file (blocks along its last\n"
+    "axis) or N blocks (default 10000) drawn from N(MU, SIGMA^2); --fn's outputs stored block by block\n"
+    "(OCP MX v1.0 / NVFP4 rules); the error of each value in ULPs of its block's lattice against --vs\n"
+    "rounded to that lattice; the share of negative outputs stored as 0, and at which x. See\n"
+    "docs/precision.md, \"Block formats\".\n\n"
     "Examples: gelulab error --fn gelu_tanh --vs gelu --metric ulp --dtype f32\n"
     "          gelulab error --fn tanh_form --vs gelu --dtype bf16 --all --metric ulp --json\n"
-    "          gelulab error --fn tanh_form --fn erf_naive --fn f16_lut --vs gelu --dtype bf16,f16 --all\n",
+    "          gelulab error --fn tanh_form --fn erf_naive --fn f16_lut --vs gelu --dtype bf16,f16 --all\n"
+    "          gelulab error --fn gelu --vs gelu --dtype mxfp4 --block-dist normal:0,1 --json\n",
     run_error);
 
 }  // namespace gelu::cli

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "cli/backend.hpp"
+#include "cli/block_dtype.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/activation.hpp"
@@ -187,6 +188,7 @@ void eval_format(const Subject& s, int order, const Params& p, const Format& fmt
 }
 
 int run_eval(Args& args) {
+  if (is_block_dtype(args)) return run_eval_blocks(args);  // cmd_blocks.cpp
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
   const Subject s = subject(*id, "fn");
@@ -268,17 +270,25 @@ GELU_COMMAND(
     "compute format, its result rounded to the dtype.\n\n"
     "  --fn ID             a registry function (gelulab list) or a zoo entry (gelulab list --zoo)\n"
     "  --order N           0 = f (default), 1 = f', 2 = f'' (registry functions)\n"
-    "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8\n"
+    "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8,\n"
+    "                      e2m3, e3m2, e2m1, e8m0, ue4m3, or a block format (below)\n"
+    "  --block-max A       block formats: the largest magnitude of the block each result is stored in\n"
     "  --compute FMT       what a zoo entry computes in (default: f64 for f64, else f32)\n"
     "  --scale S, --zero-point Z, --int8-range A:B   int8's quantization (see gelulab error --help)\n"
     "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
     "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
     "  --backend cpu|gpu   where to compute (default cpu; gpu needs --dtype f32)\n\n"
+    "Block formats (--dtype mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4, nvfp4): f in double\n"
+    "(a zoo entry in --compute, default f32), then stored with the OCP MX v1.0 / NVFP4 rules, printed as\n"
+    "the stored value. --block-max A stores each result in a block whose largest magnitude is A (NVFP4:\n"
+    "in a tensor whose largest magnitude is A too); without it the results form consecutive blocks in\n"
+    "input order. --block-size N overrides the format's block size (32; NVFP4 16).\n"
     "A token that is not a number is reported with its line, and nothing is written. One UTF-8 byte\n"
     "order mark at the start of the input is skipped. --input must be a regular file (a pipe goes\n"
     "on standard input).\n"
     "Examples: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n"
-    "          echo -3 2.7 | gelulab eval --fn tanh_form --dtype bf16\n",
+    "          echo -3 2.7 | gelulab eval --fn tanh_form --dtype bf16\n"
+    "          echo -0.75 | gelulab eval --fn gelu --dtype mxfp4 --block-max 3   # -0.25\n",
     run_eval);
 
 }  // namespace gelu::cli

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "cli/cmd_fit_cr.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/fit.hpp"
@@ -74,6 +75,7 @@ std::string command_line(const fit::Spec& s) {
 }
 
 int run_fit(Args& args) {
+  if (const auto cr = args.option("correctly-rounded")) return run_fit_cr(args, *cr);
   fit::Spec s;
   s.target = parse_choice<fit::Target>(args, "target", fit::parse_target, fit::targets(), fit::Target::Gelu);
   const auto form_text = args.option("form");
@@ -139,15 +141,18 @@ int run_fit(Args& args) {
   const auto vectors = args.option("vectors");
   const auto name = args.option("name");
   args.finish();
-  if (name && !fit::is_identifier(*name))
-    throw UsageError("--name: " + quote(*name) +
-                     " is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 64, not a keyword)");
+  if (name)
+    if (const auto why = fit::why_not_identifier(*name))
+      throw UsageError("--name: " + quote(*name) + " " + *why + "; the export could not compile with it");
   // The output-path policy (command.hpp): "-" is standard output (the report then gives way), one file per
-  // output.
+  // output; the vectors' budget file lies beside them.
+  const std::optional<std::string> budget_path =
+      vectors && *vectors != "-" ? std::optional<std::string>(*vectors + ".budget.json") : std::nullopt;
   const bool report_gives_way = !command::check_outputs({{"export-cpp", &export_cpp},
                                                          {"export-glsl", &export_glsl},
                                                          {"export-cuda", &export_cuda},
-                                                         {"vectors", &vectors}},
+                                                         {"vectors", &vectors},
+                                                         {"vectors", &budget_path, "the vectors' budget file"}},
                                                         json ? "the JSON" : nullptr)
                                      .empty();
   try {
@@ -177,7 +182,10 @@ int run_fit(Args& args) {
 #endif
   const fit::TestVectors tv = fit::test_vectors(c);
   const std::string pairs = "your_outputs.txt";
-  const std::string check = fit::check_command(c, tv, pairs);
+  // With --vectors, a budget file next to them (ranges with their own bounds) makes the printed check a gate
+  // that a moved coefficient fails.
+  const std::string budget = budget_path.value_or("");
+  const std::string check = fit::check_command(c, tv, pairs, budget);
   fit::ExportOptions eo;
   eo.name = name.value_or("gelu_fit");
   eo.command = command_line(c.spec);
@@ -187,6 +195,7 @@ int run_fit(Args& args) {
   if (export_glsl) write_export("export-glsl", *export_glsl, fit::export_glsl(c, eo));
   if (export_cuda) write_export("export-cuda", *export_cuda, fit::export_cuda(c, eo));
   if (vectors) write_export("vectors", *vectors, tv.text());
+  if (budget_path) write_export("vectors", *budget_path, tv.budget_json());
   if (report_gives_way) return 0;
   const Cost cost = c.cost();
   const FormatId f = c.spec.format;
@@ -246,7 +255,8 @@ int run_fit(Args& args) {
     w.key("weighted").value(cost.weighted());
     w.end_object();
     w.key("fit_ms").value(c.fit_seconds * 1e3);
-    w.key("max_ulp").value(static_cast<std::int64_t>(tv.max_ulp));
+    w.key("max_ulp").value(static_cast<unsigned long long>(tv.max_ulp));
+    w.key("vectors_max_abs").value(tv.max_abs);
     w.key("check").value(check);
     w.end_object();
     std::printf("%s\n", w.str().c_str());
@@ -303,6 +313,7 @@ int run_fit(Args& args) {
                                    {"CUDA C", export_cuda},
                                    {"test vectors", vectors}})
     if (path) std::printf("wrote %s: %s\n", what, path->c_str());
+  if (budget_path) std::printf("wrote check budget: %s\n", budget.c_str());
   return 0;
 }
 
@@ -345,8 +356,29 @@ GELU_COMMAND(
     "The printed (and exported) check command verifies an implementation's x y pairs against the correctly\n"
     "rounded GELU with the candidate's own measured ULP distance + 1 as the bound.\n"
     "A rational fit that does not converge is an error (exit 2) naming why and the best candidate found.\n\n"
+    "Correctly rounded (built with GLPK and MPFR; docs/designer.md):\n"
+    "       gelulab fit --target gelu|gelu_prime --correctly-rounded bf16|f16|e4m3|e5m2 [--compute f32|f64]\n"
+    "                   [--fma on|off] [--form poly|piecewise] [--pieces K|auto] [--range A:B]\n"
+    "                   [--max-degree D] [--json] [--export-cpp F] [--export-glsl F] [--export-cuda F]\n"
+    "                   [--vectors F] [--name IDENT]\n"
+    "  --correctly-rounded FMT  coefficients in --compute (f32 default) such that the exported evaluation\n"
+    "                    (Horner, with fma unless --fma off), rounded to FMT (nearest even), is the "
+    "correctly\n"
+    "                    rounded target for EVERY finite input of FMT: per-input rounding intervals from an\n"
+    "                    MPFR reference, a linear programme per piece (GLPK), coefficients rounded and\n"
+    "                    re-solved until they pass, then verified over every input. --form piecewise\n"
+    "                    (default; uniform pieces, --pieces auto: the cheapest of 64, 32, …, 1) or poly;\n"
+    "                    --range default: the smallest outside which 0 (below) and x or 1 (above) are "
+    "right;\n"
+    "                    --max-degree: the cap per piece (default 12). Prints degree, pieces, cost and\n"
+    "                    'correctly rounded: N of N inputs'; --vectors writes every input with its "
+    "correctly\n"
+    "                    rounded value; the check command uses --max-mismatch 0. A piece that cannot be "
+    "fitted\n"
+    "                    is one line naming it and why, exit 2.\n\n"
     "Example: gelulab fit --target gelu --form half_x_poly_abs --degree 6 --range -4:4 --weight abs --format "
-    "f32\n",
+    "f32\n"
+    "         gelulab fit --target gelu --correctly-rounded bf16 --pieces auto\n",
     run_fit);
 
 }  // namespace gelu::cli

@@ -108,6 +108,17 @@ std::vector<std::string> Args::options(std::string_view name) {
   return out;
 }
 
+std::optional<std::string> Args::peek(std::string_view name) const {
+  for (std::size_t i = 0; i < argv_.size(); ++i) {
+    std::optional<std::string> v;
+    if (used_[i] || !matches(i, name, &v)) continue;
+    if (v) return v;
+    if (i + 1 < argv_.size()) return argv_[i + 1];
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> Args::option(std::string_view name) {
   auto all = options(name);
   if (all.empty()) return std::nullopt;

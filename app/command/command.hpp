@@ -35,6 +35,9 @@ class Args {
   std::vector<std::string> options(std::string_view name);
   /// Throws UsageError on anything not declared (unknown option, stray argument).
   void finish();
+  /// The value of the first occurrence of an option not yet taken, without taking or declaring it (a
+  /// command that branches on an option's value before parsing the rest: --dtype mxfp4).
+  std::optional<std::string> peek(std::string_view name) const;
 
   // Typed accessors; throw UsageError naming the option and the bad value.
   static double to_double(std::string_view option, const std::string& value);

@@ -22,6 +22,9 @@
 #include "gelu/numio.hpp"
 #include "model/comparison.hpp"
 #include "model/panel_states.hpp"
+#ifdef GELU_HAVE_FIT_CR
+#include "gelu/fit_cr.hpp"
+#endif
 #ifdef GELU_HAVE_SOLLYA
 #include "gelu/fit_sollya.hpp"
 #endif
@@ -43,9 +46,90 @@ DesignerLab::~DesignerLab() {
     std::lock_guard lk(mu_);
     stop_ = true;
     ++request_;
+    ++cr_request_;
   }
   cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+}
+
+bool designer_can_round_correctly() {
+#ifdef GELU_HAVE_FIT_CR
+  return true;
+#else
+  return false;
+#endif
+}
+
+void DesignerLab::request_cr(const fit::CrSpec& s) {
+#ifdef GELU_HAVE_FIT_CR
+  {
+    std::lock_guard lk(mu_);
+    cr_pending_ = std::make_shared<const fit::CrSpec>(s);
+    ++cr_request_;
+    busy_ = true;
+    shared_.cr_running = true;
+    shared_.cr_progress = 0;
+    ++shared_.version;
+    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+  }
+  cv_.notify_all();
+#else
+  (void)s;
+  publish([](DesignerSnapshot& d) {
+    d.cr_error = "this build has no GLPK and MPFR (apt install libglpk-dev libmpfr-dev, then reconfigure)";
+  });
+#endif
+}
+
+void DesignerLab::cr_now(const fit::CrSpec& s) {
+  const std::uint64_t my = ++cr_request_;
+  do_cr(s, my);
+}
+
+void DesignerLab::do_cr(const fit::CrSpec& s, std::uint64_t my) {
+#ifdef GELU_HAVE_FIT_CR
+  fit::CrOptions o;
+  o.progress = [&](double f, std::string_view stage, std::size_t failing) {
+    if (cr_request_.load() != my) return false;
+    publish([&](DesignerSnapshot& d) {
+      d.cr_progress = f;
+      d.cr_stage = std::string(stage);
+      d.cr_failing = failing;
+    });
+    return true;
+  };
+  std::shared_ptr<const fit::CrResult> r;
+  std::string error;
+  try {
+    r = std::make_shared<const fit::CrResult>(fit::fit_correctly_rounded(s, o));
+  } catch (const fit::Cancelled&) {
+    return;
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  ZooPoint point;
+  if (r && r->spec.target == fit::Target::Gelu) {
+    try {
+      point = zoo_point(candidate_entry(std::make_shared<const fit::Candidate>(r->candidate), "fit_cr"));
+      point.name = std::string("correctly rounded (") + number_format(r->spec.format).name + ")";
+    } catch (const std::exception&) {
+      point = {};
+    }
+  }
+  if (cr_request_.load() != my) return;
+  publish([&](DesignerSnapshot& d) {
+    d.cr = r;
+    d.cr_error = error;
+    d.cr_point = point;
+    d.cr_running = false;
+    d.cr_progress = 1;
+    d.cr_failing = 0;
+    d.cr_stage.clear();
+  });
+#else
+  (void)s;
+  (void)my;
+#endif
 }
 
 void DesignerLab::request(const fit::Spec& s) {
@@ -133,17 +217,22 @@ void DesignerLab::loop() {
     std::optional<fit::Spec> spec;
     std::optional<Kept> points;
     bool certify = false;
-    std::uint64_t my = 0;
+    std::uint64_t my = 0, cr_my = 0;
+    std::shared_ptr<const fit::CrSpec> cr;
     {
       std::unique_lock lk(mu_);
       cv_.wait(lk, [&] {
-        return stop_ || pending_.has_value() || certify_pending_ || points_pending_.has_value();
+        return stop_ || pending_.has_value() || certify_pending_ || points_pending_.has_value() ||
+               cr_pending_ != nullptr;
       });
       if (stop_) return;
       spec = pending_;
       pending_.reset();
       points = std::move(points_pending_);
       points_pending_.reset();
+      cr = std::move(cr_pending_);
+      cr_pending_.reset();
+      cr_my = cr_request_.load();
       if (!spec) {  // a certification waits for the fit it would certify
         certify = certify_pending_;
         certify_pending_ = false;
@@ -153,8 +242,9 @@ void DesignerLab::loop() {
     if (spec) do_fit(*spec, my);
     if (points) do_points(*points);
     if (certify) do_certify();
+    if (cr) do_cr(*cr, cr_my);
     std::lock_guard lk(mu_);
-    if (!pending_ && !certify_pending_ && !points_pending_) busy_ = false;
+    if (!pending_ && !certify_pending_ && !points_pending_ && !cr_pending_) busy_ = false;
   }
 }
 
@@ -448,8 +538,8 @@ ExportResult export_candidate(const fit::Candidate& c, const std::string& base, 
     r.message = "give a file name first";
     return r;
   }
-  if (!fit::is_identifier(name)) {
-    r.message = "the function name " + quote(name) + " is not a C identifier (letters, digits and _)";
+  if (const auto why = fit::why_not_identifier(name)) {
+    r.message = "the function name " + quote(name) + " " + *why;
     return r;
   }
   const auto path = [&](ExportKind k) {

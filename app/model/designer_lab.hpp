@@ -23,10 +23,17 @@
 #include "gelu/zoo.hpp"
 #include "model/precision_lab.hpp"
 
+namespace gelu::fit {
+struct CrSpec;
+struct CrResult;
+}  // namespace gelu::fit
+
 namespace gelu::app {
 
 /// Whether this build can certify (gelu::fit_sollya was found).
 bool designer_can_certify();
+/// Whether this build makes correctly rounded fits (gelu::fit_cr: GLPK and MPFR were found).
+bool designer_can_round_correctly();
 
 struct DesignerSnapshot {
   fit::Spec spec;                                   // what `candidate` and `error` are for
@@ -41,6 +48,14 @@ struct DesignerSnapshot {
   std::string certify_note;  // the last certification's outcome
   /// Kept candidates on the yardstick (request_points), by id.
   std::vector<std::pair<std::string, ZooPoint>> kept_points;
+  // The correctly rounded target (gelu/fit_cr.hpp), fitted on the same worker, apart from the minimax fit.
+  std::shared_ptr<const fit::CrResult> cr;  // null before the first result or after a failure
+  std::string cr_error;                     // the fit's one line (the piece and why)
+  bool cr_running = false;
+  double cr_progress = 0;
+  std::string cr_stage;
+  std::size_t cr_failing = 0;  // inputs still failing in the piece being refined
+  ZooPoint cr_point;           // the correctly rounded candidate on the yardstick (GELU only)
   std::uint64_t version = 0;
 };
 
@@ -55,6 +70,11 @@ class DesignerLab {
   void request(const fit::Spec& s);
   /// Fits `s` on the calling thread and publishes the result (headless shots, tests).
   void fit_now(const fit::Spec& s);
+  /// Fits the correctly rounded target `s` on the worker (a newer request cancels an older one); without
+  /// gelu::fit_cr the snapshot's cr_error says so.
+  void request_cr(const fit::CrSpec& s);
+  /// The same on the calling thread (headless shots, tests).
+  void cr_now(const fit::CrSpec& s);
   /// Certifies the current candidate on the worker (a no-op note when built without Sollya).
   void request_certify();
   /// Puts these candidates on the yardstick (kept_points), on the worker; points_now on the calling thread.
@@ -68,6 +88,7 @@ class DesignerLab {
   void loop();
   void do_fit(const fit::Spec& s, std::uint64_t my);
   void do_certify();
+  void do_cr(const fit::CrSpec& s, std::uint64_t my);
   void do_points(const Kept& kept);
   void publish(const std::function<void(DesignerSnapshot&)>& change);
 
@@ -76,6 +97,8 @@ class DesignerLab {
   std::condition_variable cv_;
   std::optional<fit::Spec> pending_;
   std::optional<Kept> points_pending_;
+  std::shared_ptr<const fit::CrSpec> cr_pending_;
+  std::atomic<std::uint64_t> cr_request_{0};
   bool certify_pending_ = false, stop_ = false;
   std::atomic<bool> busy_{false};
   std::atomic<std::uint64_t> request_{0};

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -60,7 +61,7 @@ const std::string& text_field(const json::Value& obj, const std::string& name, c
   if (s.size() > max_bytes)
     fail(name, where,
          "is " + std::to_string(s.size()) + " bytes; keep it under " + std::to_string(max_bytes) +
-             " so it fits the lesson bar");
+             " (whether it fits the lesson bar, the layout check says)");
   return s;
 }
 
@@ -206,11 +207,12 @@ Lesson parse_lesson(std::string_view text, const std::string& name,
     const json::Value& s = steps->as_array()[i];
     const std::string field = "steps[" + std::to_string(i) + "]";
     if (!s.is_object()) fail(name, field, "must be an object {title, text, panel, state}");
-    only_keys(s, name, field, {"title", "text", "panel", "state", "view"});
+    only_keys(s, name, field, {"title", "text", "panel", "state", "view", "notes"});
     LessonStep step;
     step.title = text_field(s, name, field, "title", kLessonTitleMax);
     step.text = text_field(s, name, field, "text", kLessonTextMax);
     step.panel = text_field(s, name, field, "panel", 32);
+    if (s.find("notes")) step.notes = text_field(s, name, field, "notes", kLessonNotesMax);
     if (std::find(panel_ids.begin(), panel_ids.end(), step.panel) == panel_ids.end())
       fail(name, field + ".panel", "unknown panel " + quote(step.panel) + " (" + ids + ")");
     const json::Value* st = s.find("state");
@@ -280,6 +282,7 @@ Lesson check_lesson(std::string_view text, const std::string& name) {
     const LessonStep& s = lesson.steps[i];
     drawable(f + ".title", s.title);
     drawable(f + ".text", s.text);
+    drawable(f + ".notes", s.notes);
     for (std::size_t k = 0; k < s.view.annotations.size(); ++k)
       drawable(f + ".view.annotations[" + std::to_string(k) + "].text", s.view.annotations[k].text);
     if (s.view.question) {
@@ -342,6 +345,31 @@ Lesson load_lesson(const std::string& path) {
   return check_lesson(text, path);
 }
 
+std::string slide_size_name(const SlideSize& s) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%d×%d, %g×", s.width, s.height, static_cast<double>(s.scale));
+  return buf;
+}
+
+namespace {
+SlideCheck g_slide_check = nullptr;
+}  // namespace
+void set_slide_check(SlideCheck check) {
+  g_slide_check = check;
+}
+SlideCheck slide_check() {
+  return g_slide_check;
+}
+namespace {
+SlideRender g_slide_render = nullptr;
+}  // namespace
+void set_slide_render(SlideRender render) {
+  g_slide_render = render;
+}
+SlideRender slide_render() {
+  return g_slide_render;
+}
+
 // [SECTION] Writing a step
 
 int append_lesson_step(const std::string& path, const LessonStep& step, const std::string& new_title) {
@@ -365,6 +393,7 @@ int append_lesson_step(const std::string& path, const LessonStep& step, const st
   s["title"] = step.title;
   s["text"] = step.text;
   s["panel"] = step.panel;
+  if (!step.notes.empty()) s["notes"] = step.notes;
   s["state"] = step.state.is_null() ? json::Value(json::Object{}) : step.state;
   if (!step.view_json.is_null()) {
     s["view"] = step.view_json;

@@ -25,7 +25,13 @@ namespace gelu::app {
 
 inline constexpr int kLessonVersion = 2;            // 2 added a step's "view"; version 1 files still load
 inline constexpr std::size_t kLessonTitleMax = 80;  // bytes of UTF-8: one line on the lesson bar at 3×
-inline constexpr std::size_t kLessonTextMax = 420;  // bytes: two lines at 1280 px wide and 2×
+// Bytes of a step's text: a bound on what a file may hold, not a promise that it fits. Whether a step's text
+// fits the lesson bar at the projector sizes is what `gelulab lessons` checks by laying it out (at 1024×768
+// with 2× text a line holds about 55 characters, and the bar leaves the plot room for about three lines).
+inline constexpr std::size_t kLessonTextMax = 420;
+// Bytes of a step's notes: the teacher's longer explanation, shown outside presentation mode and in the
+// handout, never on the projector.
+inline constexpr std::size_t kLessonNotesMax = 2000;
 
 /// A note drawn on a plot at data coordinates: an arrow pointing at (x, y) with a text callout, a highlighted
 /// x-band [x, x1] with its text, or a marker (a dot at (x, y) with its text).
@@ -69,6 +75,7 @@ struct LessonStep {
   json::Value state;
   StepView view;
   json::Value view_json;  // the "view" as written (null: none), kept so that a step saved again is the same
+  std::string notes;      // optional ("notes"): for the teacher; never shown in presentation mode
 };
 
 /// The most steps a lesson may have: what --step (gui, shot) can open, and what `lessons --check` accepts,
@@ -101,6 +108,34 @@ Lesson load_lesson(const std::string& path);
 /// refuses), leaves the file as it was; LessonError names the file and the field. Returns the lesson's new
 /// number of steps.
 int append_lesson_step(const std::string& path, const LessonStep& step, const std::string& new_title);
+
+/// The projector sizes every step of a shipped lesson is a slide at (presentation mode): 1024×768 and
+/// 1280×800 with 2× text, 1920×1080 with 3×. `gelulab lessons` lays each step out at each of them.
+struct SlideSize {
+  int width, height;
+  float scale;  // presentation text scale
+};
+inline constexpr SlideSize kSlideSizes[] = {{1024, 768, 2.0f}, {1280, 800, 2.0f}, {1920, 1080, 3.0f}};
+/// "1024×768, 2×"
+std::string slide_size_name(const SlideSize& s);
+/// The layout check: lays every step of `lesson` out headless at each of kSlideSizes and returns what does
+/// not fit, one line each ("steps[3] at 1024×768, 2×: plot 'histograms' ends 132 px under the lesson bar");
+/// empty when every step is a slide. Where it cannot lay out (no headless GL), *error says why. The GUI
+/// installs it (gui/hosts/slide_check.cpp); null in a build without the GUI.
+using SlideCheck = std::vector<std::string> (*)(const Lesson& lesson, std::string* error);
+void set_slide_check(SlideCheck check);
+SlideCheck slide_check();
+
+/// The handout (`gelulab lessons --handout`): step `step` (0-based) of `lesson` rendered headless in
+/// presentation mode at `size` into the PNG file `png_path`; *text gets the text its lesson bar shows
+/// (run-time text filled in). False and *error on failure. The GUI installs it (gui/hosts/slide_check.cpp);
+/// null without the GUI.
+using SlideRender = bool (*)(const Lesson& lesson, std::size_t step, const SlideSize& size,
+                             const std::string& png_path, std::string* text, std::string* error);
+void set_slide_render(SlideRender render);
+SlideRender slide_render();
+/// The handout's size: each step's slide at 1280×800 with 2× text.
+inline constexpr SlideSize kHandoutSize{1280, 800, 2.0f};
 
 /// The {key}s quoted in a step's text, in order.
 std::vector<std::string> computed_text_keys(std::string_view text);

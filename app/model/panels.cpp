@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "model/panel_states.hpp"
+#include "model/precision_lab.hpp"
 
 namespace gelu::app::model {
 namespace {
@@ -36,18 +37,30 @@ PanelKind with_view(PanelKind k, std::vector<std::string> plots, std::vector<std
   return k;
 }
 
+// The Precision panel's plots: one ULP plot per storage format ("ulp_bf16"), the int8 view and the cost plot.
+std::vector<std::string> precision_plot_ids() {
+  std::vector<std::string> ids;
+  for (const std::string& f : precision_storage_formats()) ids.push_back("ulp_" + f);
+  ids.push_back("int8");
+  ids.push_back("cost");
+  return ids;
+}
+
 }  // namespace
 
 std::span<const PanelKind> panel_kinds() {
   static const std::vector<PanelKind> kinds = {
-      with_view(kind<CurvesState>("curves", "Curves", curves_schema), {"plot0", "plot1", "plot2"}),
+      with_view(kind<CurvesState>("curves", "Curves", curves_schema), {"plot0", "plot1", "plot2"},
+                {"readout"}),
       with_view(kind<ApproxState>("approx", "Approximations", approx_schema), {"functions", "errors"}),
-      with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
+      with_view(
+          with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
+          precision_plot_ids(), {"verdicts"}),
       kind<DesignerState>("designer", "Designer", designer_schema),
       with_view(kind<DropoutState>("dropout", "Dropout view", dropout_schema),
                 {"keep", "convergence", "histograms"}, {"mask_grid"}),
       with_view(kind<FfnState>("ffn", "FFN lab", ffn_schema),
-                {"heatA", "heatB", "loss", "layers", "hiddenA", "hiddenB"}),
+                {"heatA", "heatB", "loss", "layers", "hiddenA", "hiddenB"}, {"layer_slider"}),
       kind<BenchState>("bench", "Benchmarks", bench_schema),
   };
   return kinds;

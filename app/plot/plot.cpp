@@ -179,6 +179,16 @@ bool g_draw_legends = true;
 void set_draw_legends(bool draw) {
   g_draw_legends = draw;
 }
+namespace {
+bool g_inline_legends = false;
+}  // namespace
+void set_inline_legends(bool on) {
+  g_inline_legends = on;
+}
+bool inline_legends() {
+  return g_inline_legends;
+}
+
 void set_line_scale(float scale) {
   g_line_scale = std::clamp(scale, 0.25f, 8.0f);
 }
@@ -440,6 +450,67 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   fit_y_.min = std::min(fit_y_.min, b.min);
   fit_y_.max = std::max(fit_y_.max, b.max);
   polyline(sx_, sy_, color, thickness_em * lu_);
+  if (e) {
+    e->end = line_end(sx_, sy_);
+    e->mid = line_at(sx_, sy_, 0.6);
+  }
+}
+
+ImVec2 Plot::line_at(std::span<const double> xs, std::span<const double> ys, double share) const {
+  const double target = s_.x.range.min + share * (s_.x.range.max - s_.x.range.min);
+  std::size_t best = SIZE_MAX;
+  for (std::size_t i = 0; i < std::min(xs.size(), ys.size()); ++i)
+    if (std::isfinite(xs[i]) && std::isfinite(ys[i]) && s_.x.range.contains(xs[i]) &&
+        (s_.y.scale != Scale::Log10 || ys[i] > 0) &&
+        (best == SIZE_MAX || std::fabs(xs[i] - target) < std::fabs(xs[best] - target)))
+      best = i;
+  return best == SIZE_MAX ? ImVec2(NAN, NAN) : px(xs[best], ys[best]);
+}
+
+ImVec2 Plot::line_end(std::span<const double> xs, std::span<const double> ys) const {
+  for (std::size_t i = std::min(xs.size(), ys.size()); i-- > 0;)
+    if (std::isfinite(xs[i]) && std::isfinite(ys[i]) && s_.x.range.contains(xs[i]) &&
+        (s_.y.scale != Scale::Log10 || ys[i] > 0))
+      return px(xs[i], ys[i]);
+  return ImVec2(NAN, NAN);
+}
+
+namespace {
+// A curve's name as a slide labels it: up to a double space ("exact GELU  x·Φ(x)": the name, then its
+// formula), without the parameter values in parentheses ("tanh form (c = 0.044715): max …" -> "tanh form:
+// max …"); a parenthesis that tells curves apart ("GELU (exact)") stays.
+std::string compact_label(const std::string& label) {
+  std::string t = label.substr(0, label.find("  "));
+  for (std::size_t at = t.find(" ("); at != std::string::npos; at = t.find(" (", at + 1)) {
+    const std::size_t close = t.find(')', at);
+    if (close == std::string::npos) break;
+    if (t.substr(at, close - at).find('=') == std::string::npos) continue;
+    t.erase(at, close + 1 - at);
+    if (at-- == 0) break;
+  }
+  return t.empty() ? label : t;
+}
+}  // namespace
+
+// Each curve's name at its line's end (slides): beside the last point it drew, where it covers the least; a
+// name that finds no room clear of the other labels stays in the legend.
+void Plot::draw_inline_labels() {
+  if (!g_inline_legends || !s_.legend_shown) return;
+  // The curves first (what the step talks about), then the shadings.
+  for (const bool curves : {true, false})
+    for (Entry& e : entries_) {
+      if (e.hidden || std::isnan(e.end.x) || e.readout != curves) continue;
+      // A shading's name without its explanation ("ReLU dead zone: f = f′ = 0" -> "ReLU dead zone").
+      std::string t = compact_label(e.label);
+      if (!curves && t.find(": ") != std::string::npos) t.resize(t.find(": "));
+      // At its end, else at 60 % of the view; where neither has room, its name alone (before ": ").
+      const ImU32 col = e.color | IM_COL32_A_MASK;
+      auto place = [&](const std::string& text) {
+        return label_near(e.end, text.c_str(), col, false).has_value() ||
+               (!std::isnan(e.mid.x) && label_near(e.mid, text.c_str(), col, false).has_value());
+      };
+      e.inlined = place(t) || (t.find(": ") != std::string::npos && place(t.substr(0, t.find(": "))));
+    }
 }
 
 void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
@@ -457,6 +528,10 @@ void Plot::line(const char* label, ImU32 color, std::span<const double> xs, std:
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
   fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
   polyline(xs, ys, color, thickness_em * lu_);
+  if (e) {
+    e->end = line_end(xs, ys);
+    e->mid = line_at(xs, ys, 0.6);
+  }
 }
 
 void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
@@ -478,6 +553,9 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
   fit_y_ = {std::min(fit_y_.min, by.min), std::max(fit_y_.max, by.max)};
+  // A few named dots (inflection points) are named beside the last of them on a slide; a cloud of points
+  // (a data set) keeps its legend entry.
+  if (e && n <= 8) e->end = line_end(xs, ys);
 }
 
 void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> heights,
@@ -568,6 +646,11 @@ void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
   const float a = std::isinf(x0) ? area_min_.x : px(x0, 0).x, b = std::isinf(x1) ? area_max_.x : px(x1, 0).x;
   dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
   soft_rects_.emplace_back(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y));
+  // On a slide its name goes near the band's top (draw_inline_labels).
+  if (e && std::max(a, b) - std::min(a, b) >= 1.0f) {
+    e->end = ImVec2((a + b) / 2, area_min_.y + 0.5f * em_);
+    e->mid = ImVec2((a + b) / 2, area_max_.y - 1.5f * em_);  // (or near its bottom)
+  }
 }
 
 void Plot::shade_between(const char* label, ImU32 color, std::span<const double> xs,
@@ -595,6 +678,12 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
                             ImVec2(std::max(b.x, c.x), std::max({a.y, b.y, c.y, d.y})));
   }
   dl_->Flags = saved;
+  // On a slide its name goes by the middle of the shaded region (draw_inline_labels).
+  for (std::size_t k = 0, i = n / 2; e && k < n; ++k, i = (i + 1) % n)
+    if (ok(i) && s_.x.range.contains(xs[i])) {
+      e->end = px(xs[i], 0.5 * (y0[i] + y1[i]));
+      break;
+    }
 }
 
 void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
@@ -1398,11 +1487,19 @@ void Plot::end() {
   // The markers' labels, in the order of their markers, now that every dot and curve is drawn.
   for (const NamedDot& d : named_dots_)
     label_near(d.p, d.text.c_str(), d.color, false, true, s_.labels_near && !d.lesson, !d.lesson);
+  draw_inline_labels();
   s_.dots = dots_;
   layers_.Merge(dl_);
   dl_->PopClipRect();
   draw_axes();
+  // The legend lists what is not named at its line's end; the hover readout keeps every curve.
+  std::vector<Entry> all;
+  if (std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.inlined; })) {
+    all = entries_;
+    std::erase_if(entries_, [](const Entry& e) { return e.inlined; });
+  }
   draw_legend();
+  if (!all.empty()) entries_ = std::move(all);
   draw_outside_notes();
   if (!draw_dot_tip()) draw_readout();
   apply_fit();

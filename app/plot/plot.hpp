@@ -131,6 +131,13 @@ ImU32 palette(int i, float alpha = 1.0f);
 void set_line_scale(float scale);
 float line_scale();
 
+/// Slides (a lesson step in presentation mode): each curve is named by a compact label at its line's end, in
+/// its colour, instead of a legend row (a legend placed below the plot took a whole row of the slide); series
+/// without a line end (bars, shadings, dots) and curves whose label finds no room keep the legend. Off by
+/// default.
+void set_inline_legends(bool on);
+bool inline_legends();
+
 /// Tests: false places legends as usual (legend_min/max, texts) but draws nothing of them, so a picture
 /// shows what lies under them with the same layout.
 void set_draw_legends(bool draw);
@@ -246,6 +253,9 @@ class Plot {
     bool dot = false;                // legend swatch: a dot (scatter) instead of a line or a filled box
     BatchFn f, df;                   // function series
     std::span<const double> xs, ys;  // data series
+    ImVec2 end{NAN, NAN};            // the last point its line drew, in pixels (NaN: none)
+    ImVec2 mid{NAN, NAN};            // a point of its line at 60 % of the view (where the end is crowded)
+    bool inlined = false;            // named at its line's end (set_inline_legends), not in the legend
   };
   bool begin_series(const char* label, ImU32 color, bool readout, Entry** out);
   void polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness);
@@ -254,6 +264,11 @@ class Plot {
   void text_at(ImVec2 pos, ImU32 color, const char* text, TextKind kind = TextKind::Axis);
   bool tick_text(ImVec2 pos, ImU32 color, const char* text);
   void draw_legend();
+  void draw_inline_labels();
+  /// The last finite point of (xs, ys) in the visible x range, in pixels (NaN when there is none).
+  ImVec2 line_end(std::span<const double> xs, std::span<const double> ys) const;
+  /// A finite point of (xs, ys) in the visible x range near `share` of it, in pixels (NaN when none).
+  ImVec2 line_at(std::span<const double> xs, std::span<const double> ys, double share) const;
   void draw_readout();
   bool draw_dot_tip();
   void draw_view_notes();

@@ -55,10 +55,15 @@ namespace gelu::simd {
 double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy) {
   namespace F = formulas;
   double r;
-  if (op == Bf16Op::F)
+  if (op == Bf16Op::F) {
     r = tanh_form ? F::gelu_tanh(x, kBf16TanhC) : F::gelu(x);
-  else
+    // At tiny x the double is x/2 exactly, but both forms exceed x/2 for every x ≠ 0 (x·(Φ(x) − ½) > 0, and
+    // x·tanh(…)/2 > 0): where x/2 is a tie of bf16's subnormals (128 inputs) the exact value rounds up, so
+    // the double's successor stands for it (found against MPFR: tests/fit/fit_cr_test.cpp).
+    if (x != 0 && r == x * 0.5) r = std::nextafter(r, HUGE_VAL);
+  } else {
     r = tanh_form ? F::gelu_tanh_d1(x, kBf16TanhC) : F::gelu_d1(x);
+  }
   return op == Bf16Op::Backward ? r * dy : r;
 }
 

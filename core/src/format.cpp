@@ -5,6 +5,10 @@
 // by a power of two, nearbyint and the scaling back, all exact in double for every format narrower than
 // double. f32 and f64 take the hardware's own conversions; their results agree with the generic path
 // (tested).
+//
+// Index of this file:
+//   [SECTION] The table and the minifloat arithmetic
+//   [SECTION] Format
 #include "gelu/format.hpp"
 
 #include <algorithm>
@@ -17,8 +21,10 @@
 namespace gelu {
 namespace {
 
+// [SECTION] The table and the minifloat arithmetic.
+
 // clang-format off
-constexpr std::array<NumberFormat, 7> kFormats{{
+constexpr std::array<NumberFormat, 12> kFormats{{
   {FormatId::F64, "f64", "float64", "IEEE 754 binary64: 11-bit exponent, 52-bit fraction",
    64, 11, 52, 1023, -1022, 1023, true, true, false, false},
   {FormatId::F32, "f32", "float32", "IEEE 754 binary32: 8-bit exponent, 23-bit fraction",
@@ -33,6 +39,16 @@ constexpr std::array<NumberFormat, 7> kFormats{{
    8, 5, 2, 15, -14, 15, true, true, false, false},
   {FormatId::Int8, "int8", "int8 (affine)", "8-bit integer codes q in [-128, 127] with value = scale·(q − zero point)",
    8, 0, 0, 0, 0, 0, false, false, true, true},
+  {FormatId::E2M3, "e2m3", "fp6 E2M3", "OCP MX FP6 E2M3 (\"FN\"): 2-bit exponent, 3-bit fraction, no infinities or NaN, saturates at ±7.5",
+   6, 2, 3, 1, 0, 2, false, false, true, false},
+  {FormatId::E3M2, "e3m2", "fp6 E3M2", "OCP MX FP6 E3M2 (\"FN\"): 3-bit exponent, 2-bit fraction, no infinities or NaN, saturates at ±28",
+   6, 3, 2, 3, -2, 4, false, false, true, false},
+  {FormatId::E2M1, "e2m1", "fp4 E2M1", "OCP MX FP4 E2M1 (\"FN\"): 2-bit exponent, 1-bit fraction, values 0, 0.5, 1, 1.5, 2, 3, 4, 6, saturates at ±6",
+   4, 2, 1, 1, 0, 2, false, false, true, false},
+  {FormatId::E8M0, "e8m0", "scale E8M0", "OCP MX shared scale: unsigned 8-bit exponent, 2^(code − 127), NaN at 0xFF, no zero",
+   8, 8, 0, 127, -127, 127, false, true, true, false, true},
+  {FormatId::UE4M3, "ue4m3", "scale UE4M3", "NVFP4 block scale: e4m3 without a sign, 0 to 448, NaN at 0x7F",
+   8, 4, 3, 7, -6, 8, false, true, true, false, true},
 }};
 // clang-format on
 
@@ -73,11 +89,17 @@ bool fn_nan_layout(const NumberFormat& f) {
   return !f.has_infinity && f.has_nan && !f.affine;  // the FN variant: all-ones exponent is a binade
 }
 
+/// e8m0: no fraction, so no subnormals and no zero (code 0 is 2^−bias).
+bool exponent_only(const NumberFormat& f) {
+  return f.fraction_bits == 0 && !f.affine;
+}
+
 /// Largest finite magnitude's bit pattern (without the sign) of a floating row.
 std::uint64_t max_magnitude_bits(const NumberFormat& f) {
   const std::uint64_t exp_all = (std::uint64_t{1} << f.exponent_bits) - 1;
   const std::uint64_t frac_all = (std::uint64_t{1} << f.fraction_bits) - 1;
-  if (fn_nan_layout(f)) return (exp_all << f.fraction_bits) | (frac_all - 1);
+  if (!f.has_infinity && !f.has_nan) return (exp_all << f.fraction_bits) | frac_all;  // every code finite
+  if (fn_nan_layout(f) && f.fraction_bits > 0) return (exp_all << f.fraction_bits) | (frac_all - 1);
   return ((exp_all - 1) << f.fraction_bits) | frac_all;
 }
 
@@ -86,15 +108,17 @@ double decode_float(const NumberFormat& f, std::uint64_t bits) {
   const int M = f.fraction_bits;
   const std::uint64_t exp_all = (std::uint64_t{1} << f.exponent_bits) - 1;
   const std::uint64_t frac_all = (std::uint64_t{1} << M) - 1;
-  const bool neg = (bits >> (f.bits - 1)) & 1;
+  const bool neg = !f.unsigned_only && ((bits >> (f.bits - 1)) & 1);
+  if (f.unsigned_only && (bits >> (f.exponent_bits + M)) != 0)
+    return std::numeric_limits<double>::quiet_NaN();  // ue4m3's unused sign bit set: not a value
   const std::uint64_t e = (bits >> M) & exp_all;
   const std::uint64_t frac = bits & frac_all;
   double v;
-  if (e == exp_all && !fn_nan_layout(f)) {
+  if (e == exp_all && f.has_infinity) {
     v = frac == 0 ? std::numeric_limits<double>::infinity() : std::numeric_limits<double>::quiet_NaN();
-  } else if (e == exp_all && frac == frac_all) {
+  } else if (e == exp_all && f.has_nan && frac == frac_all) {
     v = std::numeric_limits<double>::quiet_NaN();
-  } else if (e == 0) {
+  } else if (e == 0 && !exponent_only(f)) {
     v = static_cast<double>(frac) * pow2(f.emin - M);
   } else {
     v = (1.0 + static_cast<double>(frac) * pow2(-M)) * pow2(static_cast<int>(e) - f.exponent_bias);
@@ -105,7 +129,7 @@ double decode_float(const NumberFormat& f, std::uint64_t bits) {
 /// Bit pattern of a value of a floating row (v already rounded; not NaN).
 std::uint64_t encode_float(const NumberFormat& f, double v) {
   const int M = f.fraction_bits;
-  const std::uint64_t sign = std::signbit(v) ? std::uint64_t{1} << (f.bits - 1) : 0;
+  const std::uint64_t sign = std::signbit(v) && !f.unsigned_only ? std::uint64_t{1} << (f.bits - 1) : 0;
   const double a = std::fabs(v);
   const std::uint64_t exp_all = (std::uint64_t{1} << f.exponent_bits) - 1;
   if (std::isinf(a)) return sign | (exp_all << M);
@@ -118,12 +142,16 @@ std::uint64_t encode_float(const NumberFormat& f, double v) {
 
 double round_minifloat(const NumberFormat& f, double max_finite, double x) {
   if (std::isnan(x)) return x;
+  if (f.unsigned_only && !(x > 0)) return exponent_only(f) ? pow2(f.emin) : 0.0;  // saturates at the bottom
   const double a = std::fabs(x);
   if (a == 0) return x;
+  if (exponent_only(f) && a < pow2(f.emin)) return pow2(f.emin);  // e8m0 has no zero
   if (std::isinf(a)) return f.has_infinity ? x : std::copysign(max_finite, x);
   const int e = std::max(exponent_of(a), f.emin);
   const int s = e - f.fraction_bits;  // the spacing at a is 2^s
-  const double r = std::nearbyint(a * pow2(-s)) * pow2(s);
+  double r = std::nearbyint(a * pow2(-s)) * pow2(s);
+  // e8m0's values are the powers of two: a tie (1.5·2^e) goes to the even code, as everywhere else.
+  if (exponent_only(f) && a * pow2(-e) == 1.5) r = pow2(((e + f.exponent_bias) & 1) == 0 ? e : e + 1);
   if (r > max_finite) {
     return f.has_infinity && !f.saturates ? std::copysign(std::numeric_limits<double>::infinity(), x)
                                           : std::copysign(max_finite, x);
@@ -157,6 +185,8 @@ std::string number_format_names() {
   }
   return s;
 }
+
+// [SECTION] Format: rounding, ordinals, encodings, enumeration.
 
 Quantization Quantization::symmetric(double absmax) {
   if (!(absmax > 0) || !std::isfinite(absmax))
@@ -269,6 +299,7 @@ double Format::from_ordinal(std::int64_t k) const {
     return q_.scale * static_cast<double>(code - q_.zero_point);
   }
   const std::int64_t top = max_ordinal();
+  if (row_->unsigned_only) k = std::max<std::int64_t>(k, 0);
   const bool neg = k < 0;
   const std::uint64_t mag = neg ? static_cast<std::uint64_t>(-(k + 1)) + 1 : static_cast<std::uint64_t>(k);
   double v;
@@ -328,6 +359,7 @@ std::uint64_t Format::encode(double v) const {
     default: {
       const NumberFormat& f = *row_;
       if (std::isnan(v)) {
+        if (!f.has_nan) throw std::domain_error(std::string(f.name) + " has no NaN");
         const std::uint64_t exp_all = (std::uint64_t{1} << f.exponent_bits) - 1;
         const std::uint64_t frac_all = (std::uint64_t{1} << f.fraction_bits) - 1;
         return fn_nan_layout(f) ? (exp_all << f.fraction_bits) | frac_all
@@ -366,7 +398,8 @@ std::vector<double> Format::enumerate(double lo, double hi) const {
   const auto top = static_cast<std::uint64_t>(max_ordinal());
   const std::uint64_t sign = std::uint64_t{1} << (row_->bits - 1);
   out.reserve(static_cast<std::size_t>(2 * top + 2));
-  for (std::uint64_t m = top + 1; m-- > 0;) keep(decode_float(*row_, sign | m));
+  if (!row_->unsigned_only)
+    for (std::uint64_t m = top + 1; m-- > 0;) keep(decode_float(*row_, sign | m));
   for (std::uint64_t m = 0; m <= top; ++m) keep(decode_float(*row_, m));
   return out;
 }
@@ -377,6 +410,7 @@ std::vector<double> Format::enumerate() const {
 
 std::uint64_t Format::count_finite() const {
   if (row_->affine) return 256;
+  if (row_->unsigned_only) return static_cast<std::uint64_t>(max_ordinal()) + 1;
   return 2 * (static_cast<std::uint64_t>(max_ordinal()) + 1);
 }
 

@@ -220,15 +220,19 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
 
     // The dtype.
     const std::string& d = h_.descr;
-    if (d == "<f2" || d == "<f4" || d == "<f8" || d == "<u2") {
+    if (d == "<f2" || d == "<f4" || d == "<f8" || d == "<u2" || d == "<i2") {
       h_.item_size = d[2] - '0';
-      h_.bf16_bits = d == "<u2";
+      h_.bf16_bits = h_.bits = d[1] != 'f';
+    } else if (d == "|u1" || d == "|i1" || d == "<u1" || d == "<i1") {
+      h_.item_size = 1;
+      h_.bits = true;
     } else if (d.size() == 3 && d[0] == '>' && (d[1] == 'f' || d[1] == 'u')) {
       throw NpyError(name_ + ": dtype " + quote(d) + " is big-endian; save it little-endian (a.astype('<" +
                      d.substr(1) + "'))");
     } else {
       throw NpyError(name_ + ": dtype " + quote(d) +
-                     " is not one of <f2 (float16), <f4 (float32), <f8 (float64), <u2 (bfloat16 bits)");
+                     " is not one of <f2 (float16), <f4 (float32), <f8 (float64), <u2 (bfloat16 or float16 "
+                     "bits), |u1 (e4m3 or e5m2 bits)");
     }
     if (h_.fortran_order && h_.shape.size() > 1)
       throw NpyError(name_ + ": the array is in Fortran order; save it in C order (np.ascontiguousarray)");
@@ -263,6 +267,20 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
   }
 }
 
+void NpyReader::bits_as(const Format& f, const std::string& what) {
+  if (!h_.bits) return;
+  const int want = f.row().bits;
+  const bool ok = (want == 16 && (f.id() == FormatId::BF16 || f.id() == FormatId::F16)) ||
+                  (want == 8 && (f.id() == FormatId::E4M3 || f.id() == FormatId::E5M2));
+  if (!ok || want != 8 * h_.item_size)
+    throw NpyError(name_ + ": dtype " + quote(h_.descr) + " holds " + std::to_string(8 * h_.item_size) +
+                   "-bit patterns, which " + what +
+                   " cannot take (uint16 holds bf16 or f16 bits, uint8 e4m3 or e5m2 bits; f32 and f64 are "
+                   "read from <f4 and <f8)");
+  bits_format_ = f;
+  h_.bf16_bits = f.id() == FormatId::BF16;
+}
+
 NpyReader::~NpyReader() {
   if (file_) std::fclose(file_);
 }
@@ -279,7 +297,14 @@ std::size_t NpyReader::read(double* out, std::size_t max) {
   for (std::size_t i = 0; i < n; ++i, b += item) {
     std::uint64_t bits = 0;
     for (std::size_t k = 0; k < item; ++k) bits |= std::uint64_t{b[k]} << (8 * k);  // little-endian
+    if (h_.bits && bits_format_) {
+      out[i] = bits_format_->decode(bits);
+      continue;
+    }
     switch (item) {
+      case 1:  // 8-bit patterns need bits_as to say which format
+        throw NpyError(name_ + ": dtype " + quote(h_.descr) +
+                       ": 8-bit patterns of which format? (e4m3, e5m2)");
       case 2:
         out[i] = (h_.bf16_bits ? bf16 : f16).decode(bits);
         break;

@@ -331,6 +331,59 @@ double puma_d1(double x, const Format& c) {
   return A.add(s, A.in(kPumaB[1]));
 }
 
+// --- microxcaling's GELU (microsoft/microxcaling, mx/activations.py, GELUFunction.forward): the tanh form
+// written as x·σ(2·√(2/π)·(x + 0.044715·x³)) with bfloat16 constants 0.044677734375 and 1.59375, every
+// operation a vec_* op rounded to the compute format (bf16 in its bfloat=16 specs): x², x³, c·x³, + x, k·(…),
+// exp(−u), + 1, 1/(…), x·φ ---
+constexpr double kMxC = 0.044677734375, kMxK = 1.59375;
+double mx_gelu(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  double u = A.mul(A.mul(x, x), x);
+  u = A.mul(A.in(kMxC), u);
+  u = A.add(u, x);
+  u = A.mul(A.in(kMxK), u);
+  const double phi = A.div(A.in(1.0), A.add(A.exp(-u), A.in(1.0)));
+  return A.mul(x, phi);
+}
+// Its backward (GELUFunction.backward): φ + x·(k + 0.21386719·x²)·φ(1 − φ).
+double mx_gelu_d1(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  double u = A.mul(A.in(kMxC), A.mul(A.mul(x, x), x));
+  u = A.mul(A.in(kMxK), A.add(u, x));
+  const double phi = A.div(A.in(1.0), A.add(A.exp(-u), A.in(1.0)));
+  double dphi = A.mul(phi, A.sub(A.in(1.0), phi));
+  const double dy = A.add(A.in(kMxK), A.mul(A.in(0.21386719), A.mul(x, x)));
+  dphi = A.mul(dy, dphi);
+  return A.add(phi, A.mul(x, dphi));
+}
+
+// --- CUTLASS's epilogue GELU (NVIDIA/cutlass, include/cutlass/epilogue/thread/activation.h, GELU<float>):
+// (½·x)·(1 + erf(x / √2)), a division by root_two, fused into the GEMM's epilogue on the float accumulator
+// ---
+double cutlass_gelu(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  const double e = A.erf(A.div(x, A.in(1.4142135623730951)));
+  return A.mul(A.mul(A.in(0.5), x), A.add(A.in(1.0), e));
+}
+double cutlass_gelu_d1(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  const double cdf = A.mul(A.in(0.5), A.add(A.in(1.0), A.erf(A.div(x, A.in(1.4142135623730951)))));
+  return gelu_d1_from_cdf(A, x, cdf);
+}
+// --- CUTLASS's GELU_taylor (same file): (½·z)·(1 + tanh((k0·z)·(1 + (k1·z)·z))), k0 = √(2/π), k1 = 0.044715;
+// its fast_tanh modelled as tanh rounded once to the compute format ---
+double cutlass_gelu_taylor(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  const double inner =
+      A.mul(A.mul(A.in(kSqrt2OverPi), x), A.add(A.in(1.0), A.mul(A.mul(A.in(kTanhC), x), x)));
+  return A.mul(A.mul(A.in(0.5), x), A.add(A.in(1.0), A.tanh(inner)));
+}
+
 // --- the built-in list ---
 
 Entry entry(std::string id, std::string name, std::string formula, std::string used_in, std::string citation,
@@ -406,6 +459,22 @@ std::vector<Entry> build_builtins() {
   e.published_max_error = 6.9e-2;
   z.push_back(std::move(e));
 
+  z.push_back(entry(
+      "mx_gelu", "microxcaling GELU (bf16 constants)",
+      "x·σ(1.59375·(x + 0.044677734375·x³)), every operation rounded to the compute format",
+      "Microsoft's MX emulation library (microxcaling), GELU under MX specs; use --compute bf16",
+      "microsoft/microxcaling, mx/activations.py (GELUFunction)", Cost{7, 1, 1, 0, 0}, mx_gelu, mx_gelu_d1));
+  z.push_back(
+      entry("cutlass_gelu", "CUTLASS epilogue GELU (erf)", "(½·x)·(1 + erf(x / √2))",
+            "GEMM epilogues fused on the float32 accumulator (CUTLASS LinearCombinationGeneric<GELU>)",
+            "NVIDIA/cutlass, include/cutlass/epilogue/thread/activation.h (GELU<float>)", Cost{4, 1, 1, 0, 0},
+            cutlass_gelu, cutlass_gelu_d1));
+  z.push_back(entry("cutlass_gelu_taylor", "CUTLASS epilogue GELU (tanh, GELU_taylor)",
+                    "(½·z)·(1 + tanh((√(2/π)·z)·(1 + (0.044715·z)·z)))",
+                    "GEMM epilogues fused on the accumulator (CUTLASS GELU_taylor)",
+                    "NVIDIA/cutlass, include/cutlass/epilogue/thread/activation.h (GELU_taylor)",
+                    Cost{8, 0, 1, 0, 0}, cutlass_gelu_taylor, nullptr));
+
   for (int n : {32, 64, 256}) z.push_back(make_pwl(n, 8.0));
   z.back().published_max_error = 3.9e-4;
   z[z.size() - 2].published_max_error = 6.1e-3;
@@ -459,10 +528,25 @@ Added& added() {
 }
 
 // The built-in ids, so that add() can refuse them without building the list (which fits constants).
-constexpr const char* kBuiltinIds[] = {"tanh_form",  "sigmoid_form", "erf_naive",   "erfc_form",
-                                       "erf_as7126", "f16_lut",      "ibert",       "hgelu",
-                                       "pwl32",      "pwl64",        "pwl256",      "bolt",
-                                       "puma",       "tanh_fit_c",   "tanh_fit_ac", "sigmoid_fit_k"};
+constexpr const char* kBuiltinIds[] = {"tanh_form",
+                                       "sigmoid_form",
+                                       "erf_naive",
+                                       "erfc_form",
+                                       "erf_as7126",
+                                       "f16_lut",
+                                       "ibert",
+                                       "hgelu",
+                                       "pwl32",
+                                       "pwl64",
+                                       "pwl256",
+                                       "bolt",
+                                       "puma",
+                                       "tanh_fit_c",
+                                       "tanh_fit_ac",
+                                       "sigmoid_fit_k",
+                                       "mx_gelu",
+                                       "cutlass_gelu",
+                                       "cutlass_gelu_taylor"};
 
 bool valid_id(std::string_view id) {
   if (id.empty() || id.size() > 64) return false;

@@ -237,6 +237,85 @@ TEST(Lessons, ABadLessonNamesTheFileAndTheField) {
   EXPECT_NE(r.err.find("unknown key 'funtions'"), std::string::npos) << r.err;
 }
 
+// A step that is not a slide is refused by the layout check (issue 52): a text that needs more lines than the
+// bar can give beside a plot, and a step showing four FFN plots, named with the step and the size; the same
+// file passes with --no-layout (its structure is fine).
+TEST(Lessons, AStepThatIsNotASlideIsNamedWithItsSizeAndWhatDoesNotFit) {
+  const fs::path f = test_dir() / "not_a_slide.json";
+  std::string long_text;
+  for (int i = 1; i <= 14; ++i) long_text += "Line " + std::to_string(i) + ".\\n";  // 14 lines
+  write_file(f, R"({"title": "Not a slide", "version": 2, "steps": [
+      {"title": "Fine", "text": "Short.", "panel": "curves", "state": {"functions": ["gelu"]}},
+      {"title": "Too long", "text": ")" +
+                    long_text + R"(", "panel": "curves", "state": {"functions": ["gelu"]}},
+      {"title": "Four plots", "text": "All of them.", "panel": "ffn", "state": {"playing": false}}]})");
+  const Result r = gelulab("lessons --check '" + f.string() + "'");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_EQ(r.err.find("steps[0]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("steps[1] at 1024×768, 2×: text needs "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("steps[2] at 1024×768, 2×: plot '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("under the lesson bar"), std::string::npos) << r.err;
+  const Result quick = gelulab("lessons --no-layout --check '" + f.string() + "'");
+  EXPECT_EQ(quick.status, 0) << quick.err;
+}
+
+// Every shipped step as the class sees it (issue 52): at the slide sizes --meta says every plot is wholly
+// seen and the whole text shows; F7's bar (the title line only) leaves the plot more room.
+TEST(Lessons, ShotMetaSaysWhatTheClassSees) {
+  const std::string lesson =
+      (fs::path(GELU_SOURCE_DIR) / "assets/lessons/2_exact_vs_approximations.json").string();
+  const Shot s = shot("slide_2_2", "--presentation 2 --lesson '" + lesson + "' --step 2");  // 1280×800
+  ASSERT_EQ(s.run.status, 0) << s.run.err;
+  for (const auto& [id, p] : s.meta.at("plots").as_object())
+    EXPECT_EQ(p.at("visible_fraction").as_number(), 1) << id;
+  EXPECT_EQ(s.meta.at("lesson").at("text_overflow_px").as_number(), 0);
+  EXPECT_TRUE(s.meta.at("slide_problems").as_array().empty());
+  // The FFN lab's four plots in one step at 1280×800: the lower ones are under the bar, and --meta says so.
+  const fs::path f = test_dir() / "four_plots.json";
+  write_file(f, R"({"title": "Four", "version": 2, "steps": [
+      {"title": "Four plots", "text": "All of them.", "panel": "ffn", "state": {"playing": false}}]})");
+  const Shot four = shot("slide_four", "--presentation 2 --lesson '" + f.string() + "'");
+  ASSERT_EQ(four.run.status, 0) << four.run.err;
+  EXPECT_LT(four.meta.at("plots").at("loss").at("visible_fraction").as_number(), 1);
+  EXPECT_FALSE(four.meta.at("slide_problems").as_array().empty());
+}
+
+// The handout: one self-contained HTML page with each step's slide embedded, its text and its notes.
+TEST(Lessons, TheHandoutHoldsEveryStepsSlideTextAndNotes) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/1_what_is_gelu.json").string();
+  const fs::path dir = test_dir() / "handout";
+  const Result r = gelulab("lessons --handout '" + lesson + "' --out '" + dir.string() + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string html = read_file(dir / "1_what_is_gelu.html");
+  const gelu::json::Value l = gelu::json::parse(read_file(lesson));
+  const auto& steps = l.at("steps").as_array();
+  std::size_t imgs = 0;
+  for (std::size_t at = html.find("src=\"data:image/png;base64,"); at != std::string::npos;
+       at = html.find("src=\"data:image/png;base64,", at + 1))
+    ++imgs;
+  EXPECT_EQ(imgs, steps.size());
+  int notes = 0;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_NE(html.find(steps[i].at("title").as_string()), std::string::npos) << i;
+    if (const gelu::json::Value* n = steps[i].find("notes")) {
+      ++notes;
+      EXPECT_NE(html.find(n->as_string().substr(0, 20)), std::string::npos) << i;
+    }
+    // The slide itself, 1280×800 (the PNG's IHDR width and height, big-endian).
+    const std::string png = read_file(dir / ("1_what_is_gelu_step_" + std::to_string(i + 1) + ".png"));
+    ASSERT_GT(png.size(), 24u);
+    auto be = [&](std::size_t o) {
+      return (static_cast<unsigned char>(png[o]) << 24) | (static_cast<unsigned char>(png[o + 1]) << 16) |
+             (static_cast<unsigned char>(png[o + 2]) << 8) | static_cast<unsigned char>(png[o + 3]);
+    };
+    EXPECT_EQ(be(16), 1280u);
+    EXPECT_EQ(be(20), 800u);
+  }
+  EXPECT_GT(notes, 0) << "the shipped lesson carries notes";
+  EXPECT_NE(html.find("@page{size:A4"), std::string::npos);
+  EXPECT_EQ(gelulab("lessons --handout '" + lesson + "'").status, 2) << "--out is required";
+}
+
 TEST(Lessons, AStepShowsItsPanelStateAndTheLessonBar) {
   const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/1_what_is_gelu.json").string();
   const Shot s = shot("lesson_1_3", "--lesson '" + lesson + "' --step 3");
@@ -277,18 +356,22 @@ TEST(Lessons, LessonOneShowsTheInflectionPointsOnlyFromTheStepThatIntroducesThem
   }
 }
 
-// Lesson 3 explains the histograms of N(μ, σ) in step 4: steps 1-3 show only the two plots of x, taller.
+// Lesson 3 explains the histograms of N(μ, σ) in step 4: steps 1-2 show the keep probability, step 3 the
+// running mean it talks about, each alone and taking the height (every step a slide, issue 52).
 TEST(Lessons, LessonThreeShowsTheHistogramsOnlyFromTheStepThatExplainsThem) {
   const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/3_stochastic_view.json").string();
+  const char* const shown[] = {"keep", "keep", "convergence", "histograms"};
   for (int step = 1; step <= 4; ++step) {
     const Shot s =
         shot("lesson_3_" + std::to_string(step), "--lesson '" + lesson + "' --step " + std::to_string(step));
     ASSERT_EQ(s.run.status, 0) << s.run.err;
     const auto& plots = s.meta.at("plots").as_object();
     EXPECT_EQ(plots.count("histograms") == 1, step == 4) << "step " << step;
-    const Geom keep(s.meta.at("plots").at("keep"));
+    ASSERT_EQ(plots.size(), 1u) << "step " << step;
+    ASSERT_EQ(plots.count(shown[step - 1]), 1u) << "step " << step;
+    const Geom p(s.meta.at("plots").at(shown[step - 1]));
     if (step < 4) {
-      EXPECT_GT(keep.bottom - keep.top, 400) << "step " << step << ": the plots of x take the height";
+      EXPECT_GT(p.bottom - p.top, 400) << "step " << step << ": the plot takes the height";
     }
   }
 }
@@ -396,12 +479,15 @@ TEST(LessonViews, TheMaskGridStaysOnAProjectorWhereTheStepTalksAboutIt) {
   const Shot s = shot("lesson_3_1_pres", "--presentation 2 --lesson '" + lesson + "' --step 1");
   ASSERT_EQ(s.run.status, 0) << s.run.err;
   EXPECT_TRUE(s.meta.at("mask_grid_shown").as_bool());
+  // Presentation mode outside a lesson hides the controls column but keeps the grid (issue 52, point 8).
   const Shot plain = shot("dropout_pres", "--presentation 2 --panel dropout");
   ASSERT_EQ(plain.run.status, 0) << plain.run.err;
-  EXPECT_FALSE(plain.meta.at("mask_grid_shown").as_bool());
-  // Beside the plots, not under them: the keep plot starts right of the grid.
-  const Geom keep(s.meta.at("plots").at("keep")), keep_plain(plain.meta.at("plots").at("keep"));
-  EXPECT_GT(keep.left, keep_plain.left + 100);
+  EXPECT_TRUE(plain.meta.at("mask_grid_shown").as_bool());
+  // Beside the plots, not under them: the keep plot starts right of the grid (a fifth of the width at least).
+  for (const Shot* x : {&s, &plain}) {
+    const Geom keep(x->meta.at("plots").at("keep"));
+    EXPECT_GT(keep.left, 0.2 * x->meta.at("width").as_number());
+  }
 }
 
 // Lesson 6 step 2: predict, then reveal; the answer is computed (GELU's minimum, −0.7518), not typed in.

@@ -10,7 +10,10 @@
 //   - in a plot of many labelled dots (labels_near) every label drawn lies beside its own dot: within two
 //     lines of text of it, and no other dot of its colour nearer to it (else it reads as that dot's);
 //   - a plot that has data shows it (data-coloured or dark pixels in its data area);
-//   - a bar group's name wider than its group goes on two lines rather than being cut with "…".
+//   - a bar group's name wider than its group goes on two lines rather than being cut with "…";
+//   - at the projector sizes of model::kSlideSizes every lesson step is a slide (issue 52): each plot wholly
+//     inside the window and above the lesson bar (visible_fraction 1), its text wholly in the bar
+//     (text_overflow_px 0), nothing scrolling; from the rectangles and, independently, from the pixels.
 // Runs headless; without a GL context it fails, it does not skip.
 //
 // Index of this file:
@@ -105,6 +108,9 @@ struct Picture {
 
 struct Frame {
   std::vector<PlotSeen> plots;
+  std::vector<gelu::plot::Box> extents;  // each plot's frame, ticks, legend, notes and labels (plot_extent)
+  gelu::plot::SlideFrame slide;          // the room above the lesson bar, the text's lines (App::slide_frame)
+  std::vector<std::string> slide_problems;
   Picture with_legends, without_legends;
   std::optional<Rect> lesson_bar;
   std::string error;
@@ -219,7 +225,10 @@ Frame render(const Subject& s, const Config& c) {
     p.labels_near = st.labels_near;
     p.dots = st.dots;
     f.plots.push_back(std::move(p));
+    f.extents.push_back(plot_extent(st));
   }
+  f.slide = app.slide_frame();
+  f.slide_problems = app.slide_problems();
   if (const auto it = ui::marks().find("lesson_bar"); it != ui::marks().end() && app.lesson())
     f.lesson_bar = rect(it->second.min, it->second.max);
   gelu::plot::set_draw_legends(false);  // the same frame again, without drawing the legends
@@ -258,6 +267,50 @@ const char* kind_name(gelu::plot::TextKind k) {
                                             : "legend";
 }
 
+/// The lesson bar's background (App::lesson_bar): where it is, no plot is.
+bool bar_pixel(const unsigned char* p) {
+  return p[0] == 255 && p[1] == 247 && p[2] == 214;
+}
+bool ink_pixel(const unsigned char* p) {
+  return 0.3 * p[0] + 0.59 * p[1] + 0.11 * p[2] < 200;
+}
+
+/// Whether (w, h, scale) is one of the projector sizes every shipped step is a slide at (model::kSlideSizes).
+bool slide_size(const Config& c) {
+  for (const SlideSize& z : kSlideSizes)
+    if (z.width == c.w && z.height == c.h && std::fabs(z.scale - std::stof(c.scale)) < 1e-3f) return true;
+  return false;
+}
+
+/// A step is a slide (issue 52): every plot it draws lies wholly inside the window and above the lesson bar
+/// and nothing scrolls, seen from the rectangles (visible_fraction, text_overflow_px, the panel's scroll)
+/// and, independently, from the pixels: no pixel of the bar's colour inside any plot's extent, and each data
+/// area's bottom edge drawn (the frame line under the data, which the panel clips where the bar begins).
+void check_slide(const Frame& f) {
+  const gelu::plot::Box seen = gelu::plot::intersect(f.slide.room, f.slide.window);
+  for (std::size_t i = 0; i < f.plots.size(); ++i) {
+    SCOPED_TRACE(f.plots[i].id);
+    const gelu::plot::Box& e = f.extents[i];
+    EXPECT_EQ(gelu::plot::visible_fraction(e, seen), 1.0)
+        << "extent [" << e.l << ", " << e.t << ", " << e.r << ", " << e.b << "], room [" << seen.l << ", "
+        << seen.t << ", " << seen.r << ", " << seen.b << "]";
+    const Rect inside{static_cast<float>(e.l), static_cast<float>(e.t), static_cast<float>(e.r),
+                      static_cast<float>(e.b)};
+    EXPECT_EQ(count_in(f.with_legends, inside, bar_pixel), 0) << "the lesson bar covers the plot";
+    const Rect& a = f.plots[i].area;
+    int best = 0;
+    for (int y = static_cast<int>(a.b) - 2; y <= static_cast<int>(a.b) + 1; ++y)
+      best = std::max(
+          best, count_in(f.with_legends, Rect{a.l, static_cast<float>(y), a.r, static_cast<float>(y + 1)},
+                         ink_pixel));
+    EXPECT_GE(best, static_cast<int>(0.5f * a.w())) << "the data area's bottom edge is not drawn (clipped?)";
+  }
+  EXPECT_EQ(f.slide.text_overflow_px, 0.0)
+      << "text needs " << f.slide.text_lines << " lines, the bar shows " << f.slide.bar_lines;
+  EXPECT_EQ(f.slide.panel_overflow_px, 0.0) << "the panel scrolls";
+  for (const std::string& p : f.slide_problems) ADD_FAILURE() << p;
+}
+
 void check(const Subject& s, const Config& c) {
   SCOPED_TRACE(s.name + " at " + std::to_string(c.w) + "x" + std::to_string(c.h) + ", presentation " +
                c.scale + "x");
@@ -270,6 +323,7 @@ void check(const Subject& s, const Config& c) {
           p.id.c_str(), p.frame.l, p.frame.t, p.frame.r, p.frame.b, p.area.l, p.area.t, p.area.r, p.area.b,
           p.legend.l, p.legend.t, p.legend.r, p.legend.b, static_cast<int>(p.place));
   ASSERT_FALSE(f.plots.empty()) << "no plot drawn";
+  if (!s.lesson.empty() && slide_size(c)) check_slide(f);
   const float bottom = f.lesson_bar ? f.lesson_bar->t : static_cast<float>(c.h);
   if (!s.lesson.empty()) {
     ASSERT_TRUE(f.lesson_bar.has_value()) << "no lesson bar";

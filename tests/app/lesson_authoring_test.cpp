@@ -41,7 +41,8 @@ std::string contents(const fs::path& p) {
 LessonStep step(const std::string& title, const std::string& panel, const std::string& state_json) {
   return LessonStep{title, "What the class sees now, in two sentences. Then the next thing.",
                     panel, gelu::json::parse(state_json),
-                    {},    {}};
+                    {},    {},
+                    {}};
 }
 
 TEST(LessonAuthoring, TheFirstStepMakesALessonThatLoadsBack) {

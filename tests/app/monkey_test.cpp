@@ -79,7 +79,7 @@ struct MonkeyRun {
   std::string kept;     // where its script was kept (a failure)
 };
 
-MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames) {
+MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames, const std::set<std::string>& tried) {
   MonkeyRun run;
   run.seed = seed_for(panel, i);
   const fs::path dir = gelu::test::scratch_dir("monkey/" + panel + "-" + std::to_string(run.seed));
@@ -94,6 +94,14 @@ MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames) {
               "--monkey",      std::to_string(run.seed),  "--monkey-script",   "monkey.txt",
               "--frames",      std::to_string(frames),     "--report",          "report.json",
               "--session",     "session.json"};
+  // What earlier scripts of this panel clicked: this one goes for the rest first.
+  if (!tried.empty()) {
+    std::string list;
+    for (const std::string& t : tried) list += t + "\n";
+    gelu::write_file_atomic((dir / "tried.txt").string(), list);
+    run.args.push_back("--monkey-tried");
+    run.args.push_back("tried.txt");
+  }
   if (!scale.empty()) {
     run.args.push_back("--presentation");
     run.args.push_back(scale);
@@ -163,12 +171,13 @@ TEST_P(Monkey, RandomUseOfEveryWidgetNeverCrashesAndTogglesThemAll) {
   std::uint64_t i = 0;
   for (;; ++i) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60;
-    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to twice as many) while some toggle drawn
-    // has not been clicked yet (the FFN lab's four layers of ten activations each take a few scripts).
+    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to four times as many) while some toggle drawn
+    // has not been clicked yet (the FFN lab's eight activation combos of ten options each take a few scripts;
+    // each script skips what the earlier ones clicked, --monkey-tried).
     bool complete = true;
     for (const std::string& t : seen) complete = complete && toggled.count(t);
-    if (minutes > 0 ? elapsed >= minutes : i >= (coverage && !complete ? 2 * scripts : scripts)) break;
-    const MonkeyRun run = run_monkey(panel, i, frames);
+    if (minutes > 0 ? elapsed >= minutes : i >= (coverage && !complete ? 4 * scripts : scripts)) break;
+    const MonkeyRun run = run_monkey(panel, i, frames, toggled);
     ASSERT_TRUE(run.failure.empty()) << panel << ", script " << i << " (seed " << run.seed
                                      << "): " << describe(run);
     std::string args;

@@ -11,6 +11,8 @@
 //   <id>_accurate/f/N, …/df/N     Path::Accurate, for the functions whose default path is a fast kernel
 //   <id>/backward/N               dx = dy·f'(x) (gelu::backward), one thread
 //   gelu_bf16/f/N, …/backward/N   bf16 arrays (gelu::bf16), also gelu_tanh_bf16
+//   gelu_cr_poly_bf16/f/N, …/d1/N the designer's correctly rounded bf16 polynomials (gelu/fit_cr.hpp; with
+//                                 GLPK + MPFR), beside gelu_bf16/d1/N
 //   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
 //                                 study (docs/performance.md), also on two threads
 //   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
@@ -50,6 +52,9 @@
 #include "gelu/bench.hpp"
 #include "gelu/kernels.hpp"
 #include "simd_kernels.hpp"
+#ifdef GELU_HAVE_FIT_CR
+#include "gelu/fit_cr.hpp"
+#endif
 
 #ifdef GELU_HAVE_DNNL
 #include <omp.h>
@@ -289,6 +294,73 @@ void BM_bf16(benchmark::State& st, bool tanh_form, bool backward, std::size_t n,
   });
 }
 
+// [SECTION] The designer's correctly rounded bf16 polynomial (gelu/fit_cr.hpp, issue 57)
+
+#ifdef GELU_HAVE_FIT_CR
+/// `gelulab fit --target gelu|gelu_prime --correctly-rounded bf16` (64 pieces of degree 4, f32 with fma),
+/// fitted once at start-up (0.2 s), as a bf16 kernel: bf16 → float by the bits, the candidate's blocked float
+/// loop (Candidate::eval over a span: piece index, gathers of the coefficients, Horner with fma), float →
+/// bf16 rounded to nearest even by the bits. Correctly rounded for all 65,536 inputs (fit_cr_tests).
+const gelu::fit::CrResult& cr_fit(bool d1) {
+  static const gelu::fit::CrResult f = [] {
+    gelu::fit::CrSpec s;
+    return gelu::fit::fit_correctly_rounded(s);
+  }();
+  static const gelu::fit::CrResult g = [] {
+    gelu::fit::CrSpec s;
+    s.target = gelu::fit::Target::GeluPrime;
+    return gelu::fit::fit_correctly_rounded(s);
+  }();
+  return d1 ? g : f;
+}
+
+void cr_poly_bf16(const gelu::fit::Candidate& c, const std::uint16_t* x, std::uint16_t* y, std::size_t n) {
+  alignas(64) float xf[256], yf[256];
+  for (std::size_t i = 0; i < n; i += 256) {
+    const std::size_t m = std::min<std::size_t>(256, n - i);
+    for (std::size_t j = 0; j < m; ++j) {
+      const std::uint32_t b = static_cast<std::uint32_t>(x[i + j]) << 16;
+      std::memcpy(&xf[j], &b, 4);
+    }
+    c.eval(std::span<const float>(xf, m), std::span<float>(yf, m));
+    for (std::size_t j = 0; j < m; ++j) {
+      std::uint32_t b;
+      std::memcpy(&b, &yf[j], 4);
+      y[i + j] = static_cast<std::uint16_t>((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+    }
+  }
+}
+
+void BM_cr_poly(benchmark::State& st, bool d1, std::size_t n, int threads) {
+  const Threads t(threads);
+  const gelu::fit::Candidate& c = cr_fit(d1).candidate;
+  const std::uint16_t* x = inputs_bf16(n).data();
+  std::uint16_t* y = outputs<std::uint16_t>(n);
+  auto run = [&](std::size_t b, std::size_t e) { cr_poly_bf16(c, x + b, y + b, e - b); };
+  timed_loop(st, n, threads, 4, [&] {
+    if (threads == 1)
+      run(0, n);
+    else
+      gelu::parallel_for(n, 1, run);
+    benchmark::DoNotOptimize(y);
+  });
+}
+
+void BM_bf16_d1(benchmark::State& st, std::size_t n, int threads) {
+  const Threads t(threads);
+  const std::uint16_t* x = inputs_bf16(n).data();
+  std::uint16_t* y = outputs<std::uint16_t>(n);
+  auto run = [&](std::size_t b, std::size_t e) { gelu::bf16::gelu_d1(x + b, y + b, e - b); };
+  timed_loop(st, n, threads, 4, [&] {
+    if (threads == 1)
+      run(0, n);
+    else
+      gelu::parallel_for(n, 1, run);
+    benchmark::DoNotOptimize(y);
+  });
+}
+#endif
+
 // [SECTION] oneDNN's peers
 
 #ifdef GELU_HAVE_DNNL
@@ -413,6 +485,12 @@ void register_all() {
           std::string(tanh_form ? "gelu_tanh_bf16" : "gelu_bf16") + (bwd ? "/backward" : "/f"),
           [tanh_form, bwd](benchmark::State& st, std::size_t n, int t) { BM_bf16(st, tanh_form, bwd, n, t); },
           !bwd);
+#ifdef GELU_HAVE_FIT_CR
+  add("gelu_bf16/d1", [](benchmark::State& st, std::size_t n, int t) { BM_bf16_d1(st, n, t); });
+  for (bool d1 : {false, true})
+    add(std::string("gelu_cr_poly_bf16") + (d1 ? "/d1" : "/f"),
+        [d1](benchmark::State& st, std::size_t n, int t) { BM_cr_poly(st, d1, n, t); });
+#endif
 }
 
 }  // namespace

@@ -7,9 +7,11 @@
 //   ./build/tests/bench/precision_bench --benchmark_filter='sweep/bf16'
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "gelu/check.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
 
@@ -59,7 +61,67 @@ void BM_pair_check(benchmark::State& st) {
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kPairs));
 }
 
+/// `gelulab check` / gelulab.check's core on 10^7 float32 pairs (uniform on [-8, 8], y the correctly rounded
+/// value): gelu::check::Checker (the reference, the ULP and absolute errors, the histogram, the ten worst,
+/// the specials, one --max-ulp budget). Its peer in the same run: the reference alone (the registry's double
+/// GELU rounded to float, 10^7 times), the floor any checker of correctly rounded values pays.
+std::vector<float> f32_inputs(std::size_t n) {
+  std::vector<float> x(n);
+  std::uint64_t s = 0x9e3779b97f4a7c15ULL;
+  for (float& v : x) {
+    s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = static_cast<float>(-8.0 + 16.0 * static_cast<double>(s >> 11) * 0x1p-53);
+  }
+  return x;
+}
+
+void BM_check_f32(benchmark::State& st) {
+  constexpr std::size_t kPairs = 10'000'000;
+  const std::vector<float> x = f32_inputs(kPairs);
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  std::vector<float> y(kPairs);
+  for (std::size_t i = 0; i < kPairs; ++i) y[i] = static_cast<float>(g.eval(x[i]));
+  for (auto _ : st) {
+    gelu::check::Setup s;
+    s.reference = gelu::zoo::from_registry(g);
+    s.fn = "gelu";
+    s.format = Format(FormatId::F32);
+    gelu::check::Scope b;
+    b.options = true;
+    b.name = "--max-ulp 1";
+    b.limits.max_ulp = 1;
+    s.budget.scopes.push_back(b);
+    gelu::check::Checker c(s);
+    // As the readers and gelulab.check feed it: batches of 64 Ki pairs (reference values on the pool).
+    std::vector<double> bx(65536), by(65536);
+    for (std::size_t first = 0; first < kPairs; first += bx.size()) {
+      const std::size_t n = std::min(bx.size(), kPairs - first);
+      for (std::size_t k = 0; k < n; ++k) bx[k] = x[first + k], by[k] = y[first + k];
+      c.add_many(bx.data(), by.data(), n, first);
+    }
+    benchmark::DoNotOptimize(c.result("bench").finite.max_ulp);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kPairs));
+}
+
+void BM_reference_f32(benchmark::State& st) {
+  constexpr std::size_t kPairs = 10'000'000;
+  const std::vector<float> x = f32_inputs(kPairs);
+  const gelu::zoo::Entry e = gelu::zoo::from_registry(*gelu::find_activation("gelu"));
+  const Format f64(FormatId::F64);
+  for (auto _ : st) {
+    double sum = 0;
+    for (std::size_t i = 0; i < kPairs; ++i) sum += static_cast<float>(e.eval(x[i], 0, f64));
+    benchmark::DoNotOptimize(sum);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kPairs));
+}
+
 void register_all() {
+  benchmark::RegisterBenchmark("check/f32/1e7", BM_check_f32)->Unit(benchmark::kMillisecond)->Iterations(1);
+  benchmark::RegisterBenchmark("reference/f32/1e7", BM_reference_f32)
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1);
   for (const char* id : {"gelu", "tanh_form", "sigmoid_form", "erf_naive", "erf_as7126", "f16_lut", "ibert",
                          "pwl256", "tanh_fit_ac"})
     benchmark::RegisterBenchmark((std::string("sweep/bf16/") + id).c_str(), BM_sweep, std::string(id),

@@ -649,7 +649,12 @@ std::vector<Row> make_rows() {
   // --- check: the pairs file (text) ---
   const std::vector<std::string> chk = {"check", "--fn", "gelu", "--dtype", "bf16", "--pairs", "{f}"};
   rows.push_back({"check_pairs_missing", chk, {"--pairs '{f}'", "No such file"}, missing()});
-  rows.push_back({"check_pairs_directory", chk, {"--pairs '{f}'", "Is a directory"}, directory()});
+  rows.push_back({"check_pairs_directory", chk, {"--pairs '{f}'", "is a directory"}, directory()});
+  rows.push_back({"check_pairs_fifo", chk, {"--pairs '{f}'", "FIFO"}, [](const fs::path& d) {
+                    const fs::path p = d / "pairs.fifo";
+                    ::mkfifo(p.c_str(), 0600);
+                    return p;
+                  }});
   rows.push_back({"check_pairs_unreadable", chk, {"--pairs '{f}'", "cannot read"}, unreadable()});
   rows.push_back({"check_pairs_path_128KiB",
                   cat({"check", "--fn", "gelu", "--dtype", "bf16", "--pairs"}, {kArga}),
@@ -663,8 +668,9 @@ std::vector<Row> make_rows() {
        "0 0\n0.1234567 0.1\n",
        {"--pairs '{f}', line 2: x = 0.1234567 is not a value of bf16"}},
       {"y_not_a_value", "1 0.1234567\n", {"line 1: y = 0.1234567 is not a value of bf16"}},
-      {"x_nan", "nan 1\n", {"line 1: x = nan is not finite"}},
-      {"y_inf", "1 0.8\n1 inf\n", {"line 2: y = inf is not finite"}},
+      {"empty", "", {"--pairs '{f}': no pairs", "nothing to check"}},
+      {"header_only", "x,y\n", {"--pairs '{f}': no pairs"}},
+      {"quoted_header_only", "\"x\",\"y\"\n# nothing\n\n", {"--pairs '{f}': no pairs"}},
       {"x_beyond", "1e39 1\n", {"line 1: x = 1e39 is beyond bf16"}},
       {"one_field", "1 0.84\n3\n", {"line 2: expected two numbers x y, got 1 field"}},
       {"three_fields", "1 2 3\n", {"line 1", "got 3 fields"}},
@@ -709,13 +715,58 @@ std::vector<Row> make_rows() {
       {"trailing", npy("<f4", "(1, 2)", f32s({1, 0.84f}) + "xyz"), {"3 bytes after the data"}},
       {"header_garbage", npy("<f4", "(1, 2)", "").substr(0, 10) + std::string(54, '{') + "\n", {"header"}},
       {"magic_only", "\x93NUMPY", {"truncated"}},
-      {"x_nan", npy("<f4", "(2, 2)", f32s({0, 0, NAN, 1})), {"--pairs '{f}', row 1: x = nan is not finite"}},
+      {"empty", npy("<f4", "(0, 2)", ""), {"--pairs '{f}': no pairs"}},
+      {"bits_u1_for_bf16", npy("|u1", "(1, 2)", std::string(2, '\0')), {"'|u1' holds 8-bit patterns"}},
       {"x_not_a_value",
        npy("<f4", "(1, 2)", f32s({0.1f, 0})),
        {"row 0: x = 0.10000000149011612 is not a value of bf16"}},
   };
   for (const auto& c : npy_cases)
     rows.push_back({std::string("check_npy_") + c.label, chk, c.needles, file(c.content, "p.npy")});
+  const std::vector<std::string> chk_budget = {"check",   "--fn",      "gelu",     "--dtype", "bf16",
+                                               "--pairs", "{d}/p.txt", "--budget", "{f}"};
+  rows.push_back({"check_budget_unknown_key",
+                  chk_budget,
+                  {"--budget '{f}': 'max_ulps' is not a budget key"},
+                  file(R"({"max_ulps": 1})", "b.json")});
+  rows.push_back({"check_budget_no_limit", chk_budget, {"no limit in the budget"}, file("{}", "b.json")});
+  rows.push_back({"check_budget_range_shape",
+                  chk_budget,
+                  {"'ranges[0]': 'range' must be [A, B]"},
+                  file(R"({"ranges": [{"range": [1], "max_ulp": 1}]})", "b.json")});
+  rows.push_back({"check_budget_range_reversed",
+                  chk_budget,
+                  {"'ranges[0]': 'range' [4, -4] is empty"},
+                  file(R"({"ranges": [{"range": [4, -4], "max_ulp": 1}]})", "b.json")});
+  rows.push_back({"check_budget_specials",
+                  chk_budget,
+                  {"'specials' must be \"exact\" or \"ignore\""},
+                  file(R"({"max_ulp": 1, "specials": "some"})", "b.json")});
+  rows.push_back({"check_budget_mismatch_percent",
+                  chk_budget,
+                  {"'max_mismatch'", "is not a percentage"},
+                  file(R"({"max_mismatch": "101%"})", "b.json")});
+  rows.push_back({"check_budget_json", chk_budget, {"--budget '{f}': "}, file("{\"max_ulp\": ", "b.json")});
+  rows.push_back({"check_budget_missing", chk_budget, {"--budget: ", "No such file"}, missing()});
+  rows.push_back({"check_max_mismatch_junk", cat(chk, {"--max-mismatch", "ten"}), {"--max-mismatch: 'ten'"}});
+  rows.push_back({"check_max_abs_negative", cat(chk, {"--max-abs", "-1"}), {"--max-abs: '-1'"}});
+  rows.push_back({"check_range_reversed", cat(chk, {"--range", "4:-4"}), {"--range: '4:-4' is reversed"}});
+  rows.push_back({"check_range_outside_all",
+                  cat(chk, {"--range", "10:20"}),
+                  {"--pairs '{f}': no pair has x in --range [10, 20] (1 pair outside it)"},
+                  file("1 0.84\n", "p.txt")});
+  rows.push_back({"check_npy_x_fifo",
+                  {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{f}"},
+                  {"--x '{f}': is a FIFO (named pipe), not a regular file"},
+                  [](const fs::path& d) {
+                    const fs::path p = d / "x.fifo";
+                    ::mkfifo(p.c_str(), 0600);
+                    return p;
+                  }});
+  rows.push_back({"check_text_inf_e4m3",
+                  {"check", "--fn", "gelu", "--dtype", "e4m3", "--pairs", "{f}"},
+                  {"line 1: y = inf is not a value of e4m3 (it has no infinity)"},
+                  file("1 inf\n", "p.txt")});
   rows.push_back({"check_npy_unequal_lengths",
                   {"check", "--fn", "gelu", "--dtype", "bf16", "--x", "{f}", "--y", "{d}/y.npy"},
                   {"--x '{f}' has 2 values but --y", "has 3"},

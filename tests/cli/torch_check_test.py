@@ -125,7 +125,10 @@ def main():
                     pp = os.path.join(d, tag + '_pairs.npy')
                     np.save(pp, torch.stack([x.float(), y.float()], 1).numpy())
                     j2, _ = check(['--fn', fn, '--dtype', name, '--pairs', pp])
-                    expect(j2 is not None and j2 == j, '%s: the (N, 2) array reads differently' % tag)
+                    # The figures alike (j ran with --max-ulp 1, so its budgets and verdict are its own).
+                    figures = lambda r: {k: v for k, v in r.items() if k not in ('budgets', 'verdict', 'broken')}
+                    expect(j2 is not None and figures(j2) == figures(j),
+                           '%s: the (N, 2) array reads differently' % tag)
                     pt = os.path.join(d, tag + '_pairs.txt')
                     with open(pt, 'w') as fh:
                         fh.write('x,y\n')

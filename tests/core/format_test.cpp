@@ -37,7 +37,8 @@ double round_by_search(const Format& f, const std::vector<double>& sorted, doubl
 }
 
 TEST(Format, TableNamesAndParse) {
-  EXPECT_EQ(gelu::number_format_names(), "f64, f32, bf16, f16, e4m3, e5m2, int8");
+  EXPECT_EQ(gelu::number_format_names(),
+            "f64, f32, bf16, f16, e4m3, e5m2, int8, e2m3, e3m2, e2m1, e8m0, ue4m3");
   for (const gelu::NumberFormat& row : gelu::number_formats()) {
     const auto f = Format::parse(row.name);
     ASSERT_TRUE(f) << row.name;
@@ -70,7 +71,8 @@ TEST(Format, PublishedLimits) {
 }
 
 TEST(Format, EveryPatternDecodesAndEncodesBack) {
-  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2}) {
+  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2, FormatId::E2M3,
+                      FormatId::E3M2, FormatId::E2M1, FormatId::E8M0, FormatId::UE4M3}) {
     const Format f(id);
     const std::uint64_t n = std::uint64_t{1} << f.row().bits;
     std::uint64_t nans = 0;
@@ -84,10 +86,15 @@ TEST(Format, EveryPatternDecodesAndEncodesBack) {
       EXPECT_EQ(f.encode(v), b) << f.name() << " " << b;
       EXPECT_EQ(f.round(v), v);
     }
-    EXPECT_EQ(nans, id == FormatId::E4M3   ? 2u
-                    : id == FormatId::E5M2 ? 6u
-                    : id == FormatId::F16  ? 2046u
-                                           : 254u)
+    // The MX element formats have no NaN; e8m0's is 0xFF; ue4m3's 0x7F and every pattern with the unused
+    // sign bit set.
+    EXPECT_EQ(nans, id == FormatId::E4M3    ? 2u
+                    : id == FormatId::E5M2  ? 6u
+                    : id == FormatId::F16   ? 2046u
+                    : id == FormatId::E8M0  ? 1u
+                    : id == FormatId::UE4M3 ? 129u
+                    : id == FormatId::BF16  ? 254u
+                                            : 0u)
         << f.name();
   }
 }
@@ -110,7 +117,8 @@ TEST(Format, Bf16DecodeIsTheTopOfAFloat) {
 
 TEST(Format, RoundingMatchesASearchOverEveryValue) {
   std::mt19937_64 rng(7);
-  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2}) {
+  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2, FormatId::E2M3,
+                      FormatId::E3M2, FormatId::E2M1, FormatId::E8M0, FormatId::UE4M3}) {
     const Format f(id);
     const std::vector<double> values = f.enumerate();
     std::vector<double> sorted = values;  // −0 and +0 compare equal; the search only needs the order
@@ -173,7 +181,8 @@ TEST(Format, F32AndF64AreTheHardware) {
 }
 
 TEST(Format, NeighboursAndDistances) {
-  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2, FormatId::Int8}) {
+  for (FormatId id : {FormatId::BF16, FormatId::F16, FormatId::E4M3, FormatId::E5M2, FormatId::Int8,
+                      FormatId::E2M3, FormatId::E3M2, FormatId::E2M1, FormatId::E8M0, FormatId::UE4M3}) {
     const Format f(id, gelu::Quantization::symmetric(4.0));
     const std::vector<double> v = f.enumerate();
     for (std::size_t i = 0; i + 1 < v.size(); ++i) {
@@ -185,7 +194,8 @@ TEST(Format, NeighboursAndDistances) {
       EXPECT_EQ(f.next_down(v[i + 1]), v[i] == 0 ? -0.0 : v[i]);
       EXPECT_EQ(f.ulp_distance(v[i], v[i + 1]), 1u);
     }
-    const std::uint64_t n_points = f.is_float() ? v.size() - 2 : v.size() - 1;  // ±0 once
+    // ±0 once (the scale formats have one zero, ue4m3, or none, e8m0).
+    const std::uint64_t n_points = f.is_float() && !f.row().unsigned_only ? v.size() - 2 : v.size() - 1;
     EXPECT_EQ(f.ulp_distance(v.front(), v.back()), n_points) << f.name();
     EXPECT_EQ(f.ulp_distance(kNaN, kNaN), 0u);
     EXPECT_EQ(f.ulp_distance(kNaN, 1.0), std::numeric_limits<std::uint64_t>::max());
@@ -252,5 +262,90 @@ TEST(Format, F16MatchesTheCompilersHalf) {
   }
 }
 #endif
+
+// [SECTION] The OCP MX element formats and the scale formats, against their definitions written out here.
+
+/// Every non-negative value of an "FN" format with neither infinities nor NaN (OCP MX v1.0, section 5.3):
+/// exponent field e and mantissa m give m/2^M · 2^(1 − bias) for e = 0, (1 + m/2^M) · 2^(e − bias) else.
+std::vector<double> mx_element_values(int E, int M, int bias) {
+  std::vector<double> v;
+  for (int e = 0; e < (1 << E); ++e)
+    for (int m = 0; m < (1 << M); ++m)
+      v.push_back(e == 0 ? std::ldexp(m, 1 - bias - M) : std::ldexp((1 << M) + m, e - bias - M));
+  return v;
+}
+
+TEST(Format, MxElementFormatsAreTheSpecsValues) {
+  struct Case {
+    FormatId id;
+    int E, M, bias;
+    double max;
+    int bits;
+  };
+  for (const Case c : {Case{FormatId::E2M3, 2, 3, 1, 7.5, 6}, Case{FormatId::E3M2, 3, 2, 3, 28.0, 6},
+                       Case{FormatId::E2M1, 2, 1, 1, 6.0, 4}}) {
+    const Format f(c.id);
+    EXPECT_EQ(f.row().bits, c.bits);
+    const std::vector<double> want = mx_element_values(c.E, c.M, c.bias);
+    std::vector<double> got;
+    for (double v : f.enumerate())
+      if (v >= 0 && !(v == 0 && std::signbit(v))) got.push_back(v);
+    EXPECT_EQ(got, want) << f.name();
+    EXPECT_EQ(f.max_finite(), c.max) << f.name();
+    EXPECT_EQ(f.count_finite(), std::uint64_t{2} << (c.E + c.M)) << f.name();  // every code, ±0 twice
+    EXPECT_EQ(f.round(1e9), c.max);                                            // saturates
+    EXPECT_EQ(f.round(-kInf), -c.max);
+    EXPECT_TRUE(std::isnan(f.round(kNaN)));
+    EXPECT_FALSE(f.representable(kNaN));
+    EXPECT_THROW((void)f.encode(kNaN), std::domain_error);
+    // The codes are sign, exponent, mantissa: the largest is all ones.
+    EXPECT_EQ(f.encode(c.max), (std::uint64_t{1} << (c.bits - 1)) - 1);
+    EXPECT_EQ(f.encode(-c.max), (std::uint64_t{1} << c.bits) - 1);
+  }
+  const std::vector<double> e2m1 = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  EXPECT_EQ(mx_element_values(2, 1, 1), e2m1);
+  const Format f4(FormatId::E2M1);
+  EXPECT_EQ(f4.round(0.25), 0.0);  // a tie between 0 (code 0) and 0.5 (code 1)
+  EXPECT_EQ(f4.round(0.2500001), 0.5);
+  EXPECT_EQ(f4.round(2.5), 2.0);  // 2 (code 4) against 3 (code 5)
+  EXPECT_EQ(f4.round(5.0), 4.0);  // 4 (code 6) against 6 (code 7)
+  EXPECT_EQ(f4.round(5.0000001), 6.0);
+}
+
+TEST(Format, E8m0IsPowersOfTwoWithoutZero) {
+  const Format f(FormatId::E8M0);
+  for (std::uint64_t code = 0; code < 255; ++code) {
+    EXPECT_EQ(f.decode(code), std::ldexp(1.0, static_cast<int>(code) - 127)) << code;
+    EXPECT_EQ(f.encode(std::ldexp(1.0, static_cast<int>(code) - 127)), code);
+    EXPECT_EQ(f.ordinal(f.decode(code)), static_cast<std::int64_t>(code));
+  }
+  EXPECT_TRUE(std::isnan(f.decode(0xff)));
+  EXPECT_EQ(f.encode(kNaN), 0xffu);
+  EXPECT_EQ(f.count_finite(), 255u);
+  EXPECT_EQ(f.max_finite(), std::ldexp(1.0, 127));
+  EXPECT_EQ(f.min_positive(), std::ldexp(1.0, -127));
+  EXPECT_EQ(f.round(0.0), std::ldexp(1.0, -127));  // no zero: saturates at the bottom
+  EXPECT_EQ(f.round(-3.0), std::ldexp(1.0, -127));
+  EXPECT_EQ(f.round(1e300), std::ldexp(1.0, 127));
+  EXPECT_EQ(f.round(2.9), 2.0);
+  EXPECT_EQ(f.round(3.1), 4.0);
+  EXPECT_EQ(f.round(3.0), 2.0);  // a tie: 2 is code 128 (even), 4 is code 129
+  EXPECT_EQ(f.round(6.0), 8.0);  // 4 is code 129, 8 is code 130 (even)
+}
+
+TEST(Format, Ue4m3IsE4m3WithoutItsSign) {
+  const Format u(FormatId::UE4M3), e4(FormatId::E4M3);
+  std::vector<double> pos;
+  for (double v : e4.enumerate())
+    if (v >= 0 && !std::signbit(v)) pos.push_back(v);
+  EXPECT_EQ(u.enumerate(), pos);
+  EXPECT_EQ(u.count_finite(), 127u);
+  EXPECT_EQ(u.max_finite(), 448.0);
+  EXPECT_EQ(u.round(-1.0), 0.0);
+  EXPECT_FALSE(std::signbit(u.round(-0.0)));
+  EXPECT_EQ(u.round(1000.0), 448.0);
+  EXPECT_EQ(u.encode(kNaN), 0x7fu);
+  for (double v : pos) EXPECT_EQ(u.encode(v), e4.encode(v));
+}
 
 }  // namespace

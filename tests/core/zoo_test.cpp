@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -67,7 +69,7 @@ double tolerance(double x, double ref) {
 
 TEST(Zoo, BuiltInEntriesAreCompleteAndDistinct) {
   const std::vector<zoo::Entry> b = zoo::builtin_entries();
-  EXPECT_EQ(b.size(), 16u);
+  EXPECT_EQ(b.size(), 19u);
   std::set<std::string> ids;
   for (const zoo::Entry& e : b) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.id;
@@ -109,8 +111,9 @@ TEST(Zoo, EveryFormulaEntryMatchesItsIndependentEvaluation) {
     }
     EXPECT_GT(checked, 400u) << id;
   }
-  for (const char* id : {"tanh_form", "sigmoid_form", "erf_naive", "erfc_form", "erf_as7126", "hgelu",
-                         "pwl32", "pwl64", "pwl256", "bolt", "puma", "f16_lut", "ibert"})
+  for (const char* id :
+       {"tanh_form", "sigmoid_form", "erf_naive", "erfc_form", "erf_as7126", "hgelu", "pwl32", "pwl64",
+        "pwl256", "bolt", "puma", "f16_lut", "ibert", "mx_gelu", "cutlass_gelu", "cutlass_gelu_taylor"})
     EXPECT_TRUE(table().count(id)) << id << " has no reference rows";
 }
 
@@ -305,5 +308,48 @@ TEST(ZooPeers, OneDnnGeluIsRegisteredAndAccurate) {
   for (std::size_t i = 0; i < x.size(); i += 97) EXPECT_TRUE(kBF16.representable(y[i])) << y[i];
 }
 #endif
+
+// [SECTION] microxcaling's GELU in bf16, every operation rounded, written out with bfloat16 rounding by bits.
+
+double bf16_by_bits(double v) {
+  // Round to float first cannot double-round here: every input is a product or sum of bf16 values (exact in
+  // double) or a libm result, rounded once to bf16 from the double through its top bits with ties to even.
+  if (std::isnan(v) || std::isinf(v) || v == 0) return v;
+  std::uint64_t b;
+  std::memcpy(&b, &v, 8);
+  const int e = static_cast<int>((b >> 52) & 0x7ff) - 1023;
+  if (e < -126 || e > 127) return v;  // outside the normal range: not reached by these inputs
+  // 7 fraction bits: keep the top 7 of double's 52, ties to even.
+  const std::uint64_t drop = 52 - 7, half = std::uint64_t{1} << (drop - 1),
+                      mask = (std::uint64_t{1} << drop) - 1;
+  const std::uint64_t rest = b & mask;
+  b &= ~mask;
+  if (rest > half || (rest == half && ((b >> drop) & 1))) b += std::uint64_t{1} << drop;
+  double r;
+  std::memcpy(&r, &b, 8);
+  return r;
+}
+
+TEST(Zoo, MicroxcalingGeluRoundsEveryStepToBf16) {
+  const zoo::Entry e = *zoo::find("mx_gelu");
+  const auto R = bf16_by_bits;
+  std::size_t n = 0;
+  for (double x : kBF16.enumerate(-6, 8)) {
+    if (std::fabs(x) < 1e-30)
+      continue;  // bf16_by_bits rounds normal numbers only: x·φ of a tiny x is not one
+    double u = R(R(x * x) * x);
+    u = R(R(0.044677734375) * u);
+    u = R(u + x);
+    u = R(1.59375 * u);
+    const double phi = R(1.0 / R(R(std::exp(-u)) + 1.0));
+    const double want = R(x * phi);
+    ASSERT_EQ(e.eval(x, 0, kBF16), want) << "x = " << x;
+    ++n;
+  }
+  EXPECT_GT(n, 2000u);
+  // Its constants are bf16 values: 0.044715 and 1.5958 as bfloat16 rounds them.
+  EXPECT_EQ(kBF16.round(0.044715), 0.044677734375);
+  EXPECT_EQ(kBF16.round(1.5958), 1.59375);
+}
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "gelu/fit.hpp"
 #include "gelu/fit_export.hpp"
+#include "gelu/numio.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -221,7 +222,10 @@ TEST(FitExport, SourcesCarryHexCoefficientsAndTheCheckCommand) {
   }
   EXPECT_NE(export_glsl(c, o).find("uintBitsToFloat(0x"), std::string::npos);
   EXPECT_NE(export_cuda(c, o).find("__global__ void my_gelu_kernel"), std::string::npos);
-  EXPECT_EQ(o.check.rfind("gelulab check --fn gelu --dtype f32 --pairs your_outputs.txt --max-ulp ", 0), 0u);
+  // An absolute-error fit's gate is its largest absolute error over the vectors, which is stated exactly.
+  EXPECT_EQ(o.check, "gelulab check --fn gelu --dtype f32 --pairs your_outputs.txt --max-abs " +
+                         gelu::format_f64(v.max_abs));
+  EXPECT_GT(v.max_abs, 0.0);
   // Vectors: "x y" lines, both values of the format.
   std::istringstream text(v.text());
   std::string line;

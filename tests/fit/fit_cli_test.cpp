@@ -70,8 +70,9 @@ TEST(CliFit, TextOutputListsCoefficientsAsHexAndDecimal) {
   EXPECT_NE(r.out.find("0x1."), std::string::npos);
   EXPECT_NE(r.out.find("max error  0.00134"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("equioscillation: 8 reference points"), std::string::npos);
-  EXPECT_NE(r.out.find("check  gelulab check --fn gelu --dtype f32 --pairs your_outputs.txt --max-ulp "),
-            std::string::npos);
+  EXPECT_NE(r.out.find("check  gelulab check --fn gelu --dtype f32 --pairs your_outputs.txt --max-abs "),
+            std::string::npos)
+      << r.out;
 }
 
 TEST(CliFit, JsonHasTheSpecifiedKeys) {
@@ -142,6 +143,9 @@ TEST(CliFit, WritesExportsAndVectors) {
   ASSERT_NE(at, std::string::npos);
   const std::string check = r.out.substr(at, r.out.find('\n', at) - at);
   EXPECT_NE(slurp(d / "g.hpp").find(check), std::string::npos);
+  // With --vectors the gate is a budget file next to them: ranges, each with the vectors' own figures.
+  EXPECT_NE(check.find("--budget " + (d / "g.txt").string() + ".budget.json"), std::string::npos) << check;
+  EXPECT_NE(slurp(d / "g.txt.budget.json").find("\"ranges\""), std::string::npos);
 }
 
 TEST(CliFit, BadInputIsOneLineAndStatus2) {

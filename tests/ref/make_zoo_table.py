@@ -90,6 +90,23 @@ def erf_naive(x):
     return x * cdf, d1_from_cdf(x, cdf)
 
 
+def mx_gelu(x):
+    # microxcaling: x * sigmoid(1.59375 * (x + 0.044677734375 * x^3)); its backward's constant 0.21386719.
+    k, c = M(1.59375), M(0.044677734375)
+    phi = 1 / (mp.exp(-k * (x + c * x ** 3)) + 1)
+    return x * phi, phi + x * (k + M(0.21386719) * x * x) * phi * (1 - phi)
+
+
+def cutlass_gelu(x):
+    cdf = (1 + mp.erf(x / M(1.4142135623730951))) / 2
+    return x * cdf, d1_from_cdf(x, cdf)
+
+
+def cutlass_gelu_taylor(x):
+    b, c = M(SQRT_2_OVER_PI), M(C_TANH)
+    return x / 2 * (1 + mp.tanh(b * x * (1 + c * x * x))), None
+
+
 def erfc_form(x):
     cdf = mp.erfc(-x * M(INV_SQRT2)) / 2
     return x * cdf, d1_from_cdf(x, cdf)
@@ -203,6 +220,7 @@ ENTRIES = {
     'tanh_form': tanh_form, 'sigmoid_form': sigmoid_form, 'erf_naive': erf_naive, 'erfc_form': erfc_form,
     'erf_as7126': erf_as7126, 'hgelu': hgelu, 'pwl32': pwl(32), 'pwl64': pwl(64), 'pwl256': pwl(256),
     'bolt': bolt, 'puma': puma, 'f16_lut': f16_lut, 'ibert': ibert,
+    'mx_gelu': mx_gelu, 'cutlass_gelu': cutlass_gelu, 'cutlass_gelu_taylor': cutlass_gelu_taylor,
 }
 
 

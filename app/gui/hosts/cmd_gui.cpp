@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <utility>
 
 #include "command/command.hpp"
@@ -75,7 +76,7 @@ const char* signal_name(int sig) {
 // [SECTION] Options and the session
 struct GuiOptions {
   std::optional<std::string> size_text, panel, state, script_path, save_png, session, presentation, lesson,
-      step, report_path, monkey_script;
+      step, report_path, monkey_script, monkey_tried;
   std::optional<std::uint64_t> monkey_seed;
   std::pair<int, int> size;
   bool headless = false, script_loop = false;
@@ -103,14 +104,17 @@ struct GuiOptions {
     o.script_loop = args.flag("script-loop");
     const auto monkey = args.option("monkey");
     o.monkey_script = args.option("monkey-script");
+    o.monkey_tried = args.option("monkey-tried");
     args.finish();
     if (monkey) {
       o.monkey_seed = static_cast<std::uint64_t>(Args::to_int("monkey", *monkey, 0, 2147483647));
       if (o.script_path)
         throw UsageError("--monkey writes its own script: give --script or --monkey, not both");
       if (!frames) throw UsageError("--monkey needs --frames N (the monkey never finishes by itself)");
-    } else if (o.monkey_script) {
-      throw UsageError("--monkey-script FILE is where --monkey SEED writes its actions; --monkey is missing");
+    } else if (o.monkey_script || o.monkey_tried) {
+      throw UsageError(std::string(o.monkey_script ? "--monkey-script FILE is where --monkey SEED writes its actions"
+                                                   : "--monkey-tried FILE lists toggles --monkey SEED leaves for last") +
+                       "; --monkey is missing");
     }
     // The output-path policy (command.hpp): --report, --save-png and --monkey-script before anything runs;
     // "-" is standard output where a stream makes sense; no two outputs on one file. (--session's own
@@ -382,6 +386,23 @@ int run_gui(Args& args) {
     } catch (const FileError& e) {
       throw UsageError(std::string("--monkey-script: ") + e.what());
     }
+    if (o.monkey_tried) {
+      std::set<std::string> tried;
+      std::string text;
+      try {
+        text = read_file(*o.monkey_tried, 1 << 22);
+      } catch (const FileError& e) {
+        throw UsageError(std::string("--monkey-tried: ") + e.what());
+      }
+      std::size_t at = 0;
+      while (at < text.size()) {
+        std::size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        if (end > at) tried.insert(text.substr(at, end - at));
+        at = end + 1;
+      }
+      monkey->set_tried(std::move(tried));
+    }
   }
   LoopResult r = frame_loop(app, *host, script, monkey.get(), o, monitor);
   const int stop_signal = g_stop_signal;
@@ -479,7 +500,8 @@ GELU_COMMAND(
     "state), --max-rss-growth-kb K, --rss-baseline-frame N, --max-frame-time-growth R,\n"
     "--report-frame-time, --monkey SEED (random clicks, drags, wheels and keys aimed at every\n"
     "widget drawn; needs --frames; see app/gui/testing/monkey.hpp), --monkey-script FILE (where\n"
-    "the monkey writes what it did, as a script to replay). --report - and --save-png - (not to a\n"
+    "the monkey writes what it did, as a script to replay), --monkey-tried FILE (toggles, one per line,\n"
+    "that earlier runs clicked: this run goes for the others first). --report - and --save-png - (not to a\n"
     "terminal) write standard output. With --frames or --script, GL errors (glGetError "
     "and KHR_debug)\n"
     "make the exit status 1.\n"

@@ -197,7 +197,17 @@ int run_shot(Args& args) {
     json::Object m = app.active().meta();
     m["panel"] = app.active().id();
     json::Object plots;
-    for (const ui::PlotRef& r : ui::frame_plots()) plots[r.id] = plot_meta(*r.state);
+    // What the class sees of each plot: the share of everything it drew (frame, ticks, legend, notes,
+    // labels) inside the window and above the lesson bar (plot/slide.hpp).
+    const plot::SlideFrame& slide = app.slide_frame();
+    for (const ui::PlotRef& r : ui::frame_plots()) {
+      json::Value pm = plot_meta(*r.state);
+      const plot::Box e = plot_extent(*r.state);
+      pm.as_object()["visible_fraction"] =
+          plot::visible_fraction(e, plot::intersect(slide.room, slide.window));
+      pm.as_object()["extent"] = json::Array{e.l, e.t, e.r, e.b};
+      plots[r.id] = std::move(pm);
+    }
     m["plots"] = std::move(plots);
     json::Array ids;
     for (const std::string& id : plot_ids) ids.emplace_back(id);
@@ -224,6 +234,11 @@ int run_shot(Args& args) {
       les["step_title"] = l->steps[static_cast<std::size_t>(app.lesson_step())].title;
       les["text"] = app.step_text();  // with the text computed at run time filled in
       const StepView& v = l->steps[static_cast<std::size_t>(app.lesson_step())].view;
+      // The step's text below what the bar shows (0: all of it shows), in pixels and in lines.
+      les["text_overflow_px"] = slide.text_overflow_px;
+      les["text_lines"] = slide.text_lines;
+      les["bar_lines"] = slide.bar_lines;
+      les["bar_collapsed"] = app.bar_collapsed();
       les["revealed"] = app.revealed();  // series of the step's "reveal" shown so far
       les["reveal"] = static_cast<int>(v.reveal.size());
       if (v.question) {
@@ -243,6 +258,10 @@ int run_shot(Args& args) {
                       static_cast<double>(it->second.max.x), static_cast<double>(it->second.max.y)});
     };
     m["lesson_bar"] = rect("lesson_bar");
+    m["panel_overflow_px"] = slide.panel_overflow_px;  // the panel's content below its room (it scrolls)
+    json::Array problems;  // what does not fit the slide, in words (empty: it is one)
+    for (const std::string& p : app.slide_problems()) problems.emplace_back(p);
+    m["slide_problems"] = std::move(problems);
     m["message"] = app.message();
     if (plot_out) {
       m["plot_png_rect"] = json::Array{static_cast<double>(plot_min.x), static_cast<double>(plot_min.y),

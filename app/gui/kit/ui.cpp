@@ -40,6 +40,33 @@ bool control_pinned(std::string_view name) {
          g_step_view->controls.end();
 }
 
+namespace {
+bool g_slide = false;
+}  // namespace
+bool slide() {
+  return g_slide;
+}
+void set_slide(bool on) {
+  g_slide = on;
+}
+bool extra_shown(std::string_view name) {
+  if (!g_slide) return true;
+  return g_step_view &&
+         std::find(g_step_view->controls.begin(), g_step_view->controls.end(), name) != g_step_view->controls.end();
+}
+int slide_columns(int n, ImVec2 avail, float gap) {
+  if (!g_slide || n <= 1) return 1;
+  const ImVec2 m = plot::Plot::min_frame();
+  for (int cols = 1; cols <= n; ++cols) {
+    const int rows = (n + cols - 1) / cols;
+    const float w = (avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols);
+    const float h = (avail.y - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
+    if (w < m.x) break;  // narrower than a plot: more columns fit even less
+    if (h >= m.y) return cols;
+  }
+  return 1;
+}
+
 int plot_columns(int want, float avail_x, float gap) {
   const float w = plot::Plot::min_frame().x;
   if (gap < 0) gap = ImGui::GetStyle().ItemSpacing.x;
@@ -178,7 +205,18 @@ void mark_plot(const std::string& id, plot::PlotState& s) {
 const std::vector<PlotRef>& frame_plots() {
   return plot_list();
 }
+namespace {
+float g_view_overflow = 0;
+}  // namespace
+void note_view_overflow(float px) {
+  g_view_overflow = std::max(g_view_overflow, px);
+}
+float view_overflow() {
+  return g_view_overflow;
+}
+
 void begin_frame() {
+  g_view_overflow = 0;
   plot_list().clear();
   ++g_frame;
 }

@@ -45,7 +45,23 @@ bool plot_shown(std::string_view id);
 /// hidden (presentation mode): a lesson step asked for it.
 bool control_pinned(std::string_view name);
 
+/// A slide (plot/slide.hpp): a lesson step on screen in presentation mode (App sets it around the step's
+/// panel). A panel on a slide shows the plots the step shows and fills its room without scrolling: plots that
+/// do not fit stacked go side by side where they fit across (slide_columns), and what is not a plot (tables,
+/// readouts, sliders) stays off unless the step pins it (extra_shown).
+bool slide();
+void set_slide(bool on);
+/// Whether a panel draws its element `name` (a table, a readout; model::PanelKind::controls): always outside a
+/// slide; on a slide only where the step's view pins it ("controls": [name]).
+bool extra_shown(std::string_view name);
+/// On a slide, how many columns `n` plots take so that each keeps plot::Plot::min_frame() in `avail`: 1 when
+/// they fit stacked, else the fewest columns that fit across and down (at most n); 1 off a slide.
+int slide_columns(int n, ImVec2 avail, float gap);
 void mark(const std::string& name, ImVec2 min, ImVec2 max);  // (below, with the other marks)
+/// How far the panel's "view" child (begin_panel) scrolls: its content below what it shows, in pixels, as
+/// ImGui measured it from the last frame; 0 when it fits. Reset by begin_frame().
+void note_view_overflow(float px);
+float view_overflow();
 
 /// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
 /// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
@@ -63,6 +79,7 @@ void begin_panel(float width_em, Controls&& controls) {
   // The view scrolls when its plots need more room than the window has (a plot never shrinks below
   // plot::kMinAreaHeight); the mouse wheel over a plot zooms it instead.
   ImGui::BeginChild("view", ImVec2(0, 0), false);
+  note_view_overflow(ImGui::GetScrollMaxY());
 }
 
 /// How many plots fit side by side in `avail_x` pixels (1 to `want`), each keeping plot::Plot::min_frame()'s

@@ -239,7 +239,8 @@ void ApproxPanel::controls() {
   }
   ui::mark("check:log");
   ui::heading("Precision");
-  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_))) f32_ = false, eplot_.fit_y_request = true;
+  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_)))
+    f32_ = false, eplot_.fit_y_request = true;
   ImGui::SameLine();
   if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
   ui::mark("radio:f32");
@@ -366,9 +367,15 @@ void ApproxPanel::drawContent() {
   // A lesson step may show one of the two plots (model::PanelKind::plots).
   shown_[0] = ui::plot_shown("functions");
   shown_[1] = ui::plot_shown("errors");
+  // On a slide where the two would not keep their size stacked: side by side, each with its x axis.
+  const float gap = ui::plot_gap();
+  const bool across = shown_[0] && shown_[1] &&
+                      ui::slide_columns(2, ImVec2(ImGui::GetContentRegionAvail().x, avail), gap) == 2;
+  const float half = std::floor((ImGui::GetContentRegionAvail().x - gap) / 2);
   if (shown_[0]) {
-    plot::Plot p("functions", fplot_, ImVec2(-1, shown_[1] ? avail * 0.42f : -1.0f),
-                 shown_[1] ? nullptr : "x", "f(x)");
+    plot::Plot p("functions", fplot_,
+                 across ? ImVec2(half, -1.0f) : ImVec2(-1, shown_[1] ? avail * 0.42f : -1.0f),
+                 shown_[1] && !across ? nullptr : "x", "f(x)");
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
     const Format fmt(f32_ ? FormatId::F32 : FormatId::F64);
@@ -391,6 +398,7 @@ void ApproxPanel::drawContent() {
                 : metric_ == ErrorMetric::Rel ? "relative"
                                               : "ULP",
                 f32_ ? "float32" : "float64");
+  if (across) ImGui::SameLine(0, gap);
   if (shown_[1]) {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
     const plot::Range xr = shared_x_.range;

@@ -137,7 +137,16 @@ void CurvesPanel::plots(float height) {
   std::copy(vis, vis + 3, shown_);
   const int n_plots = vis[0] + vis[1] + vis[2];
   const float gap = 0.3f * ui::em();
-  const float h = (height - gap * static_cast<float>(n_plots - 1)) / static_cast<float>(n_plots);
+  // Stacked (the same x is the same screen column in every plot); on a slide where stacked plots would not
+  // keep their size, side by side.
+  const float avail_x = ImGui::GetContentRegionAvail().x;
+  const int cols = ui::slide_columns(n_plots, ImVec2(avail_x, height), ui::plot_gap());
+  const int rows = (n_plots + cols - 1) / cols;
+  const float h = (height - gap * static_cast<float>(rows - 1)) / static_cast<float>(rows);
+  const float w =
+      cols > 1
+          ? std::floor((avail_x - ui::plot_gap() * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+          : -1.0f;
   const Activation* gelu = find_activation("gelu");
   const Fn* gelu_fn = nullptr;
   const Fn* relu_fn = nullptr;
@@ -149,11 +158,14 @@ void CurvesPanel::plots(float height) {
   int drawn = 0;
   for (int order = 0; order < 3; ++order) {
     if (!vis[order]) continue;
+    if (cols > 1 && drawn % cols != 0) ImGui::SameLine(0, ui::plot_gap());
     ++drawn;
     const bool last = drawn == n_plots;
+    const bool bottom = drawn > n_plots - (n_plots % cols == 0 ? cols : n_plots % cols);  // the last row
     char id[16];
     std::snprintf(id, sizeof id, "plot%d", order);
-    plot::Plot p(id, plot_[order], ImVec2(-1, h), last ? "x" : nullptr, kOrderName[order]);
+    plot::Plot p(id, plot_[order], ImVec2(w, h), last || (cols > 1 && bottom) ? "x" : nullptr,
+                 kOrderName[order]);
     if (relu_fn && shade_dead_)
       p.shade_x(order == 0 ? "ReLU dead zone: f = f′ = 0" : "ReLU dead zone", IM_COL32(214, 39, 40, 26),
                 -std::numeric_limits<double>::infinity(), 0.0);
@@ -205,7 +217,7 @@ void CurvesPanel::plots(float height) {
     }
     p.end();
     ui::mark_plot(id, plot_[order]);
-    if (!last) ImGui::Dummy(ImVec2(0, gap - ImGui::GetStyle().ItemSpacing.y));
+    if (!last && cols == 1) ImGui::Dummy(ImVec2(0, gap - ImGui::GetStyle().ItemSpacing.y));
   }
 }
 
@@ -265,7 +277,11 @@ void CurvesPanel::glu_diagram(float height, float width) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const ImU32 ink = IM_COL32(30, 30, 30, 255), box = IM_COL32(232, 240, 250, 255),
               gate = IM_COL32(255, 236, 200, 255);
-  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em, pitch = 2.3f * line;
+  // Rows 2.3 lines apart, closer where the column is shorter than that (a slide's room), down to 1.6 lines.
+  const float caption_h =
+      ImGui::CalcTextSize(ui::wrap_at_spaces(kGluCaption, width - 0.3f * em).c_str()).y + 1.6f * line;
+  const float pitch = std::clamp((height - 0.9f * line - caption_h) / 5.0f, 1.6f * line, 2.3f * line);
+  const float thick = std::max(1.5f, 0.1f * em), pad = 0.5f * em;
   const float cx = o.x + w / 2, dx = w / 4;
   struct Node {
     const char* name;
@@ -346,8 +362,11 @@ void CurvesPanel::drawContent() {
   int shown = 0;
   for (const Fn& f : fns_) shown += f.shown;
   const float row = ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().CellPadding.y;
-  const float table_h = row * static_cast<float>(shown + 1) + 0.6f * em;
-  float plots_h = ImGui::GetContentRegionAvail().y - table_h - ImGui::GetStyle().ItemSpacing.y;
+  // On a slide (a lesson step in presentation mode) the readout table only where the step pins it.
+  const bool table = ui::extra_shown("readout");
+  const float table_h = table ? row * static_cast<float>(shown + 1) + 0.6f * em : 0.0f;
+  float plots_h =
+      ImGui::GetContentRegionAvail().y - table_h - (table ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   glu_boxes_.clear();
   glu_edges_.clear();
   if (glu_diagram_) {
@@ -361,14 +380,14 @@ void CurvesPanel::drawContent() {
     const bool beside = ImGui::GetContentRegionAvail().x - w - gap >= plot::Plot::min_frame().x;
     ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : ImGui::GetFont());
     if (beside) ImGui::BeginGroup();
-    glu_diagram(h, w);
+    glu_diagram(std::min(h, ImGui::GetContentRegionAvail().y), w);
     if (beside) ImGui::EndGroup();
     ImGui::PopFont();
     if (beside) {
       ImGui::SameLine();
       ImGui::BeginGroup();
       plots(plots_h);
-      readout_table();
+      if (table) readout_table();
       ImGui::EndGroup();
       ImGui::EndChild();
       return;
@@ -376,7 +395,7 @@ void CurvesPanel::drawContent() {
     plots_h -= h + ImGui::GetStyle().ItemSpacing.y;
   }
   plots(plots_h);
-  readout_table();
+  if (table) readout_table();
   ImGui::EndChild();
 }
 

@@ -14,6 +14,9 @@
 #include "gelu/numio.hpp"
 #include "gui/kit/ui.hpp"
 #include "model/comparison.hpp"
+#ifdef GELU_HAVE_FIT_CR
+#include "gelu/fit_cr.hpp"
+#endif
 
 namespace gelu::app {
 
@@ -37,7 +40,8 @@ bool enum_combo(const char* label, E* value, std::span<const fit::Named<E>> tabl
   bool changed = false;
   if (ImGui::BeginCombo(label, fit::name(*value))) {
     for (const fit::Named<E>& n : table) {
-      if (ui::marked(std::string("option:") + label + ":" + n.name, ImGui::Selectable(n.name, n.id == *value))) {
+      if (ui::marked(std::string("option:") + label + ":" + n.name,
+                     ImGui::Selectable(n.name, n.id == *value))) {
         changed = n.id != *value;
         *value = n.id;
       }
@@ -48,6 +52,9 @@ bool enum_combo(const char* label, E* value, std::span<const fit::Named<E>> tabl
   ui::mark(std::string("combo:") + label);
   return changed;
 }
+
+constexpr const char* kCrFormats[] = {"bf16", "f16", "e4m3", "e5m2"};
+constexpr ImU32 kBand = IM_COL32(44, 160, 44, 90);
 
 std::string hex_of(double v, FormatId f) {
   return fit::hex_literal(v, f != FormatId::F64);
@@ -115,12 +122,13 @@ void DesignerPanel::spec_controls() {
   if (s.form == fit::Form::Rational) {
     ImGui::SetNextItemWidth(-5.5f * em);
     if (ui::marked("slider:denominator", ImGui::SliderScalar("denominator", ImGuiDataType_S32,
-                                                            &s.denominator_degree, &one, &max_degree)))
+                                                             &s.denominator_degree, &one, &max_degree)))
       changed();
   }
   if (s.form == fit::Form::Piecewise) {
     ImGui::SetNextItemWidth(-5.5f * em);
-    if (ui::marked("slider:pieces", ImGui::SliderScalar("pieces", ImGuiDataType_S32, &s.pieces, &one, &max_pieces)))
+    if (ui::marked("slider:pieces",
+                   ImGui::SliderScalar("pieces", ImGuiDataType_S32, &s.pieces, &one, &max_pieces)))
       changed();
     ImGui::SetNextItemWidth(-5.5f * em);
     if (enum_combo("breakpoints", &s.breakpoints, fit::breakpoint_rules())) changed();
@@ -169,6 +177,112 @@ void DesignerPanel::spec_controls() {
     ui::text_wrapped("%s", snap_.error.c_str());
     ImGui::PopStyleColor();
   }
+}
+
+void DesignerPanel::cr_controls() {
+  const float em = ui::em();
+  ui::heading("Correctly rounded");
+  const bool can = designer_can_round_correctly();
+  ImGui::BeginDisabled(!can);
+  if (ui::marked("check:correctly_rounded", ImGui::Checkbox("correctly rounded in", &cr_on_)))
+    cr_dirty_ = true;
+  ImGui::EndDisabled();
+  if (!can && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip(
+        "this build has no GLPK and MPFR (apt install libglpk-dev libmpfr-dev, then reconfigure)");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-0.5f * em);
+  if (ImGui::BeginCombo("##cr_format", kCrFormats[cr_format_])) {
+    for (int i = 0; i < 4; ++i)
+      if (ui::marked(std::string("option:cr_format:") + kCrFormats[i],
+                     ImGui::Selectable(kCrFormats[i], i == cr_format_))) {
+        cr_dirty_ = cr_dirty_ || i != cr_format_;
+        cr_format_ = i;
+      }
+    ImGui::EndCombo();
+  }
+  ui::mark("combo:cr_format");
+  if (!cr_on_) return;
+  if (snap_.cr_running) {
+    char over[96];
+    std::snprintf(over, sizeof over, "%s: %zu inputs failing",
+                  snap_.cr_stage.empty() ? "refining" : snap_.cr_stage.c_str(), snap_.cr_failing);
+    ImGui::ProgressBar(static_cast<float>(snap_.cr_progress), ImVec2(-1, 0), over);
+  }
+#ifdef GELU_HAVE_FIT_CR
+  if (snap_.cr && snap_.cr_error.empty()) {
+    const fit::CrResult& r = *snap_.cr;
+    ui::text_wrapped_disabled("correctly rounded: %zu of %zu inputs; %d piece%s of degree %d; cost %s (%g)",
+                              r.correct, r.inputs, r.candidate.spec.pieces,
+                              r.candidate.spec.pieces == 1 ? "" : "s", r.candidate.spec.degree,
+                              r.candidate.cost().text().c_str(), r.candidate.cost().weighted());
+  }
+#endif
+  if (!snap_.cr_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kError);
+    ui::text_wrapped("%s", snap_.cr_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void DesignerPanel::cr_plot(ImVec2 size) {
+#ifdef GELU_HAVE_FIT_CR
+  const std::shared_ptr<const fit::CrResult> cr = snap_.cr;
+  if (cr && cr.get() != cr_shown_) {
+    // The band: each input's rounding interval and the candidate's compute-format result, in ULPs of the
+    // format around the correctly rounded value; at most ~4000 inputs of the range, evenly by index.
+    cr_shown_ = cr.get();
+    cr_x_.clear(), cr_lo_.clear(), cr_hi_.clear(), cr_y_.clear(), cr_breaks_.clear();
+    const auto t = fit::cr_table(cr->spec.target, cr->spec.format, cr->spec.compute);
+    const Format fmt(cr->spec.format);
+    std::vector<std::size_t> in;
+    for (std::size_t i = 0; i < t->x.size(); ++i)
+      if (t->x[i] >= *cr->spec.a && t->x[i] <= *cr->spec.b) in.push_back(i);
+    const std::size_t step = std::max<std::size_t>(1, in.size() / 4000);
+    for (std::size_t k = 0; k < in.size(); k += step) {
+      const std::size_t i = in[k];
+      const double r = t->r[i];
+      const double u = r == 0 ? fmt.min_positive() : fmt.spacing(r);
+      const double y = cr->spec.compute == FormatId::F32
+                           ? static_cast<double>(cr->candidate.eval(static_cast<float>(t->x[i])))
+                           : cr->candidate.eval(t->x[i]);
+      cr_x_.push_back(t->x[i]);
+      cr_lo_.push_back((t->lo[i] - r) / u);
+      cr_hi_.push_back((t->hi[i] - r) / u);
+      cr_y_.push_back((y - r) / u);
+    }
+    for (std::size_t j = 1; j + 1 < cr->candidate.breakpoints.size(); ++j)
+      cr_breaks_.push_back(cr->candidate.breakpoints[j]);
+    const double pad = 0.03 * (*cr->spec.b - *cr->spec.a);
+    cr_plot_.x.range = cr_plot_.home_x = {*cr->spec.a - pad, *cr->spec.b + pad};
+    cr_plot_.y.range = cr_plot_.home_y = {-0.8, 0.8};
+  }
+  char title[160];
+  std::snprintf(
+      title, sizeof title,
+      "correctly rounded in %s: rounding intervals (band) and the candidate, in ULPs of %s around the "
+      "correctly rounded value",
+      kCrFormats[cr_format_], kCrFormats[cr_format_]);
+  plot::Plot p("correctly_rounded", cr_plot_, size, "x", title);
+  if (cr && !cr_x_.empty()) {
+    p.shade_between("rounding intervals", kBand, cr_x_, cr_lo_, cr_hi_);
+    for (double b : cr_breaks_) p.vline(b, IM_COL32(0, 0, 0, 60), 0.04f, true);
+    p.scatter("candidate", kCurve, cr_x_, cr_y_, 0.12f);
+    char note[160];
+    std::snprintf(note, sizeof note, "%zu of %zu inputs correctly rounded; %d pieces (dashed)", cr->correct,
+                  cr->inputs, cr->candidate.spec.pieces);
+    p.note(note, 3, IM_COL32(40, 40, 40, 255));
+  } else {
+    p.note(snap_.cr_running         ? "fitting…"
+           : snap_.cr_error.empty() ? ""
+                                    : "no candidate: see the message on the left",
+           0, IM_COL32(90, 90, 90, 255));
+  }
+  p.end();
+  ui::mark_plot("correctly_rounded", cr_plot_);
+#else
+  (void)size;
+#endif
 }
 
 void DesignerPanel::keep(bool compare) {
@@ -273,10 +387,12 @@ void DesignerPanel::export_controls() {
   std::snprintf(name, sizeof name, "%s", st_.export_name.c_str());
   std::snprintf(base, sizeof base, "%s", st_.export_base.c_str());
   ImGui::SetNextItemWidth(-5.5f * em);
-  if (ui::marked("input:function", ImGui::InputText("function", name, sizeof name)) && fit::is_identifier(name))
+  if (ui::marked("input:function", ImGui::InputText("function", name, sizeof name)) &&
+      fit::is_identifier(name))
     st_.export_name = name;
   ImGui::SetNextItemWidth(-5.5f * em);
-  if (ui::marked("input:files", ImGui::InputText("files", base, sizeof base)) && base[0]) st_.export_base = base;
+  if (ui::marked("input:files", ImGui::InputText("files", base, sizeof base)) && base[0])
+    st_.export_base = base;
   const bool ok = snap_.candidate && snap_.error.empty() && !snap_.running;
   ImGui::BeginDisabled(!ok);
   auto run = [&](std::vector<ExportKind> kinds) {
@@ -304,6 +420,7 @@ void DesignerPanel::controls() {
   spec_controls();
   candidate_controls();
   export_controls();
+  cr_controls();
 }
 
 // [SECTION] Plots and the coefficient table
@@ -441,6 +558,9 @@ void DesignerPanel::pareto_plot(ImVec2 size) {
       if (id == st_.candidates[i].id) pts.push_back({id, "kept", z.cost, z.max_abs_error, kept_color(i)});
   if (snap_.candidate && snap_.error.empty() && snap_.point.cost > 0)
     pts.push_back({"this candidate", "current", snap_.point.cost, snap_.point.max_abs_error, kCurrent});
+  if (cr_on_ && snap_.cr && snap_.cr_error.empty() && snap_.cr_point.cost > 0)
+    pts.push_back({snap_.cr_point.name, "correctly_rounded", snap_.cr_point.cost,
+                   snap_.cr_point.max_abs_error, IM_COL32(44, 160, 44, 255)});
   double lo = 1e300, hi = 0, cmax = 0;
   for (Pt& q : pts) {
     q.error = std::max(q.error, 1e-17);
@@ -495,6 +615,18 @@ void DesignerPanel::drawContent() {
     lab_.request_points(std::move(kept));
     points_dirty_ = false;
   }
+  if (cr_dirty_) {
+#ifdef GELU_HAVE_FIT_CR
+    if (cr_on_) {
+      fit::CrSpec cs;
+      cs.target = st_.spec.target == fit::Target::GeluPrime ? fit::Target::GeluPrime : fit::Target::Gelu;
+      cs.format = Format::parse(kCrFormats[cr_format_])->id();
+      cs.fma = true;  // f32 with fma (gelulab fit --fma off for the other)
+      lab_.request_cr(cs);
+    }
+#endif
+    cr_dirty_ = false;
+  }
   lab_.take(snap_);
   marks_.clear();
   ui::begin_panel(21.0f, [this] { controls(); });
@@ -506,12 +638,18 @@ void DesignerPanel::drawContent() {
   compact_ = avail.y < 16.0f * ui::em() ||
              (avail.x - st.ItemSpacing.x) * 0.58f < plot::Plot::min_frame().x;  // no room beside the table
   if (compact_) {
-    error_plot(ImVec2(-1, std::floor(avail.y * 0.6f)));
+    if (cr_on_)
+      cr_plot(ImVec2(-1, std::floor(avail.y * 0.6f)));
+    else
+      error_plot(ImVec2(-1, std::floor(avail.y * 0.6f)));
     coefficient_table(ImVec2(0, -1));
   } else {
     const float top_h = std::floor((avail.y - st.ItemSpacing.y) * 0.55f);
     const float left_w = std::floor((avail.x - st.ItemSpacing.x) * 0.58f);
-    error_plot(ImVec2(left_w, top_h));
+    if (cr_on_)
+      cr_plot(ImVec2(left_w, top_h));
+    else
+      error_plot(ImVec2(left_w, top_h));
     ImGui::SameLine();
     coefficient_table(ImVec2(0, top_h));
     pareto_plot(ImVec2(-1, -1));

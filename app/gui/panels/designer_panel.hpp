@@ -29,7 +29,7 @@ class DesignerPanel : public Panel {
   void restore_state(const json::Value& state) override;
   void restored() override;
   json::Object meta() const override;
-  bool animating() const override { return dirty_ || points_dirty_ || lab_.running(); }
+  bool animating() const override { return dirty_ || points_dirty_ || cr_dirty_ || lab_.running(); }
   /// Fits on the calling thread, so the still frame shows the candidate.
   void settle_for_shot() override;
   std::string shot_limit_error() const override;
@@ -42,6 +42,8 @@ class DesignerPanel : public Panel {
   void error_plot(ImVec2 size);
   void coefficient_table(ImVec2 size);
   void pareto_plot(ImVec2 size);
+  void cr_controls();
+  void cr_plot(ImVec2 size);
   void keep(bool compare);
   void apply(const json::Value& state);
   void changed() { dirty_ = true; }
@@ -56,6 +58,13 @@ class DesignerPanel : public Panel {
   plot::PlotState err_, pareto_;
   plot::Range shown_range_{0, 0};  // the fitted range the error plot was last fitted to
   bool shown_log_ = false;
+  // The correctly rounded target (panel-local, not in the session): on/off, the format (an index of
+  // kCrFormats; f32 with fma); the band the plot draws, rebuilt when a new result arrives.
+  bool cr_on_ = false, cr_dirty_ = false;
+  int cr_format_ = 0;
+  plot::PlotState cr_plot_;
+  const void* cr_shown_ = nullptr;  // the result the band below was built from
+  std::vector<double> cr_x_, cr_lo_, cr_hi_, cr_y_, cr_breaks_;
   struct Mark {
     std::string plot, kind, label;
     unsigned int color = 0;

@@ -261,7 +261,10 @@ void DropoutPanel::drawContent() {
   if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
   update_histograms();
   ui::begin_panel(19.5f, [this] { controls(); });
-  const bool pinned = ui::control_pinned("mask_grid");
+  // The masks stay beside the plots where the controls column is hidden: a lesson step that pins them, and
+  // presentation mode outside a lesson (F5 hides the column, not what the class is looking at).
+  const bool pinned =
+      ui::control_pinned("mask_grid") || (!ui::slide() && !ui::show_controls() && !ui::step_view());
   if (pinned) {  // a lesson step shows the masks on a projector: the grid beside the plots
     ImGui::BeginChild("mask_grid",
                       ImVec2(std::min(19.5f * ui::em(), 0.4f * ImGui::GetContentRegionAvail().x), 0), true);

@@ -165,7 +165,8 @@ void FfnPanel::net_choice(int i) {
     }
   }
   ImGui::BeginDisabled(!any_gelu);
-  if (ui::marked(std::string("check:stochastic") + kNetName[i], ImGui::Checkbox("stochastic GELU", &n.stochastic)))
+  if (ui::marked(std::string("check:stochastic") + kNetName[i],
+                 ImGui::Checkbox("stochastic GELU", &n.stochastic)))
     changed(false);
   ImGui::EndDisabled();
   ui::help_marker(
@@ -201,7 +202,8 @@ void FfnPanel::controls() {
   int speed = full ? 20000 : cfg_.speed;
   ImGui::BeginDisabled(full);
   ImGui::SetNextItemWidth(-9.0f * em);
-  if (ui::marked("slider:speed", ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic))) {
+  if (ui::marked("slider:speed",
+                 ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic))) {
     cfg_.speed = speed;
     lab_.set_speed(speed);
   }
@@ -311,7 +313,8 @@ void FfnPanel::controls() {
     changed(false);
   ui::mark("slider:lr");
   ImGui::SetNextItemWidth(-6.0f * em);
-  if (ui::marked("slider:batch", ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)))
+  if (ui::marked("slider:batch",
+                 ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)))
     changed(false);
   int backend = cfg_.gpu ? 1 : 0;
   ImGui::TextUnformatted("backend");
@@ -347,9 +350,13 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   if (!st.x.range.valid() || !st.y.range.valid()) st.x.range = st.y.range = {-1, 1};
   // The net on top, how it does below the map (short titles: a projector's 3× text keeps the map in view).
   const std::string full = heat_title(cfg_, n, i);
-  const std::string name = std::string(kNetName[i]) + ": " + net_label(cfg_, i);
+  std::string name = std::string(kNetName[i]) + ": " + net_label(cfg_, i);
   std::string status = full.size() > name.size() ? full.substr(name.size()) : std::string();
   status.erase(0, status.find_first_not_of(' '));
+  // On a slide the map's title keeps one line: "B: GELU (stochastic)", not "B: GELU (exact) (stochastic)".
+  if (const auto at = name.find(" (exact) "); ui::slide() && at != std::string::npos) name.erase(at, 8);
+  // On a slide the scores keep one line under a half-width map ("right" is what the percentages count).
+  if (ui::slide() && status.size() > 6 && status.ends_with(" right")) status.resize(status.size() - 6);
   ImGui::PushID(i);
   plot::Plot p(i == 0 ? "heatA" : "heatB", st, size, status.empty() ? nullptr : status.c_str(), name.c_str());
   heat_[static_cast<std::size_t>(i)].draw(p);
@@ -653,7 +660,8 @@ void FfnPanel::drawContent() {
     // The layer slider goes under the histogram: the plot's top lines up with the loss plot beside it, and
     // a lesson step that shows the histogram alone starts with its data, not with a slider.
     ImGui::BeginGroup();
-    const int count = static_cast<int>(cfg_.widths.size());
+    // (On a slide the layer shown is the step's: no slider unless the step pins it.)
+    const int count = ui::extra_shown("layer_slider") ? static_cast<int>(cfg_.widths.size()) : 1;
     const float row = count > 1 ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
     layer_plot(ImVec2(low_w, low_h - row));
     if (count > 1) {
@@ -666,8 +674,9 @@ void FfnPanel::drawContent() {
       const float w = room - ImGui::CalcTextSize(full ? "hidden layer shown" : "layer").x;
       ImGui::SetNextItemWidth(std::clamp(w, 3 * em, 8 * em));
       int shown = shown_layer() + 1;
-      if (ui::marked("slider:layer_shown",
-                     ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count)))
+      if (ui::marked(
+              "slider:layer_shown",
+              ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count)))
         layer_ = shown - 1;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }

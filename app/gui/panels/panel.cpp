@@ -47,6 +47,15 @@ std::string color_hex(unsigned int c) {
   return buf;
 }
 
+plot::Box plot_extent(const plot::PlotState& s) {
+  auto box = [](ImVec2 a, ImVec2 b) { return plot::Box{a.x, a.y, b.x, b.y}; };
+  plot::Box e = box(s.frame_min, s.frame_max);
+  for (const plot::TextBox& t : s.texts) e = plot::unite(e, box(t.min, t.max));
+  e = plot::unite(e, box(s.legend_min, s.legend_max));
+  e = plot::unite(e, box(s.note_min, s.note_max));
+  return e;
+}
+
 json::Value plot_meta(const plot::PlotState& s) {
   const plot::Transform& t = s.last;
   auto scale = [](plot::Scale sc) {

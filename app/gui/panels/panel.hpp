@@ -14,6 +14,7 @@
 #include "model/limits.hpp"
 #include "model/panels.hpp"
 #include "plot/plot.hpp"
+#include "plot/slide.hpp"
 
 namespace gelu::app {
 
@@ -61,6 +62,8 @@ class Panel {
 
 /// The JSON description of a plot's last frame (ranges, scales, pixel rectangle), for meta().
 json::Value plot_meta(const plot::PlotState& s);
+/// Everything a plot drew last frame, in pixels: its frame, tick labels, legend, notes and marker labels.
+plot::Box plot_extent(const plot::PlotState& s);
 /// "#rrggbb" of an ImU32 colour.
 std::string color_hex(unsigned int color);
 

@@ -522,6 +522,13 @@ void PrecisionPanel::drawContent() {
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const ImGuiStyle& st = ImGui::GetStyle();
+  slide_ = ui::slide();
+  if (slide_) {
+    slide_layout(avail);
+    ImGui::EndChild();
+    st_.x = shared_x_.range;
+    return;
+  }
   // A projector's text scale (presentation 2× and 3×) leaves too little height for five plots and a table:
   // there the panel shows fewer plots rather than shrinking them (the first format's ULP plot and the verdict
   // table; the other formats, int8 and cost come back at 1× or with a taller window). Otherwise the ULP plots
@@ -551,6 +558,44 @@ void PrecisionPanel::drawContent() {
   }
   ImGui::EndChild();
   st_.x = shared_x_.range;
+}
+
+// On a slide (a lesson step in presentation mode): the plots the step's view names (by default the first
+// format's ULP plot) share the room, side by side where stacked ones would not keep their size; the verdict
+// table only where the step pins it ("controls": ["verdicts"]), under them.
+void PrecisionPanel::slide_layout(ImVec2 avail) {
+  const StepView* v = ui::step_view();
+  const bool listed = v && !v->plots.empty();
+  slide_plots_.clear();
+  for (const std::string& f : st_.cfg.formats)
+    if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty()) slide_plots_.push_back("ulp_" + f);
+  for (const char* id : {"int8", "cost"})
+    if (listed && ui::plot_shown(id)) slide_plots_.push_back(id);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const bool table = ui::extra_shown("verdicts");
+  const float table_h = table ? std::floor(avail.y * 0.3f) : 0.0f;
+  const float room = avail.y - (table ? table_h + st.ItemSpacing.y : 0.0f);
+  const int n = static_cast<int>(slide_plots_.size());
+  const float gap = ui::plot_gap();
+  const int cols = ui::slide_columns(n, ImVec2(avail.x, room), gap);
+  const int rows = n > 0 ? (n + cols - 1) / cols : 1;
+  const float w = cols > 1
+                      ? std::floor((avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+                      : -1.0f;
+  const float h =
+      std::floor((room - st.ItemSpacing.y * static_cast<float>(rows - 1)) / static_cast<float>(rows));
+  for (int k = 0; k < n; ++k) {
+    if (k % cols != 0) ImGui::SameLine(0, gap);
+    const std::string& id = slide_plots_[static_cast<std::size_t>(k)];
+    if (id == "int8") {
+      int8_plot(ImVec2(w, h));
+    } else if (id == "cost") {
+      cost_plot(ImVec2(w, h));
+    } else {
+      ulp_plot(id.substr(4), ImVec2(w, h), true);
+    }
+  }
+  if (table) verdict_table(ImVec2(0, -1));
 }
 
 // [SECTION] State and meta
@@ -592,11 +637,17 @@ json::Object PrecisionPanel::meta() const {
   // Only the plots drawn in the last frame (the compact layout leaves some out).
   const std::size_t shown =
       compact_ ? std::min<std::size_t>(1, st_.cfg.formats.size()) : st_.cfg.formats.size();
-  for (std::size_t i = 0; i < shown; ++i) {
+  for (std::size_t i = 0; i < shown && !slide_; ++i) {
     const auto it = ulp_plots_.find(st_.cfg.formats[i]);
     if (it != ulp_plots_.end()) plots["ulp_" + st_.cfg.formats[i]] = plot_meta(it->second);
   }
-  if (!compact_) {
+  for (const std::string& id : slide_ ? slide_plots_ : std::vector<std::string>{}) {
+    if (id == "int8") plots["int8"] = plot_meta(int8_);
+    if (id == "cost") plots["cost"] = plot_meta(cost_);
+    if (const auto it = ulp_plots_.find(id.substr(4)); id.rfind("ulp_", 0) == 0 && it != ulp_plots_.end())
+      plots[id] = plot_meta(it->second);
+  }
+  if (!compact_ && !slide_) {
     plots["int8"] = plot_meta(int8_);
     plots["cost"] = plot_meta(cost_);
   }

@@ -49,6 +49,9 @@ class PrecisionPanel : public Panel {
   PrecisionLab lab_;
   PrecisionSnapshot snap_;
   bool dirty_ = true;     // the config changed since the worker was last asked
+  void slide_layout(ImVec2 avail);
+  std::vector<std::string> slide_plots_;  // on a slide (ui::slide): the plots the last frame drew, in order
+  bool slide_ = false;
   bool compact_ = false;  // the last frame drew the compact layout (a projector's text scale: fewer plots)
   std::uint64_t compare_generation_ = 0;
   std::string export_note_;

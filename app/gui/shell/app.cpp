@@ -11,6 +11,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 
@@ -320,7 +321,7 @@ void App::open_lesson(Lesson lesson, int step, bool apply_state) {
   // Its characters join the atlas (rebuilt before the next frame when one is new).
   std::string text = lesson.title;
   for (const LessonStep& s : lesson.steps) {
-    text += s.title + s.text;
+    text += s.title + s.text + s.notes;
     for (const Annotation& a : s.view.annotations) text += a.text;
     if (s.view.question) {
       text += s.view.question->prompt;
@@ -336,6 +337,7 @@ void App::open_lesson(Lesson lesson, int step, bool apply_state) {
     }
   }
   lesson_ = std::move(lesson);
+  bar_collapsed_ = false;
   step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
   step_pending_ = apply_state;
   revealed_ = lesson_->steps[static_cast<std::size_t>(step_)].view.reveal.empty() ? 0 : 1;
@@ -416,11 +418,12 @@ std::string App::step_text() const {
   });
   const StepView& v = s.view;
   if (static_cast<int>(v.reveal.size()) > revealed_)
-    text += "\n→ shows the next curve (" + std::to_string(revealed_) + " of " +
-            std::to_string(v.reveal.size()) + " shown)";
+    text += "   (→ next curve: " + std::to_string(revealed_) + " of " + std::to_string(v.reveal.size()) +
+            " shown)";
   if (v.question) {
     const Question& q = *v.question;
-    text += "\n\nPredict: " + q.prompt;
+    // The prompt, then the choices on one line (they wrap where they must): a slide keeps the plot's room.
+    text += "\nPredict: " + q.prompt + "\n";
     const std::optional<double> answer = answered_ ? model::quantity(q.answer) : std::nullopt;
     int right = -1;
     if (answer)
@@ -434,10 +437,10 @@ std::string App::step_text() const {
                          : (answered_ && answer && k == picked_) ? "✗ "
                          : k == picked_                          ? "▶ "
                                                                  : "";
-      text += "\n   " + std::string(mark) + std::to_string(i + 1) + "  " + q.choices[i].text;
+      text += std::string(i ? "     " : "") + mark + std::to_string(i + 1) + "  " + q.choices[i].text;
     }
     if (!answered_) {
-      text += "\n(keys 1 to " + std::to_string(q.choices.size()) + " choose; Enter or → shows the answer)";
+      text += "   (keys 1–" + std::to_string(q.choices.size()) + ", then Enter)";
     } else if (!answer) {
       text += "\nComputing the answer…";
     } else {
@@ -487,18 +490,23 @@ float lead_height(const std::string& lead, float w) {
   return h;
 }
 LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
+  // The buttons as lesson_bar draws them: in the regular font (measured in the bold one, they took the
+  // symbols here and the words there, and the header ran under the buttons).
+  const float buttons_w = lesson_buttons_width(content_w);
+  const bool narrow = &lesson_buttons(content_w)[0] == &kLessonButtonsNarrow[0];
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
   LessonHeader h;
-  h.wrap = std::max(4 * ui::em(), content_w - lesson_buttons_width(content_w) - ui::em());
+  h.wrap = std::max(4 * ui::em(), content_w - buttons_w - ui::em());
   char buf[64];
   // "Step 2/7" where there is room, "2/7" beside the symbol buttons (a projector's 3× text).
-  const bool narrow = &lesson_buttons(content_w)[0] == &kLessonButtonsNarrow[0];
   std::snprintf(buf, sizeof buf, narrow ? "%d/%zu  ·  " : "Step %d/%zu  ·  ", step + 1, l.steps.size());
   h.text = buf + l.steps[static_cast<std::size_t>(step)].title;
   const std::string with_title = h.text + "   —   " + l.title;
   if (ImGui::CalcTextSize(with_title.c_str()).x <= h.wrap) h.text = with_title;
-  h.height =
-      std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y, ImGui::GetFrameHeight());
+  // Beside the buttons the header starts where their labels do (lesson_bar centres its first line on them).
+  const float centre = std::max(0.0f, (ImGui::GetFrameHeight() - ImGui::GetTextLineHeight()) / 2);
+  h.height = std::max(ImGui::CalcTextSize(ui::wrap_at_spaces(h.text, h.wrap).c_str()).y + centre,
+                      ImGui::GetFrameHeight());
   if (narrow && h.height > 1.5f * ImGui::GetTextLineHeightWithSpacing()) {
     h.lead = l.steps[static_cast<std::size_t>(step)].title;
     h.text = std::string(buf).substr(0, std::string(buf).find("  ·"));
@@ -514,6 +522,17 @@ LessonHeader lesson_header(const Lesson& l, int step, float content_w) {
 }
 }  // namespace
 
+namespace {
+// The lesson bar's padding above and below its text: tighter on the projector, where the slide's height is
+// the scarce room.
+float bar_padding_y(bool presenting) {
+  return (presenting ? 0.4f : 0.6f) * ui::em();
+}
+std::string notes_text(const LessonStep& s) {
+  return "Notes (not shown while presenting): " + s.notes;
+}
+}  // namespace
+
 float App::lesson_bar_height(float tabs_frame_h) const {
   if (!lesson_) return 0;
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -523,12 +542,20 @@ float App::lesson_bar_height(float tabs_frame_h) const {
   const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y +
                        lead_height(h.lead, content_w);
   const float header_h = h.height;
-  const float full = 1.2f * em + header_h + st.ItemSpacing.y + text_h + 2.0f;
+  const float pad = 2 * bar_padding_y(presentation_.on);
+  if (bar_collapsed_) return std::floor(pad + header_h + 2.0f);  // F7: the title line only
+  // Outside presentation mode the teacher's notes follow the text (they scroll); never on the projector.
+  const LessonStep& step = lesson_->steps[static_cast<std::size_t>(step_)];
+  const float notes_h =
+      presentation_.on || step.notes.empty()
+          ? 0.0f
+          : ImGui::CalcTextSize(ui::wrap_at_spaces(notes_text(step), content_w).c_str()).y + st.ItemSpacing.y;
+  const float full = pad + header_h + st.ItemSpacing.y + text_h + notes_h + 2.0f;
   // The panel above keeps room for one plot (plot::Plot::min_frame) below the tab bar; the step's text then
   // scrolls inside the bar, which always shows the header and at least two lines of text.
   const float tabs = tabs_frame_h + 2 * st.ItemSpacing.y;
   const float room = ImGui::GetContentRegionAvail().y - tabs - st.ItemSpacing.y - first_plot_min_h_;
-  const float least = 1.2f * em + header_h + st.ItemSpacing.y + 1.1f * ImGui::GetTextLineHeightWithSpacing();
+  const float least = pad + header_h + st.ItemSpacing.y + 1.1f * ImGui::GetTextLineHeightWithSpacing();
   return std::floor(std::min(full, std::max(least, room)));
 }
 
@@ -544,7 +571,7 @@ void App::lesson_bar(float height) {
   ImGui::PushStyleColor(ImGuiCol_ButtonHovered, IM_COL32(180, 200, 235, 255));
   ImGui::PushStyleColor(ImGuiCol_ButtonActive, IM_COL32(150, 178, 228, 255));
   ImGui::PushStyleVar(ImGuiStyleVar_ChildBorderSize, std::max(1.0f, 0.1f * em));
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, 0.6f * em));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.8f * em, bar_padding_y(presentation_.on)));
   ImGui::BeginChild("##lesson", ImVec2(0, height), true, ImGuiWindowFlags_NoScrollbar);
   ui::mark("lesson_bar", ImGui::GetWindowPos(),
            ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
@@ -581,21 +608,43 @@ void App::lesson_bar(float height) {
   const bool leave = ui::marked("button:lesson_leave", ImGui::Button(labels[2]));
   if (narrow && ImGui::IsItemHovered()) ImGui::SetTooltip("Leave the lesson (Esc)");
   ImGui::SetCursorPosY(std::max(y1, y0 + ImGui::GetFrameHeight() + ImGui::GetStyle().ItemSpacing.y));
-  // The text scrolls when the bar is capped (a projector's 3× text on a short screen).
-  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
-  ImGui::BeginChild("##lesson_text", ImVec2(0, 0), false);
-  if (!h.lead.empty()) {
-    if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
-    ImGui::TextUnformatted(ui::wrap_at_spaces(h.lead).c_str());
-    if (ui::fonts().bold) ImGui::PopFont();
+  // The text scrolls when the bar is capped (a projector's 3× text on a short screen): what a slide must not
+  // need (slide_frame() says by how much, `gelulab lessons` refuses it).
+  const float shown_h = ImGui::GetContentRegionAvail().y;
+  const std::string wrapped = ui::wrap_at_spaces(text, content_w);
+  const float text_h = ImGui::CalcTextSize(wrapped.c_str()).y + lead_height(h.lead, content_w);
+  const float line_h = ImGui::GetTextLineHeight();  // a text's lines are this far apart
+  slide_.text_lines = static_cast<int>(std::ceil(text_h / line_h - 0.05f));
+  slide_.bar_lines = bar_collapsed_ ? 0 : std::max(0, static_cast<int>(std::floor(shown_h / line_h + 0.05f)));
+  slide_.text_overflow_px = bar_collapsed_ ? 0.0 : std::max(0.0f, std::floor(text_h - shown_h));
+  if (!bar_collapsed_) {
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+    ImGui::BeginChild("##lesson_text", ImVec2(0, 0), false);
+    if (!h.lead.empty()) {
+      if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
+      ImGui::TextUnformatted(ui::wrap_at_spaces(h.lead).c_str());
+      if (ui::fonts().bold) ImGui::PopFont();
+    }
+    ImGui::TextUnformatted(ui::wrap_at_spaces(text).c_str());
+    const LessonStep& step = lesson_->steps[static_cast<std::size_t>(step_)];
+    if (!presentation_.on && !step.notes.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(90, 80, 40, 255));
+      ImGui::TextUnformatted(ui::wrap_at_spaces(notes_text(step)).c_str());
+      ImGui::PopStyleColor();
+    }
+    ImGui::EndChild();
+    ImGui::PopStyleVar();
   }
-  ImGui::TextUnformatted(ui::wrap_at_spaces(text).c_str());
-  ImGui::EndChild();
-  ImGui::PopStyleVar();
   ImGui::EndChild();
   ImGui::PopStyleVar(2);
   ImGui::PopStyleColor(6);
   if (leave) close_lesson();
+}
+
+std::vector<std::string> App::slide_problems() const {
+  std::vector<plot::SlidePlot> plots;
+  for (const ui::PlotRef& r : ui::frame_plots()) plots.push_back({r.id, plot_extent(*r.state)});
+  return plot::slide_problems(plots, slide_);
 }
 
 // [SECTION] Messages, sessions, export
@@ -726,7 +775,7 @@ void App::lesson_dialogs() {
       try {
         const json::Value st = active().state();
         const int n = append_lesson_step(
-            lesson_path_, LessonStep{step_title_, step_body_, active().id(), st, {}, {}}, lesson_title_);
+            lesson_path_, LessonStep{step_title_, step_body_, active().id(), st, {}, {}, {}}, lesson_title_);
         set_status("step " + std::to_string(n) + " added to " + std::string(lesson_path_));
       } catch (const LessonError& e) {
         show_message(std::string("Could not add the step: ") + e.what() + ". The file was not changed.",
@@ -883,6 +932,7 @@ void App::shortcuts() {
   set_presentation(p);
   if (pressed(GLFW_KEY_F11)) fullscreen_request_ = true;
   if (pressed(GLFW_KEY_F6)) ui::set_show_controls(!ui::show_controls());
+  if (pressed(GLFW_KEY_F7) && lesson_) bar_collapsed_ = !bar_collapsed_;
   if (pressed(GLFW_KEY_F1)) shortcuts_open_ = !shortcuts_open_;
   // Arrows step through a lesson unless a text field or a popup has the keyboard.
   if (lesson_ && !io.WantTextInput &&
@@ -925,6 +975,9 @@ void App::frame() {
   ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : regular);
   ImGui::Begin("GELU Lab", nullptr, flags);
   ui::mark("window", ImVec2(0, 0), io.DisplaySize);  // scripts and the monkey aim anywhere through it
+  slide_ = plot::SlideFrame{};
+  slide_.window = {0, 0, io.DisplaySize.x, io.DisplaySize.y};
+  slide_.lesson_bar = lesson_.has_value();
   menu_bar();
   const float tabs_h = ImGui::GetFrameHeight();
   ImGui::PushFont(regular);
@@ -949,6 +1002,8 @@ void App::frame() {
         // A lesson step's view applies to its own panel only.
         const LessonStep* step =
             lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;
+        ui::set_slide(presentation_.on && step && step->panel == panels_[i]->id());
+        plot::set_inline_legends(ui::slide());
         if (step && step->panel == panels_[i]->id() && !step->view.empty()) {
           view_filter_.series = step->view.series;
           view_filter_.reveal = step->view.reveal;
@@ -965,6 +1020,13 @@ void App::frame() {
           ui::set_step_view(&step->view);
         }
         panels_[i]->drawContent();
+        ui::set_slide(false);
+        plot::set_inline_legends(false);
+        // The slide's room: the panel's child, above the lesson bar; what it scrolls (it, or its view).
+        slide_.room = {ImGui::GetWindowPos().x, ImGui::GetWindowPos().y,
+                       ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
+                       ImGui::GetWindowPos().y + ImGui::GetWindowSize().y};
+        slide_.panel_overflow_px = std::max(ImGui::GetScrollMaxY(), ui::view_overflow());
         plot::set_view_filter(nullptr);
         ui::set_step_view(nullptr);
         // What the lesson bar leaves above it next frame: the first plot, wholly, down to its tick labels.

@@ -14,6 +14,7 @@
 #include "gui/panels/panel.hpp"
 #include "gui/shell/classroom.hpp"
 #include "model/lessons.hpp"
+#include "plot/slide.hpp"
 
 namespace gelu::app {
 
@@ -75,6 +76,16 @@ class App {
   void apply_pending();
   /// The current step's text with the {key}s its panel computes filled in (model/lessons.hpp).
   std::string step_text() const;
+  /// F7: the lesson bar shows its title line only (the teacher talks over the whole plot); off again with
+  /// F7, and whenever a lesson opens.
+  bool bar_collapsed() const { return bar_collapsed_; }
+  void set_bar_collapsed(bool c) { bar_collapsed_ = c; }
+  /// The slide as the last frame laid it out (plot/slide.hpp): the window, the panel's room above the lesson
+  /// bar, the step text's lines against the bar's, and how far the panel scrolls.
+  const plot::SlideFrame& slide_frame() const { return slide_; }
+  /// What of the last frame does not fit the slide (plot::slide_problems over the plots it drew); empty when
+  /// it is a slide.
+  std::vector<std::string> slide_problems() const;
 
   // [SECTION] Sessions and export
   /// Where the session is restored from on start and saved on exit; empty: no autosave.
@@ -148,6 +159,8 @@ class App {
   std::optional<Lesson> lesson_;
   int step_ = 0;
   bool step_pending_ = false;
+  bool bar_collapsed_ = false;
+  plot::SlideFrame slide_;
   // The step's view (lesson format 2): series revealed so far, the class's pick and whether the answer of
   // its question is shown; the filter the plot layer reads while the step's panel draws.
   int revealed_ = 0, picked_ = -1;

@@ -24,6 +24,7 @@ constexpr Shortcut kShortcuts[] = {
     {"F5", "presentation mode: large crisp text, projector theme"},
     {"Ctrl+=  Ctrl+−", "presentation text larger / smaller (1× … 3×)"},
     {"F6", "show / hide the panel controls (hidden while presenting)"},
+    {"F7", "lesson bar: its title line only / the whole step text"},
     {"F11", "fullscreen on / off"},
     {"← →", "previous / next lesson step (Lessons menu)"},
     {"Esc", "leave the lesson, close this overlay"},

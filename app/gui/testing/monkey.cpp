@@ -55,18 +55,19 @@ std::string Monkey::next_action(App& app, const ImGuiIO& io) {
     if (!is_toggle(name)) continue;
     const int clicks = seen.try_emplace(name, 0).first->second;
     if (starts_with(name, "option:")) options.push_back(name);
-    if (clicks == 0) fresh.push_back(name);
+    if (clicks == 0 && !tried_.count(name)) fresh.push_back(name);
   }
   if (drawn.empty()) return "wait 1";
   // A combo whose options were seen open but not all clicked is opened again (its options are marked only
   // while its list is open).
+  std::vector<std::string> reopen;  // combos drawn now whose lists hold an option never clicked
   if (options.empty())
     for (const auto& [name, clicks] : seen) {
-      if (clicks > 0 || !starts_with(name, "option:")) continue;
+      if (clicks > 0 || tried_.count(name) || !starts_with(name, "option:")) continue;
       const std::string key = name.substr(7, name.find(':', 7) - 7);
       const std::string combo = "combo:" + key;
-      if (ui::marked_last_frame(combo) && std::find(fresh.begin(), fresh.end(), combo) == fresh.end())
-        fresh.push_back(combo);
+      if (ui::marked_last_frame(combo) && std::find(reopen.begin(), reopen.end(), combo) == reopen.end())
+        reopen.push_back(combo);
     }
 
   auto click = [&](const std::string& name) {
@@ -116,13 +117,20 @@ std::string Monkey::next_action(App& app, const ImGuiIO& io) {
   if (options.empty() && ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId) && r < 0.5) return "key escape";
   // Ctrl+1..9 take it to other panels; it comes back to the panel it started on, as a user returns to a tab.
   if (panel != home_ && r < 0.25) return "panel " + home_;
-  if (!options.empty() && r < 0.8) {  // a combo is open: pick one of its options, a new one first
+  if (!options.empty() && r < 0.9) {  // a combo is open: pick one of its options, a new one first
     std::vector<std::string> fresh_options;
     for (const std::string& o : options)
-      if (seen[o] == 0) fresh_options.push_back(o);
+      if (seen[o] == 0 && !tried_.count(o)) fresh_options.push_back(o);
     return click(pick(fresh_options.empty() ? options : fresh_options));
   }
-  if (!fresh.empty() && r < 0.65) return reach(pick(fresh));
+  // A combo opens one option per visit (the click closes it): one with options left is reopened first, a
+  // panel of many checkboxes would otherwise leave a five-option list half tried.
+  if (!reopen.empty() && r < 0.55) return reach(pick(reopen));
+  // No toggle on screen (presentation mode hides the controls): F6 shows them, as a teacher would.
+  bool any_toggle = false;
+  for (const std::string& n : drawn) any_toggle = any_toggle || is_toggle(n);
+  if (!any_toggle && panel == home_ && r < 0.5) return "key F6";
+  if (!fresh.empty() && r < 0.75) return reach(pick(fresh));
   // Toggles seen once and gone since (the FFN lab's activation combos while "GLU blocks" is ticked): a
   // checkbox ticked an odd number of times is ticked back, which brings them back.
   bool gone = false;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 
 #include "gelu/json.hpp"
@@ -38,6 +39,9 @@ class Monkey {
   /// The toggles of `panel` seen but never clicked.
   std::vector<std::string> untoggled(const std::string& panel) const;
   long actions() const { return actions_; }
+  /// Toggles that earlier runs already clicked (`--monkey-tried FILE`): they no longer count as fresh, so
+  /// this run goes for the rest first. The report still counts only this run's own clicks.
+  void set_tried(std::set<std::string> tried) { tried_ = std::move(tried); }
 
  private:
   std::string next_action(App& app, const ImGuiIO& io);
@@ -50,6 +54,7 @@ class Monkey {
   long actions_ = 0;
   std::map<std::string, std::map<std::string, int>> toggles_;  // panel → toggle mark → clicks
   std::map<std::string, int> reach_tries_;                      // toggles out of sight: tries to bring them in
+  std::set<std::string> tried_;                                 // clicked by earlier runs
 };
 
 /// Whether a mark names a toggle the monkey must click at least once: "check:", "radio:", "combo:", "option:".

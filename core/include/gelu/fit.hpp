@@ -115,6 +115,8 @@ struct Spec {
   FormatId format = FormatId::F64;  // coefficients rounded to it (f64, f32, bf16, f16); the ulp weight counts
                                     // its ULPs (so needs f32, bf16 or f16)
   bool reoptimize = true;           // after rounding: greedy + lattice search
+  bool fma = true;  // Horner with fma (false: every product and sum rounded apart; correctly rounded fits,
+                    // gelu/fit_cr.hpp, may ask for it; the evaluators and the exports follow it)
   bool operator==(const Spec&) const = default;
 };
 

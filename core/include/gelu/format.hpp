@@ -9,7 +9,13 @@
 //  - round(x) is x rounded to nearest, ties to even, computed directly from the double (never through float,
 //    so there is no double rounding). NaN stays NaN (int8 has no NaN: round(NaN) is NaN, "not a value").
 //    Overflow gives ±inf where the format has infinities, else the largest finite value of that sign
-//    (e4m3 is OCP's "FN" variant, which saturates at ±448; int8 clamps to its codes).
+//    (e4m3 is OCP's "FN" variant, which saturates at ±448; int8 clamps to its codes). The OCP MX element
+//    formats e2m3, e3m2 and e2m1 are "FN" with neither infinities nor NaN: every code is a finite value,
+//    overflow saturates and NaN has no code (round(NaN) is NaN, "not a value"; encode(NaN) throws).
+//  - The scale formats have no sign. e8m0 (OCP MX's shared scale) is 2^(code − 127) for the codes 0..254
+//    and NaN at 0xFF: it has no zero and no subnormals, and round(x) saturates to [2^−127, 2^127] (zero and
+//    negative numbers give 2^−127). ue4m3 (NVFP4's block scale) is e4m3 without its sign: negative numbers
+//    round to +0.
 //  - ordinal(v) numbers the values of the format in increasing order: +0 and −0 are both 0, neighbours differ
 //    by 1, ±inf (where present) is one past the largest finite value. ulp_distance is |ordinal(a) −
 //    ordinal(b)|: 0 = the same value after rounding, 1 = neighbours. Both NaN → 0; exactly one NaN →
@@ -29,7 +35,7 @@
 
 namespace gelu {
 
-enum class FormatId : std::uint8_t { F64, F32, BF16, F16, E4M3, E5M2, Int8 };
+enum class FormatId : std::uint8_t { F64, F32, BF16, F16, E4M3, E5M2, Int8, E2M3, E3M2, E2M1, E8M0, UE4M3 };
 
 /// One row of the format table.
 struct NumberFormat {
@@ -44,8 +50,9 @@ struct NumberFormat {
   int emin, emax;           // exponents of the smallest and largest normal binades (0 for int8)
   bool has_infinity;
   bool has_nan;
-  bool saturates;  // overflow rounds to the largest finite value (e4m3 "FN", int8)
-  bool affine;     // int8: value = scale · (code − zero_point)
+  bool saturates;              // overflow rounds to the largest finite value (e4m3 "FN", int8)
+  bool affine;                 // int8: value = scale · (code − zero_point)
+  bool unsigned_only = false;  // the scale formats e8m0, ue4m3: no sign bit, no negative values
 };
 
 /// The table, in display order (widest first).
@@ -53,7 +60,7 @@ std::span<const NumberFormat> number_formats();
 const NumberFormat& number_format(FormatId id);
 /// nullptr when the name is not a format's name.
 const NumberFormat* find_number_format(std::string_view name);
-/// "f64, f32, bf16, f16, e4m3, e5m2, int8", for messages and help texts.
+/// "f64, f32, bf16, f16, e4m3, e5m2, int8, e2m3, e3m2, e2m1, e8m0, ue4m3", for messages and help texts.
 std::string number_format_names();
 
 /// Affine int8 quantization: value = scale · (q − zero_point), q ∈ [−128, 127].
@@ -108,7 +115,7 @@ class Format {
   /// format that is not enumerable().
   std::vector<double> enumerate(double lo, double hi) const;
   std::vector<double> enumerate() const;
-  /// How many finite values the format has (±0 counted twice for the floating formats).
+  /// How many finite values the format has (±0 counted twice for the signed floating formats).
   std::uint64_t count_finite() const;
 
   bool operator==(const Format& o) const { return row_ == o.row_ && (!row_->affine || q_ == o.q_); }

@@ -146,10 +146,14 @@ SummaryRow summary_row(const analysis::ErrorReport& r, std::string fn, std::stri
 SummaryRow summary_row(const Sweep& s, const zoo::Entry& e, std::string vs);
 /// Columns: fn, vs, format, compute, order, n, mismatch, mismatch_pct, max_abs, mean_abs, max_rel,
 /// mean_rel, max_ulp, mean_ulp, x_at_max_ulp, cost (weighted, empty when unknown), cost_text. CSV numbers
-/// round-trip (inf, nan spelled so); Markdown and text show 3 significant digits.
-std::string summary_csv(std::span<const SummaryRow> rows);
-std::string summary_markdown(std::span<const SummaryRow> rows);
-std::string summary_text(std::span<const SummaryRow> rows);
+/// round-trip (inf, nan spelled so); Markdown and text show 3 significant digits. `metrics` not empty: only
+/// those metrics' columns (max_abs/mean_abs, max_rel/mean_rel, max_ulp/mean_ulp/x_at_max_ulp).
+std::string summary_csv(std::span<const SummaryRow> rows,
+                        std::span<const analysis::ErrorMetric> metrics = {});
+std::string summary_markdown(std::span<const SummaryRow> rows,
+                             std::span<const analysis::ErrorMetric> metrics = {});
+std::string summary_text(std::span<const SummaryRow> rows,
+                         std::span<const analysis::ErrorMetric> metrics = {});
 
 // [SECTION] Pair checks
 
@@ -176,17 +180,23 @@ struct PairCheckResult {
 /// Memory is constant (a 512 KiB cache of reference values for the 8- and 16-bit formats).
 class PairCheck {
  public:
-  PairCheck(zoo::Entry reference, const Format& fmt, int order = 0);
+  /// `compute`: the format the reference is evaluated in before the rounding to `fmt` (f64: correctly
+  /// rounded for a registry function; a zoo entry's compute format to check it as shipped).
+  PairCheck(zoo::Entry reference, const Format& fmt, int order = 0,
+            const Format& compute = Format(FormatId::F64));
   /// The correctly rounded reference at x (a value of the format).
   double expected(double x);
   /// Adds one pair (x and y values of the format, finite) and returns its ULP error.
-  std::uint64_t add(std::size_t row, double x, double y);
+  std::uint64_t add(std::size_t row, double x, double y) { return add(row, x, y, expected(x)); }
+  /// The same with the reference value `want` (= expected(x)) already at hand.
+  std::uint64_t add(std::size_t row, double x, double y, double want);
   PairCheckResult result() const;
 
  private:
   zoo::Entry ref_;
   Format fmt_;
   int order_;
+  Format compute_;
   std::vector<double> cache_;
   std::vector<std::uint8_t> cached_;
   std::size_t n_ = 0, mismatch_ = 0;

@@ -82,20 +82,30 @@ double Candidate::eval_target(double x) const {
 
 double Candidate::eval(double x) const {
   double y;
-  eval_block<double>(*this, &x, &y, 1);
+  if (spec.fma)
+    eval_block<double, true>(*this, &x, &y, 1);
+  else
+    eval_block<double, false>(*this, &x, &y, 1);
   return y;
 }
 
 float Candidate::eval(float x) const {
   float y;
-  eval_block<float>(*this, &x, &y, 1);
+  if (spec.fma)
+    eval_block<float, true>(*this, &x, &y, 1);
+  else
+    eval_block<float, false>(*this, &x, &y, 1);
   return y;
 }
 
 void Candidate::eval(std::span<const float> x, std::span<float> y) const {
   const std::size_t n = std::min(x.size(), y.size());
-  for (std::size_t i = 0; i < n; i += kBlock)
-    eval_block<float>(*this, x.data() + i, y.data() + i, std::min(kBlock, n - i));
+  for (std::size_t i = 0; i < n; i += kBlock) {
+    if (spec.fma)
+      eval_block<float, true>(*this, x.data() + i, y.data() + i, std::min(kBlock, n - i));
+    else
+      eval_block<float, false>(*this, x.data() + i, y.data() + i, std::min(kBlock, n - i));
+  }
 }
 
 double Candidate::error_at(double x) const {

@@ -1,0 +1,134 @@
+// The layout check of `gelulab lessons` (model::slide_check, lessons.hpp): every step of a lesson laid out
+// headless, as `gelulab shot --lesson FILE --step N --presentation S --size WxH` lays it out (the same App,
+// the same frames), at each projector size of kSlideSizes; what does not fit is App::slide_problems().
+#include <backends/imgui_impl_opengl3.h>
+#include <epoxy/gl.h>
+#include <imgui.h>
+
+#include <cfloat>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gui/hosts/gl_capture.hpp"
+#include "gui/hosts/gpu_compare.hpp"
+#include "gui/hosts/offscreen.hpp"
+#include "gui/shell/app.hpp"
+#include "gui/shell/state_file.hpp"
+#include "model/claims.hpp"
+#include "model/lessons.hpp"
+
+namespace gelu::app {
+namespace {
+
+std::vector<std::string> check_slides(const Lesson& lesson, std::string* error) {
+  std::vector<std::string> out;
+  const auto screen = Offscreen::create({1920, 1080}, error);
+  if (!screen) return out;
+  for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+    // What the step computes at run time is in its text before it is measured (as a shot waits for it).
+    for (const std::string& key : computed_text_keys(lesson.steps[i].text))
+      if (model::is_claim_key(key)) model::claim_text(key, true);
+    for (const SlideSize& size : kSlideSizes) {
+      App app;
+      char scale[16];
+      std::snprintf(scale, sizeof scale, "%g", static_cast<double>(size.scale));
+      try {
+        apply_view_options(app, ViewOptions{lesson.path, std::to_string(i + 1), std::nullopt, std::nullopt,
+                                            std::string(scale)});
+      } catch (const std::exception& e) {
+        out.push_back("steps[" + std::to_string(i) + "]: " + e.what());
+        break;
+      }
+      ImGui::CreateContext();
+      ImGuiIO& io = ImGui::GetIO();
+      io.IniFilename = nullptr;
+      io.DisplaySize = ImVec2(static_cast<float>(size.width), static_cast<float>(size.height));
+      io.DisplayFramebufferScale = ImVec2(1, 1);
+      app.setup_fonts_and_style(1.0f);
+      if (!ImGui_ImplOpenGL3_Init("#version 430 core")) {
+        *error = "the ImGui OpenGL3 renderer failed to initialize";
+        ImGui::DestroyContext();
+        return out;
+      }
+      app.active().settle_for_shot();
+      // The frames `gelulab shot` renders before its picture: ImGui sizes windows from the previous frame's
+      // layout. Laid out only: the check needs the rectangles, not the pixels.
+      for (int f = 0; f < 7; ++f) {
+        io.DeltaTime = 1.0f / 60.0f;
+        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui::NewFrame();
+        app.frame();
+        ImGui::Render();
+      }
+      for (const std::string& p : app.slide_problems())
+        out.push_back("steps[" + std::to_string(i) + "] at " + slide_size_name(size) + ": " + p);
+      ImGui_ImplOpenGL3_Shutdown();
+      ImGui::DestroyContext();
+    }
+  }
+  gpu_release();
+  return out;
+}
+
+// The handout's picture of one step: the same frames, the last one drawn and read back.
+bool render_slide(const Lesson& lesson, std::size_t step, const SlideSize& size, const std::string& png_path,
+                  std::string* text, std::string* error) {
+  const auto screen = Offscreen::create({size.width, size.height}, error);
+  if (!screen) return false;
+  for (const std::string& key : computed_text_keys(lesson.steps[step].text))
+    if (model::is_claim_key(key)) model::claim_text(key, true);
+  App app;
+  char scale[16];
+  std::snprintf(scale, sizeof scale, "%g", static_cast<double>(size.scale));
+  try {
+    apply_view_options(app, ViewOptions{lesson.path, std::to_string(step + 1), std::nullopt, std::nullopt,
+                                        std::string(scale)});
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return false;
+  }
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(static_cast<float>(size.width), static_cast<float>(size.height));
+  io.DisplayFramebufferScale = ImVec2(1, 1);
+  app.setup_fonts_and_style(1.0f);
+  bool ok = ImGui_ImplOpenGL3_Init("#version 430 core");
+  if (!ok) *error = "the ImGui OpenGL3 renderer failed to initialize";
+  if (ok) {
+    app.active().settle_for_shot();
+    for (int f = 0; f < 7; ++f) {
+      io.DeltaTime = 1.0f / 60.0f;
+      io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui::NewFrame();
+      app.frame();
+      ImGui::Render();
+    }
+    screen->bind();
+    glViewport(0, 0, size.width, size.height);
+    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glFinish();
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    ok = write_framebuffer_png(png_path, size.width, size.height, error);
+    *text = app.step_text();
+    ImGui_ImplOpenGL3_Shutdown();
+  }
+  ImGui::DestroyContext();
+  gpu_release();
+  return ok;
+}
+
+[[maybe_unused]] const bool g_installed = [] {
+  set_slide_check(check_slides);
+  set_slide_render(render_slide);
+  return true;
+}();
+
+}  // namespace
+}  // namespace gelu::app

@@ -1,0 +1,53 @@
+// GELU Lab plot layer: the slide's geometry, without ImGui (tests check it on rectangles). A lesson step in
+// presentation mode is a slide: every plot it draws, with its tick labels, legend, notes and marker labels,
+// lies inside the window and above the lesson bar, and neither the panel nor the step's text scrolls. This
+// file measures that from rectangles: what share of a plot the class sees, and what does not fit, in words
+// (`gelulab lessons` prints them, `gelulab shot --meta` lists them, the layout matrix asserts them away).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gelu::plot {
+
+/// A rectangle in pixels, left/top inclusive; empty when r <= l or b <= t.
+struct Box {
+  double l = 0, t = 0, r = 0, b = 0;
+  double width() const { return r > l ? r - l : 0; }
+  double height() const { return b > t ? b - t : 0; }
+  double area() const { return width() * height(); }
+  bool empty() const { return !(r > l && b > t); }
+};
+/// Where both boxes are (empty when they do not meet).
+Box intersect(const Box& a, const Box& b);
+/// The smallest box holding both (an empty box adds nothing).
+Box unite(const Box& a, const Box& b);
+
+/// The share of `extent`'s area inside `seen`: 1 when all of it is, 0 when none is. An empty extent (a plot
+/// that drew nothing) is 1: there is nothing the class misses.
+double visible_fraction(const Box& extent, const Box& seen);
+
+/// One plot as a slide sees it: its id and everything it drew (frame, tick labels, legend, notes, labels).
+struct SlidePlot {
+  std::string id;
+  Box extent;
+};
+/// The slide around the plots: the window, the room the panel has above the lesson bar (`room`), whether a
+/// lesson bar is there (its top is room.b), the step text's lines against the lines the bar shows, and how
+/// far the panel's own content runs past its room (it scrolls).
+struct SlideFrame {
+  Box window, room;
+  bool lesson_bar = false;
+  int text_lines = 0, bar_lines = 0;  // lines the step's text needs, lines the bar shows of it
+  double text_overflow_px = 0;        // the step's text below what the bar shows (0: all of it shows)
+  double panel_overflow_px = 0;       // the panel's content below its room (0: nothing to scroll to)
+};
+
+/// What does not fit, one phrase each, in the order: plots (in drawing order), the text, the panel:
+///   "plot 'histograms' ends 132 px under the lesson bar", "plot 'errors' is not on screen (under the lesson
+///   bar)", "plot 'x' runs 12 px past the window's right edge", "text needs 6 lines, the bar shows 4",
+///   "the panel scrolls: 40 px of it below the lesson bar".
+/// Empty: the slide holds. Half a pixel of slack absorbs rounding.
+std::vector<std::string> slide_problems(const std::vector<SlidePlot>& plots, const SlideFrame& frame);
+
+}  // namespace gelu::plot

@@ -1,0 +1,260 @@
+// The block-format table and its rules (see gelu/block_format.hpp).
+#include "gelu/block_format.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+namespace gelu {
+namespace {
+
+// clang-format off
+constexpr std::array<BlockFormatRow, 6> kBlockFormats{{
+  {BlockFormatId::MXFP8_E4M3, "mxfp8_e4m3", "MXFP8 (E4M3)", "OCP MX: 32 e4m3 elements sharing one e8m0 power-of-two scale",
+   FormatId::E4M3, 32, FormatId::E8M0, ScaleRule::MxPow2},
+  {BlockFormatId::MXFP8_E5M2, "mxfp8_e5m2", "MXFP8 (E5M2)", "OCP MX: 32 e5m2 elements sharing one e8m0 power-of-two scale",
+   FormatId::E5M2, 32, FormatId::E8M0, ScaleRule::MxPow2},
+  {BlockFormatId::MXFP6_E2M3, "mxfp6_e2m3", "MXFP6 (E2M3)", "OCP MX: 32 e2m3 elements sharing one e8m0 power-of-two scale",
+   FormatId::E2M3, 32, FormatId::E8M0, ScaleRule::MxPow2},
+  {BlockFormatId::MXFP6_E3M2, "mxfp6_e3m2", "MXFP6 (E3M2)", "OCP MX: 32 e3m2 elements sharing one e8m0 power-of-two scale",
+   FormatId::E3M2, 32, FormatId::E8M0, ScaleRule::MxPow2},
+  {BlockFormatId::MXFP4, "mxfp4", "MXFP4", "OCP MX: 32 e2m1 elements sharing one e8m0 power-of-two scale",
+   FormatId::E2M1, 32, FormatId::E8M0, ScaleRule::MxPow2},
+  {BlockFormatId::NVFP4, "nvfp4", "NVFP4", "NVIDIA: 16 e2m1 elements sharing one ue4m3 scale, under a float32 scale per tensor",
+   FormatId::E2M1, 16, FormatId::UE4M3, ScaleRule::NvTwoLevel},
+}};
+// clang-format on
+
+constexpr int kMaxBlockSize = 4096;
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::uint64_t bits_of(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, 8);
+  return b;
+}
+double double_of(std::uint64_t b) {
+  double x;
+  std::memcpy(&x, &b, 8);
+  return x;
+}
+
+}  // namespace
+
+std::span<const BlockFormatRow> block_formats() {
+  return kBlockFormats;
+}
+
+const BlockFormatRow& block_format(BlockFormatId id) {
+  for (const BlockFormatRow& f : kBlockFormats)
+    if (f.id == id) return f;
+  throw std::logic_error("block_format: unknown BlockFormatId");
+}
+
+const BlockFormatRow* find_block_format(std::string_view name) {
+  for (const BlockFormatRow& f : kBlockFormats)
+    if (name == f.name) return &f;
+  return nullptr;
+}
+
+std::string block_format_names() {
+  std::string s;
+  for (const BlockFormatRow& f : kBlockFormats) {
+    if (!s.empty()) s += ", ";
+    s += f.name;
+  }
+  return s;
+}
+
+BlockFormat::BlockFormat(BlockFormatId id, int block_size)
+    : row_(&block_format(id)),
+      element_(row_->element),
+      scale_(row_->scale),
+      block_size_(block_size == 0 ? row_->block_size : block_size) {
+  if (block_size_ < 1 || block_size_ > kMaxBlockSize)
+    throw std::invalid_argument("block size " + std::to_string(block_size) + " is not in [1, " +
+                                std::to_string(kMaxBlockSize) + "]");
+}
+
+std::optional<BlockFormat> BlockFormat::parse(std::string_view name, int block_size) {
+  const BlockFormatRow* f = find_block_format(name);
+  if (!f) return std::nullopt;
+  return BlockFormat(f->id, block_size);
+}
+
+double BlockFormat::tensor_scale(double tensor_amax) const {
+  if (row_->rule == ScaleRule::MxPow2) return 1;
+  if (std::isnan(tensor_amax) || std::isinf(tensor_amax)) return kNan;
+  const double a = std::fabs(tensor_amax);
+  if (a == 0) return 1;
+  // Float32, as the recipe stores it; a tensor max beyond float's range saturates there.
+  const double t = static_cast<double>(static_cast<float>(a / (element_max() * scale_.max_finite())));
+  return t == 0 ? static_cast<double>(std::numeric_limits<float>::denorm_min()) : std::min(t, 0x1.fffffep127);
+}
+
+BlockScale BlockFormat::block_scale(double amax, double tensor_scale) const {
+  BlockScale s;
+  amax = std::fabs(amax);
+  if (row_->rule == ScaleRule::MxPow2) {
+    if (std::isnan(amax) || std::isinf(amax)) {
+      s.value = s.block = kNan;
+      s.code = scale_.encode(kNan);
+      return s;
+    }
+    // ⌊log2 amax⌋ exactly (ilogb is exact for every finite non-zero double, subnormals included).
+    int e = amax == 0 ? -127 : std::ilogb(amax) - element_.row().emax;
+    if (e > 127) {
+      s.value = s.block = kNan;
+      s.code = scale_.encode(kNan);
+      return s;
+    }
+    e = std::max(e, -127);
+    s.value = s.block = std::ldexp(1.0, e);
+    s.code = static_cast<std::uint64_t>(e + 127);
+    return s;
+  }
+  // NVFP4.
+  s.tensor = tensor_scale;
+  if (std::isnan(amax) || std::isnan(tensor_scale) || std::isinf(amax)) {
+    s.value = s.block = kNan;
+    s.code = scale_.encode(kNan);
+    return s;
+  }
+  s.block = scale_.round(amax / element_max() / tensor_scale);
+  s.code = scale_.encode(s.block);
+  s.value = s.block * tensor_scale;
+  return s;
+}
+
+double BlockFormat::quantize(double x, const BlockScale& s) const {
+  if (std::isnan(x) || std::isnan(s.value)) return kNan;
+  if (s.value == 0) return std::copysign(0.0, x);
+  const double m = element_max();
+  const double e = std::clamp(element_.round(x / s.value), -m, m);  // MX clamps e5m2 too
+  return e * s.value;
+}
+
+std::int64_t BlockFormat::lattice_ordinal(double x, const BlockScale& s) const {
+  if (s.value == 0) return 0;
+  const double m = element_max();
+  return element_.ordinal(std::clamp(x / s.value, -m, m));
+}
+
+std::uint64_t BlockFormat::ulp_distance(double a, double b, const BlockScale& s) const {
+  const bool na = std::isnan(a), nb = std::isnan(b);
+  if (na || nb) return na && nb ? 0 : std::numeric_limits<std::uint64_t>::max();
+  if (std::isnan(s.value)) return std::numeric_limits<std::uint64_t>::max();  // no lattice to place them on
+  const std::int64_t oa = lattice_ordinal(a, s), ob = lattice_ordinal(b, s);
+  return oa >= ob ? static_cast<std::uint64_t>(oa - ob) : static_cast<std::uint64_t>(ob - oa);
+}
+
+std::vector<double> BlockFormat::lattice(const BlockScale& s) const {
+  std::vector<double> v = element_.enumerate();
+  for (double& x : v) x *= s.value;
+  return v;
+}
+
+void BlockFormat::quantize_blocks(std::span<const double> in, std::span<double> out,
+                                  std::vector<BlockScale>* scales) const {
+  if (in.size() != out.size()) throw std::invalid_argument("quantize_blocks: sizes differ");
+  double tensor_amax = 0;
+  if (row_->rule == ScaleRule::NvTwoLevel)
+    for (double v : in)
+      tensor_amax = std::isnan(v) || std::isnan(tensor_amax) ? kNan : std::max(tensor_amax, std::fabs(v));
+  const double t = tensor_scale(tensor_amax);
+  const auto bs = static_cast<std::size_t>(block_size_);
+  if (scales) scales->clear();
+  for (std::size_t i = 0; i < in.size(); i += bs) {
+    const std::size_t n = std::min(bs, in.size() - i);
+    double amax = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double a = std::fabs(in[i + j]);
+      amax = std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+    }
+    const BlockScale s = block_scale(amax, t);
+    for (std::size_t j = 0; j < n; ++j) out[i + j] = quantize(in[i + j], s);
+    if (scales) scales->push_back(s);
+  }
+}
+
+double BlockFormat::flush_threshold(double v) const {
+  if (std::isnan(v) || v == 0) return kNan;
+  const double a = std::fabs(v);
+  const auto flushed = [&](double amax) {
+    const BlockScale s = scale_for_max(amax);
+    return !std::isnan(s.value) && quantize(v, s) == 0;
+  };
+  // The stored magnitude never grows with the block max, so "flushed" is false, then true: bisect over the
+  // ordered doubles in [|v|, the largest finite double].
+  std::uint64_t lo = bits_of(a), hi = bits_of(std::numeric_limits<double>::max());
+  if (flushed(a)) return a;
+  if (!flushed(double_of(hi))) {
+    // MX: the scale is NaN beyond 2^(127 + emax + 1); search below that.
+    hi = bits_of(std::ldexp(1.0, 127 + element_.row().emax + 1)) - 1;
+    if (hi <= lo || !flushed(double_of(hi))) return kInf;
+  }
+  while (hi - lo > 1) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (flushed(double_of(mid)) ? hi : lo) = mid;
+  }
+  return double_of(hi);
+}
+
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
+                             std::span<const double> ref) {
+  if (x.size() != y.size() || x.size() != ref.size())
+    throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  BlockErrorReport r;
+  r.n = x.size();
+  std::vector<double> stored(y.size());
+  std::vector<BlockScale> scales;
+  f.quantize_blocks(y, stored, &scales);
+  r.blocks = scales.size();
+  const auto bs = static_cast<std::size_t>(f.block_size());
+  double sum = 0;
+  std::size_t infinite = 0;
+  bool first_flush = true;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const BlockScale& s = scales[i / bs];
+    const std::uint64_t d = f.ulp_distance(stored[i], ref[i], s);
+    if (d != 0) ++r.mismatch;
+    if (d == std::numeric_limits<std::uint64_t>::max())
+      ++infinite;
+    else
+      sum += static_cast<double>(d);
+    if (d > r.max_ulp || i == 0) {
+      r.max_ulp = d;
+      r.at_index = i;
+      r.at_block = i / bs;
+      r.at_x = x[i];
+      r.at_value = y[i];
+      r.at_stored = stored[i];
+      r.at_reference = ref[i];
+      double amax = 0;
+      for (std::size_t j = r.at_block * bs; j < std::min(x.size(), (r.at_block + 1) * bs); ++j)
+        amax = std::max(amax, std::fabs(y[j]));
+      r.at_block_max = amax;
+    }
+    if (std::isfinite(stored[i]) && std::isfinite(ref[i]))
+      r.max_abs = std::max(r.max_abs, std::fabs(stored[i] - ref[i]));
+    if (ref[i] < 0) {
+      ++r.negative;
+      if (stored[i] == 0) {
+        ++r.flushed;
+        if (first_flush) r.flushed_x_lo = r.flushed_x_hi = x[i];
+        r.flushed_x_lo = std::min(r.flushed_x_lo, x[i]);
+        r.flushed_x_hi = std::max(r.flushed_x_hi, x[i]);
+        first_flush = false;
+      }
+    }
+  }
+  r.infinite = infinite;
+  r.mean_ulp = r.n > infinite ? sum / static_cast<double>(r.n - infinite) : 0;
+  return r;
+}
+
+}  // namespace gelu

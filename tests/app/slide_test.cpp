@@ -1,0 +1,91 @@
+// The slide's geometry on rectangles (plot/slide.hpp, no ImGui): what share of a plot the class sees, and
+// what does not fit, in the words `gelulab lessons` prints.
+#include "plot/slide.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace gelu::plot;
+
+TEST(SlideBox, IntersectAndUnite) {
+  const Box a{0, 0, 10, 10}, b{5, 5, 20, 8};
+  const Box i = intersect(a, b);
+  EXPECT_EQ(i.l, 5);
+  EXPECT_EQ(i.t, 5);
+  EXPECT_EQ(i.r, 10);
+  EXPECT_EQ(i.b, 8);
+  EXPECT_TRUE(intersect(a, Box{11, 0, 12, 5}).empty());
+  EXPECT_EQ(intersect(a, Box{11, 0, 12, 5}).area(), 0);
+  const Box u = unite(a, b);
+  EXPECT_EQ(u.r, 20);
+  EXPECT_EQ(u.b, 10);
+  // An empty box adds nothing.
+  const Box e = unite(a, Box{});
+  EXPECT_EQ(e.r, 10);
+  EXPECT_EQ(e.b, 10);
+}
+
+TEST(SlideBox, VisibleFraction) {
+  const Box seen{0, 0, 1000, 500};
+  EXPECT_DOUBLE_EQ(visible_fraction({100, 100, 300, 300}, seen), 1.0);
+  EXPECT_DOUBLE_EQ(visible_fraction({100, 400, 300, 600}, seen), 0.5);  // half under the bar
+  EXPECT_DOUBLE_EQ(visible_fraction({100, 500, 300, 700}, seen), 0.0);  // wholly under it
+  EXPECT_DOUBLE_EQ(visible_fraction({900, 0, 1100, 100}, seen), 0.5);   // half past the right edge
+  EXPECT_DOUBLE_EQ(visible_fraction({}, seen), 1.0);                    // drew nothing: nothing missed
+}
+
+SlideFrame frame_1024() {
+  SlideFrame f;
+  f.window = {0, 0, 1024, 768};
+  f.room = {0, 60, 1024, 520};  // the lesson bar starts at 520 (plus spacing)
+  f.lesson_bar = true;
+  return f;
+}
+
+TEST(SlideProblems, AFittingSlideHasNone) {
+  SlideFrame f = frame_1024();
+  f.text_lines = 3;
+  f.bar_lines = 3;
+  EXPECT_TRUE(slide_problems({{"plot0", {10, 70, 1000, 519.7}}}, f).empty());
+}
+
+TEST(SlideProblems, NamesThePlotAndHowFarItRunsUnderTheBar) {
+  const SlideFrame f = frame_1024();
+  const std::vector<std::string> p =
+      slide_problems({{"keep", {10, 70, 1000, 300}}, {"histograms", {10, 310, 1000, 652}}}, f);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], "plot 'histograms' ends 132 px under the lesson bar");
+}
+
+TEST(SlideProblems, APlotWhollyUnderTheBarIsNotOnScreen) {
+  const std::vector<std::string> p = slide_problems({{"errors", {10, 530, 1000, 760}}}, frame_1024());
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0], "plot 'errors' is not on screen (under the lesson bar)");
+}
+
+TEST(SlideProblems, EdgesTextAndScrolling) {
+  SlideFrame f = frame_1024();
+  f.text_lines = 6;
+  f.bar_lines = 4;
+  f.text_overflow_px = 80;
+  f.panel_overflow_px = 40;
+  const std::vector<std::string> p = slide_problems({{"wide", {-5, 70, 1036, 500}}}, f);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0], "plot 'wide' runs 12 px past the window's right edge");
+  EXPECT_EQ(p[1], "plot 'wide' runs 5 px past the window's left edge");
+  EXPECT_EQ(p[2], "text needs 6 lines, the bar shows 4");
+  EXPECT_EQ(p[3], "the panel scrolls: 40 px of it below the lesson bar");
+  // Without a lesson the room ends at the window's bottom edge.
+  SlideFrame w;
+  w.window = {0, 0, 800, 600};
+  w.room = {0, 50, 800, 600};
+  const std::vector<std::string> q = slide_problems({{"a", {0, 100, 800, 610}}}, w);
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q[0], "plot 'a' ends 10 px under the window's bottom edge");
+}
+
+}  // namespace

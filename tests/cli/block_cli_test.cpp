@@ -1,0 +1,186 @@
+// The block formats on the command line (docs/precision.md, "Block formats"), end to end with the built
+// gelulab: eval --block-max (GELU's lobe in MXFP4), eval in consecutive blocks, error on drawn blocks and on
+// a .npy of pre-activations (text and JSON, checked against the core computing the same in this process),
+// check of a kernel's stored outputs, and the one-line messages for bad block options.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gelu/block_format.hpp"
+#include "gelu/json.hpp"
+#include "gelu/numio.hpp"
+#include "gelu/stochastic.hpp"
+#include "support/run_gelulab.hpp"
+#include "support/scratch.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using gelu::BlockFormat;
+using gelu::BlockFormatId;
+using gelu::test::ExecResult;
+
+fs::path scratch() {
+  return gelu::test::scratch_dir("block_cli");
+}
+
+ExecResult run(const std::vector<std::string>& args, const std::string& input = "") {
+  return gelu::test::exec_gelulab(args, input, scratch().string(), {}, 120);
+}
+
+std::vector<double> numbers(const std::string& s) {
+  std::vector<double> v;
+  std::stringstream ss(s);
+  for (std::string t; ss >> t;) v.push_back(*gelu::parse_f64(t));
+  return v;
+}
+
+void write_npy_f64(const fs::path& p, const std::string& shape, const std::vector<double>& v) {
+  std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + h.size() + 1) % 64) h += ' ';
+  h += '\n';
+  std::string out = "\x93NUMPY\x01";
+  out += '\0';
+  out += static_cast<char>(h.size() & 0xff);
+  out += static_cast<char>(h.size() >> 8);
+  std::string data(v.size() * 8, '\0');
+  std::memcpy(data.data(), v.data(), data.size());
+  std::ofstream(p, std::ios::binary) << out << h << data;
+}
+
+TEST(CliBlocks, EvalGeluLobeInMxfp4) {
+  // The numbers: GELU(-0.75) = -0.170 is -0.25 in a block of max in [2, 4), 0 from 4 on; SiLU's
+  // deeper lobe survives up to 8.
+  for (const char* a : {"2", "3.5", "3.99"}) {
+    const ExecResult e = run({"eval", "--fn", "gelu", "--dtype", "mxfp4", "--block-max", a}, "-0.75\n");
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_EQ(numbers(e.out), std::vector<double>{-0.25}) << a;
+  }
+  const ExecResult z =
+      run({"eval", "--fn", "gelu", "--dtype", "mxfp4", "--block-max", "4"}, "-0.75 -2 -0.3\n");
+  ASSERT_EQ(z.status, 0) << z.err;
+  EXPECT_EQ(numbers(z.out), (std::vector<double>{0, 0, 0}));
+  const ExecResult s7 = run({"eval", "--fn", "silu", "--dtype", "mxfp4", "--block-max", "7.5"}, "-1.28\n");
+  const ExecResult s8 = run({"eval", "--fn", "silu", "--dtype", "mxfp4", "--block-max", "8"}, "-1.28\n");
+  EXPECT_EQ(numbers(s7.out), std::vector<double>{-0.5});
+  EXPECT_EQ(numbers(s8.out), std::vector<double>{0});
+}
+
+TEST(CliBlocks, EvalInConsecutiveBlocksMatchesTheCore) {
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  std::vector<double> x = gelu::stochastic::sample_normal(0, 2, 70, 3), y(70), want(70);
+  std::string in;
+  for (double v : x) in += gelu::format_f64(v) + "\n";
+  g.eval(std::span<const double>(x), std::span<double>(y));
+  for (const char* name : {"mxfp6_e3m2", "nvfp4"}) {
+    const BlockFormat f = *BlockFormat::parse(name, 20);
+    f.quantize_blocks(y, want);
+    const ExecResult e = run({"eval", "--fn", "gelu", "--dtype", name, "--block-size", "20"}, in);
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_EQ(numbers(e.out), want) << name;
+  }
+}
+
+TEST(CliBlocks, ErrorOnDrawnBlocksMatchesTheCore) {
+  const ExecResult e = run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", "mxfp4", "--block-dist",
+                            "normal:0,1", "--num-blocks", "500", "--seed", "9", "--json"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  const BlockFormat f(BlockFormatId::MXFP4);
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 1, 500 * 32, 9);
+  std::vector<double> y(x.size()), ref(x.size());
+  gelu::find_activation("gelu_tanh")->eval(std::span<const double>(x), std::span<double>(y));
+  gelu::find_activation("gelu")->eval(std::span<const double>(x), std::span<double>(ref));
+  const gelu::BlockErrorReport r = gelu::block_error(f, x, y, ref);
+  gelu::json::Value j = gelu::json::parse(e.out);
+  EXPECT_EQ(j.at("dtype").as_string(), "mxfp4");
+  EXPECT_EQ(j.at("blocks").as_number(), 500);
+  EXPECT_EQ(j.at("max_ulp").as_number(), static_cast<double>(r.max_ulp));
+  EXPECT_EQ(j.at("negative").as_number(), static_cast<double>(r.negative));
+  EXPECT_EQ(j.at("flushed").as_number(), static_cast<double>(r.flushed));
+  EXPECT_GT(r.flushed, 0u);
+  EXPECT_LT(r.flushed, r.negative);
+  EXPECT_EQ(j.at("at_max").at("x").as_number(), r.at_x);
+  EXPECT_EQ(j.at("flushed_x").as_array().size(), 2u);
+  // Text: the same numbers.
+  const ExecResult t = run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", "mxfp4", "--block-dist",
+                            "normal:0,1", "--num-blocks", "500", "--seed", "9"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("stored as 0: " + std::to_string(r.flushed)), std::string::npos) << t.out;
+}
+
+TEST(CliBlocks, ErrorOnNpyBlocksAlongTheLastAxis) {
+  const fs::path p = scratch() / "acts.npy";
+  const std::vector<double> x = gelu::stochastic::sample_normal(-0.5, 1, 4 * 64, 2);
+  write_npy_f64(p, "(4, 64)", x);
+  const ExecResult e =
+      run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "nvfp4", "--blocks", p.string(), "--json"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  gelu::json::Value j = gelu::json::parse(e.out);
+  EXPECT_EQ(j.at("blocks").as_number(), 16);  // 4 rows of 64 in blocks of 16
+  EXPECT_EQ(j.at("max_ulp").as_number(), 0);  // the function is its own reference: the best each block stores
+  write_npy_f64(p, "(4, 60)", std::vector<double>(240, 0.5));
+  const ExecResult bad =
+      run({"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "nvfp4", "--blocks", p.string()});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("not a multiple of the block size 16"), std::string::npos) << bad.err;
+}
+
+TEST(CliBlocks, CheckAKernelsStoredOutputs) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 1.5, 96, 4);
+  std::vector<double> y(x.size()), stored(x.size());
+  gelu::find_activation("gelu")->eval(std::span<const double>(x), std::span<double>(y));
+  f.quantize_blocks(y, stored);
+  const fs::path px = scratch() / "cx.npy", py = scratch() / "cy.npy";
+  write_npy_f64(px, "(96,)", x);
+  write_npy_f64(py, "(96,)", stored);
+  const ExecResult ok = run({"check", "--fn", "gelu", "--dtype", "mxfp4", "--x", px.string(), "--y",
+                             py.string(), "--max-ulp", "0", "--json"});
+  ASSERT_EQ(ok.status, 0) << ok.err << ok.out;
+  EXPECT_EQ(gelu::json::parse(ok.out).at("max_ulp").as_number(), 0);
+  // A kernel that flushes one more negative output than the rule: one ULP off in that block.
+  std::size_t k = 0;
+  while (!(stored[k] < 0)) ++k;
+  stored[k] = 0;
+  write_npy_f64(py, "(96,)", stored);
+  const ExecResult off = run({"check", "--fn", "gelu", "--dtype", "mxfp4", "--x", px.string(), "--y",
+                              py.string(), "--max-ulp", "0"});
+  EXPECT_EQ(off.status, 1) << off.out << off.err;
+  EXPECT_NE(off.err.find("exceeds --max-ulp 0"), std::string::npos) << off.err;
+}
+
+TEST(CliBlocks, BadBlockOptionsAreOneLine) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"eval", "--fn", "gelu", "--dtype", "mxfp4", "--block-max", "-1"},
+            "--block-max: -1 is not a finite number > 0"},
+           {{"eval", "--fn", "gelu", "--dtype", "mxfp4", "--block-size", "0"}, "--block-size"},
+           {{"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "mxfp4"}, "needs the blocks"},
+           {{"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "uniform:0,1"},
+            "is not normal:MU,SIGMA"},
+           {{"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "normal:0,-1"},
+            "SIGMA must be"},
+           {{"error", "--fn", "gelu", "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "normal:0,1",
+             "--all"},
+            "--all: not with a block format"},
+           {{"eval", "--fn", "gelu", "--dtype", "mxfp4", "--order", "1"}, "derivatives are not stored"},
+       }) {
+    const ExecResult e = run(c.args, "1\n");
+    EXPECT_EQ(e.status, 2) << c.message;
+    EXPECT_NE(e.err.find(c.message), std::string::npos) << e.err;
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  }
+}
+
+}  // namespace

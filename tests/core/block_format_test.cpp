@@ -1,0 +1,249 @@
+// The block formats (gelu/block_format.hpp) against the specifications' rules written out here on their own:
+// the OCP MX v1.0 shared scale 2^(⌊log2 amax⌋ − emax_elem) found by halving and doubling, elements rounded by
+// a search over a lattice enumerated from the element format's definition (ties to the even code) and
+// clamped to its largest value; NVFP4's two-level scale with a ue4m3 block scale found by the same search.
+// Also the numbers the precision lab quotes: GELU's lobe in MXFP4 flushes at a block max of 4, SiLU's at 8.
+#include "gelu/block_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace {
+
+using gelu::BlockFormat;
+using gelu::BlockFormatId;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// An element format from its definition: exponent bits, mantissa bits, bias, and whether the all-ones
+/// exponent's top mantissa code is NaN (e4m3) or the top exponent is inf/NaN (e5m2).
+struct Elem {
+  int E, M, bias;
+  enum Top { AllFinite, OneNaN, Ieee } top;
+  /// Non-negative values with their codes, increasing.
+  std::vector<std::pair<double, int>> values() const {
+    std::vector<std::pair<double, int>> v;
+    for (int e = 0; e < (1 << E); ++e)
+      for (int m = 0; m < (1 << M); ++m) {
+        if (top == OneNaN && e == (1 << E) - 1 && m == (1 << M) - 1) continue;
+        if (top == Ieee && e == (1 << E) - 1) continue;
+        const double x = e == 0 ? std::ldexp(m, 1 - bias - M) : std::ldexp((1 << M) + m, e - bias - M);
+        v.emplace_back(x, (e << M) | m);
+      }
+    return v;
+  }
+  double max() const { return values().back().first; }
+  /// ⌊log2 max⌋: the emax of the MX specification.
+  int emax() const {
+    int k = 0;
+    for (double m = max(); m >= 2; m /= 2) ++k;
+    return k;
+  }
+  /// Nearest value (ties to the even code), magnitude clamped to max.
+  double round(double x) const {
+    const auto v = values();
+    const double a = std::min(std::fabs(x), v.back().first);
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < v.size(); ++i) {
+      const double d = std::fabs(v[i].first - a), db = std::fabs(v[best].first - a);
+      if (d < db || (d == db && (v[i].second & 1) == 0)) best = i;
+    }
+    return std::copysign(v[best].first, x);
+  }
+};
+
+const Elem kE4M3{4, 3, 7, Elem::OneNaN}, kE5M2{5, 2, 15, Elem::Ieee}, kE2M3{2, 3, 1, Elem::AllFinite},
+    kE3M2{3, 2, 3, Elem::AllFinite}, kE2M1{2, 1, 1, Elem::AllFinite};
+
+/// floor(log2 a) by halving and doubling (a > 0, finite).
+int floor_log2(double a) {
+  int k = 0;
+  while (a >= 2) a /= 2, ++k;
+  while (a < 1) a *= 2, --k;
+  return k;
+}
+
+std::vector<double> mx_reference(const Elem& el, const std::vector<double>& block) {
+  double amax = 0;
+  for (double v : block) amax = std::max(amax, std::fabs(v));
+  int e = amax == 0 ? -127 : floor_log2(amax) - el.emax();
+  e = std::max(e, -127);
+  const double X = std::ldexp(1.0, e);
+  std::vector<double> out;
+  for (double v : block) out.push_back(el.round(v / X) * X);
+  return out;
+}
+
+std::vector<double> nvfp4_reference(const std::vector<double>& tensor) {
+  double tmax = 0;
+  for (double v : tensor) tmax = std::max(tmax, std::fabs(v));
+  const double t = static_cast<double>(static_cast<float>(tmax / (6.0 * 448.0)));
+  std::vector<double> out;
+  for (std::size_t i = 0; i < tensor.size(); i += 16) {
+    double amax = 0;
+    for (std::size_t j = i; j < std::min(i + 16, tensor.size()); ++j)
+      amax = std::max(amax, std::fabs(tensor[j]));
+    const double sb = kE4M3.round(amax / 6.0 / t);  // ue4m3: the non-negative e4m3 values
+    for (std::size_t j = i; j < std::min(i + 16, tensor.size()); ++j)
+      out.push_back(sb == 0 ? 0.0 : kE2M1.round(tensor[j] / (sb * t)) * (sb * t));
+  }
+  return out;
+}
+
+TEST(BlockFormat, TableRows) {
+  EXPECT_EQ(gelu::block_format_names(), "mxfp8_e4m3, mxfp8_e5m2, mxfp6_e2m3, mxfp6_e3m2, mxfp4, nvfp4");
+  for (const gelu::BlockFormatRow& r : gelu::block_formats()) {
+    const auto f = BlockFormat::parse(r.name);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->block_size(), r.rule == gelu::ScaleRule::MxPow2 ? 32 : 16);
+    EXPECT_EQ(f->scale_format().id(),
+              r.rule == gelu::ScaleRule::MxPow2 ? gelu::FormatId::E8M0 : gelu::FormatId::UE4M3);
+  }
+  EXPECT_FALSE(BlockFormat::parse("mxfp5"));
+  EXPECT_EQ(BlockFormat(BlockFormatId::MXFP4, 64).block_size(), 64);
+  EXPECT_THROW(BlockFormat(BlockFormatId::MXFP4, -1), std::invalid_argument);
+  EXPECT_EQ(BlockFormat(BlockFormatId::MXFP4).element().id(), gelu::FormatId::E2M1);
+  EXPECT_EQ(BlockFormat(BlockFormatId::MXFP6_E3M2).element().id(), gelu::FormatId::E3M2);
+}
+
+TEST(BlockFormat, MxMatchesTheSpecOnRandomBlocks) {
+  struct Case {
+    BlockFormatId id;
+    const Elem* el;
+  };
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> n01(0, 1);
+  std::uniform_real_distribution<double> octave(-12, 12);
+  for (const Case c : {Case{BlockFormatId::MXFP8_E4M3, &kE4M3}, Case{BlockFormatId::MXFP8_E5M2, &kE5M2},
+                       Case{BlockFormatId::MXFP6_E2M3, &kE2M3}, Case{BlockFormatId::MXFP6_E3M2, &kE3M2},
+                       Case{BlockFormatId::MXFP4, &kE2M1}}) {
+    const BlockFormat f(c.id);
+    ASSERT_EQ(f.element().row().emax, c.el->emax());
+    for (int b = 0; b < 60; ++b) {
+      const double spread = std::exp2(octave(rng));
+      std::vector<double> block(32);
+      for (double& v : block) v = n01(rng) * spread;
+      if (b % 7 == 0) block[3] = 0;
+      if (b % 5 == 0) block[9] = block[4] * 1e-6;  // deep below the block's lattice
+      std::vector<double> got(32);
+      std::vector<gelu::BlockScale> scales;
+      f.quantize_blocks(block, got, &scales);
+      const std::vector<double> want = mx_reference(*c.el, block);
+      ASSERT_EQ(scales.size(), 1u);
+      for (int i = 0; i < 32; ++i)
+        ASSERT_EQ(got[i], want[i]) << f.name() << " block " << b << " [" << i << "]";
+      EXPECT_EQ(scales[0].code, static_cast<std::uint64_t>(std::ilogb(scales[0].value) + 127));
+    }
+  }
+}
+
+TEST(BlockFormat, MxEdgeCases) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  // Exactly a power of two, and just below: the exponent of the block max decides.
+  EXPECT_EQ(f.scale_for_max(4.0).value, 1.0);
+  EXPECT_EQ(f.scale_for_max(std::nextafter(4.0, 0.0)).value, 0.5);
+  // An all-zero block: the smallest scale, every element 0.
+  EXPECT_EQ(f.scale_for_max(0).code, 0u);
+  EXPECT_EQ(f.quantize(0.0, f.scale_for_max(0)), 0.0);
+  // NaN and ∞ make the scale NaN (0xFF); so does an exponent beyond e8m0's 127.
+  EXPECT_TRUE(std::isnan(f.scale_for_max(kNaN).value));
+  EXPECT_EQ(f.scale_for_max(kInf).code, 0xffu);
+  EXPECT_TRUE(std::isnan(f.scale_for_max(std::ldexp(1.0, 130)).value));
+  EXPECT_EQ(f.scale_for_max(std::ldexp(1.0, 129)).value, std::ldexp(1.0, 127));
+  // Below: clamped at 2^-127.
+  EXPECT_EQ(f.scale_for_max(1e-300).value, std::ldexp(1.0, -127));
+  // Saturation of the elements: mxfp8_e5m2 clamps at 57344 instead of overflowing to inf.
+  const BlockFormat e5(BlockFormatId::MXFP8_E5M2);
+  const gelu::BlockScale s = e5.scale_for_max(1.0);  // 2^(0 − 15)
+  EXPECT_EQ(s.value, std::ldexp(1.0, -15));
+  EXPECT_EQ(e5.quantize(1.99, s), 57344.0 * s.value);
+  // A partial last block and a block of NaN.
+  std::vector<double> in = {1, 2, 3, kNaN, 0.1}, out(5);
+  std::vector<gelu::BlockScale> scales;
+  BlockFormat(BlockFormatId::MXFP4, 3).quantize_blocks(in, out, &scales);
+  ASSERT_EQ(scales.size(), 2u);
+  EXPECT_EQ(out[2], 3.0);
+  EXPECT_TRUE(std::isnan(out[4]));
+}
+
+TEST(BlockFormat, Nvfp4MatchesTheRecipe) {
+  const BlockFormat f(BlockFormatId::NVFP4);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> n01(0, 1);
+  for (int t = 0; t < 20; ++t) {
+    std::vector<double> tensor(16 * 9 + 5);
+    const double spread = std::exp2(static_cast<double>(t) - 10);
+    for (std::size_t i = 0; i < tensor.size(); ++i) tensor[i] = n01(rng) * spread * (i < 16 ? 0.001 : 1.0);
+    std::vector<double> got(tensor.size());
+    f.quantize_blocks(tensor, got);
+    const std::vector<double> want = nvfp4_reference(tensor);
+    for (std::size_t i = 0; i < tensor.size(); ++i) ASSERT_EQ(got[i], want[i]) << t << " [" << i << "]";
+  }
+  // A block max of A in a tensor of max A: scale 448·f32(A/2688), so A itself is stored as 6·scale ≈ A.
+  const gelu::BlockScale s = f.scale_for_max(3.0);
+  EXPECT_EQ(s.block, 448.0);
+  EXPECT_EQ(s.tensor, static_cast<double>(static_cast<float>(3.0 / 2688.0)));
+  EXPECT_NEAR(f.quantize(3.0, s), 3.0, 1e-6);
+}
+
+TEST(BlockFormat, UlpsOnTheBlocksLattice) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  const gelu::BlockScale s =
+      f.scale_for_max(3.0);  // 0.5: the lattice 0, ±0.25, ±0.5, ±0.75, ±1, ±1.5, ±2, ±3
+  const std::vector<double> lat = f.lattice(s);
+  EXPECT_EQ(lat.size(), 16u);
+  EXPECT_EQ(lat.back(), 3.0);
+  EXPECT_EQ(f.ulp_distance(0.0, 0.25, s), 1u);
+  EXPECT_EQ(f.ulp_distance(-0.25, 0.25, s), 2u);
+  EXPECT_EQ(f.ulp_distance(1.0, 3.0, s), 3u);
+  EXPECT_EQ(f.ulp_distance(0.1, 0.12, s), 0u);  // both round to 0 on this lattice
+  EXPECT_EQ(f.spacing(2.5, s), 1.0);
+}
+
+TEST(BlockFormat, GeluAndSiluLobesFlushInMxfp4) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  const double gelu_m075 = -0.75 * 0.5 * std::erfc(0.75 / std::sqrt(2.0));  // −0.170
+  EXPECT_NEAR(gelu_m075, -0.170, 5e-4);
+  for (double amax : {2.0, 2.5, 3.99}) EXPECT_EQ(f.quantize(gelu_m075, f.scale_for_max(amax)), -0.25) << amax;
+  for (double amax : {4.0, 6.0, 100.0}) EXPECT_EQ(f.quantize(gelu_m075, f.scale_for_max(amax)), 0.0) << amax;
+  // GELU's minimum −0.16997 flushes from a block max of 4; SiLU's −0.27846 from 8.
+  EXPECT_EQ(f.flush_threshold(-0.16997), 4.0);
+  EXPECT_EQ(f.flush_threshold(-0.27846), 8.0);
+  // Every format's threshold is a real flush: just below it the value survives.
+  for (const gelu::BlockFormatRow& r : gelu::block_formats()) {
+    const BlockFormat g(r.id);
+    const double t = g.flush_threshold(-0.16997);
+    ASSERT_TRUE(std::isfinite(t)) << r.name;
+    EXPECT_EQ(g.quantize(-0.16997, g.scale_for_max(t)), 0.0) << r.name;
+    EXPECT_NE(g.quantize(-0.16997, g.scale_for_max(std::nextafter(t, 0.0))), 0.0) << r.name;
+  }
+}
+
+TEST(BlockFormat, BlockErrorCountsFlushedNegatives) {
+  const BlockFormat f(BlockFormatId::MXFP4, 4);
+  // One block of max 5 (scale 1): −0.17 flushes, −0.3 survives as −0.5; one block of max 1 (scale 0.25).
+  const std::vector<double> x = {-0.75, -1.0, 2.0, 5.0, -0.75, 0.5, 1.0, 0.0};
+  const std::vector<double> y = {-0.17, -0.3, 2.0, 5.0, -0.17, 0.4, 1.0, 0.0};
+  const std::vector<double> ref = {-0.17, -0.3, 2.0, 5.0, -0.17, 0.4, 1.0, 0.0};
+  const gelu::BlockErrorReport r = gelu::block_error(f, x, y, ref);
+  EXPECT_EQ(r.blocks, 2u);
+  EXPECT_EQ(r.negative, 3u);
+  EXPECT_EQ(r.flushed, 1u);
+  EXPECT_EQ(r.flushed_x_lo, -0.75);
+  EXPECT_EQ(r.max_ulp, 0u);  // y is the reference: stored as the reference rounded to each lattice
+  std::vector<double> y2 = y;
+  y2[6] = 0.5;  // 1.0 becomes 0.5: the block max drops to 0.5 (scale 0.125); ref 1.0 clamps at 0.75
+  const gelu::BlockErrorReport r2 = gelu::block_error(f, x, y2, ref);
+  EXPECT_EQ(r2.at_index, 6u);
+  EXPECT_EQ(r2.at_block, 1u);
+  EXPECT_GT(r2.max_ulp, 0u);
+  EXPECT_THROW(gelu::block_error(f, x, y, std::vector<double>(3)), std::invalid_argument);
+}
+
+}  // namespace
