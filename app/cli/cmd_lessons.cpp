@@ -151,16 +151,21 @@ int run_lessons(cli::Args& args) {
   for (const std::string& f : files) {
     try {
       const Lesson l = load_lesson(f);
-      // Every step is a slide at the projector sizes (model::kSlideSizes): laid out headless by the GUI.
-      if (const SlideCheck check = slide_check(); check && !no_layout) {
+      // Every step is a slide at the projector sizes (model::kSlideSizes): laid out headless by the GUI,
+      // which also records the series each step draws, for its view.series and view.reveal. --no-layout
+      // skips the sizes, not the series check (each step that names series is laid out once).
+      if (const SlideCheck check = slide_check()) {
         std::string error;
-        const std::vector<std::string> problems = check(l, &error);
+        const std::vector<std::string> problems = check(l, !no_layout, &error);
         for (const std::string& p : problems)
           std::fprintf(stderr, "gelulab lessons: %s: %s\n", printable(f, 300).c_str(),
                        printable(p, 600).c_str());
         if (!error.empty())
-          std::fprintf(stderr, "gelulab lessons: %s: the layout was not checked: %s\n",
-                       printable(f, 300).c_str(), printable(error, 300).c_str());
+          std::fprintf(stderr, "gelulab lessons: %s: %s not checked: %s\n", printable(f, 300).c_str(),
+                       no_layout ? "the series named in view.series and view.reveal (known only from a "
+                                   "laid-out step) were"
+                                 : "the layout and the series named in view.series and view.reveal were",
+                       printable(error, 300).c_str());
         if (!problems.empty()) {
           ++bad;
           continue;
@@ -185,7 +190,8 @@ GELU_COMMAND(
     "Without options: lists and checks every lesson in the lessons directory ($GELULAB_LESSONS,\n"
     "<prefix>/share/gelulab/lessons, or the source tree's assets/lessons).\n"
     "  --check FILE   check this lesson file (repeatable)\n"
-    "  --no-layout    skip the layout check (below)\n"
+    "  --no-layout    skip the layout check (below); the series check still lays out, once, each\n"
+    "                 step whose view names series\n"
     "  --handout FILE --out DIR  write DIR/NAME.html: one self-contained page with each step's slide\n"
     "                 (1280x800, 2x text, as embedded PNG; the PNGs are kept beside it), text and notes\n"
     "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
@@ -195,7 +201,9 @@ GELU_COMMAND(
     "text\n"
     "and at 1920x1080 with 3x, and names the step, the size and what does not fit the slide: a plot\n"
     "(its frame, ticks, legend, notes, labels) outside the window or under the lesson bar, a text that\n"
-    "needs more lines than the bar shows, a panel that scrolls. No headless GL: said, not checked.\n"
+    "needs more lines than the bar shows, a panel that scrolls; and every name in a step's\n"
+    "view.series and view.reveal that is not a series its plots draw (the message lists those that\n"
+    "are). No headless GL: said, not checked.\n"
     "Exit status: 0 when every lesson checks; 2 when any fails, or when the lessons directory is\n"
     "missing, not a directory or holds no lesson files (the message says where its path came from).\n"
     "Lesson files: {\"title\": \"…\", \"version\": 1, \"steps\": [{\"title\": \"…\", \"text\": \"…\",\n"

@@ -351,6 +351,24 @@ std::string slide_size_name(const SlideSize& s) {
   return buf;
 }
 
+std::vector<std::string> series_problems(const LessonStep& step, std::size_t index,
+                                         const std::vector<std::string>& drawn) {
+  std::vector<std::string> out;
+  std::string list;
+  for (const std::string& d : drawn) list += (list.empty() ? "" : ", ") + quote(d, 80);
+  const auto check = [&](const std::vector<std::string>& names, const char* entry) {
+    for (std::size_t k = 0; k < names.size(); ++k)
+      if (std::find(drawn.begin(), drawn.end(), names[k]) == drawn.end())
+        out.push_back("steps[" + std::to_string(index) + "].view." + entry + "[" + std::to_string(k) +
+                      "]: no series " + quote(names[k], 80) + " on this step" +
+                      (drawn.empty() ? std::string(" (its plots draw no named series)")
+                                     : " (its plots draw: " + list + ")"));
+  };
+  check(step.view.series, "series");
+  check(step.view.reveal, "reveal");
+  return out;
+}
+
 namespace {
 SlideCheck g_slide_check = nullptr;
 }  // namespace

@@ -120,11 +120,19 @@ inline constexpr SlideSize kSlideSizes[] = {{1024, 768, 2.0f}, {1280, 800, 2.0f}
 std::string slide_size_name(const SlideSize& s);
 /// The layout check: lays every step of `lesson` out headless at each of kSlideSizes and returns what does
 /// not fit, one line each ("steps[3] at 1024×768, 2×: plot 'histograms' ends 132 px under the lesson bar");
-/// empty when every step is a slide. Where it cannot lay out (no headless GL), *error says why. The GUI
-/// installs it (gui/hosts/slide_check.cpp); null in a build without the GUI.
-using SlideCheck = std::vector<std::string> (*)(const Lesson& lesson, std::string* error);
+/// empty when every step is a slide. With it, the series check: every name in a step's view.series and
+/// view.reveal must be a series the step's plots draw (series_problem). `layout` false: the series check
+/// only (each step that names series laid out once, at the first size). Where it cannot lay out (no headless
+/// GL), *error says why. The GUI installs it (gui/hosts/slide_check.cpp); null in a build without the GUI.
+using SlideCheck = std::vector<std::string> (*)(const Lesson& lesson, bool layout, std::string* error);
 void set_slide_check(SlideCheck check);
 SlideCheck slide_check();
+/// The series check of step `step` (0-based): for each name of its view.series and view.reveal that is not
+/// in `drawn` (the legend texts and keys of the series its plots draw, whether the view hides them or not),
+/// one line naming the entry, the name and the series there are: "steps[2].view.reveal[1]: no series
+/// 'GELU (tanh)' on this step (its plots draw: 'GELU (exact)', 'ReLU')". Empty when every name is drawn.
+std::vector<std::string> series_problems(const LessonStep& step, std::size_t index,
+                                         const std::vector<std::string>& drawn);
 
 /// The handout (`gelulab lessons --handout`): step `step` (0-based) of `lesson` rendered headless in
 /// presentation mode at `size` into the PNG file `png_path`; *text gets the text its lesson bar shows

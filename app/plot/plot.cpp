@@ -200,7 +200,12 @@ float line_scale() {
 
 namespace {
 const ViewFilter* g_view_filter = nullptr;
+std::set<std::string>* g_series_names = nullptr;
 }  // namespace
+
+void set_series_names(std::set<std::string>* names) {
+  g_series_names = names;
+}
 
 bool ViewFilter::hides(std::string_view text, std::string_view key) const {
   const auto named = [&](const std::string& n) { return n == text || n == key; };
@@ -406,6 +411,10 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
   const std::string_view l(label);
   const auto hash = l.find("##");
   std::string text(l.substr(0, hash)), key(hash == std::string_view::npos ? l : l.substr(hash + 2));
+  if (g_view_filter && g_series_names) {
+    if (!text.empty()) g_series_names->insert(text);
+    g_series_names->insert(key);
+  }
   if (g_view_filter && g_view_filter->hides(text, key)) return false;  // not on this lesson step
   const bool hidden = s_.hidden.count(key) > 0;
   entries_.push_back(Entry{std::move(text), std::move(key), color, hidden, readout, false, {}, {}, {}, {}});

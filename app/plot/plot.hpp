@@ -164,6 +164,11 @@ struct ViewFilter {
 };
 void set_view_filter(const ViewFilter* filter);
 const ViewFilter* view_filter();
+/// The lesson check (`gelulab lessons`): while set, every series a plot is asked to draw under a view filter
+/// is added to *names, by its legend text and by its key ("text##key": both), whether the filter hides it or
+/// not, so that a step's view.series and view.reveal can be compared with the series its plots do draw.
+/// Null (the default): nothing is recorded.
+void set_series_names(std::set<std::string>* names);
 
 class Plot {
  public:

@@ -36,7 +36,7 @@ std::vector<std::string> shipped_lessons() {
 }
 
 TEST(UiFont, ReadsTheFontsCoverage) {
-  ASSERT_TRUE(fs::exists(kUiFontRegular)) << "CI installs fonts-dejavu-core (tools/dev.sh)";
+  ASSERT_TRUE(fs::exists(ui_font_regular())) << "CI installs fonts-dejavu-core (tools/dev.sh)";
   EXPECT_FALSE(first_undrawable("GELU(x) = x·Φ(x) ≈ 0.8413 for x = 1, (x·W) ⊙ g(x·V)\nnext line"));
   // Not in DejaVu Sans: a CJK ideograph; beyond 16 bits: an emoji; a control character; bytes that are not
   // UTF-8.

@@ -1,13 +1,17 @@
 // The layout check of `gelulab lessons` (model::slide_check, lessons.hpp): every step of a lesson laid out
 // headless, as `gelulab shot --lesson FILE --step N --presentation S --size WxH` lays it out (the same App,
-// the same frames), at each projector size of kSlideSizes; what does not fit is App::slide_problems().
+// the same frames), at each projector size of kSlideSizes; what does not fit is App::slide_problems(). The
+// same frames record the series each step's plots draw (plot::set_series_names), which its view.series and
+// view.reveal must name (model::series_problems).
 #include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cstdio>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,18 +22,27 @@
 #include "gui/shell/state_file.hpp"
 #include "model/claims.hpp"
 #include "model/lessons.hpp"
+#include "plot/plot.hpp"
 
 namespace gelu::app {
 namespace {
 
-std::vector<std::string> check_slides(const Lesson& lesson, std::string* error) {
+std::vector<std::string> check_slides(const Lesson& lesson, bool layout, std::string* error) {
   std::vector<std::string> out;
+  const auto names_series = [](const LessonStep& s) {
+    return !s.view.series.empty() || !s.view.reveal.empty();
+  };
+  if (!layout && std::none_of(lesson.steps.begin(), lesson.steps.end(), names_series)) return out;
   const auto screen = Offscreen::create({1920, 1080}, error);
   if (!screen) return out;
   for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+    const bool series = names_series(lesson.steps[i]);
+    if (!layout && !series) continue;
     // What the step computes at run time is in its text before it is measured (as a shot waits for it).
     for (const std::string& key : computed_text_keys(lesson.steps[i].text))
       if (model::is_claim_key(key)) model::claim_text(key, true);
+    std::set<std::string> drawn;  // the series the step's plots are asked to draw, at any size
+    bool laid_out = false;
     for (const SlideSize& size : kSlideSizes) {
       App app;
       char scale[16];
@@ -55,6 +68,7 @@ std::vector<std::string> check_slides(const Lesson& lesson, std::string* error) 
       app.active().settle_for_shot();
       // The frames `gelulab shot` renders before its picture: ImGui sizes windows from the previous frame's
       // layout. Laid out only: the check needs the rectangles, not the pixels.
+      plot::set_series_names(&drawn);
       for (int f = 0; f < 7; ++f) {
         io.DeltaTime = 1.0f / 60.0f;
         io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
@@ -63,11 +77,18 @@ std::vector<std::string> check_slides(const Lesson& lesson, std::string* error) 
         app.frame();
         ImGui::Render();
       }
-      for (const std::string& p : app.slide_problems())
-        out.push_back("steps[" + std::to_string(i) + "] at " + slide_size_name(size) + ": " + p);
+      plot::set_series_names(nullptr);
+      laid_out = true;
+      if (layout)
+        for (const std::string& p : app.slide_problems())
+          out.push_back("steps[" + std::to_string(i) + "] at " + slide_size_name(size) + ": " + p);
       ImGui_ImplOpenGL3_Shutdown();
       ImGui::DestroyContext();
+      if (!layout) break;  // the series check needs one size
     }
+    if (series && laid_out)
+      for (std::string& p : series_problems(lesson.steps[i], i, {drawn.begin(), drawn.end()}))
+        out.push_back(std::move(p));
   }
   gpu_release();
   return out;
