@@ -78,6 +78,21 @@ BlockFormat::BlockFormat(BlockFormatId id, int block_size)
   if (block_size_ < 1 || block_size_ > kMaxBlockSize)
     throw std::invalid_argument("block size " + std::to_string(block_size) + " is not in [1, " +
                                 std::to_string(kMaxBlockSize) + "]");
+  for (double v : element_.enumerate(0, element_.max_finite()))
+    if (!std::signbit(v)) pos_.push_back(v);
+}
+
+std::size_t BlockFormat::index_of(double a) const {
+  // The code of the nearest value, from a's exponent: a = m·2^(e − M) with m rounded to an integer (ties to
+  // even: m's parity is the code's), code = (e − emin)·2^M + m; below emin the subnormal codes m. m = 2^(M+1)
+  // rolls over into the next binade's first code. Beyond the largest value: its code (saturation).
+  const std::size_t top = pos_.size() - 1;
+  if (!(a < pos_[top])) return top;
+  const int M = element_.row().fraction_bits, emin = element_.row().emin;
+  const int e = std::max(static_cast<int>((bits_of(a) >> 52) & 0x7ff) - 1023, emin);
+  const double m = std::nearbyint(a * double_of(static_cast<std::uint64_t>(M - e + 1023) << 52));
+  const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
+  return std::min(code, top);
 }
 
 std::optional<BlockFormat> BlockFormat::parse(std::string_view name, int block_size) {
@@ -133,15 +148,15 @@ BlockScale BlockFormat::block_scale(double amax, double tensor_scale) const {
 double BlockFormat::quantize(double x, const BlockScale& s) const {
   if (std::isnan(x) || std::isnan(s.value)) return kNan;
   if (s.value == 0) return std::copysign(0.0, x);
-  const double m = element_max();
-  const double e = std::clamp(element_.round(x / s.value), -m, m);  // MX clamps e5m2 too
-  return e * s.value;
+  const double v = x / s.value;  // beyond the largest value: clamped (MX clamps e5m2 too)
+  return std::copysign(pos_[index_of(std::fabs(v))] * s.value, v);
 }
 
 std::int64_t BlockFormat::lattice_ordinal(double x, const BlockScale& s) const {
   if (s.value == 0) return 0;
-  const double m = element_max();
-  return element_.ordinal(std::clamp(x / s.value, -m, m));
+  const double v = x / s.value;
+  const auto k = static_cast<std::int64_t>(index_of(std::fabs(v)));
+  return v < 0 ? -k : k;
 }
 
 std::uint64_t BlockFormat::ulp_distance(double a, double b, const BlockScale& s) const {

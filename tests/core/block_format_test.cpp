@@ -246,4 +246,22 @@ TEST(BlockFormat, BlockErrorCountsFlushedNegatives) {
   EXPECT_THROW(gelu::block_error(f, x, y, std::vector<double>(3)), std::invalid_argument);
 }
 
+TEST(BlockFormat, TiesAndNeighboursOfEveryElementValue) {
+  // Every midpoint between two neighbouring element values (a tie: the even code), and the doubles beside
+  // it, stored in a block of scale 1/4: the element format's own rounding, times the scale.
+  for (const gelu::BlockFormatRow& r : gelu::block_formats()) {
+    const BlockFormat f(r.id);
+    const gelu::BlockScale s = f.scale_for_max(std::ldexp(f.element_max(), -2));
+    ASSERT_EQ(s.value, r.rule == gelu::ScaleRule::MxPow2 ? 0.25 : s.value);
+    const std::vector<double> v = f.element().enumerate(0, f.element_max());
+    for (std::size_t i = 1; i + 1 < v.size(); ++i) {
+      const double m = 0.5 * (v[i] + v[i + 1]);
+      for (double e : {m, std::nextafter(m, 0.0), std::nextafter(m, 100.0), v[i]})
+        for (double sign : {1.0, -1.0})
+          ASSERT_EQ(f.quantize(sign * e * s.value, s), f.element().round(sign * e) * s.value)
+              << r.name << " " << sign * e;
+    }
+  }
+}
+
 }  // namespace
