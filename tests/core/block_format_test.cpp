@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "gelu/kernels.hpp"
+
 namespace {
 
 using gelu::BlockFormat;
@@ -262,6 +264,30 @@ TEST(BlockFormat, TiesAndNeighboursOfEveryElementValue) {
               << r.name << " " << sign * e;
     }
   }
+}
+
+TEST(BlockFormat, BlockErrorDoesNotDependOnTheThreads) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> n01(0, 1);
+  std::vector<double> x(32 * 3000), y(x.size()), ref(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = n01(rng);
+    ref[i] = 0.5 * x[i] * std::erfc(-x[i] / std::sqrt(2.0));
+    y[i] = ref[i] * (1 + 0.01 * n01(rng));  // a sloppy kernel
+  }
+  gelu::set_thread_count(1);
+  const gelu::BlockErrorReport a = gelu::block_error(f, x, y, ref);
+  gelu::set_thread_count(0);
+  const gelu::BlockErrorReport b = gelu::block_error(f, x, y, ref);
+  EXPECT_GT(a.max_ulp, 0u);
+  EXPECT_EQ(a.max_ulp, b.max_ulp);
+  EXPECT_EQ(a.at_index, b.at_index);
+  EXPECT_EQ(a.mismatch, b.mismatch);
+  EXPECT_EQ(a.mean_ulp, b.mean_ulp);
+  EXPECT_EQ(a.flushed, b.flushed);
+  EXPECT_EQ(a.flushed_x_lo, b.flushed_x_lo);
+  EXPECT_EQ(a.blocks, 3000u);
 }
 
 }  // namespace
