@@ -175,6 +175,7 @@ TEST(CliBlocks, BadBlockOptionsAreOneLine) {
              "--all"},
             "--all: not with a block format"},
            {{"eval", "--fn", "gelu", "--dtype", "mxfp4", "--order", "1"}, "derivatives are not stored"},
+           {{"eval", "--fn", "tanh_form", "--dtype", "bf16", "--compute", "e8m0"}, "e8m0 is a scale format"},
        }) {
     const ExecResult e = run(c.args, "1\n");
     EXPECT_EQ(e.status, 2) << c.message;
