@@ -317,7 +317,7 @@ int run_error_blocks(Args& args) {
   std::printf("%s vs %s, stored in %s\n", fn_text.c_str(), vs.id, describe(f).c_str());
   std::printf("inputs: %s (%zu values, %zu blocks)\n", source.c_str(), r.n, r.blocks);
   std::printf(
-      "max error: %s ULP of the block's lattice at x = %s (value %zu, block %zu of max %s): stored %s, "
+      "max error: %s ULP of the block's lattice at x = %s (index %zu, block %zu of max %s): stored %s, "
       "reference %s\n",
       r.max_ulp == std::numeric_limits<std::uint64_t>::max() ? "inf" : std::to_string(r.max_ulp).c_str(),
       format_f64(r.at_x).c_str(), r.at_index, r.at_block, format_f64(r.at_block_max).c_str(),
@@ -404,7 +404,7 @@ int run_check_blocks(Args& args) {
     std::printf("%s in %s: %zu values in %zu blocks\n", s.id().c_str(), describe(f).c_str(), x.size(),
                 scales.size());
     std::printf(
-        "max error: %s ULP of the block's lattice at x = %s (value %zu, block %zu): y = %s, expected %s\n",
+        "max error: %s ULP of the block's lattice at x = %s (index %zu, block %zu): y = %s, expected %s\n",
         worst == std::numeric_limits<std::uint64_t>::max() ? "inf" : std::to_string(worst).c_str(),
         format_f64(x[at]).c_str(), at, at / bs, format_f64(y[at]).c_str(), format_f64(expected[at]).c_str());
     std::printf("mean error: %s ULP; %zu of %zu values differ; %zu are not on their block's lattice\n",

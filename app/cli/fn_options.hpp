@@ -179,6 +179,9 @@ inline std::optional<Format> parse_compute(Args& args) {
   if (f.id() == FormatId::Int8)
     throw UsageError(
         "--compute: int8 is a storage format, not one to compute in (f64, f32, bf16, f16, e4m3, e5m2)");
+  if (f.row().unsigned_only)
+    throw UsageError("--compute: " + std::string(f.name()) +
+                     " is a scale format (no sign), not one to compute in (f64, f32, bf16, f16, e4m3, e5m2)");
   return f;
 }
 

@@ -6,7 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
+
+#include "gelu/kernels.hpp"
 
 namespace gelu {
 namespace {
@@ -78,6 +82,21 @@ BlockFormat::BlockFormat(BlockFormatId id, int block_size)
   if (block_size_ < 1 || block_size_ > kMaxBlockSize)
     throw std::invalid_argument("block size " + std::to_string(block_size) + " is not in [1, " +
                                 std::to_string(kMaxBlockSize) + "]");
+  for (double v : element_.enumerate(0, element_.max_finite()))
+    if (!std::signbit(v)) pos_.push_back(v);
+}
+
+std::size_t BlockFormat::index_of(double a) const {
+  // The code of the nearest value, from a's exponent: a = m·2^(e − M) with m rounded to an integer (ties to
+  // even: m's parity is the code's), code = (e − emin)·2^M + m; below emin the subnormal codes m. m = 2^(M+1)
+  // rolls over into the next binade's first code. Beyond the largest value: its code (saturation).
+  const std::size_t top = pos_.size() - 1;
+  if (!(a < pos_[top])) return top;
+  const int M = element_.row().fraction_bits, emin = element_.row().emin;
+  const int e = std::max(static_cast<int>((bits_of(a) >> 52) & 0x7ff) - 1023, emin);
+  const double m = std::nearbyint(a * double_of(static_cast<std::uint64_t>(M - e + 1023) << 52));
+  const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
+  return std::min(code, top);
 }
 
 std::optional<BlockFormat> BlockFormat::parse(std::string_view name, int block_size) {
@@ -133,15 +152,15 @@ BlockScale BlockFormat::block_scale(double amax, double tensor_scale) const {
 double BlockFormat::quantize(double x, const BlockScale& s) const {
   if (std::isnan(x) || std::isnan(s.value)) return kNan;
   if (s.value == 0) return std::copysign(0.0, x);
-  const double m = element_max();
-  const double e = std::clamp(element_.round(x / s.value), -m, m);  // MX clamps e5m2 too
-  return e * s.value;
+  const double v = x / s.value;  // beyond the largest value: clamped (MX clamps e5m2 too)
+  return std::copysign(pos_[index_of(std::fabs(v))] * s.value, v);
 }
 
 std::int64_t BlockFormat::lattice_ordinal(double x, const BlockScale& s) const {
   if (s.value == 0) return 0;
-  const double m = element_max();
-  return element_.ordinal(std::clamp(x / s.value, -m, m));
+  const double v = x / s.value;
+  const auto k = static_cast<std::int64_t>(index_of(std::fabs(v)));
+  return v < 0 ? -k : k;
 }
 
 std::uint64_t BlockFormat::ulp_distance(double a, double b, const BlockScale& s) const {
@@ -204,56 +223,119 @@ double BlockFormat::flush_threshold(double v) const {
   return double_of(hi);
 }
 
+namespace {
+
+/// One run of whole blocks [b0, b1) of block_error, with the sum of the finite errors for the mean.
+struct Partial {
+  BlockErrorReport r;
+  double sum = 0;
+  bool any = false, any_flush = false;
+};
+
+void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x,
+                  std::span<const double> y, std::span<const double> ref, std::size_t b0, std::size_t b1,
+                  Partial& p) {
+  const auto bs = static_cast<std::size_t>(f.block_size());
+  BlockErrorReport& r = p.r;
+  for (std::size_t b = b0; b < b1; ++b) {
+    const std::size_t lo = b * bs, hi = std::min(x.size(), lo + bs);
+    double amax = 0;
+    for (std::size_t i = lo; i < hi; ++i) {
+      const double a = std::fabs(y[i]);
+      amax = std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+    }
+    const BlockScale s = f.block_scale(amax, tensor_scale);
+    ++r.blocks;
+    for (std::size_t i = lo; i < hi; ++i) {
+      const double stored = f.quantize(y[i], s);
+      const std::uint64_t d = f.ulp_distance(stored, ref[i], s);
+      if (d != 0) ++r.mismatch;
+      if (d == std::numeric_limits<std::uint64_t>::max())
+        ++r.infinite;
+      else
+        p.sum += static_cast<double>(d);
+      if (d > r.max_ulp || !p.any) {
+        r.max_ulp = d;
+        r.at_index = i;
+        r.at_block = b;
+        r.at_x = x[i];
+        r.at_value = y[i];
+        r.at_stored = stored;
+        r.at_reference = ref[i];
+        r.at_block_max = amax;
+        p.any = true;
+      }
+      if (std::isfinite(stored) && std::isfinite(ref[i]))
+        r.max_abs = std::max(r.max_abs, std::fabs(stored - ref[i]));
+      if (ref[i] < 0) {
+        ++r.negative;
+        if (stored == 0) {
+          ++r.flushed;
+          if (!p.any_flush) r.flushed_x_lo = r.flushed_x_hi = x[i];
+          r.flushed_x_lo = std::min(r.flushed_x_lo, x[i]);
+          r.flushed_x_hi = std::max(r.flushed_x_hi, x[i]);
+          p.any_flush = true;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              std::span<const double> ref) {
   if (x.size() != y.size() || x.size() != ref.size())
     throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  double tensor_amax = 0;
+  if (f.row().rule == ScaleRule::NvTwoLevel)
+    for (double v : y)
+      tensor_amax = std::isnan(v) || std::isnan(tensor_amax) ? kNan : std::max(tensor_amax, std::fabs(v));
+  const double t = f.tensor_scale(tensor_amax);
+  const auto bs = static_cast<std::size_t>(f.block_size());
+  const std::size_t nblocks = (x.size() + bs - 1) / bs;
+  // Runs of whole blocks on the pool; the partial reports merged in block order, so the result (the first
+  // element with the largest error included) does not depend on the split.
+  std::mutex m;
+  std::vector<std::pair<std::size_t, Partial>> parts;
+  parallel_for(nblocks, std::max<std::size_t>(1, 4096 / bs), [&](std::size_t b0, std::size_t b1) {
+    Partial p;
+    score_blocks(f, t, x, y, ref, b0, b1, p);
+    const std::lock_guard<std::mutex> lock(m);
+    parts.emplace_back(b0, std::move(p));
+  });
+  std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   BlockErrorReport r;
   r.n = x.size();
-  std::vector<double> stored(y.size());
-  std::vector<BlockScale> scales;
-  f.quantize_blocks(y, stored, &scales);
-  r.blocks = scales.size();
-  const auto bs = static_cast<std::size_t>(f.block_size());
   double sum = 0;
-  std::size_t infinite = 0;
-  bool first_flush = true;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const BlockScale& s = scales[i / bs];
-    const std::uint64_t d = f.ulp_distance(stored[i], ref[i], s);
-    if (d != 0) ++r.mismatch;
-    if (d == std::numeric_limits<std::uint64_t>::max())
-      ++infinite;
-    else
-      sum += static_cast<double>(d);
-    if (d > r.max_ulp || i == 0) {
-      r.max_ulp = d;
-      r.at_index = i;
-      r.at_block = i / bs;
-      r.at_x = x[i];
-      r.at_value = y[i];
-      r.at_stored = stored[i];
-      r.at_reference = ref[i];
-      double amax = 0;
-      for (std::size_t j = r.at_block * bs; j < std::min(x.size(), (r.at_block + 1) * bs); ++j)
-        amax = std::max(amax, std::fabs(y[j]));
-      r.at_block_max = amax;
+  bool any = false, any_flush = false;
+  for (const auto& [b0, p] : parts) {
+    const BlockErrorReport& q = p.r;
+    r.blocks += q.blocks;
+    r.mismatch += q.mismatch;
+    r.infinite += q.infinite;
+    sum += p.sum;
+    if (p.any && (!any || q.max_ulp > r.max_ulp)) {
+      r.max_ulp = q.max_ulp;
+      r.at_index = q.at_index;
+      r.at_block = q.at_block;
+      r.at_x = q.at_x;
+      r.at_value = q.at_value;
+      r.at_stored = q.at_stored;
+      r.at_reference = q.at_reference;
+      r.at_block_max = q.at_block_max;
+      any = true;
     }
-    if (std::isfinite(stored[i]) && std::isfinite(ref[i]))
-      r.max_abs = std::max(r.max_abs, std::fabs(stored[i] - ref[i]));
-    if (ref[i] < 0) {
-      ++r.negative;
-      if (stored[i] == 0) {
-        ++r.flushed;
-        if (first_flush) r.flushed_x_lo = r.flushed_x_hi = x[i];
-        r.flushed_x_lo = std::min(r.flushed_x_lo, x[i]);
-        r.flushed_x_hi = std::max(r.flushed_x_hi, x[i]);
-        first_flush = false;
-      }
+    r.max_abs = std::max(r.max_abs, q.max_abs);
+    r.negative += q.negative;
+    r.flushed += q.flushed;
+    if (p.any_flush) {
+      r.flushed_x_lo = any_flush ? std::min(r.flushed_x_lo, q.flushed_x_lo) : q.flushed_x_lo;
+      r.flushed_x_hi = any_flush ? std::max(r.flushed_x_hi, q.flushed_x_hi) : q.flushed_x_hi;
+      any_flush = true;
     }
   }
-  r.infinite = infinite;
-  r.mean_ulp = r.n > infinite ? sum / static_cast<double>(r.n - infinite) : 0;
+  r.mean_ulp = r.n > r.infinite ? sum / static_cast<double>(r.n - r.infinite) : 0;
   return r;
 }
 

@@ -175,12 +175,32 @@ TEST(CliBlocks, BadBlockOptionsAreOneLine) {
              "--all"},
             "--all: not with a block format"},
            {{"eval", "--fn", "gelu", "--dtype", "mxfp4", "--order", "1"}, "derivatives are not stored"},
+           {{"eval", "--fn", "tanh_form", "--dtype", "bf16", "--compute", "e8m0"}, "e8m0 is a scale format"},
        }) {
     const ExecResult e = run(c.args, "1\n");
     EXPECT_EQ(e.status, 2) << c.message;
     EXPECT_NE(e.err.find(c.message), std::string::npos) << e.err;
     EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
   }
+}
+
+TEST(CliBlocks, ChainsSideBySide) {
+  const ExecResult e = run({"chain", "--fn", "gelu", "--chain", "f32:f32:mxfp4", "--chain", "bf16:bf16:bf16",
+                            "--num-blocks", "50", "--json"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  gelu::json::Value j = gelu::json::parse(e.out);
+  EXPECT_EQ(j.at("n").as_number(), 1600);
+  const auto& chains = j.at("chains").as_array();
+  ASSERT_EQ(chains.size(), 2u);
+  EXPECT_EQ(chains[0].at("chain").as_string(), "f32:f32:mxfp4");
+  EXPECT_TRUE(chains[0].at("recompute_identical").as_bool());
+  EXPECT_GT(chains[0].at("flushed").as_number(), 0);  // MXFP4 stores some of GELU's lobe as 0 …
+  EXPECT_EQ(chains[1].at("flushed").as_number(), 0);  // … bf16 none of it (N(0,1) inputs)
+  EXPECT_GT(j.at("differ").as_number(), 0);
+  EXPECT_EQ(j.at("differences").as_array().size(), 10u);
+  const ExecResult bad = run({"chain", "--fn", "gelu", "--chain", "f32:int8:bf16", "--chain", "f32:f32:f32"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("compute format int8 is not one to compute in"), std::string::npos) << bad.err;
 }
 
 }  // namespace

@@ -14,6 +14,8 @@
 #include <random>
 #include <vector>
 
+#include "gelu/kernels.hpp"
+
 namespace {
 
 using gelu::BlockFormat;
@@ -244,6 +246,48 @@ TEST(BlockFormat, BlockErrorCountsFlushedNegatives) {
   EXPECT_EQ(r2.at_block, 1u);
   EXPECT_GT(r2.max_ulp, 0u);
   EXPECT_THROW(gelu::block_error(f, x, y, std::vector<double>(3)), std::invalid_argument);
+}
+
+TEST(BlockFormat, TiesAndNeighboursOfEveryElementValue) {
+  // Every midpoint between two neighbouring element values (a tie: the even code), and the doubles beside
+  // it, stored in a block of scale 1/4: the element format's own rounding, times the scale.
+  for (const gelu::BlockFormatRow& r : gelu::block_formats()) {
+    const BlockFormat f(r.id);
+    const gelu::BlockScale s = f.scale_for_max(std::ldexp(f.element_max(), -2));
+    ASSERT_EQ(s.value, r.rule == gelu::ScaleRule::MxPow2 ? 0.25 : s.value);
+    const std::vector<double> v = f.element().enumerate(0, f.element_max());
+    for (std::size_t i = 1; i + 1 < v.size(); ++i) {
+      const double m = 0.5 * (v[i] + v[i + 1]);
+      for (double e : {m, std::nextafter(m, 0.0), std::nextafter(m, 100.0), v[i]})
+        for (double sign : {1.0, -1.0})
+          ASSERT_EQ(f.quantize(sign * e * s.value, s), f.element().round(sign * e) * s.value)
+              << r.name << " " << sign * e;
+    }
+  }
+}
+
+TEST(BlockFormat, BlockErrorDoesNotDependOnTheThreads) {
+  const BlockFormat f(BlockFormatId::MXFP4);
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> n01(0, 1);
+  std::vector<double> x(32 * 3000), y(x.size()), ref(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x[i] = n01(rng);
+    ref[i] = 0.5 * x[i] * std::erfc(-x[i] / std::sqrt(2.0));
+    y[i] = ref[i] * (1 + 0.01 * n01(rng));  // a sloppy kernel
+  }
+  gelu::set_thread_count(1);
+  const gelu::BlockErrorReport a = gelu::block_error(f, x, y, ref);
+  gelu::set_thread_count(0);
+  const gelu::BlockErrorReport b = gelu::block_error(f, x, y, ref);
+  EXPECT_GT(a.max_ulp, 0u);
+  EXPECT_EQ(a.max_ulp, b.max_ulp);
+  EXPECT_EQ(a.at_index, b.at_index);
+  EXPECT_EQ(a.mismatch, b.mismatch);
+  EXPECT_EQ(a.mean_ulp, b.mean_ulp);
+  EXPECT_EQ(a.flushed, b.flushed);
+  EXPECT_EQ(a.flushed_x_lo, b.flushed_x_lo);
+  EXPECT_EQ(a.blocks, 3000u);
 }
 
 }  // namespace

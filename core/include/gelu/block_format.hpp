@@ -118,6 +118,9 @@ class BlockFormat {
   const BlockFormatRow* row_;
   Format element_, scale_;
   int block_size_;
+  // The element format's non-negative values (index = code): a stored element is pos_[index_of(|v|)].
+  std::vector<double> pos_;
+  std::size_t index_of(double a) const;  // a ≥ 0, not NaN: the index of the nearest value, ties to even
 };
 
 /// A number format or a block format: what --dtype names.

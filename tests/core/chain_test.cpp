@@ -1,0 +1,76 @@
+// Rounding-point chains (gelu/chain.hpp) against the composition written out: accumulator rounding, the
+// function in double rounded to the compute format, then the storage format's rounding or block storage.
+#include "gelu/chain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "gelu/activation.hpp"
+#include "gelu/stochastic.hpp"
+
+namespace {
+
+using gelu::Chain;
+using gelu::Format;
+using gelu::FormatId;
+
+double gelu_exact(double x) {
+  return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+}
+
+TEST(Chain, ParseAndName) {
+  const auto c = Chain::parse("f32:bf16:mxfp4");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->name(), "f32:bf16:mxfp4");
+  EXPECT_TRUE(c->store.block.has_value());
+  std::string why;
+  EXPECT_FALSE(Chain::parse("f32:bf16", &why));
+  EXPECT_EQ(why, "is not ACC:COMPUTE:STORE");
+  EXPECT_FALSE(Chain::parse("f32:int8:bf16", &why));
+  EXPECT_NE(why.find("compute format int8"), std::string::npos) << why;
+  EXPECT_FALSE(Chain::parse("f32:f32:e8m0", &why));
+  EXPECT_FALSE(Chain::parse("f32:f32:mxfp5", &why));
+  EXPECT_NE(why.find("nvfp4"), std::string::npos) << why;
+}
+
+TEST(Chain, ForwardIsTheCompositionOfItsRoundings) {
+  const gelu::zoo::Entry e = gelu::zoo::from_registry(*gelu::find_activation("gelu"));
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 1.5, 32 * 20, 7);
+  const Format f32(FormatId::F32), bf16(FormatId::BF16);
+  // bf16 in, GELU in bf16, bf16 out.
+  const std::vector<double> b = gelu::run_chain(e, *Chain::parse("bf16:bf16:bf16"), x);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double want = bf16.round(gelu_exact(bf16.round(x[i])));
+    ASSERT_NEAR(b[i], want, 1e-12 + bf16.spacing(want)) << x[i];  // erfc vs the registry: at most a tie away
+  }
+  // GELU in float32 on the accumulator, then MXFP4 blocks of 32.
+  const std::vector<double> m = gelu::run_chain(e, *Chain::parse("f32:f32:mxfp4"), x);
+  std::vector<double> y(x.size()), want(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = f32.round(gelu_exact(f32.round(x[i])));
+  gelu::BlockFormat(gelu::BlockFormatId::MXFP4).quantize_blocks(y, want);
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) same += m[i] == want[i];
+  EXPECT_EQ(same, x.size());
+  // The two chains differ, and the MXFP4 one stores some negative outputs as 0 where bf16 keeps them.
+  std::size_t flushed_only_in_mx = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) flushed_only_in_mx += m[i] == 0 && b[i] < 0;
+  EXPECT_GT(flushed_only_in_mx, 0u);
+}
+
+TEST(Chain, BackwardThroughTheChain) {
+  const gelu::zoo::Entry e = gelu::zoo::from_registry(*gelu::find_activation("gelu"));
+  const std::vector<double> x = {-1.0, 0.0, 0.5, 2.0};
+  const std::vector<double> d = gelu::run_chain(e, *Chain::parse("f32:bf16:bf16"), x, 1);
+  const Format bf16(FormatId::BF16);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double t = x[i];
+    const double exact =
+        0.5 * std::erfc(-t / std::sqrt(2.0)) + t * std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
+    EXPECT_NEAR(d[i], bf16.round(exact), bf16.spacing(exact)) << t;
+  }
+}
+
+}  // namespace
