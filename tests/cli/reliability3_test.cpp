@@ -759,6 +759,8 @@ TEST(LessonsChecked, AViewSeriesNamingNoSeriesIsAnErrorNamingStepEntryNameAndThe
         r, 2,
         {"bad.json", "steps[1].view.series[1]", "'Swish'", "'GELU (exact)'", "'ReLU'", "'SiLU / Swish'"});
     EXPECT_EQ(r.err.find("steps[0]"), std::string::npos) << "the good step was refused: " << r.err;
+    // 'Swish' is a part of 'SiLU / Swish', not a near miss of any name: no guess is offered.
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("series[0]"), std::string::npos) << "a drawn series was refused: " << r.err;
   }
 }
@@ -777,9 +779,9 @@ TEST(LessonsChecked, ARevealNamingNoSeriesIsAnErrorToo) {
   // Both lists of one step, each entry named.
   put(s / "l.json",
       curves_lesson({R"j({"series": ["GELU (exact)", "relu"], "reveal": ["GELU (exact)", "SiLU/Swish"]})j"}));
-  expect_run(
-      s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"}), 2,
-      {"steps[0].view.series[1]: no series 'relu'", "steps[0].view.reveal[1]: no series 'SiLU/Swish'"});
+  expect_run(s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"}), 2,
+             {"steps[0].view.series[1]: no series 'relu' on this step (did you mean 'ReLU'?)",
+              "steps[0].view.reveal[1]: no series 'SiLU/Swish' on this step (did you mean 'SiLU / Swish'?)"});
 }
 
 TEST(LessonsChecked, ANearMissSpellingOfAShippedLessonsRevealFails) {
@@ -795,7 +797,9 @@ TEST(LessonsChecked, ANearMissSpellingOfAShippedLessonsRevealFails) {
     text.replace(text.find(name), name.size(), miss);
     put(s / "l.json", text);
     const ExecResult r = s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"});
-    expect_run(r, 2, {"l.json", ".view.reveal[1]: no series", "'GELU (tanh approximation)'"});
+    expect_run(
+        r, 2,
+        {"l.json", "steps[4].view.reveal[1]: no series", "(did you mean 'GELU (tanh approximation)'?)"});
   }
 }
 
