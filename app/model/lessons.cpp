@@ -351,18 +351,47 @@ std::string slide_size_name(const SlideSize& s) {
   return buf;
 }
 
+namespace {
+/// Edits (insert, delete, replace a byte) from a to b, case folded (ASCII): how near a misspelt name is.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  const auto fold = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (fold(a[i - 1]) == fold(b[j - 1]) ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+}  // namespace
+
 std::vector<std::string> series_problems(const LessonStep& step, std::size_t index,
                                          const std::vector<std::string>& drawn) {
   std::vector<std::string> out;
   std::string list;
   for (const std::string& d : drawn) list += (list.empty() ? "" : ", ") + quote(d, 80);
   const auto check = [&](const std::vector<std::string>& names, const char* entry) {
-    for (std::size_t k = 0; k < names.size(); ++k)
-      if (std::find(drawn.begin(), drawn.end(), names[k]) == drawn.end())
-        out.push_back("steps[" + std::to_string(index) + "].view." + entry + "[" + std::to_string(k) +
-                      "]: no series " + quote(names[k], 80) + " on this step" +
-                      (drawn.empty() ? std::string(" (its plots draw no named series)")
-                                     : " (its plots draw: " + list + ")"));
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (std::find(drawn.begin(), drawn.end(), names[k]) != drawn.end()) continue;
+      // A near miss (a few edits, or another case) is named first: the rest of the list can be long.
+      std::string near;
+      std::size_t best = std::max<std::size_t>(2, names[k].size() / 8) + 1;
+      for (const std::string& d : drawn)
+        if (const std::size_t e = edit_distance(names[k], d); e < best) {
+          best = e;
+          near = d;
+        }
+      out.push_back("steps[" + std::to_string(index) + "].view." + entry + "[" + std::to_string(k) +
+                    "]: no series " + quote(names[k], 80) + " on this step" +
+                    (near.empty() ? std::string() : " (did you mean " + quote(near, 80) + "?)") +
+                    (drawn.empty() ? std::string(" (its plots draw no named series)")
+                                   : " (its plots draw: " + list + ")"));
+    }
   };
   check(step.view.series, "series");
   check(step.view.reveal, "reveal");

@@ -726,12 +726,96 @@ TEST(LessonsChecked, AStepCountBeyondWhatStepCanOpenIsAnError) {
     expect_run(s.run({"lessons", "--check", (s / "l.json").string()}), 2,
                {"steps", std::to_string(n) + " steps", "at most 1000"});
   }
-  // 1000 checks, and its last step opens.
+  // 1000 checks, and its last step opens. (--no-layout: laying 1000 steps out at three sizes takes minutes;
+  // the count is the structure check's.)
   put(s / "l.json", lesson_with_steps(1000));
-  expect_run(s.run({"lessons", "--check", (s / "l.json").string()}), 0, {});
+  expect_run(s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"}), 0, {});
   expect_run(s.run({"shot", "--lesson", (s / "l.json").string(), "--step", "1000", "--size", "320x240",
                     "--out", "/dev/null"}),
              0, {});
+}
+
+// A lesson whose steps are curves steps at the default state (it draws GELU (exact), GELU (tanh
+// approximation), ReLU and SiLU / Swish), each with the view given.
+std::string curves_lesson(const std::vector<std::string>& views) {
+  std::string steps;
+  for (const std::string& v : views)
+    steps += std::string(steps.empty() ? "" : ",") +
+             R"({"title": "s", "text": "t", "panel": "curves", "state": {}, "view": )" + v + "}";
+  return R"({"title": "series", "version": 2, "steps": [)" + steps + "]}";
+}
+
+TEST(LessonsChecked, AViewSeriesNamingNoSeriesIsAnErrorNamingStepEntryNameAndTheSeriesThereAre) {
+  const Scratch s("lesson_series");
+  const std::string good = R"j({"series": ["GELU (exact)", "ReLU"]})j";
+  put(s / "ok.json", curves_lesson({good}));
+  put(s / "bad.json", curves_lesson({good, R"j({"series": ["GELU (exact)", "Swish"]})j"}));
+  for (const bool layout : {true, false}) {
+    std::vector<std::string> args = {"lessons"};
+    if (!layout) args.push_back("--no-layout");
+    expect_run(s.run(cat(args, {"--check", (s / "ok.json").string()})), 0, {});
+    const ExecResult r = s.run(cat(args, {"--check", (s / "bad.json").string()}));
+    expect_run(
+        r, 2,
+        {"bad.json", "steps[1].view.series[1]", "'Swish'", "'GELU (exact)'", "'ReLU'", "'SiLU / Swish'"});
+    EXPECT_EQ(r.err.find("steps[0]"), std::string::npos) << "the good step was refused: " << r.err;
+    // 'Swish' is a part of 'SiLU / Swish', not a near miss of any name: no guess is offered.
+    EXPECT_EQ(r.err.find("did you mean"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("series[0]"), std::string::npos) << "a drawn series was refused: " << r.err;
+  }
+}
+
+TEST(LessonsChecked, ARevealNamingNoSeriesIsAnErrorToo) {
+  const Scratch s("lesson_reveal");
+  put(s / "l.json", curves_lesson({R"j({"reveal": ["ReLU", "GELU (exact)", "GELU (erf)"]})j"}));
+  for (const bool layout : {true, false}) {
+    std::vector<std::string> args = {"lessons", "--check", (s / "l.json").string()};
+    if (!layout) args.push_back("--no-layout");
+    const ExecResult r = s.run(args);
+    expect_run(r, 2, {"l.json", "steps[0].view.reveal[2]", "'GELU (erf)'", "'GELU (tanh approximation)'"});
+    EXPECT_EQ(r.err.find("reveal[0]"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("reveal[1]"), std::string::npos) << r.err;
+  }
+  // Both lists of one step, each entry named.
+  put(s / "l.json",
+      curves_lesson({R"j({"series": ["GELU (exact)", "relu"], "reveal": ["GELU (exact)", "SiLU/Swish"]})j"}));
+  expect_run(s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"}), 2,
+             {"steps[0].view.series[1]: no series 'relu' on this step (did you mean 'ReLU'?)",
+              "steps[0].view.reveal[1]: no series 'SiLU/Swish' on this step (did you mean 'SiLU / Swish'?)"});
+}
+
+TEST(LessonsChecked, ANearMissSpellingOfAShippedLessonsRevealFails) {
+  const Scratch s("lesson_near_miss");
+  const std::string shipped =
+      slurp(std::string(GELU_SOURCE_DIR) + "/assets/lessons/6_checking_common_claims.json");
+  const std::string name = "\"GELU (tanh approximation)\"";
+  ASSERT_NE(shipped.find(name), std::string::npos) << "lesson 6 no longer reveals the tanh form";
+  // A letter dropped, another case, a space more, a space at the end: each is another name.
+  for (const char* miss : {"\"GELU (tanh aproximation)\"", "\"GELU (Tanh approximation)\"",
+                           "\"GELU  (tanh approximation)\"", "\"GELU (tanh approximation) \""}) {
+    std::string text = shipped;
+    text.replace(text.find(name), name.size(), miss);
+    put(s / "l.json", text);
+    const ExecResult r = s.run({"lessons", "--check", (s / "l.json").string(), "--no-layout"});
+    expect_run(
+        r, 2,
+        {"l.json", "steps[4].view.reveal[1]: no series", "(did you mean 'GELU (tanh approximation)'?)"});
+  }
+}
+
+TEST(LessonsChecked, EveryShippedLessonNamesOnlySeriesItsStepsDraw) {
+  const Scratch s("lesson_shipped");
+  std::vector<std::string> args = {"lessons", "--no-layout"};
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(std::string(GELU_SOURCE_DIR) + "/assets/lessons"))
+    if (e.path().extension() == ".json") {
+      args.insert(args.end(), {"--check", e.path().string()});
+      ++n;
+    }
+  ASSERT_GE(n, 7);
+  const ExecResult r = s.run(args);
+  expect_run(r, 0, {});
+  EXPECT_EQ(r.err, "") << "a shipped lesson's series were not checked";
 }
 #endif
 
