@@ -347,7 +347,7 @@ Lesson load_lesson(const std::string& path) {
 
 std::string slide_size_name(const SlideSize& s) {
   char buf[48];
-  std::snprintf(buf, sizeof buf, "%d×%d, %g×", s.width, s.height, static_cast<double>(s.scale));
+  std::snprintf(buf, sizeof buf, "%dx%d, %gx", s.width, s.height, static_cast<double>(s.scale));
   return buf;
 }
 

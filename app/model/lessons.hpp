@@ -116,7 +116,7 @@ struct SlideSize {
   float scale;  // presentation text scale
 };
 inline constexpr SlideSize kSlideSizes[] = {{1024, 768, 2.0f}, {1280, 800, 2.0f}, {1920, 1080, 3.0f}};
-/// "1024×768, 2×"
+/// "1024x768, 2x" (ASCII: messages are printed as they are)
 std::string slide_size_name(const SlideSize& s);
 /// The layout check: lays every step of `lesson` out headless at each of kSlideSizes and returns what does
 /// not fit, one line each ("steps[3] at 1024×768, 2×: plot 'histograms' ends 132 px under the lesson bar");

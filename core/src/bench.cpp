@@ -153,7 +153,11 @@ SweepOutcome sweep(const SweepPlan& plan, std::span<Target* const> targets, cons
           Measurement m{fn, order, n, t, {}};
           if (cb.starting) cb.starting(m);
           const Params p = fn->defaults();
-          const Progress progress = [&](int d, int) { return !cb.progress || cb.progress(done_before + d); };
+          // The warm-up is one of the cell's reps + 1 (total_reps counts it): after timed repetition d, d + 1
+          // are done, so the last one reports the total (it stopped one short: "383 / 384" after a run).
+          const Progress progress = [&](int d, int) {
+            return !cb.progress || cb.progress(done_before + d + 1);
+          };
           m.result = run(
               reps, 1, [&](Sample& s) { return targets[t]->run(*fn, order, p, x, y, s); }, progress);
           done_before += reps + 1;

@@ -252,8 +252,8 @@ TEST(Lessons, AStepThatIsNotASlideIsNamedWithItsSizeAndWhatDoesNotFit) {
   const Result r = gelulab("lessons --check '" + f.string() + "'");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_EQ(r.err.find("steps[0]"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("steps[1] at 1024×768, 2×: text needs "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("steps[2] at 1024×768, 2×: plot '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("steps[1] at 1024x768, 2x: text needs "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("steps[2] at 1024x768, 2x: plot '"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("under the lesson bar"), std::string::npos) << r.err;
   const Result quick = gelulab("lessons --no-layout --check '" + f.string() + "'");
   EXPECT_EQ(quick.status, 0) << quick.err;

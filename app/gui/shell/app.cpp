@@ -125,7 +125,7 @@ void App::setup_fonts_and_style(float content_scale) {
   ui::fonts().chrome = chrome ? chrome : regular;
   io.Fonts->Build();
   apply_theme(total, presentation_.on, theme_);
-  plot::set_line_scale(presentation_.on ? kProjectorLineScale : 1.0f);
+  plot::set_line_scale(presentation_.on ? projector_line_scale(presentation_.scale) : 1.0f);
 }
 
 void App::set_ui_scale(float s) {

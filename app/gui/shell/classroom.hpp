@@ -37,8 +37,13 @@ inline constexpr float kUiScales[] = {1.0f, 1.25f, 1.5f, 1.75f, 2.0f, 2.5f, 3.0f
 /// The projector theme on top of the normal light theme: pure white, black text, dark borders, saturated
 /// tabs and check marks; thicker plot lines come from plot::set_line_scale.
 void apply_projector_colors(ImGuiStyle& style);
-/// How much thicker plot lines and dots are in presentation mode (on top of the larger em).
+/// How much thicker plot lines and dots are in presentation mode at 2× text; they thicken with the text scale
+/// (projector_line_scale), so 3× text does not draw 2× lines.
 inline constexpr float kProjectorLineScale = 1.5f;
+/// The line scale at presentation text scale `s`: kProjectorLineScale at 2×, 1.125 at 1×, 1.875 at 3×.
+inline float projector_line_scale(float s) {
+  return kProjectorLineScale * (0.5f + 0.25f * s);
+}
 
 /// The window geometry before going fullscreen, restored when leaving it (F11).
 struct WindowGeometry {
