@@ -148,13 +148,14 @@ int run_fit(Args& args) {
   // output; the vectors' budget file lies beside them.
   const std::optional<std::string> budget_path =
       vectors && *vectors != "-" ? std::optional<std::string>(*vectors + ".budget.json") : std::nullopt;
-  const bool report_gives_way = !command::check_outputs({{"export-cpp", &export_cpp},
-                                                         {"export-glsl", &export_glsl},
-                                                         {"export-cuda", &export_cuda},
-                                                         {"vectors", &vectors},
-                                                         {"vectors", &budget_path, "the vectors' budget file"}},
-                                                        json ? "the JSON" : nullptr)
-                                     .empty();
+  const bool report_gives_way =
+      !command::check_outputs({{"export-cpp", &export_cpp},
+                               {"export-glsl", &export_glsl},
+                               {"export-cuda", &export_cuda},
+                               {"vectors", &vectors},
+                               {"vectors", &budget_path, "the vectors' budget file"}},
+                              json ? "the JSON" : nullptr)
+           .empty();
   try {
     fit::validate(s);
   } catch (const fit::FitError& e) {

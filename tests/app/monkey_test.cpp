@@ -2,14 +2,14 @@
 // wheels and presses keys at the widgets it draws (gui/testing/monkey.hpp), at random window sizes and text
 // scales. A run fails on any signal (a crash, a sanitizer's abort), a sanitizer report, a GL error, a hang
 // (no exit within the time limit) or a non-zero exit; its script is then kept as a file that replays it, and
-// the failure prints the replay command. Across a panel's scripts every checkbox, radio button, combo and combo
-// option that panel drew must have been clicked at least once.
+// the failure prints the replay command. Across a panel's scripts every checkbox, radio button, combo and
+// combo option that panel drew must have been clicked at least once.
 //
 // Environment: GELU_MONKEY_SEED (default 5101), GELU_MONKEY_SCRIPTS (scripts per panel, default 2),
-// GELU_MONKEY_FRAMES (frames per script, default 900), GELU_MONKEY_COVERAGE=0 (the sanitizer stage, which runs
-// one short script per panel: no coverage assertion), GELU_MONKEY_MINUTES (tools/dev.sh soak: scripts with
-// fresh seeds until that many minutes have passed, shared by the panels), GELU_MONKEY_KEEP (where failing scripts are
-// kept; default monkey-failures in the working directory, i.e. the build's tests/app).
+// GELU_MONKEY_FRAMES (frames per script, default 900), GELU_MONKEY_COVERAGE=0 (the sanitizer stage, which
+// runs one short script per panel: no coverage assertion), GELU_MONKEY_MINUTES (tools/dev.sh soak: scripts
+// with fresh seeds until that many minutes have passed, shared by the panels), GELU_MONKEY_KEEP (where
+// failing scripts are kept; default monkey-failures in the working directory, i.e. the build's tests/app).
 //
 // Index of this file:
 //   [SECTION] Helpers
@@ -79,7 +79,8 @@ struct MonkeyRun {
   std::string kept;     // where its script was kept (a failure)
 };
 
-MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames, const std::set<std::string>& tried) {
+MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames,
+                     const std::set<std::string>& tried) {
   MonkeyRun run;
   run.seed = seed_for(panel, i);
   const fs::path dir = gelu::test::scratch_dir("monkey/" + panel + "-" + std::to_string(run.seed));
@@ -90,10 +91,22 @@ MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames, cons
   const std::string size = std::to_string(widths[r % 6]) + "x" + std::to_string(heights[(r >> 8) % 6]);
   // The first script of a panel runs at 1× text: presentation mode hides the controls (F6 shows them).
   const std::string scale = i == 0 ? "" : scales[(r >> 16) % 5];
-  run.args = {"gui",           "--headless",    "--panel", panel,  "--size",   size,
-              "--monkey",      std::to_string(run.seed),  "--monkey-script",   "monkey.txt",
-              "--frames",      std::to_string(frames),     "--report",          "report.json",
-              "--session",     "session.json"};
+  run.args = {"gui",
+              "--headless",
+              "--panel",
+              panel,
+              "--size",
+              size,
+              "--monkey",
+              std::to_string(run.seed),
+              "--monkey-script",
+              "monkey.txt",
+              "--frames",
+              std::to_string(frames),
+              "--report",
+              "report.json",
+              "--session",
+              "session.json"};
   // What earlier scripts of this panel clicked: this one goes for the rest first.
   if (!tried.empty()) {
     std::string list;
@@ -171,9 +184,9 @@ TEST_P(Monkey, RandomUseOfEveryWidgetNeverCrashesAndTogglesThemAll) {
   std::uint64_t i = 0;
   for (;; ++i) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60;
-    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to four times as many) while some toggle drawn
-    // has not been clicked yet (the FFN lab's eight activation combos of ten options each take a few scripts;
-    // each script skips what the earlier ones clicked, --monkey-tried).
+    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to four times as many) while some toggle
+    // drawn has not been clicked yet (the FFN lab's eight activation combos of ten options each take a few
+    // scripts; each script skips what the earlier ones clicked, --monkey-tried).
     bool complete = true;
     for (const std::string& t : seen) complete = complete && toggled.count(t);
     if (minutes > 0 ? elapsed >= minutes : i >= (coverage && !complete ? 4 * scripts : scripts)) break;

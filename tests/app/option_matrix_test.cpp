@@ -151,9 +151,22 @@ Runs gui_runs(const std::string& panel, int frames) {
                   "--max-frame-time-growth",
                   "100"};
   // The monkey: its script file, with the toggles an earlier run clicked left for last.
-  r["monkey"] = {"gui",           "--headless",     "--size",         "640x400", "--frames", "40",
-                 "--panel",       panel,            "--monkey",       "7",       "--monkey-script",
-                 "monkey.txt",    "--monkey-tried", "tried.txt",      "--report", "gm.json"};
+  r["monkey"] = {"gui",
+                 "--headless",
+                 "--size",
+                 "640x400",
+                 "--frames",
+                 "40",
+                 "--panel",
+                 panel,
+                 "--monkey",
+                 "7",
+                 "--monkey-script",
+                 "monkey.txt",
+                 "--monkey-tried",
+                 "tried.txt",
+                 "--report",
+                 "gm.json"};
   r["lesson"] = {"gui",       "--headless", "--size",      "640x400",  "--frames",
                  "6",         "--lesson",   "lesson.json", "--step",   lesson_step(panel),
                  "--session", "gl.json",    "--report",    "glr.json", "--save-png",

@@ -112,8 +112,9 @@ struct GuiOptions {
         throw UsageError("--monkey writes its own script: give --script or --monkey, not both");
       if (!frames) throw UsageError("--monkey needs --frames N (the monkey never finishes by itself)");
     } else if (o.monkey_script || o.monkey_tried) {
-      throw UsageError(std::string(o.monkey_script ? "--monkey-script FILE is where --monkey SEED writes its actions"
-                                                   : "--monkey-tried FILE lists toggles --monkey SEED leaves for last") +
+      throw UsageError(std::string(o.monkey_script
+                                       ? "--monkey-script FILE is where --monkey SEED writes its actions"
+                                       : "--monkey-tried FILE lists toggles --monkey SEED leaves for last") +
                        "; --monkey is missing");
     }
     // The output-path policy (command.hpp): --report, --save-png and --monkey-script before anything runs;

@@ -51,8 +51,8 @@ void set_slide(bool on) {
 }
 bool extra_shown(std::string_view name) {
   if (!g_slide) return true;
-  return g_step_view &&
-         std::find(g_step_view->controls.begin(), g_step_view->controls.end(), name) != g_step_view->controls.end();
+  return g_step_view && std::find(g_step_view->controls.begin(), g_step_view->controls.end(), name) !=
+                            g_step_view->controls.end();
 }
 int slide_columns(int n, ImVec2 avail, float gap) {
   if (!g_slide || n <= 1) return 1;

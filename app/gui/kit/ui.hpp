@@ -51,8 +51,8 @@ bool control_pinned(std::string_view name);
 /// readouts, sliders) stays off unless the step pins it (extra_shown).
 bool slide();
 void set_slide(bool on);
-/// Whether a panel draws its element `name` (a table, a readout; model::PanelKind::controls): always outside a
-/// slide; on a slide only where the step's view pins it ("controls": [name]).
+/// Whether a panel draws its element `name` (a table, a readout; model::PanelKind::controls): always outside
+/// a slide; on a slide only where the step's view pins it ("controls": [name]).
 bool extra_shown(std::string_view name);
 /// On a slide, how many columns `n` plots take so that each keeps plot::Plot::min_frame() in `avail`: 1 when
 /// they fit stacked, else the fewest columns that fit across and down (at most n); 1 off a slide.

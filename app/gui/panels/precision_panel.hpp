@@ -48,7 +48,7 @@ class PrecisionPanel : public Panel {
   model::PrecisionState st_;
   PrecisionLab lab_;
   PrecisionSnapshot snap_;
-  bool dirty_ = true;     // the config changed since the worker was last asked
+  bool dirty_ = true;  // the config changed since the worker was last asked
   void slide_layout(ImVec2 avail);
   std::vector<std::string> slide_plots_;  // on a slide (ui::slide): the plots the last frame drew, in order
   bool slide_ = false;

@@ -86,8 +86,8 @@ std::string Monkey::next_action(App& app, const ImGuiIO& io) {
     if (!options.empty()) return "key escape";  // an open combo list takes the wheel: close it first
     const ui::Rect& p = view->second;
     if (std::getenv("GELU_MONKEY_DEBUG"))
-      std::fprintf(stderr, "monkey: %s out of sight at (%.0f, %.0f)-(%.0f, %.0f), visible %d\n", name.c_str(), r.min.x,
-                   r.min.y, r.max.x, r.max.y, r.visible ? 1 : 0);
+      std::fprintf(stderr, "monkey: %s out of sight at (%.0f, %.0f)-(%.0f, %.0f), visible %d\n", name.c_str(),
+                   r.min.x, r.min.y, r.max.x, r.max.y, r.visible ? 1 : 0);
     const bool below = r.center().y > bottom;
     // First the wheel over its column (a sidebar scrolls with it), then the panel's scrollbar: its view
     // does not scroll with the wheel (the wheel zooms the plots), so a click on the track moves it there.
@@ -152,8 +152,7 @@ std::string Monkey::next_action(App& app, const ImGuiIO& io) {
   }
   if (a < 0.66) {  // drags reach past the widget: sliders to their ends, plots panned off their data
     std::snprintf(buf, sizeof buf, "drag %s? %.3f %.3f %.3f %.3f %d", target.c_str(), frac(), frac(),
-                  uniform(-0.3, 1.3), uniform(-0.3, 1.3),
-                  std::uniform_int_distribution<int>(1, 12)(rng_));
+                  uniform(-0.3, 1.3), uniform(-0.3, 1.3), std::uniform_int_distribution<int>(1, 12)(rng_));
     return buf;
   }
   if (a < 0.80) {

@@ -2,14 +2,14 @@
 //
 // Every frame where no action is under way, the monkey looks at the rectangles marked on the last frame
 // (ui::mark: every checkbox, radio button, combo and its options, slider, button, input, plot, legend and the
-// window itself) and picks an action: a click, a double-click, a drag, a wheel or a key. Toggles — checkboxes,
-// radio buttons, combos and their options — that it has not clicked yet on the active panel come first two
-// times in three, so a few hundred frames toggle every one of them; a toggle scrolled out of its view is brought in
-// first, with the wheel over its column or a click on its view's scrollbar. Each action is a line of the script language (gui/testing/script.hpp), with its target
-// marked optional ('?'), and the script so far is written to a file after every action: a run that crashes,
-// trips a sanitizer, hangs or reports a GL error leaves the exact script that led there, which
-// `gelulab gui --headless --script FILE` (with the same --panel, --size and --presentation, named in the
-// file's first line) replays.
+// window itself) and picks an action: a click, a double-click, a drag, a wheel or a key. Toggles —
+// checkboxes, radio buttons, combos and their options — that it has not clicked yet on the active panel come
+// first two times in three, so a few hundred frames toggle every one of them; a toggle scrolled out of its
+// view is brought in first, with the wheel over its column or a click on its view's scrollbar. Each action is
+// a line of the script language (gui/testing/script.hpp), with its target marked optional ('?'), and the
+// script so far is written to a file after every action: a run that crashes, trips a sanitizer, hangs or
+// reports a GL error leaves the exact script that led there, which `gelulab gui --headless --script FILE`
+// (with the same --panel, --size and --presentation, named in the file's first line) replays.
 #pragma once
 
 #include <imgui.h>
@@ -53,11 +53,12 @@ class Monkey {
   Script script_;
   long actions_ = 0;
   std::map<std::string, std::map<std::string, int>> toggles_;  // panel → toggle mark → clicks
-  std::map<std::string, int> reach_tries_;                      // toggles out of sight: tries to bring them in
-  std::set<std::string> tried_;                                 // clicked by earlier runs
+  std::map<std::string, int> reach_tries_;                     // toggles out of sight: tries to bring them in
+  std::set<std::string> tried_;                                // clicked by earlier runs
 };
 
-/// Whether a mark names a toggle the monkey must click at least once: "check:", "radio:", "combo:", "option:".
+/// Whether a mark names a toggle the monkey must click at least once: "check:", "radio:", "combo:",
+/// "option:".
 bool is_toggle(const std::string& mark);
 
 }  // namespace gelu::app::testing
