@@ -140,6 +140,16 @@ int run_check(Args& args) {
     r = checker.result(source);
   } catch (const check::InputError& e) {
     throw UsageError(e.what());
+  } catch (const FileError& e) {
+    // The one reader's refusal ("PATH: is a FIFO (named pipe), not a regular file"), under the option's name.
+    std::string why = e.what();
+    for (const auto* path : {&pairs, &xfile, &yfile})
+      if (*path && why.rfind(**path + ": ", 0) == 0) {
+        const char* opt = path == &pairs ? "--pairs " : path == &xfile ? "--x " : "--y ";
+        why = opt + quote(**path, 200) + ": " + why.substr((*path)->size() + 2);
+        break;
+      }
+    throw UsageError(why);
   }
   const std::string from =
       pairs ? printable(*pairs, 200) : printable(*xfile, 200) + ", " + printable(*yfile, 200);

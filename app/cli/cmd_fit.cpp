@@ -74,6 +74,23 @@ std::string command_line(const fit::Spec& s) {
   return c;
 }
 
+/// The budget file beside the vectors: their name + ".budget.json", the name's end cut (never inside a UTF-8
+/// character) where that would pass NAME_MAX, so every name the vectors may have gets its budget beside it
+/// (the printed check command names it).
+std::string budget_file_for(const std::string& vectors) {
+  constexpr std::size_t kNameMax = 255;
+  const std::string suffix = ".budget.json";
+  const std::size_t slash = vectors.rfind('/');
+  const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
+  std::string name = vectors.substr(base);
+  if (name.size() + suffix.size() > kNameMax) {
+    std::size_t keep = kNameMax - suffix.size();
+    while (keep > 0 && (static_cast<unsigned char>(name[keep]) & 0xC0) == 0x80) --keep;
+    name.resize(keep);
+  }
+  return vectors.substr(0, base) + name + suffix;
+}
+
 int run_fit(Args& args) {
   if (const auto cr = args.option("correctly-rounded")) return run_fit_cr(args, *cr);
   fit::Spec s;
@@ -147,7 +164,7 @@ int run_fit(Args& args) {
   // The output-path policy (command.hpp): "-" is standard output (the report then gives way), one file per
   // output; the vectors' budget file lies beside them.
   const std::optional<std::string> budget_path =
-      vectors && *vectors != "-" ? std::optional<std::string>(*vectors + ".budget.json") : std::nullopt;
+      vectors && *vectors != "-" ? std::optional<std::string>(budget_file_for(*vectors)) : std::nullopt;
   const bool report_gives_way =
       !command::check_outputs({{"export-cpp", &export_cpp},
                                {"export-glsl", &export_glsl},

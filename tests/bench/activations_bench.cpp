@@ -29,6 +29,7 @@
 //   [SECTION] Sizes, buffers and inputs
 //   [SECTION] The copy line and the 64M pairs
 //   [SECTION] GELU Lab's kernels
+//   [SECTION] The designer's correctly rounded bf16 polynomial
 //   [SECTION] oneDNN's peers
 //   [SECTION] Registration and main
 #include <benchmark/benchmark.h>

@@ -13,7 +13,14 @@
 //
 // Index of this file:
 //   [SECTION] Helpers
-//   [SECTION] 1. Interrupted and limited writes
+//   [SECTION] 1
+//   [SECTION] 2
+//   [SECTION] 4
+//   [SECTION] 3
+//   [SECTION] 5
+//   [SECTION] 6
+//   [SECTION] 7
+//   [SECTION] 8
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>

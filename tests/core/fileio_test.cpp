@@ -2,6 +2,10 @@
 // writes through what is at the path (symbolic links, modes, devices, FIFOs, sockets) and reads that never
 // block (reliability classes 1 and 4). (A full disk and a read-only directory are in
 // tests/app/fault_test.cpp, which mounts tmpfs file systems.)
+//
+// Index of this file:
+//   [SECTION] Writes through what is at the path
+//   [SECTION] Reads that never block
 #include "gelu/fileio.hpp"
 
 #include <fcntl.h>

@@ -263,8 +263,17 @@ void DropoutPanel::drawContent() {
   ui::begin_panel(19.5f, [this] { controls(); });
   // The masks stay beside the plots where the controls column is hidden: a lesson step that pins them, and
   // presentation mode outside a lesson (F5 hides the column, not what the class is looking at).
-  const bool pinned =
-      ui::control_pinned("mask_grid") || (!ui::slide() && !ui::show_controls() && !ui::step_view());
+  // Outside a lesson the grid goes beside the plots only where the two top plots still fit side by side
+  // (their comparison is what the view is for; at 3× text a grid beside them left one plot on screen and cut
+  // the grid's own text); elsewhere it follows the plots, below them.
+  const bool presenting = !ui::slide() && !ui::show_controls() && !ui::step_view();
+  const float grid_w = std::min(19.5f * ui::em(), 0.4f * ImGui::GetContentRegionAvail().x);
+  const float title_w0 = ImGui::CalcTextSize(kConvergenceTitle).x + 4.0f * ImGui::GetFontSize();
+  const float rest = ImGui::GetContentRegionAvail().x - grid_w - ImGui::GetStyle().ItemSpacing.x;
+  const bool room_beside =
+      ui::plot_columns(2, rest, ui::plot_gap()) == 2 && 2.0f * title_w0 + ui::plot_gap() <= rest;
+  const bool pinned = ui::control_pinned("mask_grid") || (presenting && room_beside);
+  const bool grid_below = presenting && !pinned;
   if (pinned) {  // a lesson step shows the masks on a projector: the grid beside the plots
     ImGui::BeginChild("mask_grid",
                       ImVec2(std::min(19.5f * ui::em(), 0.4f * ImGui::GetContentRegionAvail().x), 0), true);
@@ -283,7 +292,7 @@ void DropoutPanel::drawContent() {
   shown_[0] = keep;
   shown_[1] = conv;
   shown_[2] = hist;
-  mask_grid_shown_ = pinned || ui::show_controls();
+  mask_grid_shown_ = pinned || grid_below || ui::show_controls();
   const int tops = (keep ? 1 : 0) + (conv ? 1 : 0);
   // Side by side only where the convergence plot's title stays on one line (a plot wraps its title beyond
   // its width less 4 em): at 3× text on a 1280 px window it went onto two lines, its legend ran off the
@@ -299,6 +308,11 @@ void DropoutPanel::drawContent() {
   if (keep && two) ImGui::SameLine(0, ui::plot_gap());
   if (conv) convergence_plot(ImVec2(half_w, top_h));
   if (hist) histogram_plot(ImVec2(-1, std::max(top_h * 0.92f, ImGui::GetContentRegionAvail().y)));
+  if (grid_below) {
+    ImGui::BeginChild("mask_grid", ImVec2(0, 14.0f * ui::em()), true);
+    mask_grid();
+    ImGui::EndChild();
+  }
   if (pinned) ImGui::EndChild();
   ImGui::EndChild();
 }
