@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
 #include "gui/kit/ui.hpp"
 #include "model/comparison.hpp"
@@ -536,7 +537,10 @@ const BlockView& PrecisionPanel::block() {
 void PrecisionPanel::block_plot(ImVec2 size) {
   const BlockView& v = block();
   block_.x.range = {-4.1, 0.1};
-  block_.y.range = {-0.36, 0.06};
+  double low = -0.36;  // room for the lobes and for a stored value below them (−0.5 at scale 1)
+  for (const BlockCurve& c : v.curves)
+    for (const double y : c.stored) low = std::min(low, y - 0.06);
+  block_.y.range = {std::max(low, -1.2), 0.06};
   block_.y_fixed = true;
   block_.legend_anchor = ImVec2(0, 1);
   char title[200];
@@ -547,6 +551,7 @@ void PrecisionPanel::block_plot(ImVec2 size) {
   for (const double q : v.lattice) p.hline(q, kLattice, 0.04f);
   drawn_.push_back({"block", "lattice", v.format, kLattice, 0, 0, v.lattice.size()});
   static thread_local std::vector<double> sx, sy;
+  std::string flush_notes;  // each function's flush-to-zero threshold, computed now
   for (std::size_t k = 0; k < v.curves.size(); ++k) {
     const BlockCurve& c = v.curves[k];
     const unsigned int col = plot::palette(static_cast<int>(k) + 4);
@@ -572,10 +577,15 @@ void PrecisionPanel::block_plot(ImVec2 size) {
     else
       std::snprintf(txt, sizeof txt, "%s: 0 below x = %s; all 0 from block max %s", c.fn.c_str(),
                     g3(c.flush_x).c_str(), g3(c.flush_block_max).c_str());
-    const double y = 0.03 - 0.035 * static_cast<double>(k);
-    p.marker(std::min(c.flush_x, -0.05), y, col, txt, 0.2f);
-    drawn_.push_back({"block", "flush", c.fn, col, c.flush_x, y, 0});
+    // On the exact curve where storage starts keeping it (the lobe's minimum when nothing is kept).
+    const bool all = c.flush_x >= 0;
+    const double mx = all ? c.lobe_min_x : c.flush_x;
+    const double my = all ? c.lobe_min : find_activation(c.fn)->eval(mx);
+    p.marker(mx, my, col, nullptr, 0.2f);
+    flush_notes += (flush_notes.empty() ? "" : "\n") + std::string(txt);
+    drawn_.push_back({"block", "flush", c.fn, col, c.flush_x, my, 0});
   }
+  p.note(flush_notes.c_str(), 3, IM_COL32(40, 40, 40, 255));
   p.end();
   ui::mark_plot("block", block_);
 }
