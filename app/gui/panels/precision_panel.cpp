@@ -585,7 +585,10 @@ void PrecisionPanel::block_plot(ImVec2 size) {
     flush_notes += (flush_notes.empty() ? "" : "\n") + std::string(txt);
     drawn_.push_back({"block", "flush", c.fn, col, c.flush_x, my, 0});
   }
-  p.note(flush_notes.c_str(), 3, IM_COL32(40, 40, 40, 255));
+  // Where the note would cover too much of a small plot (a slide): the thresholds alone.
+  std::string compact = "stored as 0 below x:";
+  for (const BlockCurve& c : v.curves) compact += " " + c.fn + " " + g3(c.flush_x);
+  p.note(flush_notes.c_str(), 3, IM_COL32(40, 40, 40, 255), compact.c_str());
   p.end();
   ui::mark_plot("block", block_);
 }
@@ -595,10 +598,7 @@ void PrecisionPanel::survival_table(ImVec2 size) {
   const SurvivalView& v = *survival_view_;
   const float top = ImGui::GetCursorScreenPos().y;
   ImGui::BeginChild("survival", size);
-  ImGui::TextWrapped(
-      "Negative outputs that survive storage: %zu blocks of normal(0, 1) pre-activations per "
-      "format, outputs stored block by block",
-      v.blocks);
+  ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("survival_rows", 3, flags)) {
@@ -694,15 +694,20 @@ void PrecisionPanel::drawContent() {
 void PrecisionPanel::slide_layout(ImVec2 avail) {
   const StepView* v = ui::step_view();
   const bool listed = v && !v->plots.empty();
+  // A step that pins the survival table and lists no plots shows the table alone (it needs the room).
+  const bool table_alone = !listed && ui::extra_shown("survival");
   slide_plots_.clear();
   for (const std::string& f : st_.cfg.formats)
-    if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty()) slide_plots_.push_back("ulp_" + f);
+    if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty() && !table_alone)
+      slide_plots_.push_back("ulp_" + f);
   for (const char* id : {"int8", "cost", "block"})
     if (listed && ui::plot_shown(id)) slide_plots_.push_back(id);
   const ImGuiStyle& st = ImGui::GetStyle();
   const bool survival = ui::extra_shown("survival");
   const bool table = ui::extra_shown("verdicts");
-  const float table_h = table || survival ? std::floor(avail.y * (survival ? 0.45f : 0.3f)) : 0.0f;
+  const float table_h = table_alone         ? avail.y
+                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
+                                            : 0.0f;
   const float room = avail.y - (table || survival ? table_h + st.ItemSpacing.y : 0.0f);
   const int n = static_cast<int>(slide_plots_.size());
   const float gap = ui::plot_gap();
