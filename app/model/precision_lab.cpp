@@ -458,6 +458,13 @@ BlockView block_view(const std::string& format, double block_max, std::size_t sa
   return v;
 }
 
+double block_max_flushing_at(const std::string& format, double x, double lo, double hi) {
+  const std::optional<BlockFormat> f = BlockFormat::parse(format);
+  if (!f || !(x < 0)) return NAN;
+  const double t = f->flush_threshold(find_activation("gelu")->eval(x));
+  return std::isnan(t) ? NAN : std::clamp(t, lo, hi);
+}
+
 SurvivalView survival_view(std::size_t blocks, std::uint64_t seed) {
   SurvivalView v;
   v.blocks = blocks;

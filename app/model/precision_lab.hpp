@@ -135,6 +135,11 @@ const std::vector<std::string>& precision_block_formats();
 /// Computes the block view; throws std::invalid_argument for an unknown format or block_max ≤ 0.
 BlockView block_view(const std::string& format, double block_max, std::size_t samples = 801);
 
+/// The block max that makes x GELU's flush-to-zero threshold: the smallest block max at which GELU(x) is
+/// stored as 0 (BlockFormat::flush_threshold), clamped to [lo, hi] — what dragging the threshold line sets.
+/// NaN for x ≥ 0 or an unknown format.
+double block_max_flushing_at(const std::string& format, double x, double lo = 0.0625, double hi = 64);
+
 /// The distribution view: blocks of pre-activations ~ normal(0, 1), each function's outputs stored block by
 /// block (BlockFormat::quantize_blocks, the tensor scale from all of them); per format, the share of the
 /// negative outputs that stay non-zero.

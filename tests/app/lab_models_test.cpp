@@ -495,6 +495,11 @@ TEST(BlockView, Mxfp4LobeFlushesFromBlockMaxFour) {
   EXPECT_EQ(v4.curves[0].nonzero, 0u);  // GELU becomes ReLU
   EXPECT_EQ(v4.curves[0].flush_x, 0);
   EXPECT_GT(v4.curves[1].nonzero, 0u);  // SiLU's deeper lobe survives
+  // Dragging GELU's threshold to x sets the smallest block max that stores GELU(x) as 0: at x = −1 (GELU
+  // −0.159) that is the MXFP4 block max 4 (below it the scale is 0.5 and −0.159 rounds to −0.25).
+  EXPECT_EQ(gelu::app::block_max_flushing_at("mxfp4", -1), 4);
+  EXPECT_GE(block_view("mxfp4", gelu::app::block_max_flushing_at("mxfp4", -1.2)).curves[0].flush_x, -1.2);
+  EXPECT_TRUE(std::isnan(gelu::app::block_max_flushing_at("mxfp4", 0.5)));
   EXPECT_THROW(block_view("mxfp5", 3), std::invalid_argument);
   EXPECT_THROW(block_view("mxfp4", 0), std::invalid_argument);
 }

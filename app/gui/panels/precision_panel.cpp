@@ -589,6 +589,14 @@ void PrecisionPanel::block_plot(ImVec2 size) {
   std::string compact = "stored as 0 below x:";
   for (const BlockCurve& c : v.curves) compact += " " + c.fn + " " + g3(c.flush_x);
   p.note(flush_notes.c_str(), 3, IM_COL32(40, 40, 40, 255), compact.c_str());
+  // GELU's threshold line can be dragged: the block max follows (the smallest that flushes GELU there).
+  if (!v.curves.empty()) {
+    double fx = v.curves[0].flush_x;
+    if (p.probe(&fx, IM_COL32(40, 40, 40, 120))) {
+      const double a = block_max_flushing_at(v.format, std::clamp(fx, -4.0, -1e-3));
+      if (std::isfinite(a)) st_.block_max = a;
+    }
+  }
   p.end();
   ui::mark_plot("block", block_);
 }
