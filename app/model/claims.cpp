@@ -15,6 +15,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/analysis.hpp"
 #include "gelu/bench.hpp"
+#include "gelu/block_format.hpp"
 
 namespace gelu::app::model {
 
@@ -226,6 +227,7 @@ constexpr Kind kQuantities[] = {
     {"maxdiff", "ff", "maxdiff:FN:FN2"},
     {"cost", "ff", "cost:FN:BASE"},
     {"cost_scalar", "ff", "cost_scalar:FN:BASE"},
+    {"flush_max", "fb", "flush_max:FN:BLOCKFORMAT (the block max from which FN's lobe is stored as 0)"},
 };
 
 template <std::size_t N>
@@ -250,6 +252,9 @@ std::string key_problem(std::span<const std::string_view> parts, const Kind (&ki
     const std::string_view p = parts[i + 1];
     if (args[i] == 'f') {
       if (std::string e = fn_problem(p); !e.empty()) return e;
+    } else if (args[i] == 'b') {
+      if (!find_block_format(p))
+        return std::string("'") + std::string(p) + "' is not a block format (" + block_format_names() + ")";
     } else if (!plain_number(p)) {
       return std::string("'") + std::string(p) +
              "' is not a plain decimal number (such as -0.2 or 1.4): " + k->help;
@@ -368,6 +373,12 @@ std::optional<double> quantity(std::string_view key, bool wait) {
   }
   if (kind == "slope_peak") return slope_peak(a);
   if (kind == "rising_from") return rising_from(a);
+  if (kind == "flush_max") {
+    const Properties& pr = props(a);
+    if (!pr.global_minimum || !(pr.global_minimum->value < 0)) return std::nullopt;
+    const double t = BlockFormat(find_block_format(p[2])->id).flush_threshold(pr.global_minimum->value);
+    return std::isfinite(t) ? std::optional<double>(t) : std::nullopt;
+  }
   const Activation& b = fn(p[2]);
   if (kind == "maxdiff") return max_diff(a, b).value;
   const std::optional<Cost> c = cost(a, b, wait);

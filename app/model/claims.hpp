@@ -15,7 +15,8 @@
 //
 // A predict-then-reveal question's answer is a quantity key (without braces):
 //   value:FN:X, slope:FN:X, min:FN, argmin:FN, slope_peak:FN, rising_from:FN, maxdiff:FN:FN2,
-//   cost:FN:BASE (vectorized time ratio), cost_scalar:FN:BASE
+//   cost:FN:BASE (vectorized time ratio), cost_scalar:FN:BASE, flush_max:FN:BLOCKFORMAT (the block max
+//   from which FN's whole negative lobe is stored as 0 in that block format: BlockFormat::flush_threshold)
 // FN is a registry id at its default parameters.
 #pragma once
 

@@ -607,6 +607,12 @@ const Schema<PrecisionState>& precision_schema() {
               "the int8 view's scale: value = scale · code (zero point 0)"),
           range_field<S>("x", &S::x, "the x range of the ULP plot (the sweep covers every value regardless)"),
           export_field<S>("what the summary's CSV and Markdown files are called"),
+          bool_field<S>("block_view", &S::block_view,
+                        "show the block view (GELU and SiLU stored in one block) in place of int8 and cost"),
+          choice_field<S>("block_format", &S::block_format, precision_block_formats(),
+                          "the block format of the block view"),
+          number_field<S>("block_max", &S::block_max, 0.0625, 64,
+                          "the block view's block max: the largest magnitude in the block"),
       });
   return schema;
 }

@@ -95,6 +95,10 @@ struct PrecisionState {
   PrecisionConfig cfg;
   plot::Range x{-12, 6};  // the ULP plot's x range
   std::string export_base = "gelulab-precision";
+  // The block view (lower row in place of int8 and cost): GELU's and SiLU's lobe stored in one block.
+  bool block_view = false;
+  std::string block_format = "mxfp4";
+  double block_max = 3;  // the block's largest magnitude
 };
 const Schema<PrecisionState>& precision_schema();
 /// The text a Precision panel computes for a lesson step ({key} in its text; see model/lessons.hpp):

@@ -37,12 +37,14 @@ PanelKind with_view(PanelKind k, std::vector<std::string> plots, std::vector<std
   return k;
 }
 
-// The Precision panel's plots: one ULP plot per storage format ("ulp_bf16"), the int8 view and the cost plot.
+// The Precision panel's plots: one ULP plot per storage format ("ulp_bf16"), the int8 view and the cost plot,
+// the block view.
 std::vector<std::string> precision_plot_ids() {
   std::vector<std::string> ids;
   for (const std::string& f : precision_storage_formats()) ids.push_back("ulp_" + f);
   ids.push_back("int8");
   ids.push_back("cost");
+  ids.push_back("block");
   return ids;
 }
 
@@ -55,7 +57,7 @@ std::span<const PanelKind> panel_kinds() {
       with_view(kind<ApproxState>("approx", "Approximations", approx_schema), {"functions", "errors"}),
       with_view(
           with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
-          precision_plot_ids(), {"verdicts"}),
+          precision_plot_ids(), {"verdicts", "survival"}),
       kind<DesignerState>("designer", "Designer", designer_schema),
       with_view(kind<DropoutState>("dropout", "Dropout view", dropout_schema),
                 {"keep", "convergence", "histograms"}, {"mask_grid"}),

@@ -7,7 +7,9 @@
 //   [SECTION] Worker
 #include "model/precision_lab.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <mutex>
@@ -15,8 +17,10 @@
 #include <tuple>
 
 #include "gelu/activation.hpp"
+#include "gelu/block_format.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/stochastic.hpp"
 #include "model/comparison.hpp"
 
 namespace gelu::app {
@@ -377,6 +381,112 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
     s.running = false;
   });
   return true;
+}
+
+// The block view and the distribution view.
+
+const std::vector<std::string>& precision_block_formats() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const BlockFormatRow& r : block_formats()) v.emplace_back(r.name);
+    return v;
+  }();
+  return names;
+}
+
+BlockView block_view(const std::string& format, double block_max, std::size_t samples) {
+  const std::optional<BlockFormat> f = BlockFormat::parse(format);
+  if (!f)
+    throw std::invalid_argument("block view: " + format + " is not a block format (" + block_format_names() +
+                                ")");
+  if (!(block_max > 0) || !std::isfinite(block_max))
+    throw std::invalid_argument("block view: the block max must be a positive number");
+  samples = std::max<std::size_t>(samples, 2);
+  BlockView v;
+  v.format = format;
+  v.block_max = block_max;
+  const BlockScale s = f->scale_for_max(block_max);
+  v.scale = s.value;
+  if (std::isfinite(s.value))
+    for (const double q : f->lattice(s))
+      if (q >= -1.2 && q <= 0.2) v.lattice.push_back(q);
+  constexpr double lo = -4, hi = 0;
+  for (const char* id : {"gelu", "silu"}) {
+    const Activation* a = find_activation(id);
+    BlockCurve c;
+    c.fn = id;
+    auto stored = [&](double x) { return f->quantize(a->eval(x), s); };
+    for (std::size_t i = 0; i < samples; ++i) {
+      const double x = lo + (hi - lo) * static_cast<double>(i) / static_cast<double>(samples - 1);
+      const double y = a->eval(x);
+      c.x.push_back(x);
+      c.exact.push_back(y);
+      c.stored.push_back(stored(x));
+      if (c.stored.back() != 0) ++c.nonzero;
+      if (y < c.lobe_min) c.lobe_min = y, c.lobe_min_x = x;
+    }
+    // The minimum refined by a ternary search between the best sample's neighbours (the lobe is unimodal).
+    double a0 = std::max(lo, c.lobe_min_x - 0.01), b0 = std::min(hi, c.lobe_min_x + 0.01);
+    for (int k = 0; k < 100; ++k) {
+      const double m1 = a0 + (b0 - a0) / 3, m2 = b0 - (b0 - a0) / 3;
+      if (a->eval(m1) < a->eval(m2))
+        b0 = m2;
+      else
+        a0 = m1;
+    }
+    c.lobe_min_x = (a0 + b0) / 2;
+    c.lobe_min = a->eval(c.lobe_min_x);
+    // flush_x: the first sample stored non-zero coming from −4, then bisected against the last zero one
+    // (|f| grows monotonically from −4 to the minimum, and the stored magnitude with it).
+    std::size_t first = 0;
+    while (first < samples && c.stored[first] == 0 && c.x[first] <= c.lobe_min_x) ++first;
+    if (first == 0) {
+      c.flush_x = lo;
+    } else if (first == samples || c.x[first] > c.lobe_min_x || c.stored[first] == 0) {
+      c.flush_x = hi;
+    } else {
+      double z = c.x[first - 1], nz = c.x[first];
+      while (nz - z > 1e-9) {
+        const double m = (z + nz) / 2;
+        (stored(m) == 0 ? z : nz) = m;
+      }
+      c.flush_x = nz;
+    }
+    c.flush_block_max = f->flush_threshold(c.lobe_min);
+    v.curves.push_back(std::move(c));
+  }
+  return v;
+}
+
+double block_max_flushing_at(const std::string& format, double x, double lo, double hi) {
+  const std::optional<BlockFormat> f = BlockFormat::parse(format);
+  if (!f || !(x < 0)) return NAN;
+  const double t = f->flush_threshold(find_activation("gelu")->eval(x));
+  return std::isnan(t) ? NAN : std::clamp(t, lo, hi);
+}
+
+SurvivalView survival_view(std::size_t blocks, std::uint64_t seed) {
+  SurvivalView v;
+  v.blocks = blocks;
+  v.seed = seed;
+  const Activation* gelu = find_activation("gelu");
+  const Activation* silu = find_activation("silu");
+  for (const std::string& name : precision_block_formats()) {
+    const BlockFormat f = *BlockFormat::parse(name);
+    const std::vector<double> x =
+        stochastic::sample_normal(0, 1, blocks * static_cast<std::size_t>(f.block_size()), seed);
+    SurvivalRow r;
+    r.format = name;
+    for (const Activation* a : {gelu, silu}) {
+      std::vector<double> y(x.size());
+      a->eval(std::span<const double>(x), std::span<double>(y));
+      const BlockErrorReport e = block_error(f, x, y, y);
+      (a == gelu ? r.gelu : r.silu) = e.negative ? 1 - e.flushed_share() : 0;
+      (a == gelu ? r.negative_gelu : r.negative_silu) = e.negative;
+    }
+    v.rows.push_back(std::move(r));
+  }
+  return v;
 }
 
 }  // namespace gelu::app

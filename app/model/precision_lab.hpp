@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "gelu/block_format.hpp"
 #include "gelu/format.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
@@ -108,6 +109,52 @@ std::vector<precision::SummaryRow> summary_rows(const PrecisionSnapshot& s);
 /// Writes BASE.csv and BASE.md (precision::summary_csv / summary_markdown) through gelu::write_file_atomic,
 /// after the output-path check (gelu::why_not_writable); returns what was written or why not.
 std::string export_summary(const PrecisionSnapshot& s, const std::string& base);
+
+/// The block view (issue 56): GELU's and SiLU's negative lobe on [−4, 0] as stored in one block of a block
+/// format (gelu/block_format.hpp) whose largest magnitude is block_max, against the exact curves.
+struct BlockCurve {
+  std::string fn;                        // registry id: "gelu", "silu"
+  std::vector<double> x, exact, stored;  // samples of [−4, 0]; stored: exact quantized in the block
+  double lobe_min = 0, lobe_min_x = 0;   // the lobe's minimum (in double) and where
+  /// Where the stored output stops being 0 coming from x = −4: every x in [−4, flush_x) is stored as 0
+  /// (bisected to 1e−9). −4 when f(−4) already survives; 0 when the whole lobe is stored as 0.
+  double flush_x = 0;
+  /// BlockFormat::flush_threshold(lobe_min): the block max from which the whole lobe is stored as 0.
+  double flush_block_max = 0;
+  std::size_t nonzero = 0;  // samples stored non-zero
+};
+struct BlockView {
+  std::string format;
+  double block_max = 0;
+  double scale = 0;                // the block's scale (what each element is multiplied by)
+  std::vector<double> lattice;     // the block's lattice values in [−1.2, 0.2] (the plot's room)
+  std::vector<BlockCurve> curves;  // gelu, silu
+};
+/// The block formats the view offers (gelu::block_formats() names, in table order).
+const std::vector<std::string>& precision_block_formats();
+/// Computes the block view; throws std::invalid_argument for an unknown format or block_max ≤ 0.
+BlockView block_view(const std::string& format, double block_max, std::size_t samples = 801);
+
+/// The block max that makes x GELU's flush-to-zero threshold: the smallest block max at which GELU(x) is
+/// stored as 0 (BlockFormat::flush_threshold), clamped to [lo, hi] — what dragging the threshold line sets.
+/// NaN for x ≥ 0 or an unknown format.
+double block_max_flushing_at(const std::string& format, double x, double lo = 0.0625, double hi = 64);
+
+/// The distribution view: blocks of pre-activations ~ normal(0, 1), each function's outputs stored block by
+/// block (BlockFormat::quantize_blocks, the tensor scale from all of them); per format, the share of the
+/// negative outputs that stay non-zero.
+struct SurvivalRow {
+  std::string format;
+  double gelu = 0, silu = 0;  // surviving share of negative outputs, in [0, 1]
+  std::size_t negative_gelu = 0, negative_silu = 0;
+};
+struct SurvivalView {
+  std::size_t blocks = 0;  // per format
+  std::uint64_t seed = 0;
+  std::vector<SurvivalRow> rows;  // one per precision_block_formats() entry
+};
+/// `blocks` blocks of each format's own block size, seed `seed` (gelu::stochastic::sample_normal).
+SurvivalView survival_view(std::size_t blocks = 2048, std::uint64_t seed = 1);
 
 class PrecisionLab {
  public:

@@ -1,5 +1,12 @@
 // [SECTION] Correctly rounded fits (gelu/fit_cr.hpp): the MPFR reference, rounding intervals, GLPK's simplex
 // over them per piece, coefficient rounding with re-solves, and the exhaustive verification.
+//
+// Index of this file:
+//   [SECTION] The reference
+//   [SECTION] Rounding intervals in the compute format
+//   [SECTION] Verification
+//   [SECTION] The linear programme of one piece
+//   [SECTION] Validation, range, search
 #include "gelu/fit_cr.hpp"
 
 #include <glpk.h>

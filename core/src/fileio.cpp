@@ -1,4 +1,8 @@
 // The one writer and the one reader (see fileio.hpp for the rules).
+//
+// Index of this file:
+//   [SECTION] Temporaries removed on SIGINT, SIGTERM and SIGHUP
+//   [SECTION] Names of temporaries
 #include "gelu/fileio.hpp"
 
 #include <dirent.h>

@@ -1,3 +1,5 @@
+// Index of this file:
+//   [SECTION] Numbers in a format
 #include "gelu/numio.hpp"
 
 #include <algorithm>

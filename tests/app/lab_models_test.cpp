@@ -464,3 +464,58 @@ TEST(Lesson7, ChecksAndQuotesOnlyTextThePanelComputes) {
 }
 
 }  // namespace
+
+// The Precision panel's block view (issue 56): GELU's lobe in one MXFP4 block, computed against the block
+// format's own rules (gelu/block_format.hpp), and the distribution view's shares.
+TEST(BlockView, Mxfp4LobeFlushesFromBlockMaxFour) {
+  using gelu::app::block_view;
+  const gelu::app::BlockView v3 = block_view("mxfp4", 3);
+  ASSERT_EQ(v3.curves.size(), 2u);
+  const gelu::app::BlockCurve& g = v3.curves[0];
+  ASSERT_EQ(g.fn, "gelu");
+  // x = −0.75 is sample 650 of 801 on [−4, 0]: GELU(−0.75) = −0.170 is stored as −0.25 (scale 0.5).
+  EXPECT_DOUBLE_EQ(g.x[650], -0.75);
+  EXPECT_NEAR(g.exact[650], -0.1700, 1e-4);
+  EXPECT_EQ(g.stored[650], -0.25);
+  EXPECT_EQ(v3.scale, 0.5);
+  EXPECT_GT(g.nonzero, 0u);
+  // Every sample below flush_x is stored as 0, and the lobe's first surviving sample lies just above it.
+  for (std::size_t i = 0; i < g.x.size() && g.x[i] < g.flush_x; ++i) EXPECT_EQ(g.stored[i], 0) << g.x[i];
+  EXPECT_GT(g.flush_x, -4);
+  EXPECT_LT(g.flush_x, g.lobe_min_x);
+  const std::size_t above = static_cast<std::size_t>(std::ceil((g.flush_x + 4) / 4 * 800 + 1e-9));
+  EXPECT_NE(g.stored[above], 0);
+  EXPECT_EQ(g.flush_block_max, 4);
+  EXPECT_EQ(v3.curves[1].fn, "silu");
+  EXPECT_EQ(v3.curves[1].flush_block_max, 8);
+  // The lattice lines are the block's: multiples of the scale's e2m1 values (0, 0.25, 0.5, …).
+  for (const double q : v3.lattice) EXPECT_EQ(std::fmod(q / 0.25, 1.0), 0.0) << q;
+
+  const gelu::app::BlockView v4 = block_view("mxfp4", 4);
+  EXPECT_EQ(v4.curves[0].nonzero, 0u);  // GELU becomes ReLU
+  EXPECT_EQ(v4.curves[0].flush_x, 0);
+  EXPECT_GT(v4.curves[1].nonzero, 0u);  // SiLU's deeper lobe survives
+  // Dragging GELU's threshold to x sets the smallest block max that stores GELU(x) as 0: at x = −1 (GELU
+  // −0.159) that is the MXFP4 block max 4 (below it the scale is 0.5 and −0.159 rounds to −0.25).
+  EXPECT_EQ(gelu::app::block_max_flushing_at("mxfp4", -1), 4);
+  EXPECT_GE(block_view("mxfp4", gelu::app::block_max_flushing_at("mxfp4", -1.2)).curves[0].flush_x, -1.2);
+  EXPECT_TRUE(std::isnan(gelu::app::block_max_flushing_at("mxfp4", 0.5)));
+  EXPECT_THROW(block_view("mxfp5", 3), std::invalid_argument);
+  EXPECT_THROW(block_view("mxfp4", 0), std::invalid_argument);
+}
+
+TEST(BlockView, SurvivalSharesPerFormat) {
+  const gelu::app::SurvivalView v = gelu::app::survival_view(256, 3);
+  ASSERT_EQ(v.rows.size(), gelu::app::precision_block_formats().size());
+  double mxfp4 = -1, e4m3 = -1;
+  for (const gelu::app::SurvivalRow& r : v.rows) {
+    EXPECT_GT(r.negative_gelu, 256u * 16 * 2 / 5);  // about half of the inputs are negative
+    EXPECT_GE(r.gelu, 0);
+    EXPECT_LE(r.silu, 1);
+    if (r.format == "mxfp4") mxfp4 = r.gelu;
+    if (r.format == "mxfp8_e4m3") e4m3 = r.gelu;
+  }
+  // An 8-bit element keeps far more of the lobe than a 4-bit one.
+  EXPECT_GT(e4m3, 0.9);
+  EXPECT_LT(mxfp4, e4m3 - 0.2);
+}

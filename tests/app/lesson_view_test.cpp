@@ -265,3 +265,16 @@ TEST(LessonView, TheShippedClaimsLessonChecksAndItsVerdictsAreComputed) {
 }
 
 }  // namespace
+
+TEST(Claims, GelusLobeVanishesInMxfp4FromBlockMaxFour) {
+  // By hand from OCP MX v1.0: the scale is 2^(⌊log2 A⌋ − emax), and a value is stored as 0 below half the
+  // smallest subnormal times the scale. e2m1: emax 2, smallest 0.5, so −0.170 (GELU's minimum) flushes at
+  // scale 1 (A = 4), −0.278 (SiLU's) at scale 2 (A = 8). e2m3: emax 2, smallest 0.125: GELU flushes at scale
+  // 4 (A = 16).
+  EXPECT_EQ(*m::quantity("flush_max:gelu:mxfp4"), 4);
+  EXPECT_EQ(*m::quantity("flush_max:silu:mxfp4"), 8);
+  EXPECT_EQ(*m::quantity("flush_max:gelu:mxfp6_e2m3"), 16);
+  EXPECT_NE(m::quantity_problem("flush_max:gelu:mxfp5").find("not a block format"), std::string::npos);
+  EXPECT_NE(m::quantity_problem("flush_max:gelu").find("takes 2 parts"), std::string::npos);
+  EXPECT_FALSE(m::quantity("flush_max:relu:mxfp4"));  // no negative lobe: nothing to flush
+}

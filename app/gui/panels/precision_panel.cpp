@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
 #include "gui/kit/ui.hpp"
 #include "model/comparison.hpp"
@@ -195,6 +196,30 @@ void PrecisionPanel::controls() {
     changed();
   }
   ui::mark("slider:int8_scale");
+
+  ui::heading("Block view");
+  ui::help_marker(
+      "GELU's and SiLU's negative lobe stored in one block of a block-scaled format (OCP MX v1.0, NVFP4) "
+      "whose largest magnitude is the block max: the block's scale follows the max, and outputs below half "
+      "the block's smallest step are stored as 0. The distribution view stores normal(0, 1) pre-activations' "
+      "outputs block by block and counts the negative outputs that survive.");
+  ui::marked("check:block_view", ImGui::Checkbox("show the block view", &st_.block_view));
+  {
+    const auto& names = precision_block_formats();
+    std::vector<const char*> items;
+    for (const std::string& n : names) items.push_back(n.c_str());
+    int cur = static_cast<int>(std::find(names.begin(), names.end(), st_.block_format) - names.begin());
+    if (cur >= static_cast<int>(names.size())) cur = 0;
+    ImGui::SetNextItemWidth(-5.5f * em);
+    if (ui::combo("block_format", "format", &cur, items))
+      st_.block_format = names[static_cast<std::size_t>(cur)];
+    ImGui::SetNextItemWidth(-5.5f * em);
+    const double bmin = 0.0625, bmax = 64;
+    ImGui::SliderScalar("block max", ImGuiDataType_Double, &st_.block_max, &bmin, &bmax, "%.4g",
+                        ImGuiSliderFlags_Logarithmic);
+    ui::mark("slider:block_max");
+    st_.block_max = std::clamp(st_.block_max, bmin, bmax);
+  }
 
   ui::heading("Fitted constants");
   ui::help_marker(
@@ -498,6 +523,115 @@ void PrecisionPanel::cost_plot(ImVec2 size) {
   ui::mark_plot("cost", cost_);
 }
 
+const BlockView& PrecisionPanel::block() {
+  if (block_view_.format != st_.block_format || block_view_.block_max != st_.block_max) {
+    try {
+      block_view_ = block_view(st_.block_format, st_.block_max);
+    } catch (const std::invalid_argument&) {
+      block_view_ = block_view(precision_block_formats().front(), st_.block_max > 0 ? st_.block_max : 1);
+    }
+  }
+  return block_view_;
+}
+
+void PrecisionPanel::block_plot(ImVec2 size) {
+  const BlockView& v = block();
+  block_.x.range = {-4.1, 0.1};
+  double low = -0.36;  // room for the lobes and for a stored value below them (−0.5 at scale 1)
+  for (const BlockCurve& c : v.curves)
+    for (const double y : c.stored) low = std::min(low, y - 0.06);
+  block_.y.range = {std::max(low, -1.2), 0.06};
+  block_.y_fixed = true;
+  block_.legend_anchor = ImVec2(0, 1);
+  char title[200];
+  std::snprintf(title, sizeof title, "%s, block max %s: the lobe as stored (scale %s)", v.format.c_str(),
+                g3(v.block_max).c_str(), g3(v.scale).c_str());
+  plot::Plot p("block", block_, size, "x", title);
+  constexpr ImU32 kLattice = IM_COL32(190, 190, 190, 255);
+  for (const double q : v.lattice) p.hline(q, kLattice, 0.04f);
+  drawn_.push_back({"block", "lattice", v.format, kLattice, 0, 0, v.lattice.size()});
+  static thread_local std::vector<double> sx, sy;
+  std::string flush_notes;  // each function's flush-to-zero threshold, computed now
+  for (std::size_t k = 0; k < v.curves.size(); ++k) {
+    const BlockCurve& c = v.curves[k];
+    const unsigned int col = plot::palette(static_cast<int>(k) + 4);
+    const std::string exact = c.fn + " exact##bx" + c.fn, stored = c.fn + " stored##bs" + c.fn;
+    p.line(exact.c_str(), k == 0 ? kExact : kOtherZoo, c.x, c.exact, 0.08f);
+    sx.clear();
+    sy.clear();
+    for (std::size_t i = 0; i < c.x.size(); ++i) {  // a staircase: each stored value held to the next x
+      if (i > 0 && c.stored[i] != c.stored[i - 1]) {
+        sx.push_back(c.x[i]);
+        sy.push_back(c.stored[i - 1]);
+      }
+      sx.push_back(c.x[i]);
+      sy.push_back(c.stored[i]);
+    }
+    p.line(stored.c_str(), col, sx, sy, 0.14f);
+    drawn_.push_back({"block", "stored", c.fn, col, 0, 0, sx.size()});
+    p.vline(c.flush_x, col, 0.08f, true);
+    char txt[160];
+    if (c.flush_x >= 0)
+      std::snprintf(txt, sizeof txt, "%s: whole lobe stored as 0 (from block max %s)", c.fn.c_str(),
+                    g3(c.flush_block_max).c_str());
+    else
+      std::snprintf(txt, sizeof txt, "%s: 0 below x = %s; all 0 from block max %s", c.fn.c_str(),
+                    g3(c.flush_x).c_str(), g3(c.flush_block_max).c_str());
+    // On the exact curve where storage starts keeping it (the lobe's minimum when nothing is kept).
+    const bool all = c.flush_x >= 0;
+    const double mx = all ? c.lobe_min_x : c.flush_x;
+    const double my = all ? c.lobe_min : find_activation(c.fn)->eval(mx);
+    p.marker(mx, my, col, nullptr, 0.2f);
+    flush_notes += (flush_notes.empty() ? "" : "\n") + std::string(txt);
+    drawn_.push_back({"block", "flush", c.fn, col, c.flush_x, my, 0});
+  }
+  // Where the note would cover too much of a small plot (a slide): the thresholds alone.
+  std::string compact = "stored as 0 below x:";
+  for (const BlockCurve& c : v.curves) compact += " " + c.fn + " " + g3(c.flush_x);
+  p.note(flush_notes.c_str(), 3, IM_COL32(40, 40, 40, 255), compact.c_str());
+  // GELU's threshold line can be dragged: the block max follows (the smallest that flushes GELU there).
+  if (!v.curves.empty()) {
+    double fx = v.curves[0].flush_x;
+    if (p.probe(&fx, IM_COL32(40, 40, 40, 120))) {
+      const double a = block_max_flushing_at(v.format, std::clamp(fx, -4.0, -1e-3));
+      if (std::isfinite(a)) st_.block_max = a;
+    }
+  }
+  p.end();
+  ui::mark_plot("block", block_);
+}
+
+void PrecisionPanel::survival_table(ImVec2 size) {
+  if (!survival_view_) survival_view_ = survival_view();
+  const SurvivalView& v = *survival_view_;
+  const float top = ImGui::GetCursorScreenPos().y;
+  ImGui::BeginChild("survival", size);
+  ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
+  const ImGuiTableFlags flags =
+      ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("survival_rows", 3, flags)) {
+    ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed);
+    ImGui::TableSetupColumn("GELU kept");
+    ImGui::TableSetupColumn("SiLU kept");
+    ImGui::TableHeadersRow();
+    for (const SurvivalRow& r : v.rows) {
+      const bool picked = r.format == st_.block_format;
+      ImGui::TableNextRow();
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(picked ? (r.format + " ◀").c_str() : r.format.c_str());
+      for (const double share : {r.gelu, r.silu}) {
+        ImGui::TableNextColumn();
+        char t[32];
+        std::snprintf(t, sizeof t, "%.1f%%", 100 * share);
+        ImGui::ProgressBar(static_cast<float>(share), ImVec2(-1, 0), t);
+      }
+    }
+    ImGui::EndTable();
+  }
+  ImGui::EndChild();
+  ui::mark("table:survival", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
+}
+
 plot::PlotState& PrecisionPanel::ulp_state(const std::string& format) {
   auto [it, added] = ulp_plots_.try_emplace(format);
   if (added) {
@@ -546,14 +680,16 @@ void PrecisionPanel::drawContent() {
   }
   verdict_table(ImVec2(0, table_h));
   if (!compact) {
+    const bool blocks = st_.block_view;
     if (ui::plot_columns(2, avail.x) == 2) {
-      const float half = std::floor((avail.x - st.ItemSpacing.x) * 0.45f);
-      int8_plot(ImVec2(half, -1));
+      const float half = std::floor((avail.x - st.ItemSpacing.x) * (blocks ? 0.6f : 0.45f));
+      blocks ? block_plot(ImVec2(half, -1)) : int8_plot(ImVec2(half, -1));
       ImGui::SameLine();
-      cost_plot(ImVec2(-1, -1));
+      blocks ? survival_table(ImVec2(-1, -1)) : cost_plot(ImVec2(-1, -1));
     } else {  // stacked; the view scrolls
-      int8_plot(ImVec2(-1, std::floor(avail.y * 0.38f)));
-      cost_plot(ImVec2(-1, std::floor(avail.y * 0.38f)));
+      const ImVec2 sz(-1, std::floor(avail.y * 0.38f));
+      blocks ? block_plot(sz) : int8_plot(sz);
+      blocks ? survival_table(sz) : cost_plot(sz);
     }
   }
   ImGui::EndChild();
@@ -566,15 +702,21 @@ void PrecisionPanel::drawContent() {
 void PrecisionPanel::slide_layout(ImVec2 avail) {
   const StepView* v = ui::step_view();
   const bool listed = v && !v->plots.empty();
+  // A step that pins the survival table and lists no plots shows the table alone (it needs the room).
+  const bool table_alone = !listed && ui::extra_shown("survival");
   slide_plots_.clear();
   for (const std::string& f : st_.cfg.formats)
-    if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty()) slide_plots_.push_back("ulp_" + f);
-  for (const char* id : {"int8", "cost"})
+    if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty() && !table_alone)
+      slide_plots_.push_back("ulp_" + f);
+  for (const char* id : {"int8", "cost", "block"})
     if (listed && ui::plot_shown(id)) slide_plots_.push_back(id);
   const ImGuiStyle& st = ImGui::GetStyle();
+  const bool survival = ui::extra_shown("survival");
   const bool table = ui::extra_shown("verdicts");
-  const float table_h = table ? std::floor(avail.y * 0.3f) : 0.0f;
-  const float room = avail.y - (table ? table_h + st.ItemSpacing.y : 0.0f);
+  const float table_h = table_alone         ? avail.y
+                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
+                                            : 0.0f;
+  const float room = avail.y - (table || survival ? table_h + st.ItemSpacing.y : 0.0f);
   const int n = static_cast<int>(slide_plots_.size());
   const float gap = ui::plot_gap();
   const int cols = ui::slide_columns(n, ImVec2(avail.x, room), gap);
@@ -591,11 +733,14 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
       int8_plot(ImVec2(w, h));
     } else if (id == "cost") {
       cost_plot(ImVec2(w, h));
+    } else if (id == "block") {
+      block_plot(ImVec2(w, h));
     } else {
       ulp_plot(id.substr(4), ImVec2(w, h), true);
     }
   }
-  if (table) verdict_table(ImVec2(0, -1));
+  if (table) verdict_table(ImVec2(0, survival ? std::floor(table_h / 2) : -1.0f));
+  if (survival) survival_table(ImVec2(0, -1));
 }
 
 // [SECTION] State and meta
@@ -644,12 +789,45 @@ json::Object PrecisionPanel::meta() const {
   for (const std::string& id : slide_ ? slide_plots_ : std::vector<std::string>{}) {
     if (id == "int8") plots["int8"] = plot_meta(int8_);
     if (id == "cost") plots["cost"] = plot_meta(cost_);
+    if (id == "block") plots["block"] = plot_meta(block_);
     if (const auto it = ulp_plots_.find(id.substr(4)); id.rfind("ulp_", 0) == 0 && it != ulp_plots_.end())
       plots[id] = plot_meta(it->second);
   }
-  if (!compact_ && !slide_) {
+  if (!compact_ && !slide_ && !st_.block_view) {
     plots["int8"] = plot_meta(int8_);
     plots["cost"] = plot_meta(cost_);
+  }
+  if (!compact_ && !slide_ && st_.block_view) {
+    plots["block"] = plot_meta(block_);
+  }
+  // The block view's numbers (computed in the model: precision_lab.hpp's block_view and survival_view).
+  if (block_view_.block_max > 0) {
+    json::Object b;
+    b["format"] = block_view_.format;
+    b["block_max"] = block_view_.block_max;
+    b["scale"] = block_view_.scale;
+    b["lattice_lines"] = static_cast<double>(block_view_.lattice.size());
+    for (const BlockCurve& c : block_view_.curves) {
+      json::Object e;
+      e["flush_x"] = c.flush_x;
+      e["flush_block_max"] =
+          std::isfinite(c.flush_block_max) ? json::Value(c.flush_block_max) : json::Value();
+      e["lobe_min"] = c.lobe_min;
+      e["nonzero"] = static_cast<double>(c.nonzero);
+      b[c.fn] = std::move(e);
+    }
+    o["block_view"] = std::move(b);
+  }
+  if (survival_view_) {
+    json::Array rows;
+    for (const SurvivalRow& r : survival_view_->rows) {
+      json::Object e;
+      e["format"] = r.format;
+      e["gelu"] = r.gelu;
+      e["silu"] = r.silu;
+      rows.emplace_back(std::move(e));
+    }
+    o["survival"] = std::move(rows);
   }
   o["compact"] = compact_;
   o["plots"] = plots;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,9 @@ class PrecisionPanel : public Panel {
   void verdict_table(ImVec2 size);
   void int8_plot(ImVec2 size);
   void cost_plot(ImVec2 size);
+  void block_plot(ImVec2 size);      // the block view: the lobes stored in one block, its lattice
+  void survival_table(ImVec2 size);  // the distribution view: surviving negative outputs per format
+  const BlockView& block();          // the block view for st_'s format and max (recomputed when they change)
   unsigned int entry_color(const std::string& id) const;
   void changed();
   void sync_compared();  // entries added to the comparison join the list
@@ -60,7 +64,9 @@ class PrecisionPanel : public Panel {
   // format, so a plot finds its state by the format it draws, never by a position in st_.cfg.formats.
   std::map<std::string, plot::PlotState> ulp_plots_;
   plot::PlotState& ulp_state(const std::string& format);
-  plot::PlotState int8_, cost_;
+  plot::PlotState int8_, cost_, block_;
+  BlockView block_view_;
+  std::optional<SurvivalView> survival_view_;  // computed on first use (~10 ms)
   // What the last frame drew (meta): per plot its series (label, colour, points) and markers.
   struct Drawn {
     std::string plot, kind, label;
