@@ -177,12 +177,14 @@ void eval_format(const Subject& s, int order, const Params& p, const Format& fmt
     else
       s.entry->eval(xs, std::span<double>(y.data(), n), order, compute);
     for (std::size_t j = 0; j < n; ++j) {
+      // A registry function's double: its correctly rounded value (the tie rule included).
+      const double v = s.fn ? correctly_rounded(*s.fn, fmt, xs[j], y[j], order) : y[j];
       if (fmt.id() == FormatId::F64)
-        out.add(y[j]);
+        out.add(v);
       else if (fmt.id() == FormatId::F32)
-        out.add(static_cast<float>(y[j]));
+        out.add(static_cast<float>(v));
       else
-        out.add(y[j], fmt);
+        out.add(v, fmt);
     }
   }
 }
