@@ -219,6 +219,10 @@ void evaluate(ErrorReport& r) {
 
 }  // namespace
 
+int reference_side(const ErrorReport& r, std::size_t i) {
+  return r.reference.fn ? exact_side(*r.reference.fn, r.x[i], r.ref_value[i], r.reference.order) : 0;
+}
+
 void score(ErrorReport& r) {
   const std::size_t n = r.x.size();
   if (r.value.size() != n || r.ref_value.size() != n)
@@ -229,7 +233,7 @@ void score(ErrorReport& r) {
   std::size_t mismatch = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = r.value[i], ref = r.ref_value[i];
-    const int side = r.reference.fn ? exact_side(*r.reference.fn, r.x[i], ref, r.reference.order) : 0;
+    const int side = reference_side(r, i);
     r.abs[i] = error(ErrorMetric::Abs, r.format, v, ref);
     r.rel[i] = error(ErrorMetric::Rel, r.format, v, ref);
     r.ulp[i] = error(ErrorMetric::Ulp, r.format, v, ref, side);

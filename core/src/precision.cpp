@@ -245,7 +245,7 @@ Verdict verdict(const Sweep& s, std::string_view reference_name) {
   // Inputs in increasing order (a sweep's inputs are; samples are too), so "from" and "to" are index ranges.
   std::size_t first = v.n, last = 0;
   for (std::size_t i = 0; i < v.n; ++i)
-    if (analysis::differs(r.format, r.value[i], r.ref_value[i])) {
+    if (analysis::differs(r.format, r.value[i], r.ref_value[i], analysis::reference_side(r, i))) {
       first = std::min(first, i);
       last = i;
     }

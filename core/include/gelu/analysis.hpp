@@ -110,8 +110,8 @@ struct ErrorReport {
 /// paths do the work. How fn is evaluated, by format:
 ///  - f32: the batched float path (the vectorized kernels where the registry has them);
 ///  - f64: the batched double path;
-///  - bf16, f16, e4m3, e5m2, int8: the double path rounded once to the format (the correctly rounded
-///    function; the 8- and 16-bit formats are storage formats).
+///  - bf16, f16, e4m3, e5m2, int8: the double path rounded to the format by gelu::correctly_rounded (the
+///    correctly rounded function, the tie rule included; the 8- and 16-bit formats are storage formats).
 ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, double a, double b, std::size_t n,
                     const Format& fmt);
 /// The same at the given points (each rounded to the format; e.g. every value of a format, fmt.enumerate()).
@@ -120,6 +120,8 @@ ErrorReport compare_at(const FunctionSpec& fn, const FunctionSpec& reference, st
 /// Fills abs, rel, ulp and their statistics from r.x, r.value, r.ref_value and r.format: the scoring that
 /// compare and precision::sweep share.
 void score(ErrorReport& r);
+/// Which side of r.ref_value[i] the exact reference lies on (gelu::exact_side of r.reference; 0 unknown).
+int reference_side(const ErrorReport& r, std::size_t i);
 
 // [SECTION] Properties.
 
