@@ -266,7 +266,7 @@ py::array_t<double> run_eval(const std::string& fn,
   e->eval(in, out, order, compute);
   py::array_t<double> y(static_cast<py::ssize_t>(out.size()));
   double* p = y.mutable_data();
-  for (std::size_t i = 0; i < out.size(); ++i) p[i] = f.round(out[i]);
+  for (std::size_t i = 0; i < out.size(); ++i) p[i] = zoo::rounded_result(*e, f, in[i], out[i], order);
   return y;
 }
 

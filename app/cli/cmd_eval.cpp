@@ -177,12 +177,14 @@ void eval_format(const Subject& s, int order, const Params& p, const Format& fmt
     else
       s.entry->eval(xs, std::span<double>(y.data(), n), order, compute);
     for (std::size_t j = 0; j < n; ++j) {
+      // A registry function's double: its correctly rounded value (the tie rule included).
+      const double v = s.fn ? correctly_rounded(*s.fn, fmt, xs[j], y[j], order) : y[j];
       if (fmt.id() == FormatId::F64)
-        out.add(y[j]);
+        out.add(v);
       else if (fmt.id() == FormatId::F32)
-        out.add(static_cast<float>(y[j]));
+        out.add(static_cast<float>(v));
       else
-        out.add(y[j], fmt);
+        out.add(v, fmt);
     }
   }
 }
@@ -265,9 +267,10 @@ GELU_COMMAND(
     "and writes one result per input, one per line, in the shortest text that reads back to the\n"
     "same value of the dtype; nan, inf and -inf are spelled so. Each input is first rounded once,\n"
     "directly from its text, to the dtype (to nearest, ties to even; e4m3 and int8 saturate).\n"
-    "A registry function is evaluated in the dtype for f32 and f64 and in double rounded once to the\n"
-    "dtype otherwise (the correctly rounded value); a zoo entry as shipped, its intermediates in the\n"
-    "compute format, its result rounded to the dtype.\n\n"
+    "A registry function is evaluated in the dtype for f32 and f64 and in double rounded to the dtype\n"
+    "otherwise, as its correctly rounded value (where the double is a tie of the dtype and the exact\n"
+    "value is known to lie beside it, GELU at tiny x, it rounds to that side); a zoo entry as shipped,\n"
+    "its intermediates in the compute format, its result rounded to the dtype.\n\n"
     "  --fn ID             a registry function (gelulab list) or a zoo entry (gelulab list --zoo)\n"
     "  --order N           0 = f (default), 1 = f', 2 = f'' (registry functions)\n"
     "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8,\n"

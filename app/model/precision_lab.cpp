@@ -171,7 +171,10 @@ std::shared_ptr<const Int8Cell> make_int8(const zoo::Entry& e, double scale, con
     c->x = s.errors.x;
     c->value = s.errors.value;
     c->ref.reserve(c->x.size());
-    for (double v : s.errors.ref_value) c->ref.push_back(f.round(v));
+    const analysis::FunctionSpec& ref = s.errors.reference;
+    for (std::size_t i = 0; i < c->x.size(); ++i)
+      c->ref.push_back(ref.fn ? correctly_rounded(*ref.fn, f, c->x[i], s.errors.ref_value[i], ref.order)
+                              : f.round(s.errors.ref_value[i]));
   } catch (const std::exception& ex) {
     c->error = ex.what();
   }

@@ -117,33 +117,33 @@ double rel_error(double v, double r) {
   return std::fabs(v - r) / std::fabs(r);
 }
 
-double ulp_error(const Format& fmt, double v, double r) {
+double ulp_error(const Format& fmt, double v, double r, int ref_side) {
   switch (fmt.id()) {
     case FormatId::F64:
       return ulp_error_f64(v, r);
     case FormatId::F32:
       return ulp_error_f32(static_cast<float>(v), r);
     default: {
-      const std::uint64_t d = fmt.ulp_distance(fmt.round(v), fmt.round(r));
+      const std::uint64_t d = fmt.ulp_distance(fmt.round(v), fmt.round_beside(r, ref_side));
       return d == std::numeric_limits<std::uint64_t>::max() ? kInf : static_cast<double>(d);
     }
   }
 }
 
-double error(ErrorMetric m, const Format& fmt, double v, double r) {
+double error(ErrorMetric m, const Format& fmt, double v, double r, int ref_side) {
   switch (m) {
     case ErrorMetric::Abs:
       return abs_error(v, r);
     case ErrorMetric::Rel:
       return rel_error(v, r);
     case ErrorMetric::Ulp:
-      return ulp_error(fmt, v, r);
+      return ulp_error(fmt, v, r, ref_side);
   }
   return kInf;
 }
 
-bool differs(const Format& fmt, double v, double r) {
-  const double a = fmt.round(v), b = fmt.round(r);
+bool differs(const Format& fmt, double v, double r, int ref_side) {
+  const double a = fmt.round(v), b = fmt.round_beside(r, ref_side);
   if (std::isnan(a) || std::isnan(b)) return std::isnan(a) != std::isnan(b);
   return a != b;
 }
@@ -209,7 +209,8 @@ void evaluate(ErrorReport& r) {
   } else {
     fn.fn->eval(std::span<const double>(r.x), std::span<double>(r.value), fn.order, &fn.params);
     if (r.format.id() != FormatId::F64)
-      for (double& v : r.value) v = r.format.round(v);
+      for (std::size_t i = 0; i < n; ++i)
+        r.value[i] = correctly_rounded(*fn.fn, r.format, r.x[i], r.value[i], fn.order);
   }
   r.reference.fn->eval(std::span<const double>(r.x), std::span<double>(r.ref_value), r.reference.order,
                        &r.reference.params);
@@ -217,6 +218,10 @@ void evaluate(ErrorReport& r) {
 }
 
 }  // namespace
+
+int reference_side(const ErrorReport& r, std::size_t i) {
+  return r.reference.fn ? exact_side(*r.reference.fn, r.x[i], r.ref_value[i], r.reference.order) : 0;
+}
 
 void score(ErrorReport& r) {
   const std::size_t n = r.x.size();
@@ -228,10 +233,11 @@ void score(ErrorReport& r) {
   std::size_t mismatch = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const double v = r.value[i], ref = r.ref_value[i];
+    const int side = reference_side(r, i);
     r.abs[i] = error(ErrorMetric::Abs, r.format, v, ref);
     r.rel[i] = error(ErrorMetric::Rel, r.format, v, ref);
-    r.ulp[i] = error(ErrorMetric::Ulp, r.format, v, ref);
-    mismatch += differs(r.format, v, ref) ? 1 : 0;
+    r.ulp[i] = error(ErrorMetric::Ulp, r.format, v, ref, side);
+    mismatch += differs(r.format, v, ref, side) ? 1 : 0;
   }
   r.abs_stats = summarize(r.abs, r.x, mismatch);
   r.rel_stats = summarize(r.rel, r.x, mismatch);

@@ -14,6 +14,8 @@
 
 #include "bf16_table.hpp"
 #include "formulas.hpp"
+#include "gelu/activation.hpp"
+#include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "simd_kernels.hpp"
 
@@ -57,10 +59,11 @@ double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy) {
   double r;
   if (op == Bf16Op::F) {
     r = tanh_form ? F::gelu_tanh(x, kBf16TanhC) : F::gelu(x);
-    // At tiny x the double is x/2 exactly, but both forms exceed x/2 for every x ≠ 0 (x·(Φ(x) − ½) > 0, and
-    // x·tanh(…)/2 > 0): where x/2 is a tie of bf16's subnormals (128 inputs) the exact value rounds up, so
-    // the double's successor stands for it (found against MPFR: tests/fit/fit_cr_test.cpp).
-    if (x != 0 && r == x * 0.5) r = std::nextafter(r, HUGE_VAL);
+    // The correctly rounded bf16 value (the registry's tie rule: at tiny x the double is x/2 exactly, a tie
+    // of bf16's subnormals at 128 inputs, while the exact value lies above it).
+    static const Activation& gelu = *find_activation("gelu");
+    static const Activation& gelu_tanh = *find_activation("gelu_tanh");
+    r = correctly_rounded(tanh_form ? gelu_tanh : gelu, Format(FormatId::BF16), x, r);
   } else {
     r = tanh_form ? F::gelu_tanh_d1(x, kBf16TanhC) : F::gelu_d1(x);
   }

@@ -192,7 +192,7 @@ double Checker::special_expected(double x) const {
   // At ±inf the naive formula is often ∞·0; the function's limit is its value at the far end of f64.
   if (std::isnan(v) && std::isinf(x))
     v = s_.reference.eval(std::copysign(std::numeric_limits<double>::max(), x), s_.order, compute_);
-  return s_.format.round(v);
+  return zoo::rounded_result(s_.reference, s_.format, x, v, s_.order);
 }
 
 void Checker::add(std::size_t row, double x, double y) {
@@ -208,7 +208,10 @@ void Checker::add_many(const double* x, const double* y, std::size_t n, std::siz
   want_.resize(n);
   parallel_for(n, 2048, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i)
-      want_[i] = std::isfinite(x[i]) ? s_.format.round(s_.reference.eval(x[i], s_.order, compute_)) : 0.0;
+      want_[i] = std::isfinite(x[i])
+                     ? zoo::rounded_result(s_.reference, s_.format, x[i],
+                                           s_.reference.eval(x[i], s_.order, compute_), s_.order)
+                     : 0.0;
   });
   for (std::size_t i = 0; i < n; ++i)
     add_with(first_row + i, x[i], y[i], std::isfinite(x[i]) ? &want_[i] : nullptr);

@@ -414,4 +414,14 @@ std::uint64_t Format::count_finite() const {
   return 2 * (static_cast<std::uint64_t>(max_ordinal()) + 1);
 }
 
+double Format::round_beside(double d, int side) const {
+  const double r = round(d);
+  if (side == 0 || r == d || !std::isfinite(d) || !std::isfinite(r)) return r;
+  // The other neighbour of d; d is a midpoint when it lies halfway (r/2 + o/2 is exact for these formats:
+  // their values are at least 2^-149 apart, far above double's subnormal range).
+  const double o = r < d ? next_up(d) : next_down(d);
+  if (o == r || r / 2 + o / 2 != d) return r;
+  return side > 0 ? std::max(r, o) : std::min(r, o);
+}
+
 }  // namespace gelu

@@ -103,7 +103,8 @@ Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std
         }
       }
     }
-    for (std::size_t i = at; i < at + m; ++i) r.value[i] = storage.round(r.value[i]);
+    for (std::size_t i = at; i < at + m; ++i)
+      r.value[i] = zoo::rounded_result(e, storage, r.x[i], r.value[i], order);
     reference.fn->eval(xs, std::span<double>(r.ref_value.data() + at, m), order, &reference.params);
     if (progress && !progress(static_cast<double>(at + m) / static_cast<double>(n))) {
       Sweep cancelled;
@@ -136,7 +137,7 @@ struct Probe {
 Probe probe(const zoo::Entry& e, double x, const Format& storage, const Format& compute, int order) {
   zoo::reset_overflow_count();
   const double y = e.eval(x, order, compute);
-  return {storage.round(y), zoo::overflow_count() > 0};
+  return {zoo::rounded_result(e, storage, x, y, order), zoo::overflow_count() > 0};
 }
 
 /// The boundary between ordinals lo (pred true) and hi (pred false): returns the pair (last true, first
@@ -166,7 +167,8 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
       // A whole-array entry (a live peer: one library call, not 65,536) tells nothing about overflows.
       std::vector<double> y(x.size());
       e.eval(x, y, order, compute);
-      for (double v : y) p.push_back({storage.round(v), false});
+      for (std::size_t i = 0; i < x.size(); ++i)
+        p.push_back({zoo::rounded_result(e, storage, x[i], y[i], order), false});
     } else {
       for (double v : x) p.push_back(probe(e, v, storage, compute, order));
     }
@@ -243,7 +245,7 @@ Verdict verdict(const Sweep& s, std::string_view reference_name) {
   // Inputs in increasing order (a sweep's inputs are; samples are too), so "from" and "to" are index ranges.
   std::size_t first = v.n, last = 0;
   for (std::size_t i = 0; i < v.n; ++i)
-    if (analysis::differs(r.format, r.value[i], r.ref_value[i])) {
+    if (analysis::differs(r.format, r.value[i], r.ref_value[i], analysis::reference_side(r, i))) {
       first = std::min(first, i);
       last = i;
     }
@@ -470,16 +472,10 @@ std::string summary_text(std::span<const SummaryRow> rows, std::span<const analy
 
 namespace {
 
-/// The reference's double rounded to the format. One double rounding is undone: for GELU at tiny x the double
-/// is x/2 exactly, while GELU(x) − x/2 = x·(Φ(x) − ½) > 0 for every x ≠ 0; where x/2 is a tie of the format
-/// (bf16 subnormals) the exact value rounds up, so the double's successor is rounded instead (the same value
-/// wherever x/2 is not a tie). Found by the MPFR reference of gelu/fit_cr.hpp.
-double round_reference(const zoo::Entry& ref, const Format& fmt, int order, const Format& compute, double x,
+/// The reference's double rounded to the format, the tie rule included (zoo::rounded_result).
+double round_reference(const zoo::Entry& ref, const Format& fmt, int order, const Format&, double x,
                        double d) {
-  if (order == 0 && ref.id == "gelu" && compute.id() == FormatId::F64 && x != 0 && d == x * 0.5 &&
-      std::isfinite(d))
-    return fmt.round(std::nextafter(d, std::numeric_limits<double>::infinity()));
-  return fmt.round(d);
+  return zoo::rounded_result(ref, fmt, x, d, order);
 }
 
 double round_reference(const zoo::Entry& ref, const Format& fmt, int order, const Format& compute, double x) {

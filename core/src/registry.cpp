@@ -1,9 +1,12 @@
 // [SECTION] The activation registry: one entry per function, built from formulas.hpp.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "parallel.hpp"
 #include "simd_kernels.hpp"
@@ -178,7 +181,14 @@ double Activation::eval(double x, int order, const Params* p) const {
 float Activation::eval(float x, int order, const Params* p) const {
   check_order(order);
   const Params d = p ? *p : defaults();
-  return f32[static_cast<std::size_t>(order)](x, d);
+  const float y = f32[static_cast<std::size_t>(order)](x, d);
+  // A subnormal or zero result may be a double rounded at a tie: the tie rule (correctly_rounded) decides.
+  if (std::fabs(y) < std::numeric_limits<float>::min()) {
+    const double r = f64[static_cast<std::size_t>(order)](x, d);
+    if (exact_side(*this, x, r, order) != 0)
+      return static_cast<float>(correctly_rounded(*this, Format(FormatId::F32), x, r, order));
+  }
+  return y;
 }
 void Activation::eval(std::span<const float> x, std::span<float> y, int order, const Params* p,
                       Path path) const {
@@ -218,6 +228,21 @@ std::string activation_ids() {
     s += a.id;
   }
   return s;
+}
+
+int exact_side(const Activation& fn, double x, double d, int order) {
+  const std::string_view id = fn.id;
+  if (order == 0 && (id == "gelu" || id == "gelu_tanh") && x != 0 && std::fabs(x) < 1 && d == x * 0.5)
+    return 1;
+  return 0;
+}
+
+double correctly_rounded(const Activation& fn, const Format& fmt, double x, double d, int order) {
+  return fmt.round_beside(d, exact_side(fn, x, d, order));
+}
+
+double correctly_rounded(const Activation& fn, const Format& fmt, double x, int order, const Params* p) {
+  return correctly_rounded(fn, fmt, x, fn.eval(x, order, p), order);
 }
 
 }  // namespace gelu

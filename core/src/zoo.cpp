@@ -637,6 +637,12 @@ Entry from_registry(const Activation& act, const Params& p) {
   return e;
 }
 
+double rounded_result(const Entry& e, const Format& fmt, double x, double d, int order) {
+  if (e.origin == Origin::Registry)
+    if (const Activation* act = find_activation(e.id)) return correctly_rounded(*act, fmt, x, d, order);
+  return fmt.round(d);
+}
+
 Entry from_registry(const Activation& act) {
   return from_registry(act, act.defaults());
 }

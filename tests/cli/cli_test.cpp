@@ -13,6 +13,7 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
+#include "gelu/format.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 #include "support/scratch.hpp"
@@ -116,6 +117,20 @@ TEST(CliEval, FloatDtypeOrdersAndParameters) {
   // Float text is the shortest for float: 0.1f prints as 0.1, not 0.10000000149011612.
   const Result id = run({"eval", "--fn", "relu", "--dtype", "f32"}, "0.1");
   EXPECT_EQ(id.out, "0.1\n");
+}
+
+TEST(CliEval, Bf16SubnormalTieIsCorrectlyRounded) {
+  // x = 2^-133, bf16's smallest subnormal: the registry's double is x/2 exactly, the midpoint of 0 and x,
+  // while GELU(x) = x/2 + x²/√(2π) + … lies above it: the correctly rounded bf16 value is x, not 0 (ties to
+  // even). x = -3·2^-133: -1.5·2^-133 lies between -2^-132 (even) and -2^-133; GELU(x) is above, so -2^-133.
+  const Result r =
+      run({"eval", "--fn", "gelu", "--dtype", "bf16"}, "9.183549615799121e-41 -2.7550648847397363e-40");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<std::string> l = lines(r.out);
+  ASSERT_EQ(l.size(), 2u);
+  const gelu::Format b(gelu::FormatId::BF16);
+  EXPECT_EQ(b.round(std::stod(l[0])), std::ldexp(1.0, -133)) << l[0];
+  EXPECT_EQ(b.round(std::stod(l[1])), -std::ldexp(1.0, -133)) << l[1];
 }
 
 TEST(CliEval, ReadsAFileAndEmptyInput) {

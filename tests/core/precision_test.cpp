@@ -48,7 +48,7 @@ zoo::Entry shifted() {
   zoo::Entry e;
   e.id = "test_shifted";
   e.f = [](double x, const Format&) {
-    const double r = kBF16.round(gelu::formulas::gelu(x));
+    const double r = gelu::correctly_rounded(*gelu::find_activation("gelu"), kBF16, x);
     const int k = std::signbit(x) ? 0 : (x < 1 ? 1 : 3);
     return kBF16.from_ordinal(kBF16.ordinal(r) + k);
   };
@@ -196,9 +196,11 @@ TEST(Verdict, IsComputedFromTheSweep) {
   EXPECT_GT(s.errors.ulp[static_cast<std::size_t>(
                 std::find(s.errors.x.begin(), s.errors.x.end(), v.differ_hi) - s.errors.x.begin())],
             0.0);
+  // erfc_form computed in f32 is GELU rounded once from its f32 result: at the 128 bf16 subnormal ties of x/2
+  // (tiny x, where the exact value lies above x/2) it rounds to even, so it is not identical there.
   const P::Verdict same = P::verdict(P::sweep(*zoo::find("erfc_form"), gelu_ref(), {kBF16, kF32}));
-  EXPECT_EQ(same.text, "identical to exact in bf16 on all 65280 inputs");
-  EXPECT_EQ(same.mismatch, 0u);
+  EXPECT_EQ(same.mismatch, 128u) << same.text;
+  EXPECT_TRUE(same.differ_lo < 0 && same.differ_hi > -1e-37) << same.text;
 }
 
 TEST(Int8View, CodesOfTheNegativeLobe) {

@@ -126,6 +126,10 @@ class Lists(unittest.TestCase):
         self.assertEqual(float(gelulab.eval('gelu', [0.0], 'f32')[0]), 0.0)
         d = gelulab.eval('gelu', [1.0], 'f32', order=1)[0]  # GELU'(1) = Φ(1) + φ(1)
         self.assertAlmostEqual(d, 0.8413447460685429 + 0.24197072451914337, places=6)
+        # bf16's smallest subnormal 2^-133: the double is x/2, a tie of 0 and x; GELU(x) lies above it, so x.
+        t = 2.0 ** -133
+        self.assertEqual(list(gelulab.eval('gelu', [t, -3 * t], 'bf16')), [t, -t])
+        self.assertEqual(gelulab.error('gelu', 'gelu', 'bf16', all=True)['ulp']['mismatch'], 0)
         e = gelulab.error('tanh_form', 'gelu', 'bf16', all=True)
         self.assertIn('verdict', e)
         self.assertGreater(e['ulp']['max'], 100)  # the tanh form's negative lobe in bf16

@@ -32,6 +32,8 @@
 
 namespace gelu {
 
+class Format;
+
 inline constexpr int kMaxParams = 2;
 inline constexpr int kMaxOrder = 2;  // f, f', f''
 
@@ -108,5 +110,17 @@ std::span<const Activation> registry();
 const Activation* find_activation(std::string_view id);
 /// Comma-separated list of ids, for error messages.
 std::string activation_ids();
+
+/// Which side of the registry's double d = f^(order)(x) the exact value lies on, where that is known: +1
+/// strictly above, −1 strictly below, 0 unknown. GELU and its tanh form at tiny x: the double is x/2 exactly,
+/// while GELU(x) − x/2 = x·(Φ(x) − ½) > 0 and x·tanh(k·(x + c·x³))/2 > 0 for every x ≠ 0 (|x| < 1), so +1.
+int exact_side(const Activation& fn, double x, double d, int order = 0);
+/// The correctly rounded value of f^(order)(x) in fmt, given d = fn.eval(x, order): fmt.round(d) with the
+/// tie rule of Format::round_beside applied on exact_side's side. The one place that rounds the registry's
+/// double to a format (eval, error, check, the precision lab's pair checks, the Python module).
+double correctly_rounded(const Activation& fn, const Format& fmt, double x, double d, int order = 0);
+/// The same, evaluating d in double first.
+double correctly_rounded(const Activation& fn, const Format& fmt, double x, int order = 0,
+                         const Params* p = nullptr);
 
 }  // namespace gelu

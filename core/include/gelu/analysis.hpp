@@ -69,12 +69,15 @@ double rel_error(double v, double r);
 ///  - the 8- and 16-bit formats (storage formats): the number of representable values between fmt.round(v)
 ///    and fmt.round(r) (Format::ulp_distance: 0 = identical after rounding, 1 = neighbours; the largest
 ///    finite value and an infinity are neighbours); both NaN -> 0, one NaN -> +inf.
-double ulp_error(const Format& fmt, double v, double r);
+/// ref_side: which side of r the exact reference lies on where known (gelu::exact_side; 0 unknown): r is
+/// then rounded by Format::round_beside, the tie rule.
+double ulp_error(const Format& fmt, double v, double r, int ref_side = 0);
 /// The error of v (computed for `fmt`) against the double reference r in metric m: abs_error, rel_error or
 /// ulp_error — the one dispatch every caller (compare, the panels, GPU results) goes through.
-double error(ErrorMetric m, const Format& fmt, double v, double r);
+double error(ErrorMetric m, const Format& fmt, double v, double r, int ref_side = 0);
 /// v and r differ once both are rounded to fmt (both NaN: equal; +0 and -0: equal; one NaN: differ).
-bool differs(const Format& fmt, double v, double r);
+/// r is rounded by the tie rule on ref_side (as in ulp_error).
+bool differs(const Format& fmt, double v, double r, int ref_side = 0);
 
 // [SECTION] Errors over a range.
 
@@ -93,7 +96,8 @@ struct ErrorReport {
   double a = 0, b = 0;
   std::vector<double> x;          // the evaluation points (values of the format)
   std::vector<double> value;      // fn at x, a value of the format, widened to double
-  std::vector<double> ref_value;  // reference at x, computed in double (not rounded)
+  std::vector<double> ref_value;  // reference at x, computed in double (not rounded; score() rounds it to
+                                  // the format by the registry's tie rule, gelu::exact_side)
   std::vector<double> abs, rel, ulp;
   ErrorStats abs_stats, rel_stats, ulp_stats;
 
@@ -106,8 +110,8 @@ struct ErrorReport {
 /// paths do the work. How fn is evaluated, by format:
 ///  - f32: the batched float path (the vectorized kernels where the registry has them);
 ///  - f64: the batched double path;
-///  - bf16, f16, e4m3, e5m2, int8: the double path rounded once to the format (the correctly rounded
-///    function; the 8- and 16-bit formats are storage formats).
+///  - bf16, f16, e4m3, e5m2, int8: the double path rounded to the format by gelu::correctly_rounded (the
+///    correctly rounded function, the tie rule included; the 8- and 16-bit formats are storage formats).
 ErrorReport compare(const FunctionSpec& fn, const FunctionSpec& reference, double a, double b, std::size_t n,
                     const Format& fmt);
 /// The same at the given points (each rounded to the format; e.g. every value of a format, fmt.enumerate()).
@@ -116,6 +120,8 @@ ErrorReport compare_at(const FunctionSpec& fn, const FunctionSpec& reference, st
 /// Fills abs, rel, ulp and their statistics from r.x, r.value, r.ref_value and r.format: the scoring that
 /// compare and precision::sweep share.
 void score(ErrorReport& r);
+/// Which side of r.ref_value[i] the exact reference lies on (gelu::exact_side of r.reference; 0 unknown).
+int reference_side(const ErrorReport& r, std::size_t i);
 
 // [SECTION] Properties.
 

@@ -103,6 +103,11 @@ class Format {
   double from_ordinal(std::int64_t k) const;
   double next_up(double v) const;    // the next value above round(v) (+inf/ max stays where it is)
   double next_down(double v) const;  // the next value below round(v)
+  /// The tie rule, written once: round(d) where d stands for a real number known to lie strictly above d
+  /// (side > 0) or strictly below it (side < 0). The same as round(d) except where d is exactly the midpoint
+  /// of two neighbouring values of the format: that real number is not a tie, so it rounds to the neighbour
+  /// on its side. side == 0 (unknown): round(d).
+  double round_beside(double d, int side) const;
   std::uint64_t ulp_distance(double a, double b) const;
   double spacing(double r) const;
 

@@ -135,6 +135,11 @@ bool remove(std::string_view id);
 Entry from_registry(const Activation& a, const Params& p);
 Entry from_registry(const Activation& a);
 
+/// d = e.eval(x, order, compute) rounded to fmt as a reference: for a registry function's entry
+/// (Origin::Registry) its correctly rounded value (gelu::correctly_rounded, the tie rule included), for any
+/// other entry fmt.round(d) (its result as computed, rounded once).
+double rounded_result(const Entry& e, const Format& fmt, double x, double d, int order);
+
 // [SECTION] Factories and fitted constants
 
 /// Uniform piecewise-linear GELU: N segments on [-a, a] through exact GELU at the knots, 0 below -a and x
