@@ -17,6 +17,7 @@
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/check.hpp"
+#include "gelu/fileio.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 
@@ -140,7 +141,7 @@ int run_check(Args& args) {
     r = checker.result(source);
   } catch (const check::InputError& e) {
     throw UsageError(e.what());
-  } catch (const FileError& e) {
+  } catch (const gelu::FileError& e) {
     // The one reader's refusal ("PATH: is a FIFO (named pipe), not a regular file"), under the option's name.
     std::string why = e.what();
     for (const auto* path : {&pairs, &xfile, &yfile})

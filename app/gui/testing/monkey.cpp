@@ -125,12 +125,15 @@ std::string Monkey::next_action(App& app, const ImGuiIO& io) {
   }
   // A combo opens one option per visit (the click closes it): one with options left is reopened first, a
   // panel of many checkboxes would otherwise leave a five-option list half tried.
-  if (!reopen.empty() && r < 0.55) return reach(pick(reopen));
+  // A later script of a panel (--monkey-tried) is there for what the earlier ones missed: it goes for those
+  // most of the time.
+  const bool focused = !tried_.empty();
+  if (!reopen.empty() && r < (focused ? 0.8 : 0.55)) return reach(pick(reopen));
   // No toggle on screen (presentation mode hides the controls): F6 shows them, as a teacher would.
   bool any_toggle = false;
   for (const std::string& n : drawn) any_toggle = any_toggle || is_toggle(n);
   if (!any_toggle && panel == home_ && r < 0.5) return "key F6";
-  if (!fresh.empty() && r < 0.75) return reach(pick(fresh));
+  if (!fresh.empty() && r < (focused ? 0.9 : 0.75)) return reach(pick(fresh));
   // Toggles seen once and gone since (the FFN lab's activation combos while "GLU blocks" is ticked): a
   // checkbox ticked an odd number of times is ticked back, which brings them back.
   bool gone = false;
