@@ -1,6 +1,10 @@
 // gelulab fit: the approximation designer on the command line (gelu::fit): fit a form to GELU, Φ, erf or
 // GELU′ on [A, B], round its coefficients, print them (hex and decimal) with the maximum error and the cost,
 // and optionally export C++, GLSL and CUDA C with a test-vector file and the `gelulab check` command.
+//
+// Index of this file:
+//   [SECTION] Options, outputs and the fit
+//   [SECTION] The command
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +27,8 @@
 
 namespace gelu::cli {
 namespace {
+
+// [SECTION] Options, outputs and the fit
 
 using fit::Form;
 
@@ -336,6 +342,8 @@ int run_fit(Args& args) {
 }
 
 }  // namespace
+
+// [SECTION] The command
 
 GELU_COMMAND(
     fit, "fit", "design a GELU approximation: fit a form, round it, measure its error and cost, export it",

@@ -497,7 +497,8 @@ TEST_P(OptionMatrixPanel, EveryGuiOptionWorks) {
   r = d.run(runs.at("monkey"));
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string monkey = slurp(d / "monkey.txt");
-  EXPECT_NE(monkey.find("# replay: gelulab gui --headless --panel '" + panel + "'"), std::string::npos) << monkey;
+  EXPECT_NE(monkey.find("# replay: gelulab gui --headless --panel '" + panel + "'"), std::string::npos)
+      << monkey;
   EXPECT_GT(parse_file(d / "gm.json").at("monkey").at("actions").as_number(), 0);
   r = d.run({"gui", "--headless", "--size", "640x400", "--frames", "40", "--panel", panel, "--script",
              "monkey.txt"});

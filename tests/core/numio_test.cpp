@@ -262,7 +262,8 @@ TEST(NumIoFormat, DecimalsJustBelowTheOverflowThresholdRoundToTheLargestValueInE
       below[i] = '9';
     }
     below += fraction ? "99999999999999999999999999" : ".99999999999999999999999999";
-    const std::string above = digits + (fraction ? "00000000000000000000000001" : ".00000000000000000000000001");
+    const std::string above =
+        digits + (fraction ? "00000000000000000000000001" : ".00000000000000000000000001");
     ASSERT_EQ(gelu::parse_f64(below).value(), t) << row.name << ": the test needs the double to be t";
     const double over = row.saturates ? m : kInf;
     EXPECT_EQ(gelu::parse_in_format(below, f), m) << row.name << " " << below;

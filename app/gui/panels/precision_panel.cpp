@@ -103,6 +103,7 @@ std::string PrecisionPanel::computed_text(std::string_view key) const {
   if (!c->error.empty()) return c->error;
   if (parts[0] == "verdict") return c->verdict;
   if (parts[0] == "zero") return c->tails.first_zero ? "x = " + g3(*c->tails.first_zero) : "nowhere";
+  if (parts[0] == "maxulp") return g3(c->max_ulp) + " ULP";
   return {};
 }
 
