@@ -9,8 +9,9 @@ NAME(x) for every x of the vectors (rounded to the format, as a kernel that upca
 with g++ -O2 and -O3; then
   1. the outputs are the vectors' y, bit for bit (the vectors are what the exported code computes);
   2. the check command the fit printed passes on them (exit 0);
-  3. with one coefficient moved by 0.1 % (the one whose term is largest on the range), the same check
-     command fails (exit 1): it is a real gate, not one that passes anything.
+  3. with one coefficient moved by +0.1 % and by -0.1 % (the one whose term is largest on the range; for
+     piecewise the constant term of the piece nearest 0), the same check command fails (exit 1) both times:
+     it is a real gate, not one that passes anything.
 Also: names that are reserved or taken in C++, GLSL or CUDA are refused with a message naming why.
 Exit status 0 when everything holds, 1 otherwise (each failure is printed).
 """
