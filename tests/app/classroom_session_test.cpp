@@ -483,11 +483,15 @@ TEST(LessonViews, TheMaskGridStaysOnAProjectorWhereTheStepTalksAboutIt) {
   const Shot plain = shot("dropout_pres", "--presentation 2 --panel dropout");
   ASSERT_EQ(plain.run.status, 0) << plain.run.err;
   EXPECT_TRUE(plain.meta.at("mask_grid_shown").as_bool());
-  // Beside the plots, not under them: the keep plot starts right of the grid (a fifth of the width at least).
-  for (const Shot* x : {&s, &plain}) {
-    const Geom keep(x->meta.at("plots").at("keep"));
-    EXPECT_GT(keep.left, 0.2 * x->meta.at("width").as_number());
-  }
+  // On the lesson step, beside the plots, not under them: the keep plot starts right of the grid (a fifth of
+  // the width at least). Outside a lesson the grid goes beside them only where the two top plots still fit
+  // side by side with it (ColumnsShot), else below them: here, at 1280 px with 2x text, below.
+  const Geom keep(s.meta.at("plots").at("keep"));
+  EXPECT_GT(keep.left, 0.2 * s.meta.at("width").as_number());
+  const Geom plain_keep(plain.meta.at("plots").at("keep")),
+      plain_conv(plain.meta.at("plots").at("convergence"));
+  EXPECT_LT(plain_keep.left, 0.2 * plain.meta.at("width").as_number());
+  EXPECT_GT(plain_conv.left, plain_keep.right) << "the two top plots side by side";
 }
 
 // Lesson 6 step 2: predict, then reveal; the answer is computed (GELU's minimum, −0.7518), not typed in.
