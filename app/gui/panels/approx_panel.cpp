@@ -45,10 +45,10 @@ void error_curve(ErrorMetric m, bool f32, const Activation& approx, const Params
 /// The largest error on n evenly spaced samples of [a, b] and where it occurs (gelu::analysis::compare).
 ApproxPanel::MaxError max_error(ErrorMetric m, bool f32, const Activation& approx, const Params& pa,
                                 const Activation& ref, const Params& pr, double a, double b, std::size_t n) {
-  const analysis::ErrorStats& s =
-      analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0}, a, b, n,
-                        format_of(f32))
-          .stats(m);
+  // The comparison is kept by value: stats() refers into it (a reference into the temporary dangled).
+  const auto r = analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0},
+                                   a, b, n, format_of(f32));
+  const analysis::ErrorStats& s = r.stats(m);
   return {s.x_at_max, s.max};
 }
 
