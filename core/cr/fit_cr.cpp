@@ -630,6 +630,11 @@ Trial try_pieces(const CrSpec& s, const CrTable& t, int K, int cap, const CrOpti
 }  // namespace
 
 CrResult fit_correctly_rounded(const CrSpec& spec, const CrOptions& o) {
+  // GLPK keeps an environment per thread from its first call (glp_init_env): freed when the fit ends, every
+  // Lp already deleted by then, so a worker thread that fits (the Designer panel) leaks nothing.
+  struct GlpkEnv {
+    ~GlpkEnv() { glp_free_env(); }
+  } const glpk_env;
   validate(spec);
   const auto start = std::chrono::steady_clock::now();
   CrSpec s = spec;

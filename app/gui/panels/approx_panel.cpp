@@ -46,8 +46,8 @@ void error_curve(ErrorMetric m, bool f32, const Activation& approx, const Params
 ApproxPanel::MaxError max_error(ErrorMetric m, bool f32, const Activation& approx, const Params& pa,
                                 const Activation& ref, const Params& pr, double a, double b, std::size_t n) {
   // The comparison is kept by value: stats() refers into it (a reference into the temporary dangled).
-  const auto r = analysis::compare(analysis::FunctionSpec{&approx, pa, 0}, analysis::FunctionSpec{&ref, pr, 0},
-                                   a, b, n, format_of(f32));
+  const auto r = analysis::compare(analysis::FunctionSpec{&approx, pa, 0},
+                                   analysis::FunctionSpec{&ref, pr, 0}, a, b, n, format_of(f32));
   const analysis::ErrorStats& s = r.stats(m);
   return {s.x_at_max, s.max};
 }
