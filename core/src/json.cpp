@@ -437,8 +437,11 @@ void write_string(std::string& out, std::string_view s) {
     if (static_cast<unsigned char>(c) >= 0x80) {
       // Valid UTF-8 is copied; every byte that is not part of it becomes U+FFFD, written as the escape
       // \ufffd so that the replacement is visible in the text (the document stays UTF-8 for every reader).
+      // A U+FFFD already in the string is written the same way, so that writing what was read back gives
+      // the same text.
       const std::size_t n = utf8_sequence(s, i);
-      if (n == 0) {
+      if (n == 0 || s.substr(i, n) == "\xEF\xBF\xBD") {
+        if (n != 0) i += n - 1;
         out += "\\ufffd";
       } else {
         out.append(s.substr(i, n));

@@ -77,11 +77,22 @@ TEST(JsonText, StringsAreAlwaysValidUtf8) {
     const std::string t = json::write(json::Value(c.in));
     EXPECT_TRUE(valid_utf8(t)) << t;
     EXPECT_EQ(json::parse(t).as_string(), c.read_back) << t;
+    // What was written reads back and writes the same text (the replacement is not written twice ways).
+    EXPECT_EQ(json::write(json::parse(t)), t);
     // As a key too.
     json::Object o;
     o[c.in] = 1;
-    EXPECT_TRUE(valid_utf8(json::write(json::Value(o), 2)));
+    const std::string k = json::write(json::Value(o), 2);
+    EXPECT_TRUE(valid_utf8(k));
+    EXPECT_EQ(json::write(json::parse(k), 2), k);
   }
+}
+
+TEST(JsonText, AReplacementCharacterIsWrittenAsItsEscapeWhereverItComesFrom) {
+  // U+FFFD typed by a user (or read from a \ufffd escape) and U+FFFD standing for a bad byte are one text.
+  EXPECT_EQ(json::write(json::Value(std::string("a\xEF\xBF\xBD" "b"))), "\"a\\ufffdb\"");
+  EXPECT_EQ(json::write(json::Value(std::string("a\x8C" "b"))), "\"a\\ufffdb\"");
+  EXPECT_EQ(json::write(json::parse("{\"f\x8c\xda\x8bW\":1}")), "{\"f\\ufffd\xda\x8bW\":1}");  // U+068B kept
 }
 
 }  // namespace
