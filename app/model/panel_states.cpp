@@ -82,25 +82,25 @@ json::Value random_zoo_ids(SampleRng& rng, std::size_t min_n, std::size_t max_n)
 /// be written under another name), and a control character in a file name is a trap: both are refused.
 template <class S>
 Field<S> export_field(std::string help) {
-  return {
-      "export",
-      "file name base",
-      std::move(help),
-      [](const json::Value& v, S& s) {
-        const std::string& base = read_string_value(v, "export");
-        const bool control = std::any_of(base.begin(), base.end(), [](char c) {
-          return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-        });
-        if (base.empty() || control)
-          throw json::JsonError("'export' must be a non-empty file name base without control characters");
-        s.export_base = base;
-      },
-      [](const S& s) { return json::Value(s.export_base); },
-      [](SampleRng& rng, const json::Object&) {
-        // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
-        // that may not exist: the export then says why it failed).
-        return json::Value(rng.text(1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\éΦ√🙂" : "ab/."));
-      }};
+  return {"export",
+          "file name base",
+          std::move(help),
+          [](const json::Value& v, S& s) {
+            const std::string& base = read_string_value(v, "export");
+            const bool control = std::any_of(base.begin(), base.end(), [](char c) {
+              return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+            });
+            if (base.empty() || control)
+              throw json::JsonError("'export' must be a non-empty file name base without control characters");
+            s.export_base = base;
+          },
+          [](const S& s) { return json::Value(s.export_base); },
+          [](SampleRng& rng, const json::Object&) {
+            // Letters people type, spaces, quotes, backslashes and non-ASCII; a slash now and then (a folder
+            // that may not exist: the export then says why it failed).
+            return json::Value(rng.text(
+                1, 24, rng.chance(0.9) ? "abcxyzXYZ019 _-.'\"\\\u00e9\u03a6\u221a\U0001F642" : "ab/."));
+          }};
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ namespace gelu::app {
 namespace {
 
 // Symbols the UI writes itself (the registry's and the zoo's texts are added on top of these).
-constexpr const char* kUiSymbols = "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½—…●○▶◀❚∂∫⟨⟩⊙⌊⌋✓✗";
+constexpr const char* kUiSymbols = "ΦφσπαβμΣΔ√∞≈−′″·²³ˣ⁻⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂±×≤≥∈→←½–—…●○▶◀❚∂∫⟨⟩⊙⌊⌋✓✗";
 
 // [SECTION] The cmap reader
 

@@ -113,6 +113,15 @@ inline long double normal_upper_tail_ld(double t) {
   return 0.5L * erfcl(u);
 }
 
+/// GELU on the negative side in double arithmetic alone: x·Q(−x) with normal_upper_tail, for −37 <= x < 0
+/// (beyond, Q is subnormal). Its relative error is a few ULP of double (3 at x = −7.6, above), far inside
+/// kGeluFastRelError: a value of a narrower format whose rounding cell holds the whole interval
+/// d·(1 ± kGeluFastRelError) is the correctly rounded one, without the x87 path (registry.cpp).
+inline constexpr double kGeluFastRelError = 0x1p-40;
+inline double gelu_negative_fast(double x) {
+  return x * normal_upper_tail(-x);
+}
+
 inline double gelu(double x) {
   if (std::isnan(x)) return x;
   if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf

@@ -5,8 +5,10 @@
 #include <imgui.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,56 @@ TEST(UiFont, EveryTextTheAppShipsIsDrawable) {
         << describe_code_point(c) << " (the registry's, the zoo's or the UI's own text)";
   }
   for (const std::string& f : shipped_lessons()) EXPECT_NO_THROW(load_lesson(f)) << f;
+}
+
+/// The characters above U+007F inside the string literals of a C++ source (comments and escapes skipped).
+std::string literal_text(const std::string& src) {
+  std::string out;
+  for (std::size_t i = 0; i < src.size();) {
+    if (src.compare(i, 2, "//") == 0) {
+      i = src.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (src.compare(i, 2, "/*") == 0) {
+      i = src.find("*/", i);
+      if (i == std::string::npos) break;
+      i += 2;
+    } else if (src[i] == '\'') {
+      for (++i; i < src.size() && src[i] != '\''; i += src[i] == '\\' ? 2 : 1) {
+      }
+      ++i;
+    } else if (src[i] == '"') {
+      for (++i; i < src.size() && src[i] != '"'; i += src[i] == '\\' ? 2 : 1)
+        if (static_cast<unsigned char>(src[i]) >= 0x80) out += src[i];
+      ++i;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+TEST(UiFont, EveryCharacterInTheAppsOwnStringsIsInTheAtlas) {
+  // The app's own texts (step bars, verdicts, tooltips) are built in code: each character outside Latin-1
+  // (ImGui's default ranges) must be in ui_glyph_text(), which the atlas is built from — else it draws '?'
+  // (the quiz prompt's "keys 1–4" did).
+  const std::string atlas = ui_glyph_text();
+  std::vector<char32_t> have = code_points(atlas);
+  std::size_t files = 0;
+  for (const char* room : {"gui", "model", "plot"})
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(GELU_SOURCE_DIR) / "app" / room)) {
+      if (e.path().extension() != ".cpp" && e.path().extension() != ".hpp") continue;
+      ++files;
+      std::ifstream f(e.path(), std::ios::binary);
+      const std::string src((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      for (const char32_t c : code_points(literal_text(src))) {
+        if (c <= 0xFF) continue;
+        EXPECT_NE(std::find(have.begin(), have.end(), c), have.end())
+            << describe_code_point(c) << " in a string of " << e.path().string()
+            << " is not in the atlas (add it to kUiSymbols, app/model/ui_font.cpp)";
+      }
+    }
+  EXPECT_GT(files, 50u);
+  EXPECT_EQ(literal_text("a = \"x–y\"; // \"z—w\"\n'\"'; \"\\\"·\""), "–·");
 }
 
 TEST(UiFont, TheAtlasHoldsEveryCharacterOfAnOpenedLesson) {

@@ -27,6 +27,47 @@
 namespace gelu::app {
 namespace {
 
+/// One step laid out as `gelulab shot` lays it out: the App on the step at the size's text scale, a fresh
+/// ImGui context of the size with its fonts and renderer, and the frames shot renders before its picture
+/// (ImGui sizes windows from the previous frame's layout). The context is left current for the caller, who
+/// ends it with close().
+struct SlideFrames {
+  App app;
+  bool ok = false;
+  SlideFrames(const Lesson& lesson, std::size_t step, const SlideSize& size, std::string* error) {
+    char scale[16];
+    std::snprintf(scale, sizeof scale, "%g", static_cast<double>(size.scale));
+    apply_view_options(app, ViewOptions{lesson.path, std::to_string(step + 1), std::nullopt, std::nullopt,
+                                        std::string(scale)});  // throws for a step that does not apply
+    ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(static_cast<float>(size.width), static_cast<float>(size.height));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    app.setup_fonts_and_style(1.0f);
+    ok = ImGui_ImplOpenGL3_Init("#version 430 core");
+    if (!ok) {
+      *error = "the ImGui OpenGL3 renderer failed to initialize";
+      return;
+    }
+    app.active().settle_for_shot();
+    for (int f = 0; f < 7; ++f) {
+      io.DeltaTime = 1.0f / 60.0f;
+      io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui::NewFrame();
+      app.frame();
+      ImGui::Render();
+    }
+  }
+  SlideFrames(const SlideFrames&) = delete;
+  SlideFrames& operator=(const SlideFrames&) = delete;
+  ~SlideFrames() {
+    if (ok) ImGui_ImplOpenGL3_Shutdown();
+    if (ImGui::GetCurrentContext()) ImGui::DestroyContext();
+  }
+};
+
 std::vector<std::string> check_slides(const Lesson& lesson, bool layout, std::string* error) {
   std::vector<std::string> out;
   const auto names_series = [](const LessonStep& s) {
@@ -44,46 +85,22 @@ std::vector<std::string> check_slides(const Lesson& lesson, bool layout, std::st
     std::set<std::string> drawn;  // the series the step's plots are asked to draw, at any size
     bool laid_out = false;
     for (const SlideSize& size : kSlideSizes) {
-      App app;
-      char scale[16];
-      std::snprintf(scale, sizeof scale, "%g", static_cast<double>(size.scale));
+      plot::set_series_names(&drawn);
+      std::unique_ptr<SlideFrames> slide;
       try {
-        apply_view_options(app, ViewOptions{lesson.path, std::to_string(i + 1), std::nullopt, std::nullopt,
-                                            std::string(scale)});
+        slide = std::make_unique<SlideFrames>(lesson, i, size, error);
       } catch (const std::exception& e) {
+        plot::set_series_names(nullptr);
         out.push_back("steps[" + std::to_string(i) + "]: " + e.what());
         break;
       }
-      ImGui::CreateContext();
-      ImGuiIO& io = ImGui::GetIO();
-      io.IniFilename = nullptr;
-      io.DisplaySize = ImVec2(static_cast<float>(size.width), static_cast<float>(size.height));
-      io.DisplayFramebufferScale = ImVec2(1, 1);
-      app.setup_fonts_and_style(1.0f);
-      if (!ImGui_ImplOpenGL3_Init("#version 430 core")) {
-        *error = "the ImGui OpenGL3 renderer failed to initialize";
-        ImGui::DestroyContext();
-        return out;
-      }
-      app.active().settle_for_shot();
-      // The frames `gelulab shot` renders before its picture: ImGui sizes windows from the previous frame's
-      // layout. Laid out only: the check needs the rectangles, not the pixels.
-      plot::set_series_names(&drawn);
-      for (int f = 0; f < 7; ++f) {
-        io.DeltaTime = 1.0f / 60.0f;
-        io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-        ImGui_ImplOpenGL3_NewFrame();
-        ImGui::NewFrame();
-        app.frame();
-        ImGui::Render();
-      }
       plot::set_series_names(nullptr);
+      if (!slide->ok) return out;
       laid_out = true;
       if (layout)
-        for (const std::string& p : app.slide_problems())
+        for (const std::string& p : slide->app.slide_problems())
           out.push_back("steps[" + std::to_string(i) + "] at " + slide_size_name(size) + ": " + p);
-      ImGui_ImplOpenGL3_Shutdown();
-      ImGui::DestroyContext();
+      slide.reset();
       if (!layout) break;  // the series check needs one size
     }
     if (series && laid_out)
@@ -101,34 +118,15 @@ bool render_slide(const Lesson& lesson, std::size_t step, const SlideSize& size,
   if (!screen) return false;
   for (const std::string& key : computed_text_keys(lesson.steps[step].text))
     if (model::is_claim_key(key)) model::claim_text(key, true);
-  App app;
-  char scale[16];
-  std::snprintf(scale, sizeof scale, "%g", static_cast<double>(size.scale));
+  std::unique_ptr<SlideFrames> slide;
   try {
-    apply_view_options(app, ViewOptions{lesson.path, std::to_string(step + 1), std::nullopt, std::nullopt,
-                                        std::string(scale)});
+    slide = std::make_unique<SlideFrames>(lesson, step, size, error);
   } catch (const std::exception& e) {
     *error = e.what();
     return false;
   }
-  ImGui::CreateContext();
-  ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;
-  io.DisplaySize = ImVec2(static_cast<float>(size.width), static_cast<float>(size.height));
-  io.DisplayFramebufferScale = ImVec2(1, 1);
-  app.setup_fonts_and_style(1.0f);
-  bool ok = ImGui_ImplOpenGL3_Init("#version 430 core");
-  if (!ok) *error = "the ImGui OpenGL3 renderer failed to initialize";
+  bool ok = slide->ok;
   if (ok) {
-    app.active().settle_for_shot();
-    for (int f = 0; f < 7; ++f) {
-      io.DeltaTime = 1.0f / 60.0f;
-      io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-      ImGui_ImplOpenGL3_NewFrame();
-      ImGui::NewFrame();
-      app.frame();
-      ImGui::Render();
-    }
     screen->bind();
     glViewport(0, 0, size.width, size.height);
     glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
@@ -137,10 +135,9 @@ bool render_slide(const Lesson& lesson, std::size_t step, const SlideSize& size,
     glFinish();
     glReadBuffer(GL_COLOR_ATTACHMENT0);
     ok = write_framebuffer_png(png_path, size.width, size.height, error);
-    *text = app.step_text();
-    ImGui_ImplOpenGL3_Shutdown();
+    *text = slide->app.step_text();
   }
-  ImGui::DestroyContext();
+  slide.reset();
   gpu_release();
   return ok;
 }

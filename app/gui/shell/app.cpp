@@ -437,7 +437,8 @@ std::string App::step_text() const {
                          : (answered_ && answer && k == picked_) ? "✗ "
                          : k == picked_                          ? "▶ "
                                                                  : "";
-      text += std::string(i ? "     " : "") + mark + std::to_string(i + 1) + "  " + q.choices[i].text;
+      // "(1) …  ·  (2) …": the numbers stay apart from the choices' own numbers when the bar wraps the line.
+      text += std::string(i ? "  ·  " : "") + mark + "(" + std::to_string(i + 1) + ") " + q.choices[i].text;
     }
     if (!answered_) {
       text += "   (keys 1–" + std::to_string(q.choices.size()) + ", then Enter)";
