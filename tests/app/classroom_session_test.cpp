@@ -519,7 +519,7 @@ TEST(LessonViews, APredictionIsRevealedOnAKeyWithTheAnswerTheCoreComputes) {
   EXPECT_NEAR(answer, -0.7518, 1e-4);
   const std::string t = after.meta.at("lesson").at("text").as_string();
   EXPECT_NE(t.find("✓ (2) near x = −0.75"), std::string::npos) << t;  // the nearest choice
-  EXPECT_NE(t.find("✗ 1  at x = −1"), std::string::npos) << t;       // the class's pick, wrong
+  EXPECT_NE(t.find("✗ (1) at x = −1"), std::string::npos) << t;       // the class's pick, wrong
   EXPECT_NE(t.find("Answer: 2, x = −0.7518"), std::string::npos) << t;
   // ... and comes with it, computed: GELU′ is not positive on all of (−1, ∞).
   EXPECT_NE(t.find("✗ does not hold"), std::string::npos) << t;

@@ -90,8 +90,12 @@ TEST(JsonText, StringsAreAlwaysValidUtf8) {
 
 TEST(JsonText, AReplacementCharacterIsWrittenAsItsEscapeWhereverItComesFrom) {
   // U+FFFD typed by a user (or read from a \ufffd escape) and U+FFFD standing for a bad byte are one text.
-  EXPECT_EQ(json::write(json::Value(std::string("a\xEF\xBF\xBD" "b"))), "\"a\\ufffdb\"");
-  EXPECT_EQ(json::write(json::Value(std::string("a\x8C" "b"))), "\"a\\ufffdb\"");
+  EXPECT_EQ(json::write(json::Value(std::string("a\xEF\xBF\xBD"
+                                                "b"))),
+            "\"a\\ufffdb\"");
+  EXPECT_EQ(json::write(json::Value(std::string("a\x8C"
+                                                "b"))),
+            "\"a\\ufffdb\"");
   EXPECT_EQ(json::write(json::parse("{\"f\x8c\xda\x8bW\":1}")), "{\"f\\ufffd\xda\x8bW\":1}");  // U+068B kept
 }
 

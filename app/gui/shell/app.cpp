@@ -441,7 +441,7 @@ std::string App::step_text() const {
       text += std::string(i ? "  ·  " : "") + mark + "(" + std::to_string(i + 1) + ") " + q.choices[i].text;
     }
     if (!answered_) {
-      text += "   (keys 1–" + std::to_string(q.choices.size()) + ", then Enter)";
+      text += "  (keys 1–" + std::to_string(q.choices.size()) + ", Enter)";
     } else if (!answer) {
       text += "\nComputing the answer…";
     } else {
