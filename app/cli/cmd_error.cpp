@@ -56,6 +56,9 @@ struct Result {
   std::string verdict;
   precision::Tails tails;
   std::string compute_name;  // the compute format the tails were found in
+  std::string semantics;     // how it was evaluated (precision::semantics): registry function or zoo entry
+  std::vector<std::uint8_t> overflowed;  // a zoo entry's sweep: per input, an intermediate overflowed
+  Format compute_format{FormatId::F32};
 };
 
 void append_value(std::string& out, double v, const Format& f) {
@@ -102,6 +105,7 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
   w.key("vs").value(vs);
   w.key("order").value(order);
   w.key("dtype").value(r.format.name());
+  w.key("semantics").value(res.semantics);
   if (r.format.id() == FormatId::Int8) {
     w.key("scale").value(r.format.quantization().scale);
     w.key("zero_point").value(r.format.quantization().zero_point);
@@ -230,6 +234,7 @@ int run_error(Args& args) {
         res.fn = describe(a);
         res.report = all ? analysis::compare_at(a, ref, x, f)
                          : analysis::compare(a, ref, lo, hi, static_cast<std::size_t>(samples), f);
+        res.semantics = precision::semantics(s.fn->id, f, f);
       } else {
         const Format c = compute.value_or(precision::default_compute(f));
         const precision::Sweep sw = precision::sweep_at(*s.entry, ref, x, f, c, order);
@@ -237,6 +242,9 @@ int run_error(Args& args) {
         res.compute = s.entry->uses_compute ? std::string(c.name()) : "";
         res.cost = s.entry->cost;
         res.report = sw.errors;
+        res.overflowed = sw.overflowed;
+        res.compute_format = c;
+        res.semantics = precision::semantics(s.entry->id, f, c);
         if (!all) {
           res.report.a = lo;
           res.report.b = hi;
@@ -246,6 +254,8 @@ int run_error(Args& args) {
         precision::Sweep sw;
         sw.errors = res.report;
         sw.order = order;
+        sw.overflowed = res.overflowed;
+        sw.compute = res.compute_format;
         res.have_tails = true;
         res.verdict = precision::verdict(sw).text;
         const zoo::Entry e =
@@ -285,6 +295,11 @@ int run_error(Args& args) {
         "vs %s, %s\n", vs_text.c_str(),
         all ? "every value of each format in the range" : (std::to_string(samples) + " samples").c_str());
     std::fputs(precision::summary_text(rows, metrics).c_str(), stdout);
+    // gelu_tanh (the registry function) and tanh_form (the zoo entry) are one formula that gives different
+    // answers: the compute column says which semantics each row used.
+    std::printf(
+        "semantics: compute - is a registry function correctly rounded to the format (its float path in "
+        "f32); a compute format is a zoo entry as shipped, computed in it and rounded once\n");
     return 0;
   }
   const Result& res = results[0];
@@ -298,6 +313,7 @@ int run_error(Args& args) {
   if (!res.compute.empty()) inputs += ", computed in " + res.compute;
   std::printf("%s vs %s on [%s, %s], %s\n", res.fn.c_str(), vs_text.c_str(), format_f64(r.a).c_str(),
               format_f64(r.b).c_str(), inputs.c_str());
+  if (!res.semantics.empty()) std::printf("evaluated as: %s\n", res.semantics.c_str());
   std::printf("%-6s %-24s %-24s %s\n", "metric", "max", "at x", "mean");
   for (ErrorMetric m : metrics) {
     const analysis::ErrorStats& s = r.stats(m);

@@ -57,7 +57,9 @@ std::string base64(std::string_view bytes) {
 // gelulab lessons --handout FILE --out DIR: one self-contained HTML page (DIR/NAME.html), each step's slide
 // at 1280×800 with 2× text as an embedded PNG (also kept as DIR/NAME_step_N.png), its text and its notes; A4
 // print styles put one step per half page.
-int write_handout(const std::string& file, const std::string& dir) {
+// With `progress`, "step N of M" on standard output as each step is rendered (File > Export lesson handout…
+// runs this command and shows them).
+int write_handout(const std::string& file, const std::string& dir, bool progress) {
   const SlideRender render = slide_render();
   if (!render) {
     std::fprintf(stderr, "gelulab lessons: --handout needs the GUI (this gelulab was built without it)\n");
@@ -109,6 +111,10 @@ int write_handout(const std::string& file, const std::string& dir) {
             base64(bytes) + "\">\n<p>" + html_escape(text) + "</p>\n";
     if (!s.notes.empty()) html += "<p class=\"notes\">" + html_escape(s.notes) + "</p>\n";
     html += "</section>\n";
+    if (progress) {
+      std::printf("step %zu of %zu\n", i + 1, l.steps.size());
+      std::fflush(stdout);
+    }
   }
   html += "</body></html>\n";
   const std::string out = (std::filesystem::path(dir) / (name + ".html")).string();
@@ -127,11 +133,13 @@ int run_lessons(cli::Args& args) {
   const bool no_layout = args.flag("no-layout");
   const auto handout = args.option("handout");
   const auto out_dir = args.option("out");
+  const bool progress = args.flag("progress");
   args.finish();
   if (handout && !out_dir) throw cli::UsageError("--handout FILE needs --out DIR");
   if (out_dir && !handout) throw cli::UsageError("--out DIR goes with --handout FILE");
+  if (progress && !handout) throw cli::UsageError("--progress goes with --handout FILE");
   if (cli::dry_run()) return 0;
-  if (handout) return write_handout(*handout, *out_dir);
+  if (handout) return write_handout(*handout, *out_dir, progress);
   const bool listing = files.empty();
   if (listing) {
     const LessonsFolder folder = lessons_folder();
@@ -194,6 +202,8 @@ GELU_COMMAND(
     "                 step whose view names series\n"
     "  --handout FILE --out DIR  write DIR/NAME.html: one self-contained page with each step's slide\n"
     "                 (1280x800, 2x text, as embedded PNG; the PNGs are kept beside it), text and notes\n"
+    "  --progress     with --handout: print 'step N of M' as each step is rendered (File > Export\n"
+    "                 lesson handout... in the app runs this command and shows them)\n"
     "A check reads the JSON, its keys, types and text lengths, the panel of every step, and\n"
     "applies every step's state to a fresh panel. Errors name the file and the field,\n"
     "e.g. 'intro.json: steps[2].state: unknown key 'funtions''.\n"

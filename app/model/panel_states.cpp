@@ -637,11 +637,12 @@ std::string precision_text_problem(const json::Value& state, std::string_view ke
   }
   const std::vector<std::string> parts = text_key_parts(key);
   const std::string& what = parts[0];
-  if (what != "verdict" && what != "zero" && what != "maxulp" && what != "lobe")
+  if (what != "verdict" && what != "zero" && what != "maxulp" && what != "overflow" && what != "lobe")
     return "the Precision panel computes {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]}, "
-           "{maxulp:ENTRY[:FORMAT]} and {lobe:ENTRY}";
+           "{maxulp:ENTRY[:FORMAT]}, {overflow:ENTRY[:FORMAT]} and {lobe:ENTRY}";
   if (parts.size() < 2 || parts.size() > (what == "lobe" ? 2u : 3u))
-    return "write {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]}, {maxulp:ENTRY[:FORMAT]} or {lobe:ENTRY}";
+    return "write {verdict:ENTRY[:FORMAT]}, {zero:ENTRY[:FORMAT]}, {maxulp:ENTRY[:FORMAT]}, "
+           "{overflow:ENTRY[:FORMAT]} or {lobe:ENTRY}";
   if (std::find(s.cfg.entries.begin(), s.cfg.entries.end(), parts[1]) == s.cfg.entries.end())
     return quote(parts[1]) + " is not among the step's entries";
   if (parts.size() == 3 &&

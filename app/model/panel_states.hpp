@@ -102,8 +102,12 @@ struct PrecisionState {
 };
 const Schema<PrecisionState>& precision_schema();
 /// The text a Precision panel computes for a lesson step ({key} in its text; see model/lessons.hpp):
-///   verdict:ENTRY[:FORMAT]  the entry's verdict line in FORMAT (default: the first format)
+///   verdict:ENTRY[:FORMAT]  the entry's verdict line in FORMAT (default: the first format) over the x range
+///                           the plots show (the step's "x"), wrong results at overflow named apart
 ///   zero:ENTRY[:FORMAT]     where the entry's result becomes 0 ("x = −5.54"), or "nowhere"
+///   maxulp:ENTRY[:FORMAT]   the largest ULP error over the x range the plots show, overflow apart ("12 ULP")
+///   overflow:ENTRY[:FORMAT] over every value of the format: which inputs an intermediate overflow makes
+///                           wrong ("16384 inputs with |x| ≥ 7.01e+12 are wrong: …"), or that none does
 ///   lobe:ENTRY              the int8 view: "k of n lobe codes, max error m LSB"
 /// Empty when `state` (a precision state) has that entry and format, else why not.
 std::string precision_text_problem(const json::Value& state, std::string_view key);

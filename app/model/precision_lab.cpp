@@ -149,7 +149,12 @@ std::shared_ptr<const PrecisionCell> make_cell(const zoo::Entry& e, const Format
     c->max_ulp = r.ulp_stats.max;
     c->x_at_max = r.ulp_stats.x_at_max;
     c->mean_ulp = r.ulp_stats.mean;
-    c->verdict = precision::verdict(s).text;
+    c->differs = precision::differing(s);
+    c->overflowed = s.overflowed;
+    c->storage = storage;
+    c->compute_format = compute;
+    c->reference = precision::verdict_reference(s);
+    c->verdict = cell_verdict(*c, -INFINITY, INFINITY).text;
     c->row = precision::summary_row(s, e, "gelu");
     c->tails = precision::tails(e, storage, compute, order);
   } catch (const std::exception& ex) {
@@ -182,6 +187,18 @@ std::shared_ptr<const Int8Cell> make_int8(const zoo::Entry& e, double scale, con
 }
 
 }  // namespace
+
+precision::Verdict cell_verdict(const PrecisionCell& c, double lo, double hi) {
+  precision::VerdictInput in;
+  in.x = c.x;
+  in.ulp = c.ulp;
+  in.differs = c.differs;
+  in.overflowed = c.overflowed;
+  in.format = c.storage;
+  in.compute = c.compute_format;
+  in.reference = c.reference;
+  return precision::verdict(in, lo, hi);
+}
 
 const PrecisionCell* PrecisionSnapshot::cell(const std::string& entry, const std::string& format) const {
   for (const auto& c : cells)

@@ -47,14 +47,23 @@ struct PrecisionCell {
   int order = 0;
   std::vector<double> x, ulp;      // every input and its ULP error (0: identical after rounding)
   std::vector<double> overflow_x;  // inputs at which an intermediate overflowed
+  /// Per input: 1 where the stored result differs from the correctly rounded GELU, 1 where an intermediate
+  /// overflowed (what cell_verdict reads); the formats as used and the reference as the verdict names it.
+  std::vector<std::uint8_t> differs, overflowed;
+  Format storage{FormatId::BF16}, compute_format{FormatId::F32};
+  std::string reference;
   std::size_t n = 0, mismatch = 0;
   double max_ulp = 0, x_at_max = 0, mean_ulp = 0;
-  std::string verdict;  // precision::verdict's one line
+  std::string verdict;  // precision::verdict's one line, over every value of the format
   precision::Tails tails;
   precision::SummaryRow row;
   double sweep_ms = 0;  // wall time of precision::sweep alone
   std::string error;    // non-empty: nothing else is filled in (e.g. the entry has no f′)
 };
+
+/// The cell's verdict over its inputs in [lo, hi] (precision::verdict): what a plot of [lo, hi] shows, with
+/// wrong results where an intermediate overflowed named apart.
+precision::Verdict cell_verdict(const PrecisionCell& c, double lo, double hi);
 
 /// The int8 view of one entry: the codes GELU's negative lobe gets and the error that follows.
 struct Int8Cell {

@@ -264,7 +264,9 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
       1.7f * em_ + line * static_cast<float>(x_label_lines_.size() + category_lines_ - 1) + reserved_.y;
   // The data area the panel's size gives without any room kept for the legend: where the legend's place
   // is decided (the same whatever place it had, so a decision does not undo itself).
-  free_area_ = ImVec2(std::max(kMinAreaWidth, size.x - 5.0f * em_),
+  // (From the width asked for, not the width grown to keep room for a legend at the right: a legend that no
+  // longer fits beside a narrower plot, F6 showing the controls in presentation mode, moves below it.)
+  free_area_ = ImVec2(std::max(kMinAreaWidth, key_size_.x - 5.0f * em_),
                       std::max(kMinAreaHeight, size.y - (top_pad + bottom_pad - reserved_.y)));
   // A legend at the right keeps the data area at least as tall as itself (see draw_legend).
   const float min_area_h =

@@ -226,37 +226,87 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
   return t;
 }
 
-Verdict verdict(const Sweep& s, std::string_view reference_name) {
-  Verdict v;
+std::vector<std::uint8_t> differing(const Sweep& s) {
   const analysis::ErrorReport& r = s.errors;
-  v.n = r.x.size();
-  v.mismatch = r.ulp_stats.mismatch;
-  v.max_ulp = r.ulp_stats.max;
-  v.x_at_max = r.ulp_stats.x_at_max;
+  std::vector<std::uint8_t> d(r.x.size());
+  for (std::size_t i = 0; i < r.x.size(); ++i)
+    d[i] = analysis::differs(r.format, r.value[i], r.ref_value[i], analysis::reference_side(r, i)) ? 1 : 0;
+  return d;
+}
+
+std::string verdict_reference(const Sweep& s, std::string_view reference_name) {
+  const analysis::ErrorReport& r = s.errors;
   std::string ref(reference_name);
   if (ref.empty()) ref = r.reference.fn && std::string_view(r.reference.fn->id) == "gelu" ? "exact" : "";
   if (ref.empty() && r.reference.fn) ref = r.reference.fn->id;
   if (s.order == 1) ref += "'s derivative";
-  const std::string fmt(r.format.name());
+  return ref;
+}
+
+Verdict verdict(const VerdictInput& in, double lo, double hi) {
+  Verdict v;
+  const std::string& ref = in.reference;
+  const std::string fmt(in.format.name());
+  // Inputs in increasing order (a sweep's inputs are; samples are too), so the range is an index range.
+  const std::size_t b =
+      static_cast<std::size_t>(std::lower_bound(in.x.begin(), in.x.end(), lo) - in.x.begin());
+  const std::size_t e =
+      static_cast<std::size_t>(std::upper_bound(in.x.begin(), in.x.end(), hi) - in.x.begin());
+  const bool whole = b == 0 && e == in.x.size();
+  v.n = e > b ? e - b : 0;
   if (v.n == 0) {
-    v.text = "no inputs";
+    v.text = whole ? "no inputs" : "no inputs in [" + num(lo) + ", " + num(hi) + "]";
     return v;
   }
-  // Inputs in increasing order (a sweep's inputs are; samples are too), so "from" and "to" are index ranges.
-  std::size_t first = v.n, last = 0;
-  for (std::size_t i = 0; i < v.n; ++i)
-    if (analysis::differs(r.format, r.value[i], r.ref_value[i], analysis::reference_side(r, i))) {
-      first = std::min(first, i);
-      last = i;
+  auto over = [&](std::size_t i) { return !in.overflowed.empty() && in.overflowed[i] != 0; };
+  // Ordinary differences (no overflow at that input) and wrong results where an intermediate overflowed.
+  std::size_t first = e, last = b;
+  bool any = false;
+  for (std::size_t i = b; i < e; ++i) {
+    if (!in.differs[i]) continue;
+    if (over(i)) {
+      ++v.overflow_wrong;
+      const double x = in.x[i];
+      if (x > 0 && (!v.overflow_wrong_from || x < *v.overflow_wrong_from)) v.overflow_wrong_from = x;
+      if (x < 0 && (!v.overflow_wrong_to || x > *v.overflow_wrong_to)) v.overflow_wrong_to = x;
+      continue;
     }
-  if (first == v.n) {
-    v.text = "identical to " + ref + " in " + fmt + " on all " + std::to_string(v.n) + " inputs";
+    ++v.mismatch;
+    if (!any || in.ulp[i] > v.max_ulp) {
+      v.max_ulp = in.ulp[i];
+      v.x_at_max = in.x[i];
+    }
+    any = true;
+    first = std::min(first, i);
+    last = i;
+  }
+  const std::string of_n =
+      whole ? std::to_string(v.n) + " inputs"
+            : "the " + std::to_string(v.n) + " inputs in [" + num(lo) + ", " + num(hi) + "]";
+  std::string overflow;
+  if (v.overflow_wrong > 0) {
+    std::string where;
+    if (v.overflow_wrong_from && v.overflow_wrong_to && *v.overflow_wrong_from == -*v.overflow_wrong_to)
+      where = "|x| ≥ " + num(*v.overflow_wrong_from);
+    else if (v.overflow_wrong_from && v.overflow_wrong_to)
+      where = "x ≥ " + num(*v.overflow_wrong_from) + " or x ≤ " + num(*v.overflow_wrong_to);
+    else if (v.overflow_wrong_from)
+      where = "x ≥ " + num(*v.overflow_wrong_from);
+    else
+      where = "x ≤ " + num(*v.overflow_wrong_to);
+    overflow = std::to_string(v.overflow_wrong) + " inputs with " + where +
+               " are wrong: an intermediate overflows in " + std::string(in.compute.name());
+    v.overflow_text = overflow;
+  }
+  if (!any) {
+    v.text = "identical to " + ref + " in " + fmt + " on " + (whole ? "all " : "") + of_n;
+    if (!overflow.empty()) v.text += " but " + overflow;
     return v;
   }
-  v.differ_lo = r.x[first];
-  v.differ_hi = r.x[last];
-  if (last + 1 < v.n) v.identical_from = r.x[last + 1];
-  if (first > 0) v.identical_to = r.x[first - 1];
+  v.differ_lo = in.x[first];
+  v.differ_hi = in.x[last];
+  if (last + 1 < e) v.identical_from = in.x[last + 1];
+  if (first > b) v.identical_to = in.x[first - 1];
   std::string text;
   if (v.identical_from || v.identical_to) {
     text = "identical to " + ref + " in " + fmt + " for ";
@@ -265,13 +315,39 @@ Verdict verdict(const Sweep& s, std::string_view reference_name) {
     if (v.identical_to) text += "x ≤ " + num(*v.identical_to);
     text += "; ";
   }
-  const bool counts = r.format.enumerable();
+  const bool counts = in.format.enumerable();
   text += "up to " + (counts ? format_f64(v.max_ulp) + " ULP" : num(v.max_ulp) + " ULP") + " on [" +
           num(v.differ_lo) + ", " + num(v.differ_hi) + "] (max at x = " + num(v.x_at_max) + "); ";
   const double pct = 100.0 * static_cast<double>(v.mismatch) / static_cast<double>(v.n);
-  text += g3(pct) + "% of " + std::to_string(v.n) + " inputs differ";
+  text += g3(pct) + "% of " + of_n + " differ";
+  if (!overflow.empty()) text += "; besides, " + overflow;
   v.text = text;
   return v;
+}
+
+Verdict verdict(const Sweep& s, std::string_view reference_name, double lo, double hi) {
+  const std::vector<std::uint8_t> d = differing(s);
+  VerdictInput in;
+  in.x = s.errors.x;
+  in.ulp = s.errors.ulp;
+  in.differs = d;
+  in.overflowed = s.overflowed;
+  in.format = s.errors.format;
+  in.compute = s.compute;
+  in.reference = verdict_reference(s, reference_name);
+  return verdict(in, lo, hi);
+}
+
+std::string semantics(std::string_view id, const Format& storage, const Format& compute) {
+  const std::string st(storage.name()), name(id);
+  if (const std::optional<zoo::Entry> e = zoo::find(id))
+    return "zoo entry " + name + " as shipped, computed in " +
+           (e->uses_compute ? std::string(compute.name()) : std::string("its own arithmetic")) +
+           ", rounded to " + st;
+  if (!find_activation(id)) return {};
+  if (storage.id() == FormatId::F64) return "registry function " + name + ", in double";
+  if (storage.id() == FormatId::F32) return "registry function " + name + ", its float path";
+  return "registry function " + name + ", correctly rounded to " + st;
 }
 
 Int8View int8_view(const zoo::Entry& e, const Quantization& q, const Format& compute) {

@@ -181,6 +181,46 @@ TEST(Classroom, PresentationAt2xHasLargerTextThickerLinesAndALightTheme) {
   EXPECT_GT(ga.left, 0.25 * 1280);
 }
 
+// F6 in presentation mode shows the panel's controls (hidden while presenting): beside them every plot keeps
+// its whole frame and its legend inside the view, on a panel and on a lesson step, at both projector sizes
+// (the controls column narrows where its 20 em would leave the view less than a plot's smallest frame, and a
+// legend that no longer fits beside the narrower plot goes below it).
+TEST(Classroom, F6InPresentationShowsTheControlsBesideWholePlotsAndLegends) {
+  const fs::path with = test_dir() / "f6.txt", without = test_dir() / "no_f6.txt";
+  write_file(with, "wait 3\nkey F6\nwait 6\n");
+  write_file(without, "wait 9\n");
+  const std::string lesson = "--lesson '" +
+                             (fs::path(GELU_SOURCE_DIR) / "assets/lessons/1_what_is_gelu.json").string() +
+                             "' --step 4";
+  int n = 0;
+  for (const std::string size : {"1024x768", "1280x800"})
+    for (const std::string& where : {std::string(), lesson})
+      for (const bool f6 : {false, true}) {
+        SCOPED_TRACE(size + (where.empty() ? " curves" : " lesson 1 step 4") + (f6 ? " F6" : ""));
+        const fs::path report = test_dir() / ("f6_" + std::to_string(n) + ".json"),
+                       session = test_dir() / ("f6_" + std::to_string(n++) + ".session.json");
+        const Result r = gelulab("gui --headless --size " + size + " --presentation 2 " + where +
+                                 " --frames 16 --script '" + (f6 ? with : without).string() +
+                                 "' --session '" + session.string() + "' --report '" + report.string() + "'");
+        ASSERT_EQ(r.status, 0) << r.err;
+        const Value v = gelu::json::parse(read_file(report));
+        const auto& marks = v.at("ui_marks").as_object();
+        EXPECT_EQ(marks.count("controls"), f6 ? 1u : 0u);
+        const auto& panel = marks.at("panel").as_array();
+        const double left = f6 ? marks.at("controls").as_array()[2].as_number() : panel[0].as_number();
+        const double right = panel[2].as_number();
+        ASSERT_FALSE(v.at("plots").as_object().empty());
+        for (const auto& [id, g] : v.at("plots").as_object()) {
+          EXPECT_GE(g.at("frame").at("left").as_number(), left) << id;
+          EXPECT_LE(g.at("frame").at("right").as_number(), right) << id;
+          EXPECT_GT(g.at("right").as_number() - g.at("left").as_number(), 299) << id;  // a readable data area
+          if (g.at("legend").is_null()) continue;
+          EXPECT_GE(g.at("legend").at("left").as_number(), left) << id;
+          EXPECT_LE(g.at("legend").at("right").as_number(), right) << id;
+        }
+      }
+}
+
 TEST(Classroom, PresentationScaleOutsideOneToThreeIsAUsageError) {
   EXPECT_EQ(gelulab("shot --panel curves --out x.png --presentation 3.5").status, 2);
   EXPECT_EQ(gelulab("shot --panel curves --out x.png --presentation 0.5").status, 2);

@@ -457,7 +457,12 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
   ASSERT_EQ(s.status, 0) << s.err;
   EXPECT_EQ(s.meta.at("lesson").at("steps").as_number(), 7);
   const std::string text = s.meta.at("lesson").at("text").as_string();
-  const std::string bf16 = P::verdict(core_sweep("tanh_form", FormatId::BF16, FormatId::F32)).text;
+  // The verdict is over the x range the step's plot shows.
+  const Value lesson_doc = gelu::json::parse(read_text(lesson7()));
+  const Value& x = lesson_doc.at("steps").as_array()[0].at("state").at("x");
+  const double lo = x.as_array()[0].as_number(), hi = x.as_array()[1].as_number();
+  const std::string bf16 =
+      P::verdict(core_sweep("tanh_form", FormatId::BF16, FormatId::F32), {}, lo, hi).text;
   EXPECT_NE(text.find(bf16), std::string::npos) << text;
   EXPECT_EQ(text.find("{"), std::string::npos) << text;
   EXPECT_EQ(text.find("…"), std::string::npos) << text;
@@ -472,7 +477,7 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
   const Shot t = shot("lesson7_1_f16", "--lesson '" + f16.string() + "' --step 1");
   ASSERT_EQ(t.status, 0) << t.err;
   const std::string text16 = t.meta.at("lesson").at("text").as_string();
-  const std::string f16v = P::verdict(core_sweep("tanh_form", FormatId::F16, FormatId::F32)).text;
+  const std::string f16v = P::verdict(core_sweep("tanh_form", FormatId::F16, FormatId::F32), {}, lo, hi).text;
   EXPECT_NE(f16v, bf16);
   EXPECT_NE(text16.find(f16v), std::string::npos) << text16;
   EXPECT_EQ(text16.find(bf16), std::string::npos);

@@ -141,16 +141,41 @@ TEST(CliPrecisionError, VerdictZeroAndOverflowLines) {
       << g.out;
 }
 
+TEST(CliPrecisionError, SaysWhichSemanticsItUsed) {
+  // One formula, two semantics, two answers: the registry's gelu_tanh correctly rounded, the zoo's tanh_form
+  // as shipped in f32 (their largest bf16 ULP errors differ).
+  const ExecResult reg =
+      run({"error", "--fn", "gelu_tanh", "--vs", "gelu", "--dtype", "bf16", "--all", "--json"});
+  const ExecResult zoo =
+      run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--all", "--json"});
+  ASSERT_EQ(reg.status, 0) << reg.err;
+  ASSERT_EQ(zoo.status, 0) << zoo.err;
+  const gelu::json::Value r = gelu::json::parse(reg.out), z = gelu::json::parse(zoo.out);
+  EXPECT_EQ(r.at("semantics").as_string(), "registry function gelu_tanh, correctly rounded to bf16");
+  EXPECT_EQ(z.at("semantics").as_string(),
+            "zoo entry tanh_form as shipped, computed in f32, rounded to bf16");
+  EXPECT_NE(r.at("ulp").at("max").as_number(), z.at("ulp").at("max").as_number());
+  const ExecResult text = run({"error", "--fn", "tanh_form", "--vs", "gelu", "--dtype", "bf16", "--all"});
+  EXPECT_NE(
+      text.out.find("\nevaluated as: zoo entry tanh_form as shipped, computed in f32, rounded to bf16\n"),
+      std::string::npos)
+      << text.out;
+}
+
 TEST(CliPrecisionError, SeveralFunctionsAndFormatsMakeOneTable) {
   const std::vector<std::string> base = {"error",     "--fn", "tanh_form", "--fn",    "erf_naive", "--fn",
                                          "gelu_tanh", "--vs", "gelu",      "--dtype", "bf16,f16",  "--all"};
   const ExecResult text = run(base);
   ASSERT_EQ(text.status, 0) << text.err;
   const std::vector<std::string> l = lines(text.out);
-  ASSERT_EQ(l.size(), 8u) << text.out;  // a title, the header and 3 functions x 2 formats
+  ASSERT_EQ(l.size(), 9u) << text.out;  // a title, the header, 3 functions x 2 formats and the semantics
   EXPECT_EQ(l[1].rfind("fn ", 0), 0u) << l[1];
   EXPECT_NE(l[2].find("tanh_form"), std::string::npos);
   EXPECT_NE(l[7].find("f16"), std::string::npos);
+  // gelu_tanh (registry) and tanh_form (zoo) differ: the compute column and the last line say which is which.
+  EXPECT_NE(l[4].find("gelu_tanh"), std::string::npos);
+  EXPECT_NE(l[4].find(" - "), std::string::npos) << l[4];
+  EXPECT_EQ(l[8].rfind("semantics: ", 0), 0u) << l[8];
 
   std::vector<std::string> args = base;
   args.push_back("--json");

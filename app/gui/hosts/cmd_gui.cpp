@@ -301,7 +301,7 @@ LoopResult frame_loop(App& app, Host& host, Script& script, testing::Monkey* mon
       }
     } else if (r.script_running) {
       try {
-        r.script_running = script.step(app, io);
+        r.script_running = script.step(app, io) && !script.done();  // done: its last command was `quit`
         if (!r.script_running && o.script_loop) {
           script.restart();
           r.script_running = true;

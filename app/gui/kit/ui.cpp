@@ -54,6 +54,13 @@ bool extra_shown(std::string_view name) {
   return g_step_view && std::find(g_step_view->controls.begin(), g_step_view->controls.end(), name) !=
                             g_step_view->controls.end();
 }
+float controls_width(float width_em) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const float want = width_em * em(), avail = ImGui::GetContentRegionAvail().x;
+  const float keep = plot::Plot::min_frame().x + st.ScrollbarSize + st.ItemSpacing.x + 2 * st.WindowPadding.x;
+  return std::floor(std::max(std::min(want, avail - keep), std::min(want, avail / 3)));
+}
+
 int slide_columns(int n, ImVec2 avail, float gap) {
   if (!g_slide || n <= 1) return 1;
   const ImVec2 m = plot::Plot::min_frame();

@@ -65,10 +65,14 @@ float view_overflow();
 
 /// A panel's layout: its controls column (`width_em` wide; hidden in presentation mode until F6) and then the
 /// "view" child that takes the rest, left open for the caller to fill and close with ImGui::EndChild().
+/// The controls column's width: `width_em` em, narrower where that would leave the view less than one plot's
+/// smallest frame (plot::Plot::min_frame; F6 in presentation mode at 1024×768 with 2× text), never under a
+/// third of the room.
+float controls_width(float width_em);
 template <class Controls>
 void begin_panel(float width_em, Controls&& controls) {
   if (show_controls()) {
-    ImGui::BeginChild("controls", ImVec2(width_em * em(), 0), true);
+    ImGui::BeginChild("controls", ImVec2(controls_width(width_em), 0), true);
     mark("controls", ImGui::GetWindowPos(),
          ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
                 ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));

@@ -101,9 +101,18 @@ std::string PrecisionPanel::computed_text(std::string_view key) const {
   const PrecisionCell* c = snap_.cell(parts[1], format);
   if (!c) return {};
   if (!c->error.empty()) return c->error;
-  if (parts[0] == "verdict") return c->verdict;
+  // Over the x range the plots show: what the class sees is what the sentence is about.
+  const plot::Range xr = shared_x_.range;
+  if (parts[0] == "verdict") return cell_verdict(*c, xr.min, xr.max).text;
   if (parts[0] == "zero") return c->tails.first_zero ? "x = " + g3(*c->tails.first_zero) : "nowhere";
-  if (parts[0] == "maxulp") return g3(c->max_ulp) + " ULP";
+  if (parts[0] == "maxulp") return g3(cell_verdict(*c, xr.min, xr.max).max_ulp) + " ULP";
+  if (parts[0] == "overflow") {
+    const precision::Verdict all = cell_verdict(*c, -INFINITY, INFINITY);
+    if (!all.overflow_text.empty()) return all.overflow_text;
+    if (c->overflow_x.empty()) return "no intermediate overflows in " + std::string(c->compute_format.name());
+    return "an intermediate overflows in " + std::string(c->compute_format.name()) + " at " +
+           std::to_string(c->overflow_x.size()) + " inputs, every result there still right";
+  }
   return {};
 }
 
@@ -304,29 +313,44 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   std::vector<const PrecisionCell*> cells;
   for (const auto& c : snap_.cells)
     if (c->format == format && c->error.empty()) cells.push_back(c.get());
-  double top = 8;
-  for (const PrecisionCell* c : cells) top = std::max(top, 3 * c->max_ulp);
   ps.y.scale = plot::Scale::Log10;
-  ps.y.range = {0.6, top};
   std::size_t n = 0;
   for (const PrecisionCell* c : cells) n = std::max(n, c->n);
   // A short title (one line where it can: a projector's text keeps the data in view); what the curve
   // covers under the x axis.
-  char title[200], xl[96];
+  char title[200], xl[160];
   std::snprintf(title, sizeof title, "%s%s: ULP error vs correctly rounded GELU%s", format.c_str(),
                 st_.cfg.order ? " f′" : "", st_.cfg.order ? "′" : "");
-  std::snprintf(xl, sizeof xl, "%sall %zu values; 0 ULP not drawn", x_label ? "x: " : "", n);
+  // Which semantics: the zoo entries as shipped, computed in the compute format (not the registry's
+  // correctly rounded gelu_tanh, which gives other answers).
+  const std::string cf(
+      compute_for(st_.cfg.compute, Format::parse(format).value_or(Format(FormatId::BF16))).name());
+  std::snprintf(xl, sizeof xl, "%sall %zu values as shipped in %s; 0 ULP not drawn", x_label ? "x: " : "", n,
+                cf.c_str());
   const std::string id = "ulp_" + format;
+  // The y range fits the errors drawn: up to 3× the largest finite one in the x range shown (an infinite one,
+  // where an intermediate overflowed, is drawn at the top and marked by its overflow line).
+  const plot::Range xr = ps.x.range;
+  double top = 8;
+  for (const PrecisionCell* c : cells)
+    for (std::size_t i = 0; i < c->x.size(); ++i)
+      if (xr.contains(c->x[i]) && std::isfinite(c->ulp[i])) top = std::max(top, 3 * c->ulp[i]);
+  ps.y.range = {0.6, top};
   plot::Plot p(id.c_str(), ps, size, xl, title);
   const int columns = std::max(16, static_cast<int>(p.transform().right - p.transform().left));
-  const plot::Range xr = ps.x.range;
   for (const PrecisionCell* c : cells) {
     const Envelope& e = envelope(*c, xr, columns);
-    char label[200];
-    std::snprintf(label, sizeof label, "%s: %s differ, max %s ULP##%s", c->entry.c_str(),
-                  pct(c->mismatch, c->n).c_str(), g3(c->max_ulp).c_str(), c->entry.c_str());
+    const precision::Verdict v = cell_verdict(*c, xr.min, xr.max);
+    // On a slide the step's text quotes the verdict: the curve is named by its entry alone (a name whose
+    // length does not move it between its line's end and the legend as the figures change).
+    const std::string label =
+        slide_
+            ? c->entry + "##" + c->entry
+            : c->entry + ": " + pct(v.mismatch, v.n) + " differ, max " + g3(v.max_ulp) + " ULP" +
+                  (v.overflow_wrong ? ", " + std::to_string(v.overflow_wrong) + " wrong at overflow" : "") +
+                  "##" + c->entry;
     const unsigned int col = entry_color(c->entry);
-    p.line(label, col, e.x, e.y, 0.14f);
+    p.line(label.c_str(), col, e.x, e.y, 0.14f);
     drawn_.push_back({id, "series", c->entry, col, 0, 0, e.x.size()});
   }
   const double ylab =
@@ -379,7 +403,8 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
   ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableSetupColumn("differ", ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableSetupColumn("max ULP", ImGuiTableColumnFlags_WidthFixed);
-  ImGui::TableSetupColumn("verdict, computed now from every value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("verdict, computed now from every value in the plotted x range",
+                          ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableHeadersRow();
   for (const auto& cp : snap_.cells) {
     const PrecisionCell& c = *cp;
@@ -397,12 +422,13 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
       ImGui::TextDisabled("%s", c.error.c_str());
       continue;
     }
+    const precision::Verdict shown = cell_verdict(c, shared_x_.range.min, shared_x_.range.max);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(pct(c.mismatch, c.n).c_str());
+    ImGui::TextUnformatted(pct(shown.mismatch, shown.n).c_str());
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(g3(c.max_ulp).c_str());
+    ImGui::TextUnformatted(g3(shown.max_ulp).c_str());
     ImGui::TableNextColumn();
-    std::string v = c.verdict;
+    std::string v = shown.text;
     if (c.tails.first_zero) v += "; 0 from x = " + g3(*c.tails.first_zero) + " down";
     if (c.tails.overflow_above || c.tails.overflow_below) {
       v += "; an intermediate overflows in " + c.compute;
@@ -847,6 +873,19 @@ json::Object PrecisionPanel::meta() const {
     e["max_ulp"] = c.max_ulp;
     e["x_at_max"] = c.x_at_max;
     e["verdict"] = c.verdict;
+    {
+      // What the plots show: the verdict over their x range (the one lesson steps quote).
+      const precision::Verdict v = cell_verdict(c, shared_x_.range.min, shared_x_.range.max);
+      json::Object sh;
+      sh["x"] = json::Array{json::Value(shared_x_.range.min), json::Value(shared_x_.range.max)};
+      sh["n"] = static_cast<double>(v.n);
+      sh["mismatch"] = static_cast<double>(v.mismatch);
+      sh["max_ulp"] = v.max_ulp;
+      sh["x_at_max"] = v.x_at_max;
+      sh["overflow_wrong"] = static_cast<double>(v.overflow_wrong);
+      sh["verdict"] = v.text;
+      e["shown"] = std::move(sh);
+    }
     e["sweep_ms"] = c.sweep_ms;
     auto opt = [](const std::optional<double>& v) { return v ? json::Value(*v) : json::Value(); };
     e["first_zero"] = opt(c.tails.first_zero);

@@ -176,7 +176,7 @@ Panel* App::find(std::string_view id) {
 }
 
 bool App::animating() const {
-  return panels_[active_]->animating();
+  return panels_[active_]->animating() || handout_.running();
 }
 
 bool App::take_png_request() {
@@ -191,7 +191,7 @@ std::string App::png_path() const {
 
 void App::menu_bar() {
   if (!ImGui::BeginMenuBar()) return;
-  if (ImGui::BeginMenu("File")) {
+  if (ui::marked("menu:file", ImGui::BeginMenu("File"))) {
     if (ImGui::MenuItem("Save PNG of the window", "F12")) png_request_ = true;
     if (ImGui::MenuItem("Save PNG of the plot", "Shift+F12")) plot_png_wanted_ = true;
     if (ImGui::MenuItem("Save CSV of the plot's visible series", "Ctrl+E")) request_csv();
@@ -201,6 +201,10 @@ void App::menu_bar() {
     ImGui::Separator();
     if (ImGui::MenuItem("Open lesson…")) open_lesson_dialog_ = true;
     if (ImGui::MenuItem("Save view as lesson step…")) save_step_dialog_ = true;
+    // The same code as `gelulab lessons --handout` (it runs that command): every step's slide, text, notes.
+    if (ui::marked("menu:export_handout",
+                   ImGui::MenuItem("Export lesson handout…", nullptr, false, lesson_.has_value())))
+      handout_dialog_ = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
     ImGui::EndMenu();
@@ -758,6 +762,7 @@ void App::lesson_dialogs() {
     }
     cancel_and_end_popup(em);
   }
+  handout_dialog();
   ImGui::SetNextWindowSize(ImVec2(44 * em, 0));
   if (ImGui::BeginPopupModal("Save view as lesson step", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
     ui::text_wrapped(
@@ -786,6 +791,50 @@ void App::lesson_dialogs() {
     }
     cancel_and_end_popup(em);
   }
+}
+
+void App::handout_dialog() {
+  const float em = ui::em();
+  handout_.poll();
+  if (handout_dialog_ && lesson_) {
+    const std::filesystem::path l(lesson_->path);
+    std::snprintf(handout_dir_, sizeof handout_dir_, "%s", (l.stem().string() + "_handout").c_str());
+    ImGui::OpenPopup("Export lesson handout");
+  }
+  handout_dialog_ = false;
+  ImGui::SetNextWindowSize(ImVec2(44 * em, 0));
+  if (!ImGui::BeginPopupModal("Export lesson handout", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) return;
+  ui::text_wrapped(
+      "Writes FOLDER/NAME.html: one self-contained page with every step of \"%s\" as its slide (1280×800, "
+      "2× text), its text and its notes, readable printed on A4 (what `gelulab lessons --handout` writes).",
+      lesson_ ? lesson_->title.c_str() : "");
+  ImGui::SetNextItemWidth(-6 * em);
+  ImGui::BeginDisabled(handout_.running());
+  ImGui::InputText("folder", handout_dir_, sizeof handout_dir_);
+  ui::mark("input:handout_dir");
+  if (ui::marked("button:export_handout", ImGui::Button("Export", ImVec2(8 * em, 0))) && lesson_) {
+    std::string error;
+    if (!handout_.start(lesson_->path, handout_dir_, &error)) show_message(error, true);
+  }
+  ImGui::EndDisabled();
+  if (handout_.running() || handout_.finished()) {
+    const int n = handout_.total_steps(), k = handout_.done_steps();
+    const float frac = handout_.finished() ? 1.0f
+                       : n > 0             ? static_cast<float>(k) / static_cast<float>(n)
+                                           : 0.0f;
+    char over[64];
+    std::snprintf(over, sizeof over, handout_.running() ? "step %d / %d" : "%d / %d", k, n);
+    ImGui::ProgressBar(frac, ImVec2(-1, 0), over);
+    ui::text_wrapped("%s", handout_.message().c_str());
+    if (handout_.finished()) ui::mark(handout_.ok() ? "text:handout_done" : "text:handout_failed");
+  }
+  ImGui::SameLine();
+  if (ui::marked("button:handout_close",
+                 ImGui::Button(handout_.running() ? "Running…" : "Close", ImVec2(8 * em, 0))) &&
+      !handout_.running())
+    ImGui::CloseCurrentPopup();
+  if (!handout_.running() && ImGui::IsKeyPressed(GLFW_KEY_ESCAPE, false)) ImGui::CloseCurrentPopup();
+  ImGui::EndPopup();
 }
 
 void App::request_csv(std::string plot_id, std::string path) {

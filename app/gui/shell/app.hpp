@@ -13,6 +13,7 @@
 
 #include "gui/panels/panel.hpp"
 #include "gui/shell/classroom.hpp"
+#include "model/handout_job.hpp"
 #include "model/lessons.hpp"
 #include "plot/slide.hpp"
 
@@ -123,7 +124,8 @@ class App {
   /// Set by the menu item or the key (F12 / Ctrl+S); the window saves the PNG after rendering.
   bool take_png_request();
   bool quit_requested() const { return quit_; }
-  std::string png_path() const;  // where the live view's PNG goes: gelulab-<panel>-N.png in the cwd
+  void request_quit() { quit_ = true; }  // as File > Quit (scripts: `quit`)
+  std::string png_path() const;          // where the live view's PNG goes: gelulab-<panel>-N.png in the cwd
   void png_saved() { ++png_counter_; }
   void set_status(std::string s) { status_ = std::move(s); }
   bool font_has_formula_glyphs() const { return formula_glyphs_ok_; }
@@ -179,7 +181,12 @@ class App {
   // File > Open lesson… and File > Save view as lesson step… (a teacher writes a lesson by clicking).
   bool open_lesson_dialog_ = false, save_step_dialog_ = false;
   char lesson_path_[1024] = {}, lesson_title_[96] = {}, step_title_[96] = {}, step_body_[512] = {};
+  // File > Export lesson handout…: the folder, and `gelulab lessons --handout` running as a child.
+  bool handout_dialog_ = false;
+  char handout_dir_[1024] = {};
+  HandoutJob handout_;
   void lesson_dialogs();
+  void handout_dialog();         // File > Export lesson handout… (runs `gelulab lessons --handout`)
   std::string pending_restore_;  // a session file to restore at the start of the next frame
   bool plot_png_request_ = false, plot_png_wanted_ = false;
   ImVec2 plot_png_min_{0, 0}, plot_png_max_{0, 0};

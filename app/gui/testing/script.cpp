@@ -109,6 +109,12 @@ Script Script::parse(const std::string& text) {
     } else if (c.op == "wait") {
       if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames))
         fail("wait needs a frame count in [1, 1000000]");
+    } else if (c.op == "await") {
+      if (!(ls >> c.target)) fail("await needs a target");
+      if (!(ls >> c.frames) || c.frames < 1 || !count_ok(c.frames))
+        fail("await needs a frame count in [1, 1000000]");
+    } else if (c.op == "quit") {
+      c.frames = 1;
     } else if (c.op == "repeat") {
       if (repeat) fail("repeat blocks do not nest");
       if (!(ls >> repeat) || repeat < 1 || !count_ok(repeat)) fail("repeat needs a count in [1, 1000000]");
@@ -156,6 +162,11 @@ bool Script::step(App& app, ImGuiIO& io) {
     // widgets that come and go with the state: a probe slider, presentation mode's hidden controls).
     const bool optional = c.op != "panel" && c.op != "key" && !c.target.empty() && c.target.back() == '?';
     const std::string name = optional ? c.target.substr(0, c.target.size() - 1) : c.target;
+    if (c.op == "await" && ui::marked_last_frame(name)) {
+      ++pc_;
+      t_ = 0;
+      continue;
+    }
     if (optional && !ui::marked_last_frame(name)) {
       ++pc_;
       t_ = 0;
@@ -203,6 +214,10 @@ bool Script::step(App& app, ImGuiIO& io) {
     } else if (c.op == "wheel") {
       mouse_ = target(c.u0, c.v0);
       io.MouseWheel += c.u1;
+    } else if (c.op == "quit") {
+      app.request_quit();  // the app ends after this frame: the command is done now
+      ++pc_;
+      t_ = 0;
     } else if (c.op == "key") {
       // GLFW key codes, as ImGui 1.86's GLFW backend stores them in io.KeysDown.
       const NamedKey* k = find_key(c.target);

@@ -14,6 +14,9 @@
 // A TARGET ending in '?' (click slider:probe? 0.3 0.5) is optional: the command is skipped when no widget
 // of that name was drawn on the previous frame, instead of failing the script.
 //   wait FRAMES                      idle frames
+//   await TARGET FRAMES              idle frames until TARGET was drawn on the previous frame, at most FRAMES
+//                                    (then the script goes on: what it checks afterwards fails)
+//   quit                             as File > Quit: the app ends (and saves its session) after this frame
 //   repeat N ... end                 repeat the enclosed lines N times (no nesting)
 #pragma once
 

@@ -104,6 +104,9 @@ Tails tails(const zoo::Entry& e, const Format& storage, const Format& compute, i
 
 /// A verdict computed from a sweep, with its one-line text, e.g. "identical to exact in bf16 for x ≥ 0.527
 /// and x ≤ −13.5; up to 12 ULP on [−13.4, 0.523] (max at x = −4.06); 31.2% of 65280 inputs differ".
+/// Inputs at which an intermediate overflowed in the compute format and the result is wrong are named apart
+/// ("; besides, 16384 inputs with |x| ≥ 7.01e+12 are wrong: an intermediate overflows in f32"), never folded
+/// into the ULP figures: mismatch, max_ulp, differ_lo/hi and the identical runs are over the other inputs.
 struct Verdict {
   std::size_t n = 0, mismatch = 0;
   double max_ulp = 0, x_at_max = 0;
@@ -111,11 +114,43 @@ struct Verdict {
   /// down is identical; empty when the last (first) input differs or nothing differs.
   std::optional<double> identical_from, identical_to;
   double differ_lo = 0, differ_hi = 0;  // the lowest and highest inputs that differ (mismatch > 0)
+  /// Inputs that are wrong where an intermediate overflowed; the positive one nearest 0 and the negative one
+  /// nearest 0 among them (empty when none on that side).
+  std::size_t overflow_wrong = 0;
+  std::optional<double> overflow_wrong_from, overflow_wrong_to;
+  std::string overflow_text;  // the text's overflow phrase alone ("16384 inputs with …"); empty: none wrong
   std::string text;
 };
+/// What a verdict reads of a sweep, per input in increasing x: its ULP error, whether it differs from the
+/// correctly rounded reference after rounding (analysis::differs) and whether an intermediate overflowed.
+/// Spans into storage the caller keeps (a sweep, or a cell that keeps only these).
+struct VerdictInput {
+  std::span<const double> x, ulp;
+  std::span<const std::uint8_t> differs, overflowed;  // overflowed may be empty (none)
+  Format format{FormatId::BF16}, compute{FormatId::F32};
+  std::string reference;  // as the text names it: "exact", "exact's derivative", "gelu_tanh"
+};
+/// Per input: 1 where the sweep's stored result differs from the correctly rounded reference.
+std::vector<std::uint8_t> differing(const Sweep& s);
+/// The reference as a verdict names it: reference_name, else "exact" for gelu, else the reference's id;
+/// "'s derivative" added at order 1.
+std::string verdict_reference(const Sweep& s, std::string_view reference_name = {});
+/// The verdict over the inputs in [lo, hi] (every input by default). Restricted to less than the whole
+/// sweep, the text names the range: "…; 1.7% of the 9088 inputs in [−8, 4] differ".
+Verdict verdict(const VerdictInput& in, double lo = -std::numeric_limits<double>::infinity(),
+                double hi = std::numeric_limits<double>::infinity());
 /// reference_name names the reference in the text ("exact" when omitted and the reference is gelu, else its
 /// id).
-Verdict verdict(const Sweep& s, std::string_view reference_name = {});
+Verdict verdict(const Sweep& s, std::string_view reference_name = {},
+                double lo = -std::numeric_limits<double>::infinity(),
+                double hi = std::numeric_limits<double>::infinity());
+
+/// How an entry or registry function id is evaluated, for an output that names it (the phrase gelulab check
+/// uses): "zoo entry tanh_form as shipped, computed in f32, rounded to bf16", "registry function gelu_tanh,
+/// correctly rounded to bf16" (in f32 "…, its float path"; in f64 "…, in double"). The zoo's tanh_form and
+/// the registry's gelu_tanh are one formula with two semantics that give different answers (13,588 and 6,538
+/// bf16 ULP at most). Empty for an unknown id.
+std::string semantics(std::string_view id, const Format& storage, const Format& compute);
 
 /// int8: how many codes GELU's negative lobe gets at a quantization, and the error that follows. Inputs and
 /// results are int8 values of the same quantization.
