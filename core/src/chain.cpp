@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <tuple>
@@ -123,6 +124,44 @@ BlockErrorReport chain_error(const zoo::Entry& e, const Chain& c, std::span<cons
     }
   }
   r.mean_ulp = r.n > r.infinite ? sum / static_cast<double>(r.n - r.infinite) : 0;
+  return r;
+}
+
+namespace {
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+}  // namespace
+
+ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chains, std::span<const double> x,
+                               std::span<const double> exact, int order, std::size_t listed) {
+  if (x.size() != exact.size())
+    throw std::invalid_argument("compare_chains: x and the exact outputs differ in size");
+  ChainComparison r;
+  for (const Chain& c : chains) {
+    ChainSide s;
+    s.chain = c;
+    s.stored = run_chain(e, c, x, order);
+    const std::vector<double> again = run_chain(e, c, x, order);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      if (!same_bits(again[i], s.stored[i])) s.recompute_identical = false;
+      const double d = std::fabs(s.stored[i] - exact[i]);
+      if (d > s.max_abs) s.max_abs = d, s.x_at_max = x[i];
+      if (exact[i] < 0) {
+        ++s.negative;
+        if (s.stored[i] == 0) ++s.flushed;
+      }
+    }
+    r.sides.push_back(std::move(s));
+  }
+  if (r.sides.size() >= 2) {
+    const std::vector<double>&a = r.sides[0].stored, &b = r.sides[1].stored;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (!same_bits(a[i], b[i]) && !(a[i] == 0 && b[i] == 0)) {
+        ++r.differ;
+        if (r.differences.size() < listed) r.differences.push_back(i);
+      }
+  }
   return r;
 }
 

@@ -54,4 +54,24 @@ std::vector<double> run_chain(const zoo::Entry& e, const Chain& c, std::span<con
 BlockErrorReport chain_error(const zoo::Entry& e, const Chain& c, std::span<const double> x,
                              std::span<const double> ref, int order = 0);
 
+/// One chain's side of a comparison.
+struct ChainSide {
+  Chain chain;
+  std::vector<double> stored;
+  double max_abs = 0, x_at_max = 0;       // the largest |stored − exact| and its x (the first one)
+  std::size_t negative = 0, flushed = 0;  // exact outputs < 0, and of those the ones stored as 0
+  bool recompute_identical = true;        // a second run (the forward pass recomputed in the backward)
+                                          // stores the same bits
+};
+/// Chains side by side on the same inputs (what `gelulab chain` and the Precision panel show).
+struct ChainComparison {
+  std::vector<ChainSide> sides;
+  std::size_t differ = 0;                // inputs the first two chains store differently (+0 and −0 equal)
+  std::vector<std::size_t> differences;  // the first `listed` of them, as indices of x
+};
+/// Runs each chain on x (order 0 forward, 1 backward) twice, against the exact outputs `exact` (the same size
+/// as x). Throws std::invalid_argument when the sizes differ.
+ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chains, std::span<const double> x,
+                               std::span<const double> exact, int order = 0, std::size_t listed = 10);
+
 }  // namespace gelu
