@@ -491,6 +491,29 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
 
 // [SECTION] Rounding-point chains
 
+TEST(Lesson8Shot, Step3ShowsTheWholeSurvivalTableBesideTheLobeOnA1024x768ProjectorAt2x) {
+  const std::string lesson = std::string(GELU_SOURCE_DIR) + "/assets/lessons/8_gelu_in_four_bits.json";
+  const Shot s = shot("lesson8_3", "--lesson '" + lesson + "' --step 3 --presentation 2", "1024x768");
+  ASSERT_EQ(s.status, 0) << s.err;
+  // Nothing of the panel scrolls: the table's own rows count (a table cut under its header did once).
+  EXPECT_EQ(s.meta.at("panel_overflow_px").as_number(), 0);
+  EXPECT_TRUE(s.meta.at("slide_problems").as_array().empty());
+  const auto& table = s.meta.at("ui_marks").at("table:survival").as_array();
+  const auto& bar = s.meta.at("ui_marks").at("lesson_bar").as_array();
+  EXPECT_LE(table[3].as_number(), bar[1].as_number());  // above the lesson bar
+  const Value& plot = s.meta.at("plots").at("block").at("frame");
+  EXPECT_LE(plot.at("right").as_number(), table[0].as_number());  // beside the lobe, not under it
+  EXPECT_LE(plot.at("bottom").as_number(), bar[1].as_number());
+  // Every block format's row, with the shares the model computes.
+  const gelu::app::SurvivalView v = gelu::app::survival_view();
+  const auto& rows = s.meta.at("survival").as_array();
+  ASSERT_EQ(rows.size(), v.rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at("format").as_string(), v.rows[i].format);
+    EXPECT_EQ(rows[i].at("gelu").as_number(), v.rows[i].gelu);
+  }
+}
+
 /// `gelulab gui --headless ARGS` in dir; the exit status (stderr into dir/name.err).
 int gui(const fs::path& dir, const std::string& name, const std::string& args) {
   const std::string cmd = std::string("cd '") + dir.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY '" +

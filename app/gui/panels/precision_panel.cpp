@@ -547,8 +547,12 @@ void PrecisionPanel::block_plot(ImVec2 size) {
   block_.y_fixed = true;
   block_.legend_anchor = ImVec2(0, 1);
   char title[200];
-  std::snprintf(title, sizeof title, "%s, block max %s: the lobe as stored (scale %s)", v.format.c_str(),
-                g3(v.block_max).c_str(), g3(v.scale).c_str());
+  // On a slide (a projector's text) the short form, so that it keeps one line beside a table.
+  if (slide_)
+    std::snprintf(title, sizeof title, "%s, block max %s", v.format.c_str(), g3(v.block_max).c_str());
+  else
+    std::snprintf(title, sizeof title, "%s, block max %s: the lobe as stored (scale %s)", v.format.c_str(),
+                  g3(v.block_max).c_str(), g3(v.scale).c_str());
   plot::Plot p("block", block_, size, "x", title);
   constexpr ImU32 kLattice = IM_COL32(190, 190, 190, 255);
   for (const double q : v.lattice) p.hline(q, kLattice, 0.04f);
@@ -695,6 +699,7 @@ void PrecisionPanel::chain_table(ImVec2 size) {
       ImGui::EndTable();
     }
   }
+  if (slide_) ui::note_view_overflow(ImGui::GetScrollMaxY());
   ImGui::EndChild();
   ui::mark("table:chains", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
 }
@@ -704,13 +709,17 @@ void PrecisionPanel::survival_table(ImVec2 size) {
   const SurvivalView& v = *survival_view_;
   const float top = ImGui::GetCursorScreenPos().y;
   ImGui::BeginChild("survival", size);
-  ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
+  // On a slide the rows are numbers (a bar's frame makes a row a third taller) under a one-line title.
+  if (slide_)
+    ImGui::TextUnformatted("Negative outputs kept");
+  else
+    ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("survival_rows", 3, flags)) {
     ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("GELU kept");
-    ImGui::TableSetupColumn("SiLU kept");
+    ImGui::TableSetupColumn(slide_ ? "GELU" : "GELU kept");
+    ImGui::TableSetupColumn(slide_ ? "SiLU" : "SiLU kept");
     ImGui::TableHeadersRow();
     for (const SurvivalRow& r : v.rows) {
       const bool picked = r.format == st_.block_format;
@@ -720,12 +729,17 @@ void PrecisionPanel::survival_table(ImVec2 size) {
       for (const double share : {r.gelu, r.silu}) {
         ImGui::TableNextColumn();
         char t[32];
-        std::snprintf(t, sizeof t, "%.1f%%", 100 * share);
-        ImGui::ProgressBar(static_cast<float>(share), ImVec2(-1, 0), t);
+        std::snprintf(t, sizeof t, slide_ ? "%.3g%%" : "%.1f%%", 100 * share);
+        if (slide_)
+          ImGui::TextUnformatted(t);
+        else
+          ImGui::ProgressBar(static_cast<float>(share), ImVec2(-1, 0), t);
       }
     }
     ImGui::EndTable();
   }
+  // On a slide the table must not scroll: what it hides counts as the panel's overflow (lessons --check).
+  if (slide_) ui::note_view_overflow(ImGui::GetScrollMaxY());
   ImGui::EndChild();
   ui::mark("table:survival", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
 }
@@ -820,19 +834,27 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
   const ImGuiStyle& st = ImGui::GetStyle();
   const bool survival = ui::extra_shown("survival") || ui::extra_shown("chains");
   const bool table = ui::extra_shown("verdicts");
-  const float table_h = table_alone         ? avail.y
-                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
-                                            : 0.0f;
-  const float room = avail.y - (table || survival ? table_h + st.ItemSpacing.y : 0.0f);
   const int n = static_cast<int>(slide_plots_.size());
   const float gap = ui::plot_gap();
-  const int cols = ui::slide_columns(n, ImVec2(avail.x, room), gap);
+  // A pinned survival or chains table goes beside the plots where both halves keep a plot's least size: below
+  // them it would leave neither its rows (six formats) nor the plots room at a projector's 2x and 3x text.
+  const float half = std::floor((avail.x - gap) * 0.58f);
+  const bool beside = survival && n > 0 && half >= plot::Plot::min_frame().x;
+  const float table_h = table_alone         ? avail.y
+                        : beside            ? 0.0f
+                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
+                                            : 0.0f;
+  const float room = avail.y - (table_h > 0 ? table_h + st.ItemSpacing.y : 0.0f);
+  const float plots_w = beside ? half : avail.x;
+  const int cols = ui::slide_columns(n, ImVec2(plots_w, room), gap);
   const int rows = n > 0 ? (n + cols - 1) / cols : 1;
   const float w = cols > 1
-                      ? std::floor((avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
-                      : -1.0f;
+                      ? std::floor((plots_w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+                  : beside ? plots_w
+                           : -1.0f;
   const float h =
       std::floor((room - st.ItemSpacing.y * static_cast<float>(rows - 1)) / static_cast<float>(rows));
+  if (beside) ImGui::BeginGroup();
   for (int k = 0; k < n; ++k) {
     if (k % cols != 0) ImGui::SameLine(0, gap);
     const std::string& id = slide_plots_[static_cast<std::size_t>(k)];
@@ -846,13 +868,20 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
       ulp_plot(id.substr(4), ImVec2(w, h), true);
     }
   }
-  if (table) verdict_table(ImVec2(0, survival ? std::floor(table_h / 2) : -1.0f));
+  if (beside) {
+    ImGui::EndGroup();
+    ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+  }
+  const float tables_h = beside ? avail.y : table_h;
+  if (table) verdict_table(ImVec2(0, survival ? std::floor(tables_h * (beside ? 0.34f : 0.5f)) : -1.0f));
   if (survival) {
     const bool both = ui::extra_shown("survival") && ui::extra_shown("chains");
     const float left = ImGui::GetContentRegionAvail().y;
     if (ui::extra_shown("survival")) survival_table(ImVec2(0, both ? std::floor(left * 0.4f) : -1.0f));
     if (ui::extra_shown("chains")) chain_table(ImVec2(0, -1));
   }
+  if (beside) ImGui::EndGroup();
 }
 
 // [SECTION] State and meta
