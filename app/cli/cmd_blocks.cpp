@@ -6,6 +6,7 @@
 //   [SECTION] eval --dtype BLOCK
 //   [SECTION] error --dtype BLOCK
 //   [SECTION] check --dtype BLOCK
+//   [SECTION] error --store FMT, check --store FMT (a rounding-point chain, cli/chain_options.hpp)
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -14,9 +15,11 @@
 #include <vector>
 
 #include "cli/block_dtype.hpp"
+#include "cli/chain_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/block_format.hpp"
+#include "gelu/chain.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/json.hpp"
 #include "gelu/npy.hpp"
@@ -115,6 +118,51 @@ void check_finite_inputs(const std::vector<double>& x, const std::string& name) 
     if (!std::isfinite(x[i]))
       throw UsageError(name + ", value " + std::to_string(i) + ": " + format_f64(x[i]) +
                        " is not finite (pre-activations must be numbers)");
+}
+
+/// The pre-activations of error: --blocks FILE.npy (checked: finite, the last axis a multiple of block_size
+/// unless it is the whole file or check_axis is false) or `nblocks` blocks of block_size drawn from N(dist).
+struct Inputs {
+  std::vector<double> x;
+  std::string source;  // for people
+};
+Inputs load_inputs(const std::optional<std::string>& blocks_file, std::pair<double, double> dist,
+                   std::int64_t nblocks, std::uint64_t seed, int block_size, bool check_axis = true) {
+  Inputs in;
+  if (blocks_file) {
+    const std::string name = "--blocks " + quote(*blocks_file, 200);
+    std::uint64_t row = 0;
+    in.x = read_npy(*blocks_file, name, &row);
+    if (in.x.empty()) throw UsageError(name + ": no values");
+    if (check_axis && row != in.x.size() && row % static_cast<std::uint64_t>(block_size) != 0)
+      throw UsageError(name + ": the last axis has " + std::to_string(row) +
+                       " values, not a multiple of the block size " + std::to_string(block_size) +
+                       " (blocks run along the last axis; --block-size N chooses another)");
+    check_finite_inputs(in.x, name);
+    in.source = "the " + std::to_string(in.x.size()) + " pre-activations of " + quote(*blocks_file, 200);
+  } else {
+    in.x = stochastic::sample_normal(dist.first, dist.second,
+                                     static_cast<std::size_t>(nblocks) * static_cast<std::size_t>(block_size),
+                                     seed);
+    in.source = std::to_string(nblocks) + " blocks of pre-activations ~ normal(" + format_f64(dist.first) +
+                ", " + format_f64(dist.second) + "), seed " + std::to_string(seed);
+  }
+  return in;
+}
+
+void json_inputs(json::Builder& w, const std::optional<std::string>& blocks_file,
+                 std::pair<double, double> dist, std::uint64_t seed) {
+  w.key("inputs").begin_object();
+  if (blocks_file) {
+    w.key("source").value("npy");
+    w.key("file").value(*blocks_file);
+  } else {
+    w.key("source").value("normal");
+    w.key("mu").value(dist.first);
+    w.key("sigma").value(dist.second);
+    w.key("seed").value(static_cast<unsigned long long>(seed));
+  }
+  w.end_object();
 }
 
 }  // namespace
@@ -237,26 +285,9 @@ int run_error_blocks(Args& args) {
   if (dist_text) dist = parse_dist(*dist_text);
   if (dry_run()) return 0;
 
-  std::vector<double> x;
-  std::string source;
-  if (blocks_file) {
-    const std::string name = "--blocks " + quote(*blocks_file, 200);
-    std::uint64_t row = 0;
-    x = read_npy(*blocks_file, name, &row);
-    if (x.empty()) throw UsageError(name + ": no values");
-    if (row != x.size() && row % static_cast<std::uint64_t>(f.block_size()) != 0)
-      throw UsageError(name + ": the last axis has " + std::to_string(row) +
-                       " values, not a multiple of the block size " + std::to_string(f.block_size()) +
-                       " (blocks run along the last axis; --block-size N chooses another)");
-    check_finite_inputs(x, name);
-    source = "the " + std::to_string(x.size()) + " pre-activations of " + quote(*blocks_file, 200);
-  } else {
-    x = stochastic::sample_normal(
-        dist.first, dist.second, static_cast<std::size_t>(nblocks) * static_cast<std::size_t>(f.block_size()),
-        seed);
-    source = std::to_string(nblocks) + " blocks of pre-activations ~ normal(" + format_f64(dist.first) +
-             ", " + format_f64(dist.second) + "), seed " + std::to_string(seed);
-  }
+  const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, f.block_size());
+  const std::vector<double>& x = in.x;
+  const std::string& source = in.source;
   std::vector<double> y(x.size()), ref(x.size());
   evaluate(s, p, compute, x, y);
   vs.eval(std::span<const double>(x), std::span<double>(ref), 0, &vs_params);
@@ -274,17 +305,7 @@ int run_error_blocks(Args& args) {
     w.key("element").value(f.element().name());
     w.key("block_size").value(f.block_size());
     w.key("scale_format").value(f.scale_format().name());
-    w.key("inputs").begin_object();
-    if (blocks_file) {
-      w.key("source").value("npy");
-      w.key("file").value(*blocks_file);
-    } else {
-      w.key("source").value("normal");
-      w.key("mu").value(dist.first);
-      w.key("sigma").value(dist.second);
-      w.key("seed").value(static_cast<unsigned long long>(seed));
-    }
-    w.end_object();
+    json_inputs(w, blocks_file, dist, seed);
     w.key("n").value(static_cast<unsigned long long>(r.n));
     w.key("blocks").value(static_cast<unsigned long long>(r.blocks));
     w.key("max_ulp").value(static_cast<double>(r.max_ulp));
@@ -415,6 +436,227 @@ int run_check_blocks(Args& args) {
     std::fprintf(stderr, "gelulab check: max ULP error %s exceeds --max-ulp %llu (at x = %s)\n",
                  worst == std::numeric_limits<std::uint64_t>::max() ? "inf" : std::to_string(worst).c_str(),
                  static_cast<unsigned long long>(max_ulp), format_f64(x[at]).c_str());
+    return 1;
+  }
+  return 0;
+}
+
+// [SECTION] error --store FMT, check --store FMT (a rounding-point chain, cli/chain_options.hpp)
+
+namespace {
+
+std::string ulp_text(std::uint64_t d) {
+  return d == std::numeric_limits<std::uint64_t>::max() ? "inf" : std::to_string(d);
+}
+
+/// What a chain's ULPs are counted in: "the block's lattice" or "bf16".
+std::string lattice_name(const Chain& c) {
+  return c.store.block ? "the block's lattice" : std::string(c.store.plain->name());
+}
+
+void json_chain(json::Builder& w, const Chain& c) {
+  w.key("chain").value(c.name());
+  w.key("accumulator").value(c.accumulator.name());
+  w.key("compute").value(c.compute.name());
+  w.key("store").value(c.store.name());
+  w.key("block_size").value(c.store.block ? c.store.block->block_size() : 0);
+}
+
+}  // namespace
+
+int run_error_chain(Args& args) {
+  const std::vector<std::string> fn_ids = args.options("fn");
+  if (fn_ids.empty()) throw UsageError("missing --fn ID (" + function_choices() + ")");
+  if (fn_ids.size() > 1) throw UsageError("--fn: a rounding-point chain measures one function at a time");
+  const Subject s = subject(fn_ids[0], "fn");
+  const Activation& vs = required_function(args, "vs");
+  const Chain chain = parse_chain_options(args);
+  const auto order_text = args.option("order");
+  const std::vector<std::string> param_text = args.options("param");
+  const Params vs_params = parse_params(vs, args.options("vs-param"), "vs-param");
+  const auto blocks_file = args.option("blocks");
+  const auto dist_text = args.option("block-dist");
+  const auto nblocks_text = args.option("num-blocks");
+  const auto seed_text = args.option("seed");
+  const bool json = args.flag("json");
+  for (const char* o : {"range", "samples", "metric", "csv"})
+    if (args.option(o))
+      throw UsageError("--" + std::string(o) +
+                       ": not with --store (the inputs are --blocks or --block-dist)");
+  if (args.flag("all")) throw UsageError("--all: not with --store (the inputs are --blocks or --block-dist)");
+  if (args.flag("markdown")) throw UsageError("--markdown: not with --store; --json or text");
+  args.finish();
+  const int order = order_text ? static_cast<int>(Args::to_int("order", *order_text, 0, 1)) : 0;
+  const Params p = s.fn ? parse_params(*s.fn, param_text, "param") : Params{};
+  if (!s.fn && !param_text.empty())
+    throw UsageError("--param: the zoo entry " + s.id() + " has no parameters");
+  if (!s.fn && order == 1 && !s.entry->has_d1())
+    throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
+  if (blocks_file && dist_text) throw UsageError("--blocks: give one of --blocks FILE.npy and --block-dist");
+  if (!blocks_file && !dist_text)
+    throw UsageError(
+        "--store " + std::string(chain.store.name()) +
+        ": needs the inputs, --blocks FILE.npy (pre-activations) or --block-dist normal:MU,SIGMA");
+  if (blocks_file && (nblocks_text || seed_text))
+    throw UsageError(std::string(nblocks_text ? "--num-blocks" : "--seed") + ": applies to --block-dist");
+  // A number format as storage has no blocks: the inputs are drawn (and a .npy taken) in runs of 32.
+  const int block_size = chain.store.block ? chain.store.block->block_size() : 32;
+  const std::int64_t nblocks =
+      nblocks_text
+          ? Args::to_int("num-blocks", *nblocks_text, 1, static_cast<std::int64_t>(kMaxElements) / block_size)
+          : 10000;
+  const auto seed = static_cast<std::uint64_t>(
+      seed_text ? Args::to_int("seed", *seed_text, 0, std::numeric_limits<std::int64_t>::max()) : 1);
+  std::pair<double, double> dist{0, 1};
+  if (dist_text) dist = parse_dist(*dist_text);
+  if (dry_run()) return 0;
+
+  const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, block_size, chain.store.block.has_value());
+  std::vector<double> ref(in.x.size());
+  vs.eval(std::span<const double>(in.x), std::span<double>(ref), order, &vs_params);
+  const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
+  const BlockErrorReport r = chain_error(e, chain, in.x, ref, order);
+  const std::string fn = s.id() + (order ? "'" : "");
+  if (json) {
+    json::Builder w;
+    w.begin_object();
+    w.key("fn").value(fn);
+    w.key("vs").value(std::string(vs.id) + (order ? "'" : ""));
+    w.key("order").value(order);
+    json_chain(w, chain);
+    json_inputs(w, blocks_file, dist, seed);
+    w.key("n").value(static_cast<unsigned long long>(r.n));
+    w.key("blocks").value(static_cast<unsigned long long>(r.blocks));
+    w.key("max_ulp").value(static_cast<double>(r.max_ulp));
+    w.key("mean_ulp").value(r.mean_ulp);
+    w.key("mismatch").value(static_cast<unsigned long long>(r.mismatch));
+    w.key("infinite").value(static_cast<unsigned long long>(r.infinite));
+    w.key("max_abs").value(r.max_abs);
+    w.key("at_max").begin_object();
+    w.key("index").value(static_cast<unsigned long long>(r.at_index));
+    w.key("x").value(r.at_x);
+    w.key("computed").value(r.at_value);
+    w.key("stored").value(r.at_stored);
+    w.key("reference").value(r.at_reference);
+    w.end_object();
+    w.key("negative").value(static_cast<unsigned long long>(r.negative));
+    w.key("flushed").value(static_cast<unsigned long long>(r.flushed));
+    w.key("flushed_share").value(r.flushed_share());
+    w.key("flushed_x");
+    if (r.flushed)
+      w.begin_array().value(r.flushed_x_lo).value(r.flushed_x_hi).end_array();
+    else
+      w.null();
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+    return 0;
+  }
+  std::printf("%s vs %s%s through the chain %s (accumulator:compute:storage)\n", fn.c_str(), vs.id,
+              order ? "'" : "", chain.name().c_str());
+  std::printf("inputs: %s (%zu values)\n", in.source.c_str(), r.n);
+  std::printf("max error: %s ULP of %s at x = %s (index %zu): computed %s, stored %s, reference %s\n",
+              ulp_text(r.max_ulp).c_str(), lattice_name(chain).c_str(), format_f64(r.at_x).c_str(),
+              r.at_index, format_f64(r.at_value).c_str(), format_f64(r.at_stored).c_str(),
+              format_f64(r.at_reference).c_str());
+  std::printf(
+      "mean error: %s ULP; %zu of %zu values differ from the reference rounded to the storage; max |error| "
+      "%s\n",
+      format_f64(r.mean_ulp).c_str(), r.mismatch, r.n, format_f64(r.max_abs).c_str());
+  std::printf("negative outputs: %zu of %zu; stored as 0: %zu (%s%%)", r.negative, r.n, r.flushed,
+              format_f64(std::round(1e4 * r.flushed_share()) / 100).c_str());
+  if (r.flushed)
+    std::printf(", at x in [%s, %s]", format_f64(r.flushed_x_lo).c_str(), format_f64(r.flushed_x_hi).c_str());
+  std::printf("\n");
+  return 0;
+}
+
+int run_check_chain(Args& args) {
+  const auto id = args.option("fn");
+  if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
+  const Subject s = subject(*id, "fn");
+  const Chain chain = parse_chain_options(args);
+  const auto order_text = args.option("order");
+  const std::vector<std::string> param_text = args.options("param");
+  const auto xf = args.option("x"), yf = args.option("y");
+  if (args.option("pairs"))
+    throw UsageError("--pairs: with --store give --x X.npy --y Y.npy (blocks run along the arrays)");
+  const auto max_ulp_text = args.option("max-ulp");
+  const bool json = args.flag("json");
+  args.finish();
+  const int order = order_text ? static_cast<int>(Args::to_int("order", *order_text, 0, 1)) : 0;
+  const Params p = s.fn ? parse_params(*s.fn, param_text, "param") : Params{};
+  if (!s.fn && !param_text.empty())
+    throw UsageError("--param: the zoo entry " + s.id() + " has no parameters");
+  if (!s.fn && order == 1 && !s.entry->has_d1())
+    throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
+  if (!xf || !yf)
+    throw UsageError("--store " + std::string(chain.store.name()) + ": needs --x X.npy --y Y.npy");
+  const std::uint64_t max_ulp =
+      max_ulp_text ? static_cast<std::uint64_t>(Args::to_int("max-ulp", *max_ulp_text, 0, 1'000'000)) : 0;
+  if (dry_run()) return 0;
+
+  std::uint64_t rx = 0, ry = 0;
+  const std::string xname = "--x " + quote(*xf, 200), yname = "--y " + quote(*yf, 200);
+  const std::vector<double> x = read_npy(*xf, xname, &rx), y = read_npy(*yf, yname, &ry);
+  if (x.size() != y.size())
+    throw UsageError(yname + ": " + std::to_string(y.size()) + " values, --x has " +
+                     std::to_string(x.size()));
+  if (x.empty()) throw UsageError(xname + ": no values");
+  check_finite_inputs(x, xname);
+  // What the chain stores: the kernel's y is expected to be exactly that, and is measured on its lattice.
+  const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
+  const ChainValues want = run_chain_values(e, chain, x, order);
+  const std::size_t bs = chain.store.block ? static_cast<std::size_t>(chain.store.block->block_size()) : 1;
+  std::uint64_t worst = 0;
+  std::size_t at = 0, mismatch = 0, off_lattice = 0;
+  double sum = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::uint64_t d = 0;
+    if (chain.store.block) {
+      const BlockScale& sc = want.scales[i / bs];
+      if (std::isnan(y[i]) || chain.store.block->quantize(y[i], sc) != y[i]) ++off_lattice;
+      d = chain.store.block->ulp_distance(y[i], want.stored[i], sc);
+    } else {
+      const Format& f = *chain.store.plain;
+      if (!(f.round(y[i]) == y[i] || (std::isnan(y[i]) && std::isnan(f.round(y[i]))))) ++off_lattice;
+      d = f.ulp_distance(y[i], want.stored[i]);
+    }
+    if (d) ++mismatch;
+    sum += d == std::numeric_limits<std::uint64_t>::max() ? 0.0 : static_cast<double>(d);
+    if (d > worst) worst = d, at = i;
+  }
+  const double mean = sum / static_cast<double>(x.size());
+  const std::string fn = s.id() + (order ? "'" : "");
+  if (json) {
+    json::Builder w;
+    w.begin_object();
+    w.key("fn").value(fn);
+    w.key("order").value(order);
+    json_chain(w, chain);
+    w.key("n").value(static_cast<unsigned long long>(x.size()));
+    w.key("max_ulp").value(static_cast<double>(worst));
+    w.key("x_at_max").value(x[at]);
+    w.key("y_at_max").value(y[at]);
+    w.key("expected_at_max").value(want.stored[at]);
+    w.key("mean_ulp").value(mean);
+    w.key("mismatch").value(static_cast<unsigned long long>(mismatch));
+    w.key("off_lattice").value(static_cast<unsigned long long>(off_lattice));
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+  } else {
+    std::printf("%s through the chain %s (accumulator:compute:storage): %zu values\n", fn.c_str(),
+                chain.name().c_str(), x.size());
+    std::printf("max error: %s ULP of %s at x = %s (index %zu): y = %s, the chain stores %s\n",
+                ulp_text(worst).c_str(), lattice_name(chain).c_str(), format_f64(x[at]).c_str(), at,
+                format_f64(y[at]).c_str(), format_f64(want.stored[at]).c_str());
+    std::printf("mean error: %s ULP; %zu of %zu values differ; %zu are not values of the storage\n",
+                format_f64(mean).c_str(), mismatch, x.size(), off_lattice);
+  }
+  if (std::fflush(stdout) != 0) return 1;
+  if (max_ulp_text && worst > max_ulp) {
+    std::fprintf(stderr, "gelulab check: max ULP error %s exceeds --max-ulp %llu (at x = %s)\n",
+                 ulp_text(worst).c_str(), static_cast<unsigned long long>(max_ulp),
+                 format_f64(x[at]).c_str());
     return 1;
   }
   return 0;

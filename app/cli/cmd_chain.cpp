@@ -5,7 +5,6 @@
 // gives bit-identical results.
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -23,18 +22,6 @@ namespace {
 constexpr std::size_t kMaxValues = 10'000'000;
 constexpr std::size_t kListed = 10;
 
-struct ChainResult {
-  Chain chain;
-  std::vector<double> stored;
-  double max_abs = 0, at_x = 0;
-  std::size_t negative = 0, flushed = 0;
-  bool recompute_identical = true;
-};
-
-bool same_bits(double a, double b) {
-  return std::memcmp(&a, &b, sizeof a) == 0;
-}
-
 int run_chain_cmd(Args& args) {
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
@@ -51,12 +38,12 @@ int run_chain_cmd(Args& args) {
         "--chain: give two chains ACC:COMPUTE:STORE to compare (e.g. --chain f32:f32:mxfp4 --chain "
         "bf16:bf16:bf16), not " +
         std::to_string(chain_text.size()));
-  std::vector<ChainResult> r(2);
-  for (std::size_t k = 0; k < 2; ++k) {
+  std::vector<Chain> chains;
+  for (const std::string& t : chain_text) {
     std::string why;
-    const std::optional<Chain> c = Chain::parse(chain_text[k], &why);
-    if (!c) throw UsageError("--chain: " + quote(chain_text[k]) + " " + why);
-    r[k].chain = *c;
+    const std::optional<Chain> c = Chain::parse(t, &why);
+    if (!c) throw UsageError("--chain: " + quote(t) + " " + why);
+    chains.push_back(*c);
   }
   const int order = order_text ? static_cast<int>(Args::to_int("order", *order_text, 0, 1)) : 0;
   if (!s.fn && order == 1 && !s.entry->has_d1())
@@ -82,26 +69,10 @@ int run_chain_cmd(Args& args) {
   const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn) : *s.entry;
   std::vector<double> ref(n);
   zoo::from_registry(s.fn ? *s.fn : *find_activation("gelu")).eval(x, ref, order, Format(FormatId::F64));
-  for (ChainResult& c : r) {
-    c.stored = run_chain(e, c.chain, x, order);
-    const std::vector<double> again = run_chain(e, c.chain, x, order);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!same_bits(again[i], c.stored[i])) c.recompute_identical = false;
-      const double d = std::fabs(c.stored[i] - ref[i]);
-      if (d > c.max_abs) c.max_abs = d, c.at_x = x[i];
-      if (ref[i] < 0) {
-        ++c.negative;
-        if (c.stored[i] == 0) ++c.flushed;
-      }
-    }
-  }
-  std::vector<std::size_t> diff;
-  std::size_t ndiff = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!same_bits(r[0].stored[i], r[1].stored[i]) && !(r[0].stored[i] == 0 && r[1].stored[i] == 0)) {
-      ++ndiff;
-      if (diff.size() < kListed) diff.push_back(i);
-    }
+  const ChainComparison cmp = compare_chains(e, chains, x, ref, order, kListed);
+  const std::vector<ChainSide>& r = cmp.sides;
+  const std::vector<std::size_t>& diff = cmp.differences;
+  const std::size_t ndiff = cmp.differ;
   const std::string fn = s.id() + (order ? "'" : "");
   if (json) {
     json::Builder w;
@@ -109,11 +80,11 @@ int run_chain_cmd(Args& args) {
     w.key("fn").value(fn);
     w.key("n").value(static_cast<unsigned long long>(n));
     w.key("chains").begin_array();
-    for (const ChainResult& c : r) {
+    for (const ChainSide& c : r) {
       w.begin_object();
       w.key("chain").value(c.chain.name());
       w.key("max_abs").value(c.max_abs);
-      w.key("x_at_max").value(c.at_x);
+      w.key("x_at_max").value(c.x_at_max);
       w.key("negative").value(static_cast<unsigned long long>(c.negative));
       w.key("flushed").value(static_cast<unsigned long long>(c.flushed));
       w.key("recompute_identical").value(c.recompute_identical);
@@ -134,10 +105,10 @@ int run_chain_cmd(Args& args) {
       "%llu\n",
       fn.c_str(), n, format_f64(mu).c_str(), format_f64(sigma).c_str(),
       static_cast<unsigned long long>(seed));
-  for (const ChainResult& c : r)
+  for (const ChainSide& c : r)
     std::printf(
         "  %-22s max |error| %s at x = %s; negative outputs stored as 0: %zu of %zu; recomputed: %s\n",
-        c.chain.name().c_str(), format_f64(c.max_abs).c_str(), format_f64(c.at_x).c_str(), c.flushed,
+        c.chain.name().c_str(), format_f64(c.max_abs).c_str(), format_f64(c.x_at_max).c_str(), c.flushed,
         c.negative, c.recompute_identical ? "bit-identical" : "DIFFERS");
   std::printf("differ: %zu of %zu values (x: %s | %s)\n", ndiff, n, r[0].chain.name().c_str(),
               r[1].chain.name().c_str());

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/block_dtype.hpp"
+#include "cli/chain_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/check.hpp"
@@ -56,6 +57,7 @@ void json_stats(json::Builder& w, const check::Stats& st, const Format& f) {
 }
 
 int run_check(Args& args) {
+  if (has_store(args)) return run_check_chain(args);        // cmd_blocks.cpp
   if (is_block_dtype(args)) return run_check_blocks(args);  // cmd_blocks.cpp
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
@@ -323,6 +325,11 @@ GELU_COMMAND(
     "with the number of pairs.\n\n"
     "Block formats (--dtype mxfp4 etc., --x X.npy --y Y.npy [--block-size N]): y are a kernel's stored\n"
     "outputs, blocks in array order; see docs/precision.md, \"Block formats\".\n\n"
+    "A rounding-point chain (--store FMT [--compute FMT] [--accumulator FMT] [--order 0|1] --x X.npy\n"
+    "--y Y.npy [--max-ulp N] [--json]): y are a kernel's stored outputs, expected to be exactly what the\n"
+    "chain stores (x rounded to the accumulator format, default f32; --fn computed in the compute format,\n"
+    "default f32; stored in FMT, a block format in blocks of its size along the arrays), counted in ULPs of\n"
+    "FMT (or of the block's lattice); see docs/precision.md, \"Rounding-point chains\".\n\n"
     "Example: gelulab check --fn gelu --dtype bf16 --pairs torch_gelu_bf16.npy --max-ulp 1\n",
     run_check);
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/block_dtype.hpp"
+#include "cli/chain_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/analysis.hpp"
@@ -162,6 +163,7 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
 }
 
 int run_error(Args& args) {
+  if (has_store(args)) return run_error_chain(args);        // cmd_blocks.cpp
   if (is_block_dtype(args)) return run_error_blocks(args);  // cmd_blocks.cpp
   const std::vector<std::string> fn_ids = args.options("fn");
   if (fn_ids.empty()) throw UsageError("missing --fn ID (" + function_choices() + ")");
@@ -398,10 +400,18 @@ GELU_COMMAND(
     "(OCP MX v1.0 / NVFP4 rules); the error of each value in ULPs of its block's lattice against --vs\n"
     "rounded to that lattice; the share of negative outputs stored as 0, and at which x. See\n"
     "docs/precision.md, \"Block formats\".\n\n"
+    "A rounding-point chain: gelulab error --fn ID --vs ID --store FMT [--compute FMT] [--accumulator FMT]\n"
+    "[--order 0|1] (--blocks FILE.npy | --block-dist normal:MU,SIGMA [--num-blocks N] [--seed S]) [--json]:\n"
+    "each pre-activation rounded to the accumulator format (default f32), --fn computed in the compute\n"
+    "format (default f32; a registry function correctly rounded to it), the result stored in FMT (any\n"
+    "number format, or a block format in blocks of its size); errors in ULPs of FMT (or of the block's\n"
+    "lattice) against --vs at the unrounded input, and the negative outputs stored as 0. See\n"
+    "docs/precision.md, \"Rounding-point chains\".\n\n"
     "Examples: gelulab error --fn gelu_tanh --vs gelu --metric ulp --dtype f32\n"
     "          gelulab error --fn tanh_form --vs gelu --dtype bf16 --all --metric ulp --json\n"
     "          gelulab error --fn tanh_form --fn erf_naive --fn f16_lut --vs gelu --dtype bf16,f16 --all\n"
-    "          gelulab error --fn gelu --vs gelu --dtype mxfp4 --block-dist normal:0,1 --json\n",
+    "          gelulab error --fn gelu --vs gelu --dtype mxfp4 --block-dist normal:0,1 --json\n"
+    "          gelulab error --fn gelu --vs gelu --compute bf16 --store mxfp4 --block-dist normal:0,1\n",
     run_error);
 
 }  // namespace gelu::cli

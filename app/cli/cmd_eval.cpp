@@ -19,6 +19,7 @@
 
 #include "cli/backend.hpp"
 #include "cli/block_dtype.hpp"
+#include "cli/chain_options.hpp"
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/activation.hpp"
@@ -189,7 +190,37 @@ void eval_format(const Subject& s, int order, const Params& p, const Format& fmt
   }
 }
 
+/// --input FILE (a regular file; absent or '-': stdin), and its name for messages.
+std::unique_ptr<std::FILE, FileCloser> open_input(const std::optional<std::string>& input,
+                                                  std::string* out_name) {
+  std::unique_ptr<std::FILE, FileCloser> file(stdin);
+  std::string& name = *out_name;
+  name = "stdin";
+  if (input && *input != "-") {
+    name = "--input " + quote(*input, 200);
+    // The one reader's checks: a regular file (a FIFO, a socket or a device is refused, never waited on).
+    int fd = -1;
+    try {
+      fd = open_for_reading(*input);
+    } catch (const FileError& e) {
+      const std::string what = e.what();
+      const std::string reason = what.rfind(*input + ": ", 0) == 0 ? what.substr(input->size() + 2) : what;
+      const bool special = reason.find("not a regular file") != std::string::npos;
+      throw UsageError(name + ": " + reason +
+                       (special ? " (a stream goes on standard input: --input - or no --input)" : ""));
+    }
+    file.reset(::fdopen(fd, "rb"));
+    if (!file) {
+      ::close(fd);
+      throw UsageError(name + ": cannot read: " + std::strerror(errno));
+    }
+  }
+
+  return file;
+}
+
 int run_eval(Args& args) {
+  if (has_store(args)) return run_eval_chain(args);
   if (is_block_dtype(args)) return run_eval_blocks(args);  // cmd_blocks.cpp
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
@@ -217,28 +248,8 @@ int run_eval(Args& args) {
   const Format compute = compute_opt.value_or(precision::default_compute(dtype));
   if (dry_run()) return 0;
 
-  std::unique_ptr<std::FILE, FileCloser> file(stdin);
-  std::string name = "stdin";
-  if (input && *input != "-") {
-    name = "--input " + quote(*input, 200);
-    // The one reader's checks: a regular file (a FIFO, a socket or a device is refused, never waited on).
-    int fd = -1;
-    try {
-      fd = open_for_reading(*input);
-    } catch (const FileError& e) {
-      const std::string what = e.what();
-      const std::string reason = what.rfind(*input + ": ", 0) == 0 ? what.substr(input->size() + 2) : what;
-      const bool special = reason.find("not a regular file") != std::string::npos;
-      throw UsageError(name + ": " + reason +
-                       (special ? " (a stream goes on standard input: --input - or no --input)" : ""));
-    }
-    file.reset(::fdopen(fd, "rb"));
-    if (!file) {
-      ::close(fd);
-      throw UsageError(name + ": cannot read: " + std::strerror(errno));
-    }
-  }
-
+  std::string name;
+  const std::unique_ptr<std::FILE, FileCloser> file = open_input(input, &name);
   if (dtype.id() == FormatId::F32 && s.fn) {
     const std::vector<float> x = read_numbers<float>(file.get(), name, parse_f32);
     if (backend == Backend::Gpu)
@@ -256,11 +267,62 @@ int run_eval(Args& args) {
   return 0;  // a failed write to stdout is reported by run_main (command/dispatch.cpp)
 }
 
+/// gelulab eval --store FMT: each input (a GEMM's accumulator value) through the chain --accumulator,
+/// --compute, --store (gelu::run_chain_values), printed as stored.
+int run_eval_chain_impl(Args& args) {
+  const auto id = args.option("fn");
+  if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
+  const Subject s = subject(*id, "fn");
+  const Chain chain = parse_chain_options(args);
+  const auto order_text = args.option("order");
+  const std::vector<std::string> param_text = args.options("param");
+  const auto block_max_text = args.option("block-max");
+  const std::optional<std::string> input = args.option("input");
+  if (const auto b = args.option("backend"); b && *b != "cpu")
+    throw UsageError("--backend " + printable(*b) + ": a rounding-point chain is computed on the CPU");
+  args.finish();
+  const int order = order_text ? static_cast<int>(Args::to_int("order", *order_text, 0, 1)) : 0;
+  const Params p = s.fn ? parse_params(*s.fn, param_text, "param") : Params{};
+  if (!s.fn && !param_text.empty())
+    throw UsageError("--param: the zoo entry " + s.id() + " has no parameters");
+  if (!s.fn && order == 1 && !s.entry->has_d1())
+    throw UsageError("--order 1: the zoo entry " + s.id() + " has no meaningful derivative");
+  std::optional<double> block_max;
+  if (block_max_text) {
+    if (!chain.store.block)
+      throw UsageError("--block-max: applies to a block format as --store, not " +
+                       std::string(chain.store.name()));
+    block_max = parse_f64(*block_max_text);
+    if (!block_max || !std::isfinite(*block_max) || !(*block_max > 0))
+      throw UsageError("--block-max: " + printable(*block_max_text) + " is not a finite number > 0");
+  }
+  if (dry_run()) return 0;
+
+  std::string name;
+  const std::unique_ptr<std::FILE, FileCloser> file = open_input(input, &name);
+  const std::vector<double> x = read_numbers<double>(file.get(), name, parse_f64);
+  const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
+  const ChainValues v = run_chain_values(e, chain, x, order, block_max);
+  Output out;
+  for (double y : v.stored) {
+    if (chain.store.plain)
+      out.add(y, *chain.store.plain);
+    else
+      out.add(y);
+  }
+  return 0;
+}
+
 }  // namespace
+
+int run_eval_chain(Args& args) {
+  return run_eval_chain_impl(args);
+}
 
 GELU_COMMAND(
     eval, "eval", "evaluate f, f' or f'' of a function for numbers from stdin or a file",
     "usage: gelulab eval --fn ID [--order 0|1|2] [--dtype FMT] [--compute FMT] [--param NAME=VALUE]...\n"
+    "                    [--store FMT [--accumulator FMT]]\n"
     "                    [--scale S [--zero-point Z] | --int8-range A:B] [--input FILE]\n"
     "                    [--backend cpu|gpu]\n\n"
     "Reads numbers separated by whitespace (decimal, hex floats such as 0x1.8p-3, nan, inf, -inf)\n"
@@ -276,7 +338,11 @@ GELU_COMMAND(
     "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8,\n"
     "                      e2m3, e3m2, e2m1, e8m0, ue4m3, or a block format (below)\n"
     "  --block-max A       block formats: the largest magnitude of the block each result is stored in\n"
-    "  --compute FMT       what a zoo entry computes in (default: f64 for f64, else f32)\n"
+    "  --compute FMT       what a zoo entry computes in (default: f64 for f64, else f32); with\n"
+    "                      --store, the chain's compute format for any function (default f32)\n"
+    "  --store FMT         a rounding-point chain: each input rounded to --accumulator FMT (default\n"
+    "                      f32), the function computed in --compute, the result stored in FMT (any\n"
+    "                      number or block format; --block-max as below); --order 0 or 1\n"
     "  --scale S, --zero-point Z, --int8-range A:B   int8's quantization (see gelulab error --help)\n"
     "  --param NAME=VALUE  override a parameter, within its range (repeatable)\n"
     "  --input FILE        read FILE instead of stdin ('-' is stdin)\n"
@@ -291,7 +357,8 @@ GELU_COMMAND(
     "on standard input).\n"
     "Examples: seq -5 5 | gelulab eval --fn gelu_tanh --param c=0.035 --order 1\n"
     "          echo -3 2.7 | gelulab eval --fn tanh_form --dtype bf16\n"
-    "          echo -0.75 | gelulab eval --fn gelu --dtype mxfp4 --block-max 3   # -0.25\n",
+    "          echo -0.75 | gelulab eval --fn gelu --dtype mxfp4 --block-max 3   # -0.25\n"
+    "          echo -0.75 | gelulab eval --fn gelu --compute bf16 --store mxfp4 --block-max 3\n",
     run_eval);
 
 }  // namespace gelu::cli

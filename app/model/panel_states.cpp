@@ -103,6 +103,29 @@ Field<S> export_field(std::string help) {
           }};
 }
 
+/// A rounding-point chain "ACC:COMPUTE:STORE" of the formats the Precision panel offers (parse_panel_chain).
+template <class S, class Ref>
+Field<S> chain_field(std::string key, Ref ref, std::string help) {
+  return {
+      key,
+      "ACC:COMPUTE:STORE, e.g. f32:f32:mxfp4",
+      std::move(help),
+      [key, ref](const json::Value& v, S& s) {
+        std::string why = "is not a string";
+        if (!v.is_string() || !parse_panel_chain(v.as_string(), &why))
+          throw json::JsonError(
+              "'" + key + "' must be a chain ACC:COMPUTE:STORE (accumulator and compute " +
+              choices_text(precision_chain_formats(0)) +
+              "; storage also a block format): " + (v.is_string() ? quote(v.as_string()) + " " : "") + why);
+        access(ref, s) = v.as_string();
+      },
+      [ref](const S& s) { return json::Value(access(ref, s)); },
+      [](SampleRng& rng, const json::Object&) {
+        return json::Value(rng.pick(precision_chain_formats(0)) + ":" + rng.pick(precision_chain_formats(1)) +
+                           ":" + rng.pick(precision_chain_formats(2)));
+      }};
+}
+
 }  // namespace
 
 // [SECTION] Curves
@@ -613,6 +636,10 @@ const Schema<PrecisionState>& precision_schema() {
                           "the block format of the block view"),
           number_field<S>("block_max", &S::block_max, 0.0625, 64,
                           "the block view's block max: the largest magnitude in the block"),
+          chain_field<S>("chain_a", &S::chain_a, "the first rounding-point chain ACC:COMPUTE:STORE"),
+          chain_field<S>("chain_b", &S::chain_b, "the second rounding-point chain, beside the first"),
+          bool_field<S>("chain_backward", &S::chain_backward,
+                        "the chains' backward pass: GELU′ through the same chains"),
       });
   return schema;
 }

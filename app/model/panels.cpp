@@ -57,7 +57,7 @@ std::span<const PanelKind> panel_kinds() {
       with_view(kind<ApproxState>("approx", "Approximations", approx_schema), {"functions", "errors"}),
       with_view(
           with_text(kind<PrecisionState>("precision", "Precision", precision_schema), precision_text_problem),
-          precision_plot_ids(), {"verdicts", "survival"}),
+          precision_plot_ids(), {"verdicts", "survival", "chains"}),
       kind<DesignerState>("designer", "Designer", designer_schema),
       with_view(kind<DropoutState>("dropout", "Dropout view", dropout_schema),
                 {"keep", "convergence", "histograms"}, {"mask_grid"}),

@@ -509,4 +509,59 @@ SurvivalView survival_view(std::size_t blocks, std::uint64_t seed) {
   return v;
 }
 
+const std::vector<std::string>& precision_chain_formats(int part) {
+  static const std::vector<std::string> number = [] {
+    std::vector<std::string> v;
+    for (const NumberFormat& f : number_formats())
+      if (f.id != FormatId::Int8 && !f.unsigned_only) v.emplace_back(f.name);
+    return v;
+  }();
+  static const std::vector<std::string> store = [] {
+    std::vector<std::string> v = number;
+    for (const BlockFormatRow& r : block_formats()) v.emplace_back(r.name);
+    return v;
+  }();
+  return part == 2 ? store : number;
+}
+
+std::optional<Chain> parse_panel_chain(const std::string& text, std::string* why) {
+  std::optional<Chain> c = Chain::parse(text, why);
+  if (!c) return c;
+  const std::string parts[3] = {std::string(c->accumulator.name()), std::string(c->compute.name()),
+                                std::string(c->store.name())};
+  for (int k = 0; k < 3; ++k) {
+    const std::vector<std::string>& ok = precision_chain_formats(k);
+    if (std::find(ok.begin(), ok.end(), parts[k]) == ok.end()) {
+      if (why) *why = "its format " + parts[k] + " is not one the panel offers";
+      return std::nullopt;
+    }
+  }
+  return c;
+}
+
+ChainView chain_view(const std::string& a, const std::string& b, int order, std::size_t blocks,
+                     std::uint64_t seed) {
+  ChainView v;
+  v.chains = {a, b};
+  v.order = order;
+  v.blocks = blocks;
+  v.seed = seed;
+  std::vector<Chain> chains;
+  for (const std::string& t : v.chains) {
+    std::string why;
+    const std::optional<Chain> c = parse_panel_chain(t, &why);
+    if (!c) {
+      v.error = "chain '" + t + "' " + why;
+      return v;
+    }
+    chains.push_back(*c);
+  }
+  const Activation& gelu = *find_activation("gelu");
+  v.x = stochastic::sample_normal(0, 1, blocks * 32, seed);
+  std::vector<double> exact(v.x.size());
+  gelu.eval(std::span<const double>(v.x), std::span<double>(exact), order);
+  v.cmp = compare_chains(zoo::from_registry(gelu), chains, v.x, exact, order);
+  return v;
+}
+
 }  // namespace gelu::app

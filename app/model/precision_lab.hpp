@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gelu/block_format.hpp"
+#include "gelu/chain.hpp"
 #include "gelu/format.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
@@ -164,6 +165,25 @@ struct SurvivalView {
 };
 /// `blocks` blocks of each format's own block size, seed `seed` (gelu::stochastic::sample_normal).
 SurvivalView survival_view(std::size_t blocks = 2048, std::uint64_t seed = 1);
+
+/// The formats each part of a chain offers: 0 the accumulator and 1 the compute format (the number formats
+/// one computes in: not int8, not the scale formats), 2 the storage (those and the block formats).
+const std::vector<std::string>& precision_chain_formats(int part);
+/// "ACC:COMPUTE:STORE" with each part one of precision_chain_formats(part); nullopt (and *why) otherwise.
+std::optional<Chain> parse_panel_chain(const std::string& text, std::string* why = nullptr);
+/// The rounding-point chains' view: GELU through two chains ACC:COMPUTE:STORE (gelu/chain.hpp) on the same
+/// pre-activations ~ normal(0, 1), side by side (gelu::compare_chains, what `gelulab chain` prints).
+struct ChainView {
+  std::vector<std::string> chains;  // as asked
+  int order = 0;                    // 1: the backward pass (GELU′ through the chains)
+  std::size_t blocks = 0;           // of 32 pre-activations
+  std::uint64_t seed = 0;
+  std::vector<double> x;  // the pre-activations
+  ChainComparison cmp;
+  std::string error;  // non-empty: a chain is not one the panel offers (nothing else is filled in)
+};
+ChainView chain_view(const std::string& a, const std::string& b, int order = 0, std::size_t blocks = 256,
+                     std::uint64_t seed = 1);
 
 class PrecisionLab {
  public:

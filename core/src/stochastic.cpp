@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "formulas.hpp"
+#include "gelu/kernels.hpp"
 
 namespace gelu::stochastic {
 
@@ -146,9 +147,32 @@ Histogram histogram(std::span<const double> v, std::size_t bins, double lo, doub
 
 std::vector<double> sample_normal(double mu, double sigma, std::size_t n, std::uint64_t seed) {
   if (!(sigma >= 0)) throw std::invalid_argument("sigma must be >= 0");
-  Rng rng(seed);
+  // Rng::normal's polar method in two passes, with the same values: the uniforms and the rejections in order
+  // (the stream), each accepted pair (u, v) written where its two normals go; then k = √(−2·ln s / s) and the
+  // two normals u·k, v·k of each pair on the pool (the logarithms are most of the time).
+  RandomBits rng(seed);
   std::vector<double> x(n);
-  for (double& v : x) v = mu + sigma * rng.normal();
+  const std::size_t pairs = (n + 1) / 2;
+  double last_v = 0;  // an odd n's last pair keeps its v here
+  for (std::size_t i = 0; i < pairs; ++i) {
+    double u, v, s;
+    do {
+      u = 2.0 * rng.uniform() - 1.0;
+      v = 2.0 * rng.uniform() - 1.0;
+      s = u * u + v * v;
+    } while (s >= 1.0 || s == 0.0);
+    x[2 * i] = u;
+    (2 * i + 1 < n ? x[2 * i + 1] : last_v) = v;
+  }
+  parallel_for(pairs, 1 << 14, [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i) {
+      const double u = x[2 * i], v = 2 * i + 1 < n ? x[2 * i + 1] : last_v;
+      const double s = u * u + v * v;
+      const double k = std::sqrt(-2.0 * std::log(s) / s);
+      x[2 * i] = mu + sigma * (u * k);
+      if (2 * i + 1 < n) x[2 * i + 1] = mu + sigma * (v * k);
+    }
+  });
   return x;
 }
 

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "formulas.hpp"
 #include "gelu/analysis.hpp"
@@ -384,6 +385,40 @@ double cutlass_gelu_taylor(double x, const Format& c) {
   return A.mul(A.mul(A.in(0.5), x), A.add(A.in(1.0), A.tanh(inner)));
 }
 
+// --- CUTLASS's clipped degree-11 CDF polynomial (NVIDIA/cutlass, examples/python/CuTeDSL/cute/hopper/kernel/
+// dense_gemm/dense_gemm_fp8_gelu_persistent.py, poly11_gelu, the FP8 GEMM's fused GELU epilogue on the
+// float32 accumulator): z = clamp(x, −3.5, 3.5), Φ(z) ≈ ½ + z·(c1 + z²·(c3 + z²·(c5 + z²·(c7 + z²·(c9 +
+// z²·c11))))) clamped to [0, 1], GELU = x·Φ; each operation as written (no fusing), in the compute format.
+// At the clip the polynomial is 5e-16: below −3.5 the whole lobe is 0. ---
+constexpr double kPoly11[6] = {0.39639100184010506,   -0.06247543670746915,   0.0077960139440769235,
+                               -0.000606554913963472, 2.5871031157700182e-05, -4.5557832301351553e-07};
+constexpr double kPoly11Clip = 3.5;
+/// Φ's polynomial at the clipped x, and its derivative in x (0 where x or Φ is clipped).
+std::pair<double, double> cutlass_poly11_cdf(const Arith& A, double x) {
+  const double z = A.max(A.in(-kPoly11Clip), A.min(x, A.in(kPoly11Clip)));
+  const double s = A.mul(z, z);
+  double p = A.in(kPoly11[5]), dp = A.in(11 * kPoly11[5]);
+  for (int k = 4; k >= 0; --k) {
+    p = A.add(A.in(kPoly11[k]), A.mul(s, p));
+    dp = A.add(A.in((2 * k + 1) * kPoly11[k]), A.mul(s, dp));
+  }
+  const double raw = A.add(A.in(0.5), A.mul(z, p));
+  const double cdf = A.max(A.in(0.0), A.min(raw, A.in(1.0)));
+  const bool flat = std::fabs(x) > kPoly11Clip || raw != cdf;
+  return {cdf, flat ? 0.0 : dp};
+}
+double cutlass_gelu_poly11(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  return A.mul(x, cutlass_poly11_cdf(A, x).first);
+}
+double cutlass_gelu_poly11_d1(double x, const Format& c) {
+  const Arith A(c);
+  x = A.in(x);
+  const auto [cdf, dcdf] = cutlass_poly11_cdf(A, x);
+  return A.add(cdf, A.mul(x, dcdf));
+}
+
 // --- the built-in list ---
 
 Entry entry(std::string id, std::string name, std::string formula, std::string used_in, std::string citation,
@@ -474,6 +509,14 @@ std::vector<Entry> build_builtins() {
                     "GEMM epilogues fused on the accumulator (CUTLASS GELU_taylor)",
                     "NVIDIA/cutlass, include/cutlass/epilogue/thread/activation.h (GELU_taylor)",
                     Cost{8, 0, 1, 0, 0}, cutlass_gelu_taylor, nullptr));
+  z.push_back(entry(
+      "cutlass_gelu_poly11", "CUTLASS epilogue GELU (clipped degree-11 CDF polynomial)",
+      "x·clamp(½ + z·(c1 + z²·(c3 + … + z²·c11)), 0, 1), z = clamp(x, −3.5, 3.5)",
+      "the fused GELU epilogue of CUTLASS's Hopper FP8 GEMM on the float32 accumulator (--gelu_kind poly11)",
+      "NVIDIA/cutlass, "
+      "examples/python/CuTeDSL/cute/hopper/kernel/dense_gemm/dense_gemm_fp8_gelu_persistent.py "
+      "(poly11_gelu)",
+      Cost{8, 0, 0, 4, 0}, cutlass_gelu_poly11, cutlass_gelu_poly11_d1));
 
   for (int n : {32, 64, 256}) z.push_back(make_pwl(n, 8.0));
   z.back().published_max_error = 3.9e-4;
@@ -546,7 +589,8 @@ constexpr const char* kBuiltinIds[] = {"tanh_form",
                                        "sigmoid_fit_k",
                                        "mx_gelu",
                                        "cutlass_gelu",
-                                       "cutlass_gelu_taylor"};
+                                       "cutlass_gelu_taylor",
+                                       "cutlass_gelu_poly11"};
 
 bool valid_id(std::string_view id) {
   if (id.empty() || id.size() > 64) return false;

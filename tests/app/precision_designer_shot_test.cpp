@@ -9,6 +9,7 @@
 //   [SECTION] Designer
 //   [SECTION] Sessions and the comparison
 //   [SECTION] Lesson 7
+//   [SECTION] Rounding-point chains
 //   [SECTION] Presentation mode
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -26,6 +27,7 @@
 #include "gelu/fit.hpp"
 #include "gelu/json.hpp"
 #include "gelu/precision.hpp"
+#include "gelu/stochastic.hpp"
 #include "model/designer_lab.hpp"
 #include "model/panel_states.hpp"
 #include "support/png_image.hpp"
@@ -490,6 +492,105 @@ TEST(Lesson7Shot, ItsVerdictsAreComputedNowAndFollowTheFormat) {
     EXPECT_EQ(tx.find("…"), std::string::npos) << step << ": " << tx;
     EXPECT_EQ(tx.find("{"), std::string::npos) << step << ": " << tx;
   }
+}
+
+// [SECTION] Rounding-point chains
+
+TEST(Lesson8Shot, Step3ShowsTheWholeSurvivalTableBesideTheLobeOnA1024x768ProjectorAt2x) {
+  const std::string lesson = std::string(GELU_SOURCE_DIR) + "/assets/lessons/8_gelu_in_four_bits.json";
+  const Shot s = shot("lesson8_3", "--lesson '" + lesson + "' --step 3 --presentation 2", "1024x768");
+  ASSERT_EQ(s.status, 0) << s.err;
+  // Nothing of the panel scrolls: the table's own rows count (a table cut under its header did once).
+  EXPECT_EQ(s.meta.at("panel_overflow_px").as_number(), 0);
+  EXPECT_TRUE(s.meta.at("slide_problems").as_array().empty());
+  const auto& table = s.meta.at("ui_marks").at("table:survival").as_array();
+  const auto& bar = s.meta.at("ui_marks").at("lesson_bar").as_array();
+  EXPECT_LE(table[3].as_number(), bar[1].as_number());  // above the lesson bar
+  const Value& plot = s.meta.at("plots").at("block").at("frame");
+  EXPECT_LE(plot.at("right").as_number(), table[0].as_number());  // beside the lobe, not under it
+  EXPECT_LE(plot.at("bottom").as_number(), bar[1].as_number());
+  // Every block format's row, with the shares the model computes.
+  const gelu::app::SurvivalView v = gelu::app::survival_view();
+  const auto& rows = s.meta.at("survival").as_array();
+  ASSERT_EQ(rows.size(), v.rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].at("format").as_string(), v.rows[i].format);
+    EXPECT_EQ(rows[i].at("gelu").as_number(), v.rows[i].gelu);
+  }
+}
+
+/// `gelulab gui --headless ARGS` in dir; the exit status (stderr into dir/name.err).
+int gui(const fs::path& dir, const std::string& name, const std::string& args) {
+  const std::string cmd = std::string("cd '") + dir.string() + "' && env -u DISPLAY -u WAYLAND_DISPLAY '" +
+                          GELULAB_EXE + "' gui --headless --size 1600x1000 " + args + " 2> '" + name +
+                          ".err'";
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+TEST(PrecisionChains, ChoosingTheChainsInThePanelShowsThemSideBySideAndTheSessionKeepsThem) {
+  const fs::path d = test_dir() / "chains";
+  fs::create_directories(d);
+  std::ofstream(d / "state.json") << R"({"block_view": true})";
+  // The user picks f16 as the first chain's storage and f32 as the second's compute format, then ticks the
+  // backward pass.
+  std::ofstream(d / "script.txt")
+      << "panel precision\nwait 3\n"
+         "click combo:chain_a_store\nwait 2\nclick option:chain_a_store:f16\nwait 2\n"
+         "click combo:chain_b_compute\nwait 2\nclick option:chain_b_compute:f32\n"
+         "wait 2\nclick check:chain_backward\nwait 3\n";
+  ASSERT_EQ(gui(d, "run1",
+                "--frames 40 --panel precision --state state.json --session s.json --script script.txt "
+                "--report r1.json"),
+            0)
+      << read_text(d / "run1.err");
+  const Value r1 = gelu::json::parse(read_text(d / "r1.json"));
+  const Value& c = r1.at("panels").at("precision").at("chains");
+  const auto& sides = c.at("chains").as_array();
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0].at("chain").as_string(), "f32:f32:f16");
+  EXPECT_EQ(sides[1].at("chain").as_string(), "bf16:f32:bf16");
+  EXPECT_EQ(c.at("order").as_number(), 1);
+  // What the table shows is GELU′ through those chains on the same inputs, computed here.
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 1, 8192, 1);
+  std::vector<double> exact(x.size()), a(x.size()), b(x.size());
+  const Format f32(FormatId::F32), f16(FormatId::F16), bf16(FormatId::BF16);
+  const auto d1 = [](double t) {
+    return 0.5 * std::erfc(-t / std::sqrt(2.0)) + t * std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
+  };
+  std::size_t differ = 0;
+  double max_a = 0, max_b = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    exact[i] = d1(x[i]);
+    a[i] = f16.round(f32.round(d1(f32.round(x[i]))));
+    b[i] = bf16.round(f32.round(d1(bf16.round(x[i]))));
+    differ += a[i] != b[i];
+    max_a = std::max(max_a, std::fabs(a[i] - exact[i]));
+    max_b = std::max(max_b, std::fabs(b[i] - exact[i]));
+  }
+  EXPECT_EQ(c.at("n").as_number(), 8192);
+  EXPECT_NEAR(c.at("differ").as_number(), static_cast<double>(differ), 2);  // erfc vs the registry: ties
+  EXPECT_NEAR(sides[0].at("max_abs").as_number(), max_a, 1e-6);
+  EXPECT_NEAR(sides[1].at("max_abs").as_number(), max_b, 1e-4);
+  EXPECT_TRUE(sides[0].at("recompute_identical").as_bool());
+  EXPECT_TRUE(sides[1].at("recompute_identical").as_bool());
+  EXPECT_EQ(c.at("differences").as_array().size(), 10u);
+  // The session keeps the chains: the next start shows them without a script.
+  const Value s = gelu::json::parse(read_text(d / "s.json"));
+  const Value& ps = s.at("panels").at("precision");
+  EXPECT_EQ(ps.at("chain_a").as_string(), "f32:f32:f16");
+  EXPECT_EQ(ps.at("chain_b").as_string(), "bf16:f32:bf16");
+  EXPECT_TRUE(ps.at("chain_backward").as_bool());
+  ASSERT_EQ(gui(d, "run2", "--frames 5 --session s.json --report r2.json"), 0) << read_text(d / "run2.err");
+  const Value r2 = gelu::json::parse(read_text(d / "r2.json"));
+  const Value& c2 = r2.at("panels").at("precision").at("chains");
+  EXPECT_EQ(c2.at("chains").as_array()[0].at("chain").as_string(), "f32:f32:f16");
+  EXPECT_EQ(c2.at("differ").as_number(), c.at("differ").as_number());
+  // A chain the panel does not offer is refused with its name.
+  std::ofstream(d / "bad.json") << R"({"block_view": true, "chain_a": "f32:int8:bf16"})";
+  EXPECT_NE(gui(d, "bad", "--frames 2 --panel precision --state bad.json"), 0);
+  EXPECT_NE(read_text(d / "bad.err").find("'chain_a' must be a chain ACC:COMPUTE:STORE"), std::string::npos)
+      << read_text(d / "bad.err");
 }
 
 // [SECTION] Presentation mode

@@ -203,4 +203,187 @@ TEST(CliBlocks, ChainsSideBySide) {
   EXPECT_NE(bad.err.find("compute format int8 is not one to compute in"), std::string::npos) << bad.err;
 }
 
+// [SECTION] --accumulator, --compute, --store on eval, error and check: the chain's values written out here
+// (bf16 and MXFP4's e2m1 elements rounded with frexp/ldexp, ties to even; the MX scale from the block max).
+
+/// v rounded to a binary format of `p` significant bits (normal range only: the values below are).
+double round_bits(double v, int p) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  int e = 0;
+  const double m = std::frexp(v, &e);  // v = m·2^e, 0.5 ≤ |m| < 1
+  return std::ldexp(std::nearbyint(std::ldexp(m, p)), e - p);
+}
+double bf16(double v) {
+  return round_bits(v, 8);
+}
+/// The stored value of v in an MXFP4 block of scale 2^k: e2m1 (0, 0.5, 1, 1.5, 2, 3, 4, 6), ties to even
+/// codes.
+double mxfp4_stored(double v, int k) {
+  const double a = std::fabs(v) / std::ldexp(1.0, k);
+  static const double grid[] = {0, 0.5, 1, 1.5, 2, 3, 4, 6};
+  int best = 0;
+  for (int i = 1; i < 8; ++i) {
+    const double d = std::fabs(a - grid[i]), db = std::fabs(a - grid[best]);
+    if (d < db || (d == db && i % 2 == 0)) best = i;
+  }
+  return std::copysign(grid[best] * std::ldexp(1.0, k), v);
+}
+int mx_scale_exp(double amax) {
+  return static_cast<int>(std::floor(std::log2(amax))) - 2;  // e2m1's emax is 2
+}
+double gelu_exact(double x) {
+  return 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+}
+/// bf16 ordinal: neighbours differ by 1, ±0 are both 0.
+long bf16_ordinal(double v) {
+  const float f = static_cast<float>(bf16(v));
+  std::uint32_t b = 0;
+  std::memcpy(&b, &f, sizeof b);
+  b >>= 16;
+  return (b & 0x8000) ? -static_cast<long>(b & 0x7fff) : static_cast<long>(b);
+}
+
+std::vector<double> bf16_values(const std::string& text) {
+  std::vector<double> v = numbers(text);
+  for (double& t : v) t = bf16(t);
+  return v;
+}
+
+TEST(CliChainOptions, EvalStoresThroughTheChain) {
+  const std::vector<double> x = {-0.75, -2.3, -0.1, 0.3, 1.1, 2.5};
+  std::string in;
+  for (double v : x) in += gelu::format_f64(v) + "\n";
+  // bf16 in, GELU in bf16, bf16 out.
+  const ExecResult b =
+      run({"eval", "--fn", "gelu", "--accumulator", "bf16", "--compute", "bf16", "--store", "bf16"}, in);
+  ASSERT_EQ(b.status, 0) << b.err;
+  std::vector<double> want;
+  for (double v : x) want.push_back(bf16(gelu_exact(bf16(v))));
+  // Printed in the shortest text that reads back to the same bf16 value.
+  EXPECT_EQ(bf16_values(b.out), want);
+  // GELU in float32 on the accumulator, then MXFP4 in a block of max 3 (scale 2^-1): -0.75 → -0.25.
+  const ExecResult m = run({"eval", "--fn", "gelu", "--store", "mxfp4", "--block-max", "3"}, in);
+  ASSERT_EQ(m.status, 0) << m.err;
+  want.clear();
+  for (double v : x)
+    want.push_back(mxfp4_stored(static_cast<float>(gelu_exact(static_cast<float>(v))), mx_scale_exp(3)));
+  EXPECT_EQ(numbers(m.out), want);
+  EXPECT_EQ(numbers(m.out)[0], -0.25);
+  // The same in bf16 first: bf16's rounding moves GELU(-2.3) but MXFP4's lattice is what shows.
+  const ExecResult mb = run({"eval", "--fn", "gelu", "--accumulator", "bf16", "--compute", "bf16", "--store",
+                             "mxfp4", "--block-max", "5"},
+                            in);
+  ASSERT_EQ(mb.status, 0) << mb.err;
+  want.clear();
+  for (double v : x) want.push_back(mxfp4_stored(bf16(gelu_exact(bf16(v))), mx_scale_exp(5)));
+  EXPECT_EQ(numbers(mb.out), want);
+  EXPECT_EQ(numbers(mb.out)[0], 0);  // from a block max of 4 on, GELU(-0.75) is stored as 0
+  // The backward pass through the chain: GELU' in bf16.
+  const ExecResult d =
+      run({"eval", "--fn", "gelu", "--order", "1", "--compute", "bf16", "--store", "bf16"}, "-1\n0.5\n");
+  ASSERT_EQ(d.status, 0) << d.err;
+  const auto d1 = [](double t) {
+    return 0.5 * std::erfc(-t / std::sqrt(2.0)) + t * std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
+  };
+  EXPECT_EQ(bf16_values(d.out), (std::vector<double>{bf16(d1(-1)), bf16(d1(0.5))}));
+}
+
+TEST(CliChainOptions, ErrorOnBlocksOfAFile) {
+  std::vector<double> x = gelu::stochastic::sample_normal(-0.5, 1.5, 32 * 8, 11);
+  const fs::path p = scratch() / "chain_pre.npy";
+  write_npy_f64(p, "(8, 32)", x);
+  // bf16:bf16:bf16 against exact GELU: ULPs of bf16 between the stored value and GELU(x) rounded to bf16.
+  const ExecResult e = run({"error", "--fn", "gelu", "--vs", "gelu", "--accumulator", "bf16", "--compute",
+                            "bf16", "--store", "bf16", "--blocks", p.string(), "--json"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  gelu::json::Value j = gelu::json::parse(e.out);
+  long worst = 0;
+  std::size_t mismatch = 0, negative = 0;
+  for (double v : x) {
+    const long dist = std::labs(bf16_ordinal(bf16(gelu_exact(bf16(v)))) - bf16_ordinal(gelu_exact(v)));
+    worst = std::max(worst, dist);
+    mismatch += dist != 0;
+    negative += gelu_exact(v) < 0;
+  }
+  EXPECT_GT(worst, 1);  // the input's rounding to bf16 costs more than the output's
+  EXPECT_EQ(j.at("chain").as_string(), "bf16:bf16:bf16");
+  EXPECT_EQ(j.at("max_ulp").as_number(), static_cast<double>(worst));
+  EXPECT_EQ(j.at("mismatch").as_number(), static_cast<double>(mismatch));
+  EXPECT_EQ(j.at("negative").as_number(), static_cast<double>(negative));
+  EXPECT_EQ(j.at("flushed").as_number(), 0);
+  // f32:f32:mxfp4: blocks of 32 along the rows; the negative outputs stored as 0 counted here.
+  const ExecResult m =
+      run({"error", "--fn", "gelu", "--vs", "gelu", "--store", "mxfp4", "--blocks", p.string(), "--json"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  gelu::json::Value k = gelu::json::parse(m.out);
+  std::size_t flushed = 0;
+  for (std::size_t b = 0; b < 8; ++b) {
+    std::vector<double> y(32);
+    double amax = 0;
+    for (std::size_t i = 0; i < 32; ++i) {
+      y[i] = static_cast<float>(gelu_exact(static_cast<float>(x[b * 32 + i])));
+      amax = std::max(amax, std::fabs(y[i]));
+    }
+    for (std::size_t i = 0; i < 32; ++i)
+      flushed += gelu_exact(x[b * 32 + i]) < 0 && mxfp4_stored(y[i], mx_scale_exp(amax)) == 0;
+  }
+  EXPECT_GT(flushed, 0u);
+  EXPECT_EQ(k.at("flushed").as_number(), static_cast<double>(flushed));
+  EXPECT_EQ(k.at("negative").as_number(), static_cast<double>(negative));
+  EXPECT_EQ(k.at("blocks").as_number(), 8);
+  // The text says the same.
+  const ExecResult t =
+      run({"error", "--fn", "gelu", "--vs", "gelu", "--store", "mxfp4", "--blocks", p.string()});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("stored as 0: " + std::to_string(flushed) + " "), std::string::npos) << t.out;
+}
+
+TEST(CliChainOptions, CheckAKernelsStoredOutputs) {
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 2, 64, 5);
+  std::vector<double> y;
+  for (double v : x) y.push_back(bf16(gelu_exact(static_cast<float>(v))));  // f32 in, GELU in f32, bf16 out
+  const fs::path px = scratch() / "chain_x.npy", py = scratch() / "chain_y.npy";
+  write_npy_f64(px, "(64,)", x);
+  write_npy_f64(py, "(64,)", y);
+  const std::vector<std::string> cmd = {"check",     "--fn", "gelu",      "--store",   "bf16", "--x",
+                                        px.string(), "--y",  py.string(), "--max-ulp", "0",    "--json"};
+  const ExecResult ok = run(cmd);
+  ASSERT_EQ(ok.status, 0) << ok.err << ok.out;
+  EXPECT_EQ(gelu::json::parse(ok.out).at("mismatch").as_number(), 0);
+  // One value a bf16 step off: one mismatch of 1 ULP, and the gate fails.
+  y[7] += std::ldexp(1.0, std::ilogb(y[7]) - 7);  // bf16's spacing there (8 significant bits)
+  write_npy_f64(py, "(64,)", y);
+  const ExecResult bad = run(cmd);
+  EXPECT_EQ(bad.status, 1);
+  gelu::json::Value j = gelu::json::parse(bad.out);
+  EXPECT_EQ(j.at("mismatch").as_number(), 1);
+  EXPECT_EQ(j.at("max_ulp").as_number(), 1);
+  EXPECT_EQ(j.at("x_at_max").as_number(), x[7]);
+  EXPECT_NE(bad.err.find("exceeds --max-ulp 0"), std::string::npos) << bad.err;
+}
+
+TEST(CliChainOptions, BadChainOptionsNameTheOption) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"eval", "--fn", "gelu", "--store", "e8m0"}, "--store 'e8m0': storage format e8m0 is a scale format"},
+      {{"eval", "--fn", "gelu", "--compute", "int8", "--store", "bf16"}, "--compute 'int8'"},
+      {{"eval", "--fn", "gelu", "--accumulator", "mxfp4", "--store", "bf16"}, "--accumulator 'mxfp4'"},
+      {{"eval", "--fn", "gelu", "--dtype", "bf16", "--store", "bf16"}, "--dtype bf16: not with --store"},
+      {{"eval", "--fn", "gelu", "--store", "bf16", "--block-max", "3"},
+       "--block-max: applies to a block format"},
+      {{"eval", "--fn", "gelu", "--store", "f32:f32:bf16"}, "is one format, not a chain"},
+      {{"error", "--fn", "gelu", "--vs", "gelu", "--store", "mxfp4"}, "needs the inputs"},
+      {{"check", "--fn", "gelu", "--store", "mxfp4"}, "needs --x X.npy --y Y.npy"},
+  };
+  for (const Case& c : cases) {
+    const ExecResult e = run(c.args, "1\n");
+    EXPECT_EQ(e.status, 2) << c.message;
+    EXPECT_NE(e.err.find(c.message), std::string::npos) << e.err;
+    EXPECT_EQ(std::count(e.err.begin(), e.err.end(), '\n'), 1) << e.err;
+  }
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,52 @@ TEST(Chain, BackwardThroughTheChain) {
         0.5 * std::erfc(-t / std::sqrt(2.0)) + t * std::exp(-t * t / 2) / std::sqrt(2 * M_PI);
     EXPECT_NEAR(d[i], bf16.round(exact), bf16.spacing(exact)) << t;
   }
+}
+
+TEST(Chain, BlockMaxAndErrorsOfTheStoredValues) {
+  const gelu::zoo::Entry e = gelu::zoo::from_registry(*gelu::find_activation("gelu"));
+  const std::vector<double> x = gelu::stochastic::sample_normal(0, 1, 32 * 6, 3);
+  // eval --block-max: every value in a block of max 3 (MXFP4 scale 2^-1): GELU(-0.75) is -0.25.
+  const gelu::ChainValues v =
+      gelu::run_chain_values(e, *Chain::parse("f32:f32:mxfp4"), std::vector{-0.75}, 0, 3.0);
+  ASSERT_EQ(v.scales.size(), 1u);
+  EXPECT_EQ(v.scales[0].value, 0.5);
+  EXPECT_EQ(v.stored[0], -0.25);
+  EXPECT_THROW(gelu::run_chain_values(e, *Chain::parse("f32:f32:bf16"), x, 0, 3.0), std::invalid_argument);
+  std::vector<double> ref(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) ref[i] = gelu_exact(x[i]);
+  // Block storage: what block_error says of the computed outputs.
+  const Chain m = *Chain::parse("bf16:bf16:mxfp4");
+  const gelu::BlockErrorReport r = gelu::chain_error(e, m, x, ref);
+  const gelu::BlockErrorReport b =
+      gelu::block_error(*m.store.block, x, gelu::run_chain_values(e, m, x).computed, ref);
+  EXPECT_EQ(r.max_ulp, b.max_ulp);
+  EXPECT_EQ(r.flushed, b.flushed);
+  EXPECT_GT(r.flushed, 0u);
+  // A number format: values of bf16 between the stored value and the reference rounded to bf16.
+  const Chain c = *Chain::parse("bf16:bf16:bf16");
+  const gelu::BlockErrorReport p = gelu::chain_error(e, c, x, ref);
+  const Format bf16(FormatId::BF16);
+  // bf16's ordinal from its bits (the top half of a float): neighbours differ by 1, ±0 are 0.
+  const auto ordinal = [](double t) {
+    const float f = static_cast<float>(t);
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &f, sizeof bits);
+    bits >>= 16;
+    return (bits & 0x8000) ? -static_cast<long>(bits & 0x7fff) : static_cast<long>(bits);
+  };
+  long worst = 0;
+  std::size_t mismatch = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double s = bf16.round(gelu_exact(bf16.round(x[i]))), want = bf16.round(ref[i]);
+    worst = std::max(worst, std::labs(ordinal(s) - ordinal(want)));
+    mismatch += s != want;
+  }
+  EXPECT_EQ(p.mismatch, mismatch);
+  EXPECT_EQ(p.max_ulp, static_cast<std::uint64_t>(worst));
+  EXPECT_GT(p.max_ulp, 1u);
+  EXPECT_EQ(p.blocks, 0u);
+  EXPECT_EQ(p.flushed, 0u);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ double tolerance(double x, double ref) {
 
 TEST(Zoo, BuiltInEntriesAreCompleteAndDistinct) {
   const std::vector<zoo::Entry> b = zoo::builtin_entries();
-  EXPECT_EQ(b.size(), 19u);
+  EXPECT_EQ(b.size(), 20u);
   std::set<std::string> ids;
   for (const zoo::Entry& e : b) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.id;
@@ -111,9 +111,9 @@ TEST(Zoo, EveryFormulaEntryMatchesItsIndependentEvaluation) {
     }
     EXPECT_GT(checked, 400u) << id;
   }
-  for (const char* id :
-       {"tanh_form", "sigmoid_form", "erf_naive", "erfc_form", "erf_as7126", "hgelu", "pwl32", "pwl64",
-        "pwl256", "bolt", "puma", "f16_lut", "ibert", "mx_gelu", "cutlass_gelu", "cutlass_gelu_taylor"})
+  for (const char* id : {"tanh_form", "sigmoid_form", "erf_naive", "erfc_form", "erf_as7126", "hgelu",
+                         "pwl32", "pwl64", "pwl256", "bolt", "puma", "f16_lut", "ibert", "mx_gelu",
+                         "cutlass_gelu", "cutlass_gelu_taylor", "cutlass_gelu_poly11"})
     EXPECT_TRUE(table().count(id)) << id << " has no reference rows";
 }
 
@@ -153,6 +153,27 @@ TEST(Zoo, PublishedMaximumErrorsAreReproduced) {
       EXPECT_NEAR(std::fabs(at), 2.70, 0.01) << at;
     }
   }
+}
+
+TEST(Zoo, CutlassPoly11IsWorstAtItsClip) {
+  // CUTLASS's clipped degree-11 CDF polynomial publishes no maximum error; it is validated against erf-GELU
+  // with |error| ≤ 2e-3 + 1e-3·|GELU| (DEFAULT_VALIDATION_ATOL/RTOL of its example). Its polynomial is
+  // ~5e-16 at the clip x = −3.5, so there the error is all of GELU(−3.5) = −3.5·Φ(−3.5).
+  const zoo::Entry e = *zoo::find("cutlass_gelu_poly11");
+  const auto [err, at] = max_error_f64(e);
+  const double lobe = 3.5 * 0.5 * std::erfc(3.5 / std::sqrt(2.0));  // |GELU(−3.5)|
+  EXPECT_NEAR(err, lobe, 1e-12) << at;
+  EXPECT_NEAR(err, 8.142e-4, 5e-7);
+  EXPECT_EQ(std::fabs(at), 3.5);  // and the same at +3.5: x·(1 − Φ(3.5)) there
+  EXPECT_LT(std::fabs(e.eval(-3.5, 0, kF64)), 1e-14);
+  EXPECT_LT(std::fabs(e.eval(-7.0, 0, kF64)), 1e-14);  // below the clip the lobe is x·5e-16: gone
+  EXPECT_NEAR(e.eval(7.0, 0, kF64), 7.0, 1e-14);       // above it, x
+  // On the float32 accumulator, as shipped, it passes its own validation rule everywhere on [−10, 10].
+  const gelu::analysis::FunctionSpec g = gelu::analysis::spec(*gelu::find_activation("gelu"));
+  const gelu::precision::Sweep s32 = gelu::precision::sweep(e, g, {kF32, kF32, 0, -10.0, 10.0, 81921});
+  EXPECT_LT(s32.errors.abs_stats.max, 2e-3);
+  EXPECT_NEAR(s32.errors.abs_stats.max, err, 1e-6);
+  EXPECT_EQ(std::fabs(s32.errors.abs_stats.x_at_max), 3.5);
 }
 
 TEST(Zoo, FittedConstantsBeatTheShippedOnes) {

@@ -107,6 +107,21 @@ def cutlass_gelu_taylor(x):
     return x / 2 * (1 + mp.tanh(b * x * (1 + c * x * x))), None
 
 
+# CUTLASS's poly11_gelu (CuTeDSL dense_gemm_fp8_gelu_persistent.py): the constants as the doubles it writes.
+POLY11 = [0.39639100184010506, -0.06247543670746915, 0.0077960139440769235, -0.000606554913963472,
+          2.5871031157700182e-05, -4.5557832301351553e-07]
+
+
+def cutlass_gelu_poly11(x):
+    z = min(max(x, M(-3.5)), M(3.5))
+    p = sum(M(c) * z ** (2 * k + 1) for k, c in enumerate(POLY11))
+    dp = sum((2 * k + 1) * M(c) * z ** (2 * k) for k, c in enumerate(POLY11))
+    raw = M(0.5) + p
+    cdf = min(max(raw, M(0)), M(1))
+    flat = abs(x) > 3.5 or raw != cdf
+    return x * cdf, cdf + (0 if flat else x * dp)
+
+
 def erfc_form(x):
     cdf = mp.erfc(-x * M(INV_SQRT2)) / 2
     return x * cdf, d1_from_cdf(x, cdf)
@@ -221,6 +236,7 @@ ENTRIES = {
     'erf_as7126': erf_as7126, 'hgelu': hgelu, 'pwl32': pwl(32), 'pwl64': pwl(64), 'pwl256': pwl(256),
     'bolt': bolt, 'puma': puma, 'f16_lut': f16_lut, 'ibert': ibert,
     'mx_gelu': mx_gelu, 'cutlass_gelu': cutlass_gelu, 'cutlass_gelu_taylor': cutlass_gelu_taylor,
+    'cutlass_gelu_poly11': cutlass_gelu_poly11,
 }
 
 

@@ -7,6 +7,7 @@
 #include "gui/panels/precision_panel.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 
@@ -230,6 +231,7 @@ void PrecisionPanel::controls() {
     ui::mark("slider:block_max");
     st_.block_max = std::clamp(st_.block_max, bmin, bmax);
   }
+  chain_controls();
 
   ui::heading("Fitted constants");
   ui::help_marker(
@@ -571,8 +573,12 @@ void PrecisionPanel::block_plot(ImVec2 size) {
   block_.y_fixed = true;
   block_.legend_anchor = ImVec2(0, 1);
   char title[200];
-  std::snprintf(title, sizeof title, "%s, block max %s: the lobe as stored (scale %s)", v.format.c_str(),
-                g3(v.block_max).c_str(), g3(v.scale).c_str());
+  // On a slide (a projector's text) the short form, so that it keeps one line beside a table.
+  if (slide_)
+    std::snprintf(title, sizeof title, "%s, block max %s", v.format.c_str(), g3(v.block_max).c_str());
+  else
+    std::snprintf(title, sizeof title, "%s, block max %s: the lobe as stored (scale %s)", v.format.c_str(),
+                  g3(v.block_max).c_str(), g3(v.scale).c_str());
   plot::Plot p("block", block_, size, "x", title);
   constexpr ImU32 kLattice = IM_COL32(190, 190, 190, 255);
   for (const double q : v.lattice) p.hline(q, kLattice, 0.04f);
@@ -628,18 +634,118 @@ void PrecisionPanel::block_plot(ImVec2 size) {
   ui::mark_plot("block", block_);
 }
 
+void PrecisionPanel::chain_controls() {
+  ui::heading("Rounding-point chains");
+  ui::help_marker(
+      "Where the rounding happens: each chain rounds a GEMM's accumulator value to the accumulator format, "
+      "computes GELU in the compute format and stores the result in the storage format (a block format in "
+      "blocks of its size). The two chains run on the same normal(0, 1) pre-activations, shown side by side "
+      "under the block view with the values they store differently.");
+  const float w = std::floor((ImGui::GetContentRegionAvail().x - 2 * ImGui::GetStyle().ItemSpacing.x) / 3);
+  for (std::string* text : {&st_.chain_a, &st_.chain_b}) {
+    const char* key = text == &st_.chain_a ? "chain_a" : "chain_b";
+    std::optional<Chain> c = parse_panel_chain(*text);
+    if (!c) c = parse_panel_chain(text == &st_.chain_a ? "f32:f32:mxfp4" : "bf16:bf16:bf16");
+    std::string parts[3] = {std::string(c->accumulator.name()), std::string(c->compute.name()),
+                            std::string(c->store.name())};
+    const char* part_keys[3] = {"_acc", "_compute", "_store"};
+    bool changed_here = false;
+    for (int k = 0; k < 3; ++k) {
+      const std::vector<std::string>& names = precision_chain_formats(k);
+      std::vector<const char*> items;
+      for (const std::string& n : names) items.push_back(n.c_str());
+      int cur = static_cast<int>(std::find(names.begin(), names.end(), parts[k]) - names.begin());
+      if (k) ImGui::SameLine();
+      ImGui::SetNextItemWidth(k == 2 ? -FLT_MIN : w);
+      ImGui::PushID(key);
+      ImGui::PushID(k);
+      if (ui::combo(std::string(key) + part_keys[k], "##part", &cur, items)) {
+        parts[k] = names[static_cast<std::size_t>(cur)];
+        changed_here = true;
+      }
+      ImGui::PopID();
+      ImGui::PopID();
+    }
+    if (changed_here) *text = parts[0] + ":" + parts[1] + ":" + parts[2];
+  }
+  ui::marked("check:chain_backward", ImGui::Checkbox("backward pass (GELU′)", &st_.chain_backward));
+}
+
+const ChainView& PrecisionPanel::chains() {
+  const int order = st_.chain_backward ? 1 : 0;
+  if (!chain_view_ || chain_view_->chains != std::vector<std::string>{st_.chain_a, st_.chain_b} ||
+      chain_view_->order != order)
+    chain_view_ = chain_view(st_.chain_a, st_.chain_b, order);
+  return *chain_view_;
+}
+
+void PrecisionPanel::chain_table(ImVec2 size) {
+  const ChainView& v = chains();
+  const float top = ImGui::GetCursorScreenPos().y;
+  ImGui::BeginChild("chains", size);
+  if (!v.error.empty()) {
+    ImGui::TextWrapped("%s", v.error.c_str());
+  } else {
+    ImGui::TextWrapped("GELU%s through two chains (accumulator:compute:storage), %zu inputs ~ normal(0, 1)",
+                       v.order ? "′" : "", v.x.size());
+    const ImGuiTableFlags flags =
+        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
+    if (ImGui::BeginTable("chain_rows", 4, flags)) {
+      ImGui::TableSetupColumn("chain", ImGuiTableColumnFlags_WidthFixed);
+      ImGui::TableSetupColumn("max |error|");
+      ImGui::TableSetupColumn("negatives as 0");
+      ImGui::TableSetupColumn("recomputed");
+      ImGui::TableHeadersRow();
+      for (const ChainSide& c : v.cmp.sides) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(c.chain.name().c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%s at %s", g3(c.max_abs).c_str(), g3(c.x_at_max).c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%zu of %zu", c.flushed, c.negative);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(c.recompute_identical ? "bit-identical" : "differs");
+      }
+      ImGui::EndTable();
+    }
+    ImGui::TextWrapped("Stored differently: %zu of %zu", v.cmp.differ, v.x.size());
+    if (!v.cmp.differences.empty() && ImGui::BeginTable("chain_diffs", 3, flags)) {
+      ImGui::TableSetupColumn("x");
+      ImGui::TableSetupColumn(v.cmp.sides[0].chain.name().c_str());
+      ImGui::TableSetupColumn(v.cmp.sides[1].chain.name().c_str());
+      ImGui::TableHeadersRow();
+      for (const std::size_t i : v.cmp.differences) {
+        ImGui::TableNextRow();
+        for (const double t : {v.x[i], v.cmp.sides[0].stored[i], v.cmp.sides[1].stored[i]}) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(g3(t).c_str());
+        }
+      }
+      ImGui::EndTable();
+    }
+  }
+  if (slide_) ui::note_view_overflow(ImGui::GetScrollMaxY());
+  ImGui::EndChild();
+  ui::mark("table:chains", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
+}
+
 void PrecisionPanel::survival_table(ImVec2 size) {
   if (!survival_view_) survival_view_ = survival_view();
   const SurvivalView& v = *survival_view_;
   const float top = ImGui::GetCursorScreenPos().y;
   ImGui::BeginChild("survival", size);
-  ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
+  // On a slide the rows are numbers (a bar's frame makes a row a third taller) under a one-line title.
+  if (slide_)
+    ImGui::TextUnformatted("Negative outputs kept");
+  else
+    ImGui::TextWrapped("Negative outputs kept: %zu blocks of normal(0, 1) per format", v.blocks);
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("survival_rows", 3, flags)) {
     ImGui::TableSetupColumn("format", ImGuiTableColumnFlags_WidthFixed);
-    ImGui::TableSetupColumn("GELU kept");
-    ImGui::TableSetupColumn("SiLU kept");
+    ImGui::TableSetupColumn(slide_ ? "GELU" : "GELU kept");
+    ImGui::TableSetupColumn(slide_ ? "SiLU" : "SiLU kept");
     ImGui::TableHeadersRow();
     for (const SurvivalRow& r : v.rows) {
       const bool picked = r.format == st_.block_format;
@@ -649,12 +755,17 @@ void PrecisionPanel::survival_table(ImVec2 size) {
       for (const double share : {r.gelu, r.silu}) {
         ImGui::TableNextColumn();
         char t[32];
-        std::snprintf(t, sizeof t, "%.1f%%", 100 * share);
-        ImGui::ProgressBar(static_cast<float>(share), ImVec2(-1, 0), t);
+        std::snprintf(t, sizeof t, slide_ ? "%.3g%%" : "%.1f%%", 100 * share);
+        if (slide_)
+          ImGui::TextUnformatted(t);
+        else
+          ImGui::ProgressBar(static_cast<float>(share), ImVec2(-1, 0), t);
       }
     }
     ImGui::EndTable();
   }
+  // On a slide the table must not scroll: what it hides counts as the panel's overflow (lessons --check).
+  if (slide_) ui::note_view_overflow(ImGui::GetScrollMaxY());
   ImGui::EndChild();
   ui::mark("table:survival", ImVec2(ImGui::GetItemRectMin().x, top), ImGui::GetItemRectMax());
 }
@@ -712,11 +823,20 @@ void PrecisionPanel::drawContent() {
       const float half = std::floor((avail.x - st.ItemSpacing.x) * (blocks ? 0.6f : 0.45f));
       blocks ? block_plot(ImVec2(half, -1)) : int8_plot(ImVec2(half, -1));
       ImGui::SameLine();
-      blocks ? survival_table(ImVec2(-1, -1)) : cost_plot(ImVec2(-1, -1));
+      if (blocks) {  // the survival table above the chains
+        const float h = ImGui::GetContentRegionAvail().y;
+        ImGui::BeginGroup();
+        survival_table(ImVec2(-1, std::floor((h - st.ItemSpacing.y) * 0.4f)));
+        chain_table(ImVec2(-1, -1));
+        ImGui::EndGroup();
+      } else {
+        cost_plot(ImVec2(-1, -1));
+      }
     } else {  // stacked; the view scrolls
       const ImVec2 sz(-1, std::floor(avail.y * 0.38f));
       blocks ? block_plot(sz) : int8_plot(sz);
       blocks ? survival_table(sz) : cost_plot(sz);
+      if (blocks) chain_table(sz);
     }
   }
   ImGui::EndChild();
@@ -730,7 +850,7 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
   const StepView* v = ui::step_view();
   const bool listed = v && !v->plots.empty();
   // A step that pins the survival table and lists no plots shows the table alone (it needs the room).
-  const bool table_alone = !listed && ui::extra_shown("survival");
+  const bool table_alone = !listed && (ui::extra_shown("survival") || ui::extra_shown("chains"));
   slide_plots_.clear();
   for (const std::string& f : st_.cfg.formats)
     if (listed ? ui::plot_shown("ulp_" + f) : slide_plots_.empty() && !table_alone)
@@ -738,21 +858,29 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
   for (const char* id : {"int8", "cost", "block"})
     if (listed && ui::plot_shown(id)) slide_plots_.push_back(id);
   const ImGuiStyle& st = ImGui::GetStyle();
-  const bool survival = ui::extra_shown("survival");
+  const bool survival = ui::extra_shown("survival") || ui::extra_shown("chains");
   const bool table = ui::extra_shown("verdicts");
-  const float table_h = table_alone         ? avail.y
-                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
-                                            : 0.0f;
-  const float room = avail.y - (table || survival ? table_h + st.ItemSpacing.y : 0.0f);
   const int n = static_cast<int>(slide_plots_.size());
   const float gap = ui::plot_gap();
-  const int cols = ui::slide_columns(n, ImVec2(avail.x, room), gap);
+  // A pinned survival or chains table goes beside the plots where both halves keep a plot's least size: below
+  // them it would leave neither its rows (six formats) nor the plots room at a projector's 2x and 3x text.
+  const float half = std::floor((avail.x - gap) * 0.58f);
+  const bool beside = survival && n > 0 && half >= plot::Plot::min_frame().x;
+  const float table_h = table_alone         ? avail.y
+                        : beside            ? 0.0f
+                        : table || survival ? std::floor(avail.y * (survival ? 0.68f : 0.3f))
+                                            : 0.0f;
+  const float room = avail.y - (table_h > 0 ? table_h + st.ItemSpacing.y : 0.0f);
+  const float plots_w = beside ? half : avail.x;
+  const int cols = ui::slide_columns(n, ImVec2(plots_w, room), gap);
   const int rows = n > 0 ? (n + cols - 1) / cols : 1;
   const float w = cols > 1
-                      ? std::floor((avail.x - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
-                      : -1.0f;
+                      ? std::floor((plots_w - gap * static_cast<float>(cols - 1)) / static_cast<float>(cols))
+                  : beside ? plots_w
+                           : -1.0f;
   const float h =
       std::floor((room - st.ItemSpacing.y * static_cast<float>(rows - 1)) / static_cast<float>(rows));
+  if (beside) ImGui::BeginGroup();
   for (int k = 0; k < n; ++k) {
     if (k % cols != 0) ImGui::SameLine(0, gap);
     const std::string& id = slide_plots_[static_cast<std::size_t>(k)];
@@ -766,8 +894,20 @@ void PrecisionPanel::slide_layout(ImVec2 avail) {
       ulp_plot(id.substr(4), ImVec2(w, h), true);
     }
   }
-  if (table) verdict_table(ImVec2(0, survival ? std::floor(table_h / 2) : -1.0f));
-  if (survival) survival_table(ImVec2(0, -1));
+  if (beside) {
+    ImGui::EndGroup();
+    ImGui::SameLine(0, gap);
+    ImGui::BeginGroup();
+  }
+  const float tables_h = beside ? avail.y : table_h;
+  if (table) verdict_table(ImVec2(0, survival ? std::floor(tables_h * (beside ? 0.34f : 0.5f)) : -1.0f));
+  if (survival) {
+    const bool both = ui::extra_shown("survival") && ui::extra_shown("chains");
+    const float left = ImGui::GetContentRegionAvail().y;
+    if (ui::extra_shown("survival")) survival_table(ImVec2(0, both ? std::floor(left * 0.4f) : -1.0f));
+    if (ui::extra_shown("chains")) chain_table(ImVec2(0, -1));
+  }
+  if (beside) ImGui::EndGroup();
 }
 
 // [SECTION] State and meta
@@ -844,6 +984,31 @@ json::Object PrecisionPanel::meta() const {
       b[c.fn] = std::move(e);
     }
     o["block_view"] = std::move(b);
+  }
+  if (chain_view_ && chain_view_->error.empty()) {
+    json::Object c;
+    c["order"] = chain_view_->order;
+    c["n"] = static_cast<double>(chain_view_->x.size());
+    c["seed"] = static_cast<double>(chain_view_->seed);
+    json::Array sides;
+    for (const ChainSide& side : chain_view_->cmp.sides) {
+      json::Object e;
+      e["chain"] = side.chain.name();
+      e["max_abs"] = side.max_abs;
+      e["x_at_max"] = side.x_at_max;
+      e["negative"] = static_cast<double>(side.negative);
+      e["flushed"] = static_cast<double>(side.flushed);
+      e["recompute_identical"] = side.recompute_identical;
+      sides.emplace_back(std::move(e));
+    }
+    c["chains"] = std::move(sides);
+    c["differ"] = static_cast<double>(chain_view_->cmp.differ);
+    json::Array diffs;
+    for (const std::size_t i : chain_view_->cmp.differences)
+      diffs.emplace_back(json::Array{chain_view_->x[i], chain_view_->cmp.sides[0].stored[i],
+                                     chain_view_->cmp.sides[1].stored[i]});
+    c["differences"] = std::move(diffs);
+    o["chains"] = std::move(c);
   }
   if (survival_view_) {
     json::Array rows;

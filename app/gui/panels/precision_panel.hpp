@@ -45,6 +45,9 @@ class PrecisionPanel : public Panel {
   void block_plot(ImVec2 size);      // the block view: the lobes stored in one block, its lattice
   void survival_table(ImVec2 size);  // the distribution view: surviving negative outputs per format
   const BlockView& block();          // the block view for st_'s format and max (recomputed when they change)
+  void chain_controls();             // the two chains' formats and the backward pass
+  void chain_table(ImVec2 size);     // the two chains side by side, the differences listed
+  const ChainView& chains();         // for st_'s chains (recomputed when they change)
   unsigned int entry_color(const std::string& id) const;
   void changed();
   void sync_compared();  // entries added to the comparison join the list
@@ -67,6 +70,7 @@ class PrecisionPanel : public Panel {
   plot::PlotState int8_, cost_, block_;
   BlockView block_view_;
   std::optional<SurvivalView> survival_view_;  // computed on first use (~10 ms)
+  std::optional<ChainView> chain_view_;        // computed when shown (~5 ms)
   // What the last frame drew (meta): per plot its series (label, colour, points) and markers.
   struct Drawn {
     std::string plot, kind, label;

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gelu/format.hpp"
@@ -92,6 +93,9 @@ class BlockFormat {
   double quantize(double x, const BlockScale& s) const;
   /// The element code's ordinal of x / s in the element format (the lattice step), for ULP distances.
   std::int64_t lattice_ordinal(double x, const BlockScale& s) const;
+  /// quantize(x, s) and the lattice_ordinal of that stored value, from one division and one rounding (the
+  /// inner loop of block_error); the same values as the two calls.
+  std::pair<double, std::int64_t> store(double x, const BlockScale& s) const;
   /// The number of lattice steps between the stored values of a and b in a block of scale s (see
   /// Format::ulp_distance).
   std::uint64_t ulp_distance(double a, double b, const BlockScale& s) const;
