@@ -66,20 +66,6 @@ void write_export(const char* option, const std::string& path, const std::string
   }
 }
 
-/// The command line that reproduces the fit (for the exported code's comment).
-std::string command_line(const fit::Spec& s) {
-  std::string c = "gelulab fit --target " + std::string(fit::name(s.target)) + " --form " + fit::name(s.form);
-  c += " --degree " + std::to_string(s.degree);
-  if (s.form == Form::Rational) c += "," + std::to_string(s.denominator_degree);
-  if (s.form == Form::Piecewise)
-    c += " --pieces " + std::to_string(s.pieces) + " --breakpoints " + fit::name(s.breakpoints);
-  c += " --range " + format_f64(s.a) + ":" + format_f64(s.b) + " --weight " + fit::name(s.weight);
-  c += " --format " + std::string(number_format(s.format).name) + " --clamp " + fit::name(s.clamp);
-  if (s.method != fit::Method::Minimax) c += " --method " + std::string(fit::name(s.method));
-  if (!s.reoptimize) c += " --no-reoptimize";
-  return c;
-}
-
 /// The budget file beside the vectors: their name + ".budget.json", the name's end cut (never inside a UTF-8
 /// character) where that would pass NAME_MAX, so every name the vectors may have gets its budget beside it
 /// (the printed check command names it).
@@ -212,7 +198,7 @@ int run_fit(Args& args) {
   const std::string check = fit::check_command(c, tv, pairs, budget);
   fit::ExportOptions eo;
   eo.name = name.value_or("gelu_fit");
-  eo.command = command_line(c.spec);
+  eo.command = fit::command_line(c.spec);
   eo.vectors_file = vectors.value_or("");
   eo.check = check;
   if (export_cpp) write_export("export-cpp", *export_cpp, fit::export_cpp(c, eo));

@@ -37,6 +37,53 @@ std::string gpu_subnormal_note() {
   return sub.describe();
 }
 
+namespace {
+struct CurrentGpu {
+  gpu::ContextEvaluator ce;  // ce.error says why there is none (sticky: no retry every frame)
+  bool tried = false;
+};
+CurrentGpu& current_gpu() {
+  static CurrentGpu g;
+  return g;
+}
+
+class HeadlessGlImpl final : public HeadlessGl {
+ public:
+  explicit HeadlessGlImpl(std::unique_ptr<gpu::Context> ctx) : ctx_(std::move(ctx)) {}
+  std::string renderer() const override { return ctx_->info().renderer; }
+
+ private:
+  std::unique_ptr<gpu::Context> ctx_;
+};
+}  // namespace
+
+std::optional<std::string> gpu_eval_current(const Activation& a, const Params& p, std::span<const float> x,
+                                            std::span<float> y) {
+  CurrentGpu& g = current_gpu();
+  if (!g.tried) {
+    g.tried = true;
+    g.ce = gpu::ContextEvaluator::adopt_current();
+  }
+  if (!g.ce.eval) return g.ce.error;
+  return g.ce.eval->eval(a, 0, p, x, y);
+}
+
+void gpu_release_current() {
+  CurrentGpu& g = current_gpu();
+  g.ce.reset();
+  g.tried = false;
+}
+
+std::unique_ptr<HeadlessGl> headless_gl(std::string* why) {
+  std::string err;
+  std::unique_ptr<gpu::Context> ctx = gpu::Context::create_headless(&err);
+  if (!ctx) {
+    *why = "cannot create a headless OpenGL 4.3 context: " + err;
+    return nullptr;
+  }
+  return std::make_unique<HeadlessGlImpl>(std::move(ctx));
+}
+
 std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why) {
   std::unique_ptr<gpu::BenchTarget> t = gpu::BenchTarget::headless(device_or_why);
   if (t) *device_or_why = t->device();
@@ -87,6 +134,18 @@ std::optional<std::string> gpu_eval(const Activation&, int, const Params&, std::
 
 std::string gpu_subnormal_note() {
   return "";
+}
+
+std::optional<std::string> gpu_eval_current(const Activation&, const Params&, std::span<const float>,
+                                            std::span<float>) {
+  return std::string(kNoGpu);
+}
+
+void gpu_release_current() {}
+
+std::unique_ptr<HeadlessGl> headless_gl(std::string* why) {
+  *why = std::string(kNoGpu) + ", so it cannot render headless";
+  return nullptr;
 }
 
 std::unique_ptr<bench::Target> gpu_bench_target(std::string* device_or_why) {

@@ -1,6 +1,9 @@
 // The app's one door to the GPU backend (gelu::gpu), whether or not this build has it: the CLI's evaluator,
-// the benchmark target and the FFN trainers all come from here, so the rest of app/ never asks
-// `#ifdef GELU_HAVE_GPU`. Without the backend every call says so in words and the CPU paths carry on.
+// the window's evaluator, the headless GL context the offscreen framebuffer draws on, the benchmark target
+// and the FFN trainers all come from here, so the rest of app/ never includes gelu/gpu nor asks
+// `#ifdef GELU_HAVE_GPU` (tests/style/check_layers.py checks it). One error convention: a call that computes
+// returns std::nullopt or the error text; a call that makes something returns it, or nullptr and sets *why.
+// Without the backend every call says so in words and the CPU paths carry on.
 #pragma once
 
 #include <memory>
@@ -25,6 +28,26 @@ std::optional<std::string> gpu_eval(const Activation& a, int order, const Params
 /// How the GPU that gpu_eval uses treats float32 subnormals: "" when it keeps them (or there is no GPU),
 /// else a clause such as "float32 subnormals flushed to zero (inputs and results)" (NVIDIA's shaders do).
 std::string gpu_subnormal_note();
+
+/// y = f(x) in float32 on the GL context current on this thread (the window's, or the offscreen one of
+/// `gelulab shot` and `gui --headless`), by one evaluator adopted on the first call. An error text when there
+/// is no usable GPU; that answer sticks (no retry every frame) until gpu_release_current().
+std::optional<std::string> gpu_eval_current(const Activation& a, const Params& p, std::span<const float> x,
+                                            std::span<float> y);
+/// Frees gpu_eval_current's GPU objects; call while the context they were made on is still current (before
+/// the window or the headless context goes away). The next call starts afresh on the context current then.
+void gpu_release_current();
+
+/// A headless OpenGL 4.3 context (EGL surfaceless on Mesa, the EGL device on NVIDIA), current on the thread
+/// that made it while it lives: what the offscreen framebuffer of `gelulab shot` draws on.
+class HeadlessGl {
+ public:
+  virtual ~HeadlessGl() = default;
+  /// The GL renderer string.
+  virtual std::string renderer() const = 0;
+};
+/// nullptr and *why ("cannot create a headless OpenGL 4.3 context: …") when there is none.
+std::unique_ptr<HeadlessGl> headless_gl(std::string* why);
 
 /// A headless GPU as a target of the benchmark sweep, owning its context (delete it on the thread that made
 /// it). nullptr and *why when there is none; otherwise *device is "renderer / version via platform".

@@ -342,7 +342,7 @@ zoo::Entry candidate_entry(std::shared_ptr<const fit::Candidate> c, const std::s
   e.name = "candidate " + c->name();
   e.formula = c->formula();
   e.used_in = "designed in this session (Designer panel)";
-  e.citation = fit_command_line(c->spec);
+  e.citation = fit::command_line(c->spec);
   e.cost = c->cost();
   e.f = [c](double x, const Format& compute) {
     if (compute.id() == FormatId::F64) return c->eval(x);
@@ -362,19 +362,6 @@ std::string unique_candidate_id(const fit::Candidate& c, const std::vector<std::
     const std::string id = base + "_" + std::to_string(k);
     if (free(id)) return id;
   }
-}
-
-std::string fit_command_line(const fit::Spec& s) {
-  std::string c = "gelulab fit --target " + std::string(fit::name(s.target)) + " --form " + fit::name(s.form);
-  c += " --degree " + std::to_string(s.degree);
-  if (s.form == fit::Form::Rational) c += "," + std::to_string(s.denominator_degree);
-  if (s.form == fit::Form::Piecewise)
-    c += " --pieces " + std::to_string(s.pieces) + " --breakpoints " + fit::name(s.breakpoints);
-  c += " --range " + format_f64(s.a) + ":" + format_f64(s.b) + " --weight " + fit::name(s.weight);
-  c += " --format " + std::string(number_format(s.format).name) + " --clamp " + fit::name(s.clamp);
-  if (s.method != fit::Method::Minimax) c += " --method " + std::string(fit::name(s.method));
-  if (!s.reoptimize) c += " --no-reoptimize";
-  return c;
 }
 
 // [SECTION] Candidates in sessions
@@ -559,7 +546,7 @@ ExportResult export_candidate(const fit::Candidate& c, const std::string& base, 
   r.check = fit::check_command(c, tv, "your_outputs.txt");
   fit::ExportOptions eo;
   eo.name = name;
-  eo.command = fit_command_line(c.spec);
+  eo.command = fit::command_line(c.spec);
   eo.vectors_file = fs::path(vectors).filename().string();
   eo.check = r.check;
   try {

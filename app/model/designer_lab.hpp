@@ -113,8 +113,6 @@ class DesignerLab {
 zoo::Entry candidate_entry(std::shared_ptr<const fit::Candidate> c, const std::string& id);
 /// c.id() (a zoo id: "fit_…"), with _2, _3, … when `taken` has it.
 std::string unique_candidate_id(const fit::Candidate& c, const std::vector<std::string>& taken);
-/// The gelulab fit command line that makes the same candidate.
-std::string fit_command_line(const fit::Spec& s);
 
 /// The candidate as JSON: its spec, coefficients, breakpoints and centres (as stored: values of its format)
 /// and the measured facts the panel shows (max error, reference, extrema, certified bound), so a session

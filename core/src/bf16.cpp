@@ -158,8 +158,8 @@ void run_with(Kernel k, simd::Bf16Op op, bool tanh_form, const std::uint16_t* x,
 
 /// The faster of the two kernels for f or f′ of one form on this CPU: both run on the same 4,096 inputs (a
 /// fixed draw, uniform over [−8, 8]), four calls per measurement, seven measurements each, alternated; the
-/// smaller minimum wins. Both give the same bits, so the choice only moves time (docs/performance.md, "bf16
-/// by table").
+/// smaller minimum wins. Both give the same bits, so the choice only moves time (core/src/simd/README.md,
+/// "bf16 by table").
 Kernel time_kernels(simd::Bf16Op op, bool tanh_form) {
   constexpr std::size_t kN = 4096;
   std::vector<std::uint16_t> x(kN), y(kN);

@@ -7,7 +7,7 @@ namespace gelu::simd {
 /// Zen4: AMD family 25 (0x19) with AVX-512. Its 512-bit operations take two of its four 256-bit FP pipes, a
 /// two-register lookup (vpermt2ps) takes an FMA pipe's slot, and a prefetchw of the outputs costs the loops
 /// more than it gives; exact GELU's f takes 16 bins there and the loops prefetch their outputs for reading
-/// (docs/performance.md, "Zen 4 tuning"). Default: every other CPU (Zen 5, Intel).
+/// (docs/perf-log/2026-11-28.md, "Zen 4 tuning"). Default: every other CPU (Zen 5, Intel).
 enum class Tuning { Default, Zen4 };
 
 /// This process's tuning: GELU_TUNING=zen4 or GELU_TUNING=default in the environment when set (to measure one

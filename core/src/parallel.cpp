@@ -132,8 +132,8 @@ class Pool {
 
   /// The end of the chunk that starts at `begin`: chunk_ while much is left, then half of what is left per
   /// thread (multiples of 16, not below min_chunk_), and the rest whole when it is less than one more chunk.
-  /// Equal chunks left the faster of two cores idle for up to one chunk at the end — 5–32 % of a 64M call on
-  /// the Zen 5 VM, whose two cores ran f at speeds 15–25 % apart (docs/performance.md, "Threads").
+  /// Equal chunks left the faster of two cores idle for up to one chunk at the end, where a shared VM's two
+  /// cores ran f at different speeds (docs/performance.md, "Threads").
   std::size_t chunk_end(std::size_t begin) const {
     const std::size_t left = n_ - begin;
     const std::size_t size = std::clamp((left / (2 * ways_) + 15) / 16 * 16, min_chunk_, chunk_);

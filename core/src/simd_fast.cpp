@@ -100,9 +100,9 @@ constexpr double kZFastSigmoid = 16;
 /// opposite exponent parity, the root's bin [3.25, 3.5) in u, so that u in [2.623, 4) (t in [0, 1.377): bins
 /// of 1/4, four of them in the root group), [4, 8) (bins of 1/2) and [8, 10) (bins of 1, whose index bits
 /// alias u in [2, 2.5), which t >= 0 never reaches) hold t up to ~7.377; beyond, a vector takes the general
-/// path (a lane with |x| > 7.377: 2 in 10^4 of N(0, 2) data). On Zen 4 the backward pass takes 0.85–0.89 of
-/// the 32 bins' time (docs/performance.md, "Zen 4: the tanh form's f′ by 16 bins"). A c whose 16-bin tables
-/// miss the check takes the 32 bins.
+/// path (a lane with |x| > 7.377: 2 in 10^4 of N(0, 2) data). On Zen 4 the backward pass is faster by them
+/// (docs/perf-log/2026-11-29.md, "Zen 4: the tanh form's f′ by 16 bins"). A c whose 16-bin tables miss the
+/// check takes the 32 bins.
 constexpr double kRBinsMaxError = 0x1.6a09e6p-25;  // 2^-24.5: |fit − R/r_k| / |R/r_k| over each bin
 template <int kN, int kDeg>
 struct RBinsOf {
@@ -623,9 +623,9 @@ struct ExpZ {
 /// (−k·lhi + magic·lhi is exact inside the fma and a float) and then u's two parts; then e^(a·r')·(1 + rel) −
 /// 1 = rel + r'·(a1 + r'·(a2 + r'·a3)), a1 = a, a2 = a²/2, a3 = a³/6, by Horner (|a·r'| <= ln2/64: truncation
 /// < 2^-30.7; a's rounding adds < 2^-30.5). Horner's three fmas replaced r'² and two fmas beside it (one
-/// multiply fewer, a longer chain): 2–6 % faster on the Xeon. One instruction fewer than reducing a·u (the
-/// sigmoid form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit (SiLU, a = 1):
-/// the same with compile-time constants (fewer registers held).
+/// multiply fewer, a longer chain), faster on the Xeon (core/src/simd/README.md). One instruction fewer than
+/// reducing a·u (the sigmoid form's a·x needs no pair; the tanh form's 1 + c·x² needs no low constant). kUnit
+/// (SiLU, a = 1): the same with compile-time constants (fewer registers held).
 template <Form kForm, bool kUnit = false>
 GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
   __m512 k;
@@ -837,9 +837,8 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 /// The sigmoid form's f′ on two vectors with one range test for both: the larger of their shifted bit
 /// patterns (`vpmaxud`, which does not take an FMA pipe on Zen 4) against the limit, one compare where d1_16
 /// spends one per vector. Where it fires (|z| > 16, NaN or ±inf in either vector: rare) each vector takes
-/// d1_16, so every lane keeps the value its own x gives it, whatever the other vector holds. gelu_sigmoid's
-/// backward pass 2.5–3 % faster on Zen 4, SiLU's ~2 % (docs/performance.md, "Zen 4: one range test for two
-/// vectors").
+/// d1_16, so every lane keeps the value its own x gives it, whatever the other vector holds. Faster on Zen 4
+/// (docs/perf-log/2026-11-28.md, "Zen 4: one range test for two vectors").
 template <bool kUnit>
 GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
   const __mmask16 far =

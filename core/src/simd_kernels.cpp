@@ -344,8 +344,8 @@ struct Bins {
   static const float* c(const Tables& t, int i) { return (t.*kCoef)[i]; }
 };
 // Vectors per loop iteration, their chains interleaved (gelu_fast): two with 32 bins; three with Zen 4's 16,
-// 1–3 % faster there than two (docs/performance.md, "Zen 4: three vectors per iteration"; not measured on the
-// CPUs that take 32 bins, which keep their two).
+// faster there than two (docs/perf-log/2026-11-29.md, "Zen 4: three vectors per iteration"; not measured on
+// the CPUs that take 32 bins, which keep their two).
 using Bins32 = Bins<Table32, kDegF, 19, 2, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
 using Bins16 = Bins<Table16, kDegF16, 20, 3, &Tables::f16_mid, &Tables::f16_k, &Tables::f16_c>;
 
@@ -382,18 +382,19 @@ struct RegsF {
 ///     the reduced argument, r + δ_j with δ_j = ln(2^(j/16)/T_j) from a second vpermps, and e^(r + δ_j) − 1
 ///     is fitted on |r + δ_j| <= ln2/32 + 2^-8 (degree 3, error 2^-27.9 against the 2^-26.7 of the Taylor
 ///     polynomial on ln2/32 before). One FMA-pipe instruction fewer per vector than s_k·t split exactly
-///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v): 3–7 % faster on Zen 5 (docs/performance.md);
+///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v), faster on Zen 5 (core/src/simd/README.md,
+///     "An exact product from short table entries");
 ///   - the reduction in three fmas: n·kC4F from k = n + kMagic (exact), then r2 = x² + n·kC4F rounded once
 ///     (|r2| <= 0.05: 2^-29.5), where t² split exactly (mul, fmsub), n = k − kMagic and n·ln2/8 in a high and
 ///     a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and the
-///     polynomial (kC4F above): 6–7 % faster on Zen 5.
+///     polynomial (kC4F above), faster on Zen 5 (core/src/simd/README.md, "The reduction in three fmas").
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
 template <class Bins, int N>
 GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
   // Each step for the N vectors in turn: the code interleaves their independent chains as it stands, where
   // one vector's chain after the other relies on the out-of-order window to overlap them (Zen 4's fills:
-  // 2–3.5 % faster there with N = 2, docs/performance.md, "Zen 4 tuning"; 1–3 % more with N = 3, "Zen 4:
-  // three vectors per iteration").
+  // faster there with N = 2, docs/perf-log/2026-11-28.md, "Zen 4 tuning"; more with N = 3,
+  // docs/perf-log/2026-11-29.md, "Zen 4: three vectors per iteration").
 #define GELU_EACH for (int i = 0; i < N; ++i)
   __m512 t[N], hh[N], k[N], nc[N], r2[N], e[N], q[N], d[N], poly[N], TS[N];
   __m512i kb[N], b[N];
@@ -403,7 +404,8 @@ GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&
   // kMagic·kC4F a float, the difference a float); r2 = x² + n·kC4F rounded once (x² exact inside the fma);
   // plus −2δ_j/α for T_j's rounding. The square is of x, not t: the same bits wherever t = |x| (every lane
   // this path keeps), and the chain does not wait for the vrangeps — every cycle cut from a chain that many
-  // instructions wait on counts on Zen 5, whose out-of-order window this loop fills (docs/performance.md).
+  // instructions wait on counts on Zen 5, whose out-of-order window this loop fills
+  // (core/src/simd/README.md).
   GELU_EACH hh[i] = _mm512_mul_ps(x[i], x[i]);
   GELU_EACH k[i] = _mm512_fmadd_ps(hh[i], _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));
   GELU_EACH kb[i] = _mm512_castps_si512(k[i]);  // low 4 bits: n mod 16 (vpermps reads them)
@@ -463,7 +465,7 @@ GELU_INLINE void gelu_group(__m512 (&v)[Bins::kVecs], const RegsF<Bins>& r) {
   __mmask16 tail[N];
   gelu_fast<Bins, N>(v, r, y, tail);
   // Two vectors keep the one `kortestw` they had before groups of three (the 32-bin CPUs' code unchanged;
-  // it gained on the Xeon, "What did not work"); three OR their masks.
+  // it gained on the Xeon, docs/perf-log/what-did-not-pay.md); three OR their masks.
   bool any;
   if constexpr (N == 2) {
     any = !_kortestz_mask16_u8(tail[0], tail[1]);
@@ -558,7 +560,7 @@ template <class Layout, Stores kStores>
 void gelu_f32_by(const float* x, float* y, std::size_t n) {
   const RegsF<Layout> r(tables());
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
-  // constants broadcast again for every 32 elements: 15–25 % slower).
+  // constants broadcast again for every 32 elements, a slower loop).
   run_f32_by<false, kStores, Layout::kVecs>(
       x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu16(v, r); },
       [&](__m512(&v)[Layout::kVecs]) GELU_LAMBDA_INLINE { gelu_group(v, r); });

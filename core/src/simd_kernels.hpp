@@ -22,7 +22,8 @@ int fast_bins();
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 
 /// gelu_f32 with non-temporal stores for outputs of 16 MB and more (the policy gelu_f32 had before issue 16);
-/// kept for the 64M measurement in tests/bench (gelu_nt/f/N) and docs/performance.md. Same results.
+/// kept for the 64M measurement in tests/bench (gelu_nt/f/N; docs/perf-log/the-64m-question.md). Same
+/// results.
 void gelu_f32_streaming(const float* x, float* y, std::size_t n);
 /// The backward pass: dx = dy * gelu'(x), same accuracy as gelu_d1_f32 before the product's rounding.
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n);
@@ -107,8 +108,8 @@ void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, 
 /// each, built on first use, and f or f′ (op F or D1, not Backward) over bf16 arrays by one scalar load per
 /// element from them: exact by construction, so no guard and no rounding. Built everywhere
 /// (core/src/bf16.cpp); the portable path's f and f′, and the AVX-512 build's where it is faster than the
-/// gathers of simd_bf16.hpp (gelu::bf16 times both: one 16-lane vgatherdps costs about 16 cycles on the AMD
-/// EPYC of 2026-11-27, more than 16 scalar loads).
+/// gathers of simd_bf16.hpp (gelu::bf16 times both: on Zen 5 one 16-lane vgatherdps cost more than 16 scalar
+/// loads; core/src/simd/README.md, "Gathers on Zen 5, and the lookup of the results").
 const std::uint16_t* bf16_result_table(bool tanh_form, bool d1);
 void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n);
 /// The portable path, built everywhere (core/src/bf16.cpp): gelu_bf16_lookup for f and f′; the backward pass

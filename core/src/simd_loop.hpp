@@ -3,10 +3,10 @@
 // a masked tail, ordinary stores, and for arrays beyond the caches a software prefetch of the inputs and a
 // prefetch of the outputs. Only included by translation units built with AVX-512.
 //
-// Why not streaming stores: on this project's machine (AMD EPYC, Zen 5) a compute-bound kernel with
-// non-temporal stores ran at ~1.3–1.4× the time of the same kernel with ordinary stores at 64M elements,
-// although a plain copy is faster with them (docs/performance.md, "64M"). Stores::Streaming keeps the old
-// behaviour for that measurement.
+// Why not streaming stores: a compute-bound kernel with non-temporal stores ran slower than the same kernel
+// with ordinary stores at 64M elements, although a plain copy is faster with them (docs/performance.md, "What
+// did not pay"; the runs: docs/perf-log/the-64m-question.md). Stores::Streaming keeps the old behaviour for
+// that measurement.
 #pragma once
 
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely (GCC
@@ -40,13 +40,12 @@ enum class Stores {
 };
 inline constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
 inline constexpr std::size_t kPrefetchMinBytes = std::size_t(1) << 20;
-// 4 KB ahead: 2 KB measured the same on Zen 4, 8 KB and 16 KB 5–12 % slower there (two streams that far ahead
-// fill much of its 32 KB L1d; docs/performance.md, "Zen 4: exact GELU's f is bound by its FMA pipes").
+// 4 KB ahead: nearer measured the same, farther slower (two streams that far ahead fill much of a 32 KB L1d;
+// docs/perf-log/2026-11-28.md, "Zen 4: exact GELU's f is bound by its FMA pipes").
 inline constexpr std::size_t kPrefetchBytes = 4096;
 inline constexpr std::size_t kPrefetchWriteBytes = 4096;
-// Zen 4 (Tuning::Zen4) prefetches the outputs for reading, 1 KB ahead: exact GELU's f at 64M elements over
-// the copy in pairs 1.32–1.33 against 1.37–1.45 with prefetchw 4 KB ahead (docs/performance.md, "Zen 4
-// tuning").
+// Zen 4 (Tuning::Zen4) prefetches the outputs for reading, 1 KB ahead, which beat prefetchw 4 KB ahead there
+// at 64M elements (docs/perf-log/2026-11-28.md, "Zen 4 tuning").
 inline constexpr std::size_t kPrefetchReadOutBytes = 1024;
 
 /// prefetcht0 of the cache line at p + bytes (no access: beyond the array is fine), which the compiler cannot
@@ -77,9 +76,8 @@ GELU_INLINE void prefetch_inputs(const float* x, const float* dy, std::size_t j)
 
 /// The outputs of the 16·kVecs elements at j, beside prefetch_inputs in the loops with ordinary stores: for
 /// writing kPrefetchWriteBytes ahead, or with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead.
-/// Measured on Zen 5 at 64M elements, exact GELU's f over the copy in pairs within one process, with
-/// prefetchw and without any output prefetch: one thread 1.22–1.28 against 1.36–1.38, two threads 1.22–1.26
-/// against 1.32–1.34 (docs/performance.md, "The 64M question").
+/// prefetchw beat no output prefetch on Zen 5 at 64M elements, one and two threads (docs/perf-log/
+/// the-64m-question.md, "Prefetching the outputs for writing").
 template <int kVecs = 2>
 GELU_INLINE void prefetch_output(const float* y, std::size_t j, bool read) {
   if (read) {

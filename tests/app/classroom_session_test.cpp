@@ -24,6 +24,7 @@
 
 #include "gelu/activation.hpp"
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/png_image.hpp"
 #include "support/scratch.hpp"
 #include "support/shot.hpp"
@@ -40,14 +41,11 @@ fs::path test_dir() {
 }
 
 std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return gelu::test::slurp(p);
 }
 
 void write_file(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
+  gelu::test::put(p, text);
 }
 
 struct Result {

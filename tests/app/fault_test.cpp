@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 extern char** environ;
@@ -45,12 +46,7 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 namespace json = gelu::json;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 void put(const fs::path& p, const std::string& text) {
   std::ofstream f(p, std::ios::binary);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/lessons.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -17,25 +18,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace gelu::app;
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = gelu::test::scratch_dir("lesson_authoring") /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
+struct TempDir : gelu::test::ScratchDir {
+  TempDir()
+      : ScratchDir("lesson_authoring", ::testing::UnitTest::GetInstance()->current_test_info()->name()) {}
+  const fs::path path = dir();
 };
 
 std::string contents(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  return gelu::test::slurp(p);
 }
 
 LessonStep step(const std::string& title, const std::string& panel, const std::string& state_json) {

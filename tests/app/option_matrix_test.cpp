@@ -31,6 +31,7 @@
 #include "gui/shell/session.hpp"
 #include "model/lessons.hpp"
 #include "model/panels.hpp"
+#include "support/files.hpp"
 #include "support/png_image.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
@@ -200,12 +201,7 @@ TEST(OptionMatrix, EveryDeclaredOptionIsRunOnEveryPanelAndDocumented) {
 
 // [SECTION] Helpers
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 json::Value parse_file(const fs::path& p) {
   const std::string text = slurp(p);

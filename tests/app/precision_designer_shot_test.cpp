@@ -30,6 +30,7 @@
 #include "gelu/stochastic.hpp"
 #include "model/designer_lab.hpp"
 #include "model/panel_states.hpp"
+#include "support/files.hpp"
 #include "support/png_image.hpp"
 #include "support/scratch.hpp"
 #include "support/shot.hpp"
@@ -54,10 +55,7 @@ fs::path test_dir() {
 }
 
 std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return gelu::test::slurp(p);
 }
 
 struct Shot {

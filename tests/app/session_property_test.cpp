@@ -44,6 +44,7 @@
 #include "model/lessons.hpp"
 #include "model/panels.hpp"
 #include "model/state_schema.hpp"
+#include "support/files.hpp"
 #include "support/png_image.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
@@ -81,41 +82,19 @@ std::string case_name(const std::string& what, int i) {
   return "GELU_PROPERTY_SEED=" + std::to_string(seed()) + ", " + what + " case " + std::to_string(i);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-void put(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+using gelu::test::put;
+using gelu::test::slurp;
 
 /// A directory of its own under the temporary directory, removed afterwards unless GELU_PROPERTY_KEEP=1.
-class Scratch {
+class Scratch : public gelu::test::ScratchDir {
  public:
-  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_property") / name) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "run");
-  }
-  ~Scratch() {
-    if (env_number("GELU_PROPERTY_KEEP", 0))
-      std::printf("kept %s\n", dir_.c_str());
-    else
-      fs::remove_all(dir_);
-  }
-  const fs::path& dir() const { return dir_; }
-  fs::path operator/(const std::string& name) const { return dir_ / name; }
+  explicit Scratch(const std::string& name)
+      : ScratchDir("gelulab_property", name, env_number("GELU_PROPERTY_KEEP", 0) != 0) {}
   /// gelulab in this directory (its exports land here), with a private config directory and no display.
   gelu::test::ExecResult run(const std::vector<std::string>& args, int timeout_s = 180) const {
-    return gelu::test::exec_gelulab(
-        args, "", (dir_ / "run").string(),
-        {"DISPLAY", "WAYLAND_DISPLAY", "XDG_CONFIG_HOME=" + (dir_ / "config").string()}, timeout_s, 0,
-        gelu::test::StdoutTo::Captured, dir_.string());
+    return gelu::test::exec_gelulab(args, "", (dir() / "run").string(), private_env(), timeout_s, 0,
+                                    gelu::test::StdoutTo::Captured, dir().string());
   }
-
- private:
-  fs::path dir_;
 };
 
 /// The text with the app's own strict reader, or a test failure naming the file.

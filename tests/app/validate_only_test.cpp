@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "command/command.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -25,14 +26,11 @@ int validate(std::vector<std::string> args) {
   return status;
 }
 
-struct TempDir {
-  fs::path path =
-      gelu::test::scratch_dir("validate") / ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  TempDir() { fs::create_directories(path); }
-  ~TempDir() { fs::remove_all(path); }
+struct TempDir : gelu::test::ScratchDir {
+  TempDir() : ScratchDir("validate", ::testing::UnitTest::GetInstance()->current_test_info()->name()) {}
   std::string file(const std::string& name, const std::string& text) const {
-    std::ofstream(path / name) << text;
-    return (path / name).string();
+    gelu::test::put(dir() / name, text);
+    return (dir() / name).string();
   }
 };
 }  // namespace
@@ -53,7 +51,7 @@ TEST(ValidateOnly, GuiReadsAndChecksItsScriptAndState) {
 
 TEST(ValidateOnly, ShotChecksTheStateFileAndWritesNothing) {
   TempDir d;
-  const std::string png = (d.path / "out.png").string();
+  const std::string png = (d / "out.png").string();
   EXPECT_EQ(validate({"shot", "--panel", "curves", "--out", png}), 0);
   EXPECT_FALSE(fs::exists(png)) << "validate-only must not render or write";
   EXPECT_EQ(validate({"shot", "--panel", "curves", "--out", png, "--state", d.file("bad.json", "[1, 2")}), 2);

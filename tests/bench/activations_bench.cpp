@@ -14,7 +14,7 @@
 //   gelu_cr_poly_bf16/f/N, …/d1/N the designer's correctly rounded bf16 polynomials (gelu/fit_cr.hpp; with
 //                                 GLPK + MPFR), beside gelu_bf16/d1/N
 //   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
-//                                 study (docs/performance.md), also on two threads
+//                                 study (docs/perf-log/the-64m-question.md), also on two threads
 //   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
 //   paired/gelu_f_over_copy/64M   the copy and exact GELU's f timed in pairs (counters ratio, copy_ns,
 //   gelu_ns):
@@ -232,9 +232,9 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
 
 // [SECTION] GELU Lab's kernels
 
-// exact GELU with the streaming stores it used before (the 64M comparison in docs/performance.md).
-// With two threads each of the pool's chunks streams its part (a chunk of 64M/8 floats is 32 MB, above the
-// 16 MB where the kernel streams).
+// exact GELU with the streaming stores it used before (the 64M comparison in
+// docs/perf-log/the-64m-question.md). With two threads each of the pool's chunks streams its part (a chunk of
+// 64M/8 floats is 32 MB, above the 16 MB where the kernel streams).
 void BM_gelu_streaming(benchmark::State& st, std::size_t n, int threads) {
   const Threads t(threads);
   const float* x = inputs(n).data();

@@ -41,8 +41,8 @@ inline double median(std::vector<double> v) {
 // Google Benchmark reports in its time columns. On the Zen 5 VM a pass over a 256 MB array now and then takes
 // ~350 ms against the 15 ms it needs — the host taking back guest pages, unseen inside the guest (getrusage
 // counts no fault); the benchmark's own frees of 256 MB arrays set it off until the arrays were kept — and a
-// 64M row's mean over its ~10 calls then carried ~35 ms a call (docs/performance.md, "The 64M rows"). A 64M
-// call takes milliseconds, so the two clock reads cost nothing; below 1M the mean stays, as before.
+// 64M row's mean over its ~10 calls then carried ~35 ms a call (docs/perf-log/2026-11-28.md, "The 64M rows").
+// A 64M call takes milliseconds, so the two clock reads cost nothing; below 1M the mean stays, as before.
 inline constexpr std::size_t kPerCallFrom = std::size_t(1) << 20;
 
 /// The timing loop of every row but the pairs: `body` once an iteration, then the counters (set_counters),

@@ -16,6 +16,7 @@
 #include "gelu/format.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -29,12 +30,7 @@ std::string temp_path(const std::string& name) {
   return (gelu::test::scratch_dir("cli") / name).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 /// Runs gelulab with args, stdin from `input` (through a file), capturing stdout and stderr in files.
 Result run(const std::vector<std::string>& args, const std::string& input = "") {

@@ -22,6 +22,7 @@
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
 #include "gelu/precision.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
 
@@ -47,12 +48,7 @@ std::vector<std::string> lines(const std::string& s) {
   return v;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 /// The number after "key": in a JSON text (the first occurrence after `from`).
 double json_number(const std::string& json, const std::string& key, std::size_t from = 0) {

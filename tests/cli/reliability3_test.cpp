@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
 
@@ -52,42 +53,24 @@ using gelu::test::StdoutTo;
 
 // [SECTION] Helpers
 
-class Scratch {
+class Scratch : public gelu::test::ScratchDir {
  public:
-  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_reliability3") / name) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "run");
-  }
-  ~Scratch() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
-  fs::path operator/(const std::string& name) const { return dir_ / name; }
+  explicit Scratch(const std::string& name) : ScratchDir("gelulab_reliability3", name) {}
   std::vector<std::string> env(const std::vector<std::string>& more = {}) const {
-    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY", "GELU_FAULT", "GELU_THREADS",
-                                  "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
+    std::vector<std::string> e = private_env({"GELU_FAULT", "GELU_THREADS"});
     e.insert(e.end(), more.begin(), more.end());
     return e;
   }
   /// gelulab in this directory, with a private config directory and no display.
   ExecResult run(const std::vector<std::string>& args, const std::vector<std::string>& more_env = {},
                  const std::string& input = "", std::size_t file_size_limit = 0) const {
-    return gelu::test::exec_gelulab(args, input, (dir_ / "run").string(), env(more_env), 20, 0,
+    return gelu::test::exec_gelulab(args, input, (dir() / "run").string(), env(more_env), 20, 0,
                                     StdoutTo::Captured, "", file_size_limit);
   }
-
- private:
-  fs::path dir_;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+using gelu::test::put;
+using gelu::test::slurp;
 
 std::vector<std::string> temporaries(const fs::path& d) {
   std::vector<std::string> out;

@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
 
@@ -54,38 +55,18 @@ const std::string kLesson = std::string(GELU_SOURCE_DIR) + "/assets/lessons/1_wh
 
 // [SECTION] Helpers
 
-class Scratch {
+class Scratch : public gelu::test::ScratchDir {
  public:
-  explicit Scratch(const std::string& name) : dir_(gelu::test::scratch_dir("gelulab_reliability") / name) {
-    fs::remove_all(dir_);
-    fs::create_directories(dir_ / "run");
-  }
-  ~Scratch() { fs::remove_all(dir_); }
-  const fs::path& dir() const { return dir_; }
-  fs::path operator/(const std::string& name) const { return dir_ / name; }
+  explicit Scratch(const std::string& name) : ScratchDir("gelulab_reliability", name) {}
   /// gelulab in this directory, with a private config directory and no display.
   ExecResult run(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
                  const std::string& input = "", StdoutTo to = StdoutTo::Captured) const {
-    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY",
-                                  "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
-    e.insert(e.end(), env.begin(), env.end());
-    return gelu::test::exec_gelulab(args, input, (dir_ / "run").string(), e, 20, 0, to);
+    return gelu::test::exec_gelulab(args, input, (dir() / "run").string(), private_env(env), 20, 0, to);
   }
-
- private:
-  fs::path dir_;
 };
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+using gelu::test::put;
+using gelu::test::slurp;
 
 mode_t mode_of(const fs::path& p) {
   struct stat st {};

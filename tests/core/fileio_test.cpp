@@ -27,6 +27,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -40,12 +41,7 @@ fs::path dir_for(const std::string& name) {
   return d;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 int entries(const fs::path& d) {
   int n = 0;

@@ -18,6 +18,7 @@
 #include "gelu/fit.hpp"
 #include "gelu/fit_export.hpp"
 #include "gelu/numio.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -66,12 +67,7 @@ std::vector<Item> items() {
   return v;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 /// The harness: `harness NAME IN OUT` reads x (bit patterns in hex, one a line), writes "scalar loop" bits.
 std::string harness(const std::vector<Item>& v) {

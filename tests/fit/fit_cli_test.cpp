@@ -13,6 +13,7 @@
 
 #include "gelu/fit.hpp"
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
 
@@ -38,12 +39,7 @@ std::vector<std::string> lines(const std::string& s) {
   return v;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 void expect_usage_error(const ExecResult& r, const std::string& needle) {
   EXPECT_TRUE(r.exited);

@@ -3,6 +3,8 @@
 software prefetches in core/src only through prefetch_ahead (simd_loop.hpp).
 
   gui -> model -> gpu -> core;  gui, cli -> command;  never gui -> cli, never model -> gui/cli.
+  Inside app/gui: kit <- panels <- shell <- hosts, testing beside hosts (a room includes only rooms below it).
+  In app/ only model/backends includes gelu/gpu (the one GPU door).
 
 Every #include "..." of a project file is resolved (from app/, core/include, core/gpu/include, core/src, or
 the including file's own folder) and checked against the layer rules below; then the include graph of the
@@ -18,18 +20,27 @@ LAYERS = [
     ("core.gpu", "core/gpu/"), ("core", "core/"),
     ("command", "app/command/"), ("cli", "app/cli/"), ("model", "app/model/"),
     ("plot_core", "app/plot/plot_core."), ("plot", "app/plot/"),
-    ("gui", "app/gui/"), ("main", "app/main.cpp"),
+    ("gui.kit", "app/gui/kit/"), ("gui.panels", "app/gui/panels/"), ("gui.shell", "app/gui/shell/"),
+    ("gui.testing", "app/gui/testing/"), ("gui.hosts", "app/gui/hosts/"), ("main", "app/main.cpp"),
 ]
 # What each layer may include (project layers; system headers are checked by FORBIDDEN_SYSTEM).
 ALLOWED = {
     "core": {"core"},
     "core.gpu": {"core", "core.gpu"},
     "command": {"core", "command"},
-    "cli": {"core", "core.gpu", "command", "cli", "model"},
+    "cli": {"core", "command", "cli", "model"},
     "model": {"core", "core.gpu", "model", "plot_core"},
     "plot_core": {"plot_core"},
     "plot": {"plot", "plot_core", "core"},
-    "gui": {"core", "core.gpu", "command", "model", "plot", "plot_core", "gui"},
+    # The gui rooms: kit <- panels <- shell <- hosts; testing (scripted input, soak) drives the shell, and
+    # only the hosts include it.
+    "gui.kit": {"core", "model", "plot", "plot_core", "gui.kit"},
+    "gui.panels": {"core", "model", "plot", "plot_core", "gui.kit", "gui.panels"},
+    "gui.shell": {"core", "command", "model", "plot", "plot_core", "gui.kit", "gui.panels", "gui.shell"},
+    "gui.testing": {"core", "command", "model", "plot", "plot_core", "gui.kit", "gui.panels", "gui.shell",
+                    "gui.testing"},
+    "gui.hosts": {"core", "command", "model", "plot", "plot_core", "gui.kit", "gui.panels", "gui.shell",
+                  "gui.testing", "gui.hosts"},
     "main": {"command"},
 }
 GUI_SYSTEM = re.compile(r"^(imgui|backends/|GLFW/|epoxy/|EGL/|GL/)")
@@ -38,6 +49,8 @@ FORBIDDEN_SYSTEM = {  # layer -> headers it must never include
     "model": re.compile(r"^(imgui|backends/|GLFW/)"), "plot_core": GUI_SYSTEM,
     "core.gpu": re.compile(r"^(imgui|backends/|GLFW/)"),
 }
+# The one GPU door: in app/ only these files include gelu::gpu's headers.
+GPU_DOOR = {"app/model/backends.hpp", "app/model/backends.cpp"}
 SEARCH = ["app", "core/include", "core/gpu/include", "core/src", "core/gpu/src", "core/gpu"]
 
 
@@ -78,6 +91,10 @@ for top in ("app", "core"):
                         os.path.join(root, os.path.dirname(rel), inc)):
                     errors.append(f'{rel}: #include "{inc}" is not a path from app/ (write "{os.path.relpath(target, "app")}")')
                 tl = layer_of(target)
+                if top == "app" and tl == "core.gpu" and rel not in GPU_DOOR:
+                    errors.append(f'{rel} includes {target}: in app/ only model/backends includes gelu/gpu '
+                                  '(the one GPU door)')
+                    continue
                 if layer and tl and tl not in ALLOWED[layer]:
                     errors.append(f'{rel} ({layer}) includes {target} ({tl}): arrows only go down')
                 if target.endswith((".hpp", ".h")):

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "support/files.hpp"
+
 namespace gelu::test {
 
 struct RunResult {
@@ -119,12 +121,6 @@ inline ExecResult exec_gelulab(const std::vector<std::string>& args, const std::
   r.exited = !r.timed_out && WIFEXITED(wstatus);
   if (r.exited) r.status = WEXITSTATUS(wstatus);
   if (!r.timed_out && WIFSIGNALED(wstatus)) r.signal = WTERMSIG(wstatus);
-  const auto slurp = [](const std::string& path) {
-    std::ifstream f(path, std::ios::binary);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-  };
   r.out = slurp(out);
   r.err = slurp(err);
   return r;

@@ -6,9 +6,11 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <vector>
 
 namespace gelu::test {
 
@@ -45,5 +47,41 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   std::filesystem::create_directories(d);
   return d;
 }
+
+/// A test's own directory, `name` under scratch_dir(root): emptied when made, with an empty `run` folder in
+/// it (where a test runs gelulab, so that its exports land there), and removed with its contents when it
+/// goes, unless `keep` (then its path is printed).
+class ScratchDir {
+ public:
+  ScratchDir(const std::string& root, const std::string& name, bool keep = false)
+      : dir_(scratch_dir(root) / name), keep_(keep) {
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_ / "run");
+  }
+  ~ScratchDir() {
+    if (keep_) {
+      std::printf("kept %s\n", dir_.c_str());
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const std::filesystem::path& dir() const { return dir_; }
+  std::filesystem::path operator/(const std::string& name) const { return dir_ / name; }
+  /// The environment for gelulab run here: no display (DISPLAY and WAYLAND_DISPLAY unset) and a private
+  /// config directory (XDG_CONFIG_HOME=<dir>/config), then `more`.
+  std::vector<std::string> private_env(const std::vector<std::string>& more = {}) const {
+    std::vector<std::string> e = {"DISPLAY", "WAYLAND_DISPLAY",
+                                  "XDG_CONFIG_HOME=" + (dir_ / "config").string()};
+    e.insert(e.end(), more.begin(), more.end());
+    return e;
+  }
+
+ private:
+  std::filesystem::path dir_;
+  bool keep_;
+};
 
 }  // namespace gelu::test

@@ -1,7 +1,7 @@
 // What one AVX-512 instruction costs inside fma-bound code on this CPU, in fma slots: 36 independent fmas per
 // iteration keep both vector ports busy; each candidate is added to them (1 or 4 copies, results unused) and
 // the extra time is divided by the time of one fma. 1.0 = as much as one more fma; 0 = free (eliminated).
-// docs/performance.md quotes its figures for the Xeon. x86-64 with AVX-512F/DQ only.
+// docs/perf-log/issue-16-targets.md quotes its figures for the Xeon. x86-64 with AVX-512F/DQ only.
 //
 //   build/tools/insn_cost          (configure with -DGELU_BUILD_TOOLS=ON), or
 //   g++ -O2 -mavx512f -mavx512dq tools/insn_cost/insn_cost.cpp -o /tmp/insn_cost && /tmp/insn_cost

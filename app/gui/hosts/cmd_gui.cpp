@@ -28,9 +28,8 @@
 
 #include "command/command.hpp"
 #include "gelu/fileio.hpp"
-#include "gui/hosts/gl_capture.hpp"
-#include "gui/hosts/gpu_compare.hpp"
 #include "gui/hosts/host.hpp"
+#include "gui/kit/gl_capture.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
@@ -40,6 +39,7 @@
 #include "gui/testing/monkey.hpp"
 #include "gui/testing/script.hpp"
 #include "gui/testing/soak.hpp"
+#include "model/backends.hpp"
 #include "model/ui_font.hpp"
 
 namespace gelu::app {
@@ -441,7 +441,7 @@ int run_gui(Args& args) {
     }
   }
 
-  gpu_release();
+  gpu_release_current();
   host->shutdown_imgui();
   ImGui::DestroyContext();
   host.reset();

@@ -12,14 +12,14 @@
 #include <utility>
 
 #include "command/command.hpp"
-#include "gui/hosts/gl_capture.hpp"
-#include "gui/hosts/gpu_compare.hpp"
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl_capture.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "gui/shell/state_file.hpp"
+#include "model/backends.hpp"
 #include "model/claims.hpp"
 #include "model/ui_font.hpp"
 
@@ -276,7 +276,7 @@ int run_shot(Args& args) {
       status = 2;
     }
   }
-  gpu_release();
+  gpu_release_current();
   ImGui_ImplOpenGL3_Shutdown();
   ImGui::DestroyContext();
   return status;

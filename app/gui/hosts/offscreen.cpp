@@ -1,25 +1,25 @@
-// The offscreen framebuffer (see offscreen.hpp).
+// The offscreen framebuffer (see offscreen.hpp) on the headless GL context of the app's GPU door
+// (model/backends.hpp); without one, create() says why.
 #include "gui/hosts/offscreen.hpp"
 
-#ifdef GELU_HAVE_GPU
 #include <epoxy/gl.h>
 
-#include "gelu/gpu/context.hpp"
+#include "model/backends.hpp"
 
 namespace gelu::app {
 
 struct Offscreen::Impl {
-  std::unique_ptr<gpu::Context> ctx;
+  std::unique_ptr<HeadlessGl> ctx;
   unsigned fbo = 0, rb = 0;
 };
 
+Offscreen::Offscreen(std::unique_ptr<Impl> impl, std::pair<int, int> size)
+    : impl_(std::move(impl)), size_(size) {}
+
 std::unique_ptr<Offscreen> Offscreen::create(std::pair<int, int> size, std::string* error) {
   auto impl = std::make_unique<Impl>();
-  impl->ctx = gpu::Context::create_headless(error);
-  if (!impl->ctx) {
-    *error = "cannot create a headless OpenGL 4.3 context: " + *error;
-    return nullptr;
-  }
+  impl->ctx = headless_gl(error);
+  if (!impl->ctx) return nullptr;
   std::unique_ptr<Offscreen> o(new Offscreen(std::move(impl), size));
   glGenFramebuffers(1, &o->impl_->fbo);
   glGenRenderbuffers(1, &o->impl_->rb);
@@ -46,29 +46,7 @@ void Offscreen::bind() const {
 }
 
 std::string Offscreen::renderer() const {
-  return impl_->ctx->info().renderer;
+  return impl_->ctx->renderer();
 }
 
-}  // namespace gelu::app
-#else
-namespace gelu::app {
-
-struct Offscreen::Impl {};
-
-std::unique_ptr<Offscreen> Offscreen::create(std::pair<int, int>, std::string* error) {
-  *error = "this build has no GPU backend (gelu::gpu, EGL), so it cannot render headless";
-  return nullptr;
-}
-Offscreen::~Offscreen() = default;
-void Offscreen::bind() const {}
-std::string Offscreen::renderer() const {
-  return {};
-}
-
-}  // namespace gelu::app
-#endif
-
-namespace gelu::app {
-Offscreen::Offscreen(std::unique_ptr<Impl> impl, std::pair<int, int> size)
-    : impl_(std::move(impl)), size_(size) {}
 }  // namespace gelu::app

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "gui/hosts/gl_capture.hpp"
-#include "gui/hosts/gpu_compare.hpp"
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl_capture.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/state_file.hpp"
+#include "model/backends.hpp"
 #include "model/claims.hpp"
 #include "model/lessons.hpp"
 #include "plot/plot.hpp"
@@ -107,7 +107,7 @@ std::vector<std::string> check_slides(const Lesson& lesson, bool layout, std::st
       for (std::string& p : series_problems(lesson.steps[i], i, {drawn.begin(), drawn.end()}))
         out.push_back(std::move(p));
   }
-  gpu_release();
+  gpu_release_current();
   return out;
 }
 
@@ -138,7 +138,7 @@ bool render_slide(const Lesson& lesson, std::size_t step, const SlideSize& size,
     *text = slide->app.step_text();
   }
   slide.reset();
-  gpu_release();
+  gpu_release_current();
   return ok;
 }
 

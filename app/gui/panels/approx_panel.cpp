@@ -14,7 +14,6 @@
 
 #include "gelu/analysis.hpp"
 #include "gelu/precision.hpp"
-#include "gui/hosts/gpu_compare.hpp"
 #include "gui/kit/ui.hpp"
 #include "model/backends.hpp"
 #include "model/comparison.hpp"
@@ -328,9 +327,8 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
     const Activation* fns[2] = {exact_, tanh_};
     for (int k = 0; k < 2; ++k) {
       const Params pa = fns[k]->defaults();
-      std::string err;
-      if (!gpu_eval(*fns[k], pa, xf, gpu, &err)) {
-        gpu_status_ = "GPU unavailable: " + err;
+      if (const std::optional<std::string> err = gpu_eval_current(*fns[k], pa, xf, gpu)) {
+        gpu_status_ = "GPU unavailable: " + *err;
         gpu_err_[k].clear();
         continue;
       }

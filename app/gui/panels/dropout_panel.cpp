@@ -22,7 +22,7 @@ const ImU32 kGeluColor = IM_COL32(31, 119, 180, 255);
 const ImU32 kReluColor = IM_COL32(214, 39, 40, 255);
 }  // namespace
 
-DropoutPanel::DropoutPanel() : Panel(kId), stream_(x0_, seed_, kRecentMasks) {
+DropoutPanel::DropoutPanel() : Panel(kId), stream_(state_.x0, state_.seed, kRecentMasks) {
   prob_.x.range = prob_.home_x = {-4, 4};
   prob_.y.range = prob_.home_y = {-0.04, 1.04};
   prob_.y_fixed = true;
@@ -36,14 +36,14 @@ DropoutPanel::DropoutPanel() : Panel(kId), stream_(x0_, seed_, kRecentMasks) {
 }
 
 void DropoutPanel::restart() {
-  stream_ = stochastic::GateStream(x0_, seed_, kRecentMasks);
+  stream_ = stochastic::GateStream(state_.x0, state_.seed, kRecentMasks);
   mc_ = mc_;
   ns_.clear();
   means_.clear();
   lo_.clear();
   hi_.clear();
-  const double m = std::max(std::fabs(x0_), 1e-3);
-  conv_.y.range = conv_.home_y = {std::min(0.0, x0_) - 0.15 * m, std::max(0.0, x0_) + 0.15 * m};
+  const double m = std::max(std::fabs(state_.x0), 1e-3);
+  conv_.y.range = conv_.home_y = {std::min(0.0, state_.x0) - 0.15 * m, std::max(0.0, state_.x0) + 0.15 * m};
   conv_.x.range = {1, 10};
 }
 
@@ -69,22 +69,22 @@ void DropoutPanel::draw(std::uint64_t n) {
 }
 
 void DropoutPanel::settle_for_shot() {
-  playing_ = false;
+  state_.playing = false;
   restart();
-  draw(shot_samples_);
+  draw(state_.samples);
   conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
 }
 
 void DropoutPanel::update_histograms() {
-  if (hist_mu_ == mu_ && hist_sigma_ == sigma_) return;
-  hist_mu_ = mu_;
-  hist_sigma_ = sigma_;
+  if (hist_mu_ == state_.mu && hist_sigma_ == state_.sigma) return;
+  hist_mu_ = state_.mu;
+  hist_sigma_ = state_.sigma;
   // One sample of X ~ N(μ, σ) (same seed) through both functions, binned on one grid.
-  const stochastic::Pushforward g =
-      stochastic::pushforward(*find_activation("gelu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
-  const stochastic::Pushforward r =
-      stochastic::pushforward(*find_activation("relu"), {}, mu_, sigma_, kHistSamples, 12345, kBins);
-  const double lo = -0.4, hi = std::max(1.0, mu_ + 3.5 * sigma_);
+  const stochastic::Pushforward g = stochastic::pushforward(*find_activation("gelu"), {}, state_.mu,
+                                                            state_.sigma, kHistSamples, 12345, kBins);
+  const stochastic::Pushforward r = stochastic::pushforward(*find_activation("relu"), {}, state_.mu,
+                                                            state_.sigma, kHistSamples, 12345, kBins);
+  const double lo = -0.4, hi = std::max(1.0, state_.mu + 3.5 * state_.sigma);
   const stochastic::Histogram gh = stochastic::histogram(g.output, kBins, lo, hi);
   // ReLU's point mass at 0 is reported, not drawn as an infinitely tall density.
   std::vector<double> positive;
@@ -110,8 +110,8 @@ void DropoutPanel::update_histograms() {
     bin_edges_.push_back(lo + (b + 1) * bin_w_);
     relu_h_.push_back(h);
   }
-  mean_gelu_ = stochastic::expected_gelu(mu_, sigma_);
-  mean_relu_ = stochastic::expected_relu(mu_, sigma_);
+  mean_gelu_ = stochastic::expected_gelu(state_.mu, state_.sigma);
+  mean_relu_ = stochastic::expected_relu(state_.mu, state_.sigma);
   hist_.x.range = hist_.home_x = {lo, hi};
   const double top = std::max(*std::max_element(gelu_h_.begin(), gelu_h_.end()),
                               *std::max_element(relu_h_.begin(), relu_h_.end()));
@@ -141,7 +141,7 @@ void DropoutPanel::mask_grid() {
       dl->AddRect(ImVec2(cx, cy), ImVec2(cx + cell, cy + cell), kDropColor, 0.2f * em, 0, 0.12f * em);
     }
   }
-  const double g = find_activation("gelu")->eval(x0_);
+  const double g = find_activation("gelu")->eval(state_.x0);
   ImGui::Text("n = %llu masks", static_cast<unsigned long long>(stream_.count()));
   ImGui::Text("mean of x·m = %.4f", mc_.mean);
   ui::text_wrapped("± %.4f  (95%%, 1.96 standard errors)", kZ95 * mc_.std_error);
@@ -153,10 +153,10 @@ void DropoutPanel::controls() {
   ui::heading("Stochastic view at x");
   ImGui::SetNextItemWidth(-1.5f * em);
   const double xlo = -3, xhi = 3;
-  if (ImGui::SliderScalar("x", ImGuiDataType_Double, &x0_, &xlo, &xhi, "%.3f")) restart();
+  if (ImGui::SliderScalar("x", ImGuiDataType_Double, &state_.x0, &xlo, &xhi, "%.3f")) restart();
   ui::mark("slider:x");
-  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(x0_));
-  if (ImGui::Button(playing_ ? "Pause" : "Play")) playing_ = !playing_;
+  ImGui::Text("keep Φ(x) = %.4f   drop = %.4f", stream_.keep(), stochastic::drop_probability(state_.x0));
+  if (ImGui::Button(state_.playing ? "Pause" : "Play")) state_.playing = !state_.playing;
   ui::mark("button:play");
   ImGui::SameLine();
   if (ui::marked("button:plus1000", ImGui::Button("+1000"))) draw(1000);
@@ -164,19 +164,19 @@ void DropoutPanel::controls() {
   if (ImGui::Button("Restart")) restart();
   ui::mark("button:restart");
   ImGui::SetNextItemWidth(-6.0f * em);
-  ImGui::SliderInt("masks/frame", &per_frame_, 1, 500, "%d", ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("masks/frame", &state_.rate, 1, 500, "%d", ImGuiSliderFlags_Logarithmic);
   ui::mark("slider:rate");
 
   mask_grid();
   ui::heading("Gaussian input z ~ N(μ, σ)");
-  ImGui::Checkbox("show its histograms", &gaussian_);
+  ImGui::Checkbox("show its histograms", &state_.gaussian);
   ui::mark("check:gaussian");
   const double mlo = -3, mhi = 3, slo = 0.05, shi = 3;
   ImGui::SetNextItemWidth(-1.5f * em);
-  ImGui::SliderScalar("μ", ImGuiDataType_Double, &mu_, &mlo, &mhi, "%.3f");
+  ImGui::SliderScalar("μ", ImGuiDataType_Double, &state_.mu, &mlo, &mhi, "%.3f");
   ui::mark("slider:mu");
   ImGui::SetNextItemWidth(-1.5f * em);
-  ImGui::SliderScalar("σ", ImGuiDataType_Double, &sigma_, &slo, &shi, "%.3f");
+  ImGui::SliderScalar("σ", ImGuiDataType_Double, &state_.sigma, &slo, &shi, "%.3f");
   ui::mark("slider:sigma");
   // Exact values (closed forms) and sampled ones (the histograms' draws) are labelled as such.
   ImGui::PushStyleColor(ImGuiCol_Text, kGeluColor);
@@ -185,7 +185,8 @@ void DropoutPanel::controls() {
   ImGui::PushStyleColor(ImGuiCol_Text, kReluColor);
   ImGui::Text("E[ReLU(z)] = %.4f  exact", mean_relu_);
   ImGui::TextUnformatted("P(ReLU(z) = 0) = Φ(−μ/σ)");
-  ImGui::Text("  = %.4f exact; sampled %.4f", stochastic::keep_probability(-mu_ / sigma_), relu_zero_mass_);
+  ImGui::Text("  = %.4f exact; sampled %.4f", stochastic::keep_probability(-state_.mu / state_.sigma),
+              relu_zero_mass_);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("sampled: the fraction of %zu draws of z that ReLU sends to 0 (the histograms' sample)",
                       kHistSamples);
@@ -196,7 +197,7 @@ void DropoutPanel::probability_plot(ImVec2 size) {
   plot::Plot p("keep", prob_, size, "x", "probability");
   // The values at the probe in the legend too: a small plot at a large text scale can leave the markers'
   // labels out (they would cover the curves), the legend never.
-  const double drop = stochastic::drop_probability(x0_);
+  const double drop = stochastic::drop_probability(state_.x0);
   char t[64];
   std::snprintf(t, sizeof t, "keep  Φ(x) = %.3f##keep", stream_.keep());
   p.function(t, kKeepColor, [](std::span<const double> x, std::span<double> y) {
@@ -207,13 +208,13 @@ void DropoutPanel::probability_plot(ImVec2 size) {
     for (std::size_t i = 0; i < x.size(); ++i) y[i] = stochastic::drop_probability(x[i]);
   });
   std::snprintf(t, sizeof t, "Φ = %.3f", stream_.keep());
-  p.marker(x0_, stream_.keep(), kKeepColor, t);
+  p.marker(state_.x0, stream_.keep(), kKeepColor, t);
   std::snprintf(t, sizeof t, "1 − Φ = %.3f", drop);
-  p.marker(x0_, drop, kDropColor, t);
-  const double before = x0_;
-  p.probe(&x0_, IM_COL32(40, 40, 40, 200));
-  if (x0_ != before) {
-    x0_ = std::clamp(x0_, -3.0, 3.0);
+  p.marker(state_.x0, drop, kDropColor, t);
+  const double before = state_.x0;
+  p.probe(&state_.x0, IM_COL32(40, 40, 40, 200));
+  if (state_.x0 != before) {
+    state_.x0 = std::clamp(state_.x0, -3.0, 3.0);
     restart();
   }
   p.end();
@@ -221,13 +222,13 @@ void DropoutPanel::probability_plot(ImVec2 size) {
 }
 
 void DropoutPanel::convergence_plot(ImVec2 size) {
-  if (playing_) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
+  if (state_.playing) conv_.x.range = {1, std::max(10.0, static_cast<double>(stream_.count()) * 1.15)};
   plot::Plot p("convergence", conv_, size, "number of masks n", kConvergenceTitle);
   p.shade_between("95% band  GELU(x) ± 1.96·se", IM_COL32(44, 160, 44, 60), ns_, lo_, hi_);
   const double g = mc_.exact;
   const double gx[2] = {1, std::max(10.0, static_cast<double>(stream_.count()))}, gy[2] = {g, g};
   char t[64];
-  std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f##gelu", x0_, g);
+  std::snprintf(t, sizeof t, "GELU(%.2f) = %.4f##gelu", state_.x0, g);
   p.line(t, IM_COL32(44, 120, 44, 255), gx, gy, 0.1f);
   p.line("mean of x·m", IM_COL32(20, 20, 20, 255), ns_, means_, 0.14f);
   p.end();
@@ -236,14 +237,14 @@ void DropoutPanel::convergence_plot(ImVec2 size) {
 
 void DropoutPanel::histogram_plot(ImVec2 size) {
   char xl[96];
-  std::snprintf(xl, sizeof xl, "output value for z ~ N(%.2f, %.2f)", mu_, sigma_);
+  std::snprintf(xl, sizeof xl, "output value for z ~ N(%.2f, %.2f)", state_.mu, state_.sigma);
   plot::Plot p("histograms", hist_, size, xl, "density");
   char bars[64];
   std::snprintf(bars, sizeof bars, "GELU(z), %zu sampled draws", kHistSamples);
   p.bars(bars, IM_COL32(31, 119, 180, 110), bin_x_, gelu_h_, bin_w_ * 0.96);
   char label[96];
   std::snprintf(label, sizeof label, "ReLU(z) for z > 0  (+ a spike P = %.4f at 0, exact)",
-                stochastic::keep_probability(-mu_ / sigma_));
+                stochastic::keep_probability(-state_.mu / state_.sigma));
   p.line(label, kReluColor, bin_edges_, relu_h_, 0.16f);
   p.vline(mean_gelu_, kGeluColor, 0.12f, true);
   p.vline(mean_relu_, kReluColor, 0.12f, true);
@@ -258,7 +259,7 @@ void DropoutPanel::histogram_plot(ImVec2 size) {
 }
 
 void DropoutPanel::drawContent() {
-  if (playing_) draw(static_cast<std::uint64_t>(per_frame_));
+  if (state_.playing) draw(static_cast<std::uint64_t>(state_.rate));
   update_histograms();
   ui::begin_panel(19.5f, [this] { controls(); });
   // The masks stay beside the plots where the controls column is hidden: a lesson step that pins them, and
@@ -288,7 +289,7 @@ void DropoutPanel::drawContent() {
   // for both side by side, they stack (and the view scrolls).
   // A lesson step may show only some of the plots.
   const bool keep = ui::plot_shown("keep"), conv = ui::plot_shown("convergence");
-  const bool hist = gaussian_ && ui::plot_shown("histograms");
+  const bool hist = state_.gaussian && ui::plot_shown("histograms");
   shown_[0] = keep;
   shown_[1] = conv;
   shown_[2] = hist;
@@ -317,35 +318,15 @@ void DropoutPanel::drawContent() {
   ImGui::EndChild();
 }
 
-model::DropoutState DropoutPanel::current() const {
-  model::DropoutState s;
-  s.x0 = x0_;
-  s.samples = shot_samples_;
-  s.seed = seed_;
-  s.mu = mu_;
-  s.sigma = sigma_;
-  s.rate = per_frame_;
-  s.playing = playing_;
-  s.gaussian = gaussian_;
-  return s;
-}
-
 void DropoutPanel::load_state(const json::Value& state) {
-  model::DropoutState s = current();
+  model::DropoutState s = state_;  // all or nothing: read into a copy
   model::dropout_schema().read(state, s);
-  x0_ = s.x0;
-  shot_samples_ = s.samples;
-  seed_ = s.seed;
-  mu_ = s.mu;
-  sigma_ = s.sigma;
-  per_frame_ = s.rate;
-  playing_ = s.playing;
-  gaussian_ = s.gaussian;
+  state_ = s;
   restart();
 }
 
 json::Value DropoutPanel::state() const {
-  return model::dropout_schema().write(current());
+  return model::dropout_schema().write(state_);
 }
 
 json::Object DropoutPanel::meta() const {
@@ -355,25 +336,25 @@ json::Object DropoutPanel::meta() const {
   if (shown_[2]) plots["histograms"] = plot_meta(hist_);
   o["mask_grid_shown"] = mask_grid_shown_;
   o["plots"] = plots;
-  o["x0"] = x0_;
+  o["x0"] = state_.x0;
   const stochastic::MonteCarloResult& r = mc_;
   o["keep_probability"] = stream_.keep();
   o["samples"] = static_cast<double>(r.samples);
   o["mean"] = r.mean;
   o["standard_error"] = r.std_error;
   o["replayed_mean"] =
-      r.samples ? x0_ * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
+      r.samples ? state_.x0 * static_cast<double>(stream_.kept()) / static_cast<double>(r.samples) : 0.0;
   o["gelu"] = r.exact;
   o["band_lo"] = lo_.empty() ? json::Value() : json::Value(lo_.back());
   o["band_hi"] = hi_.empty() ? json::Value() : json::Value(hi_.back());
   o["mean_color"] = color_hex(IM_COL32(20, 20, 20, 255));
   o["band_color"] = color_hex(IM_COL32(44, 160, 44, 60));
-  o["mu"] = mu_;
-  o["sigma"] = sigma_;
+  o["mu"] = state_.mu;
+  o["sigma"] = state_.sigma;
   o["mean_gelu"] = mean_gelu_;
   o["mean_relu"] = mean_relu_;
   o["relu_zero_mass"] = relu_zero_mass_;  // sampled (the histograms' draws)
-  o["relu_zero_mass_exact"] = stochastic::keep_probability(-mu_ / sigma_);
+  o["relu_zero_mass_exact"] = stochastic::keep_probability(-state_.mu / state_.sigma);
   return o;
 }
 

@@ -21,11 +21,10 @@ class DropoutPanel : public Panel {
   void load_state(const json::Value& state) override;
   json::Value state() const override;
   json::Object meta() const override;
-  bool animating() const override { return playing_ && stream_.count() < max_samples_; }
+  bool animating() const override { return state_.playing && stream_.count() < max_samples_; }
   void settle_for_shot() override;
 
  private:
-  model::DropoutState current() const;
   void controls();
   void mask_grid();
   bool shown_[3] = {true, true, false};  // keep, convergence, histograms: drawn in the last frame
@@ -37,18 +36,14 @@ class DropoutPanel : public Panel {
   void histogram_plot(ImVec2 size);
   void update_histograms();
 
-  double x0_ = 1.0;
-  std::uint64_t seed_ = 1;
-  int per_frame_ = 10;
-  std::uint64_t max_samples_ = model::DropoutState::kMaxSamples, shot_samples_ = 3000;
-  bool playing_ = true;
-  bool gaussian_ = true;                           // the histograms' plot is shown
+  model::DropoutState state_;  // x0, masks for a shot, seed, μ and σ, rate, playing, the histograms shown
+  std::uint64_t max_samples_ = model::DropoutState::kMaxSamples;
   static constexpr std::size_t kRecentMasks = 60;  // masks shown in the grid
   stochastic::GateStream stream_;
   stochastic::MonteCarloResult mc_;           // the estimator over the stream's draws so far (core's)
   std::vector<double> ns_, means_, lo_, hi_;  // running mean and its 95% band, from the core estimator
 
-  double mu_ = 0.5, sigma_ = 1.0, hist_mu_ = NAN, hist_sigma_ = NAN;
+  double hist_mu_ = NAN, hist_sigma_ = NAN;  // the N(μ, σ) the histograms were made for
   std::vector<double> bin_x_, gelu_h_, bin_edges_, relu_h_;
   double relu_zero_mass_ = 0, bin_w_ = 0, mean_gelu_ = 0, mean_relu_ = 0;
 

@@ -18,11 +18,6 @@
 #include "gelu/activation.hpp"
 #include "gelu/numio.hpp"
 #include "gui/kit/ui.hpp"
-#include "gui/panels/approx_panel.hpp"
-#include "gui/panels/bench_panel.hpp"
-#include "gui/panels/curves_panel.hpp"
-#include "gui/panels/dropout_panel.hpp"
-#include "gui/panels/ffn_panel.hpp"
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "model/claims.hpp"
@@ -203,7 +198,7 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Save view as lesson step…")) save_step_dialog_ = true;
     // The same code as `gelulab lessons --handout` (it runs that command): every step's slide, text, notes.
     if (ui::marked("menu:export_handout",
-                   ImGui::MenuItem("Export lesson handout…", nullptr, false, lesson_.has_value())))
+                   ImGui::MenuItem("Export lesson handout…", nullptr, false, player_.lesson() != nullptr)))
       handout_dialog_ = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
@@ -303,7 +298,7 @@ void App::lessons_menu() {
     const std::string& f = lesson_files_[i];
     const std::string name = std::filesystem::path(f).stem().string();
     const std::string& title = i < lesson_titles_.size() ? lesson_titles_[i] : name;
-    const bool current = lesson_ && lesson_->path == f;
+    const bool current = player_.lesson() && player_.lesson()->path == f;
     if (ImGui::MenuItem((title.empty() ? name : title).c_str(), name.c_str(), current)) {
       try {
         open_lesson(load_lesson(f), 0);
@@ -312,7 +307,7 @@ void App::lessons_menu() {
       }
     }
   }
-  if (lesson_) {
+  if (player_.lesson()) {
     ImGui::Separator();
     if (ImGui::MenuItem("Leave the lesson", "Esc")) close_lesson();
   }
@@ -340,67 +335,25 @@ void App::open_lesson(Lesson lesson, int step, bool apply_state) {
       fonts_dirty_ = true;
     }
   }
-  lesson_ = std::move(lesson);
+  player_.open(std::move(lesson), step, apply_state);
   bar_collapsed_ = false;
-  step_ = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
-  step_pending_ = apply_state;
-  revealed_ = lesson_->steps[static_cast<std::size_t>(step_)].view.reveal.empty() ? 0 : 1;
-  picked_ = -1;
-  answered_ = false;
-}
-
-void App::close_lesson() {
-  lesson_.reset();
-  step_pending_ = false;
-}
-
-void App::go_to_step(int step) {
-  if (!lesson_) return;
-  const int s = std::clamp(step, 0, static_cast<int>(lesson_->steps.size()) - 1);
-  if (s == step_) return;
-  step_ = s;
-  step_pending_ = true;
-  revealed_ = lesson_->steps[static_cast<std::size_t>(step_)].view.reveal.empty() ? 0 : 1;
-  picked_ = -1;
-  answered_ = false;
-}
-
-void App::next() {
-  if (!lesson_) return;
-  const StepView& v = lesson_->steps[static_cast<std::size_t>(step_)].view;
-  if (revealed_ < static_cast<int>(v.reveal.size())) {
-    ++revealed_;
-  } else if (v.question && !answered_) {
-    answered_ = true;
-  } else {
-    go_to_step(step_ + 1);
-  }
-}
-
-void App::pick_choice(int i) {
-  if (!lesson_) return;
-  const StepView& v = lesson_->steps[static_cast<std::size_t>(step_)].view;
-  if (v.question && i >= 0 && i < static_cast<int>(v.question->choices.size()) && !answered_) picked_ = i;
-}
-
-void App::reveal_answer() {
-  if (lesson_ && lesson_->steps[static_cast<std::size_t>(step_)].view.question) answered_ = true;
 }
 
 void App::apply_pending() {
-  if (!lesson_ || !step_pending_) return;
-  step_pending_ = false;
-  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const LessonStep* pending = player_.take_pending();
+  if (!pending) return;
+  const LessonStep& s = *pending;
+  const std::string& path = player_.lesson()->path;
   std::unique_ptr<Panel> fresh = make_panel(s.panel);
   if (!fresh) {
-    show_message(lesson_->path + ": step " + std::to_string(step_ + 1) + ": no panel '" + s.panel + "'",
+    show_message(path + ": step " + std::to_string(player_.step() + 1) + ": no panel '" + s.panel + "'",
                  true);
     return;
   }
   try {
     fresh->set_state(s.state);
   } catch (const json::JsonError& e) {
-    show_message(lesson_->path + ": steps[" + std::to_string(step_) + "].state: " + e.what(), true);
+    show_message(path + ": steps[" + std::to_string(player_.step()) + "].state: " + e.what(), true);
     return;
   }
   if (csv_stage_ == 2) csv_stage_ = 1;  // its plot is replaced: pick it again in the new panel
@@ -410,50 +363,11 @@ void App::apply_pending() {
 }
 
 std::string App::step_text() const {
-  if (!lesson_) return {};
-  const LessonStep& s = lesson_->steps[static_cast<std::size_t>(step_)];
+  const LessonStep* s = player_.current();
+  if (!s) return {};
   const Panel& p = *panels_[active_];
-  // On a predict-then-reveal step the verdicts wait for the answer (they would give it away).
-  const bool hold = s.view.question && !answered_;
-  std::string text = fill_computed_text(s.text, [&](std::string_view key) {
-    if (model::is_claim_key(key))
-      return hold ? std::string("(the verdict comes with the answer)") : model::claim_text(key);
-    return s.panel == p.id() ? p.computed_text(key) : std::string();
-  });
-  const StepView& v = s.view;
-  if (static_cast<int>(v.reveal.size()) > revealed_)
-    text += "   (→ next curve: " + std::to_string(revealed_) + " of " + std::to_string(v.reveal.size()) +
-            " shown)";
-  if (v.question) {
-    const Question& q = *v.question;
-    // The prompt, then the choices on one line (they wrap where they must): a slide keeps the plot's room.
-    text += "\nPredict: " + q.prompt + "\n";
-    const std::optional<double> answer = answered_ ? model::quantity(q.answer) : std::nullopt;
-    int right = -1;
-    if (answer)
-      for (std::size_t i = 0; i < q.choices.size(); ++i)
-        if (right < 0 || std::abs(q.choices[i].value - *answer) <
-                             std::abs(q.choices[static_cast<std::size_t>(right)].value - *answer))
-          right = static_cast<int>(i);
-    for (std::size_t i = 0; i < q.choices.size(); ++i) {
-      const int k = static_cast<int>(i);
-      const char* mark = k == right                              ? "✓ "
-                         : (answered_ && answer && k == picked_) ? "✗ "
-                         : k == picked_                          ? "▶ "
-                                                                 : "";
-      // "(1) …  ·  (2) …": the numbers stay apart from the choices' own numbers when the bar wraps the line.
-      text += std::string(i ? "  ·  " : "") + mark + "(" + std::to_string(i + 1) + ") " + q.choices[i].text;
-    }
-    if (!answered_) {
-      text += "  (keys 1–" + std::to_string(q.choices.size()) + ", Enter)";
-    } else if (!answer) {
-      text += "\nComputing the answer…";
-    } else {
-      text += "\nAnswer: " + std::to_string(right + 1) + ", " + model::quantity_text(q.answer, *answer) +
-              " (computed now by GELU Lab's core)";
-    }
-  }
-  return text;
+  return player_.text(
+      [&](std::string_view key) { return s->panel == p.id() ? p.computed_text(key) : std::string(); });
 }
 
 namespace {
@@ -539,18 +453,18 @@ std::string notes_text(const LessonStep& s) {
 }  // namespace
 
 float App::lesson_bar_height(float tabs_frame_h) const {
-  if (!lesson_) return 0;
+  if (!player_.lesson()) return 0;
   const ImGuiStyle& st = ImGui::GetStyle();
   const float em = ui::em();
   const float content_w = ImGui::GetContentRegionAvail().x - 1.6f * em;  // the bar's padding
-  const LessonHeader h = lesson_header(*lesson_, step_, content_w);
+  const LessonHeader h = lesson_header(*player_.lesson(), player_.step(), content_w);
   const float text_h = ImGui::CalcTextSize(ui::wrap_at_spaces(step_text(), content_w).c_str()).y +
                        lead_height(h.lead, content_w);
   const float header_h = h.height;
   const float pad = 2 * bar_padding_y(presentation_.on);
   if (bar_collapsed_) return std::floor(pad + header_h + 2.0f);  // F7: the title line only
   // Outside presentation mode the teacher's notes follow the text (they scroll); never on the projector.
-  const LessonStep& step = lesson_->steps[static_cast<std::size_t>(step_)];
+  const LessonStep& step = *player_.current();
   const float notes_h =
       presentation_.on || step.notes.empty()
           ? 0.0f
@@ -566,7 +480,7 @@ float App::lesson_bar_height(float tabs_frame_h) const {
 
 void App::lesson_bar(float height) {
   const std::string text = step_text();
-  const int n = static_cast<int>(lesson_->steps.size());
+  const int n = player_.steps(), at = player_.step();
   const float em = ui::em();
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(255, 247, 214, 255));
   ImGui::PushStyleColor(ImGuiCol_Border, IM_COL32(150, 120, 20, 200));
@@ -582,7 +496,7 @@ void App::lesson_bar(float height) {
            ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
                   ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
   const float content_w = ImGui::GetContentRegionAvail().x;
-  const LessonHeader h = lesson_header(*lesson_, step_, content_w);
+  const LessonHeader h = lesson_header(*player_.lesson(), player_.step(), content_w);
   const float y0 = ImGui::GetCursorPosY();
   if (ui::fonts().bold) ImGui::PushFont(ui::fonts().bold);
   if (h.below) {
@@ -594,18 +508,16 @@ void App::lesson_bar(float height) {
   if (ui::fonts().bold) ImGui::PopFont();
   const float y1 = ImGui::GetCursorPosY();
   ImGui::SetCursorPos(ImVec2(ImGui::GetWindowContentRegionMax().x - lesson_buttons_width(content_w), y0));
-  ImGui::BeginDisabled(step_ == 0);
+  ImGui::BeginDisabled(at == 0);
   const char* const(&labels)[3] = lesson_buttons(content_w);
   const bool narrow = &labels[0] == &kLessonButtonsNarrow[0];
-  if (ui::marked("button:lesson_back", ImGui::Button(labels[0]))) go_to_step(step_ - 1);
+  if (ui::marked("button:lesson_back", ImGui::Button(labels[0]))) go_to_step(at - 1);
   if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Back (Left arrow)");
   ImGui::EndDisabled();
   ImGui::SameLine();
-  const StepView& view = lesson_->steps[static_cast<std::size_t>(step_)].view;
-  const bool more = revealed_ < static_cast<int>(view.reveal.size()) || (view.question && !answered_);
-  ImGui::BeginDisabled(step_ + 1 == n && !more);
-  if (ui::marked("button:lesson_next", ImGui::Button(labels[1]))) next();
+  ImGui::BeginDisabled(at + 1 == n && !player_.more_on_step());
+  if (ui::marked("button:lesson_next", ImGui::Button(labels[1]))) player_.next();
   if (narrow && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("Next (Right arrow)");
   ImGui::EndDisabled();
@@ -631,7 +543,7 @@ void App::lesson_bar(float height) {
       if (ui::fonts().bold) ImGui::PopFont();
     }
     ImGui::TextUnformatted(ui::wrap_at_spaces(text).c_str());
-    const LessonStep& step = lesson_->steps[static_cast<std::size_t>(step_)];
+    const LessonStep& step = *player_.current();
     if (!presentation_.on && !step.notes.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, IM_COL32(90, 80, 40, 255));
       ImGui::TextUnformatted(ui::wrap_at_spaces(notes_text(step)).c_str());
@@ -734,11 +646,11 @@ void App::session_dialogs() {
 void App::lesson_dialogs() {
   const float em = ui::em();
   if (open_lesson_dialog_ || save_step_dialog_) {
-    const std::string start = lesson_ ? lesson_->path : std::string("my_lesson.json");
+    const std::string start = player_.lesson() ? player_.lesson()->path : std::string("my_lesson.json");
     std::snprintf(lesson_path_, sizeof lesson_path_, "%s", start.c_str());
     if (save_step_dialog_) {
       std::snprintf(lesson_title_, sizeof lesson_title_, "%s",
-                    lesson_ ? lesson_->title.c_str() : "My lesson");
+                    player_.lesson() ? player_.lesson()->title.c_str() : "My lesson");
       std::snprintf(step_title_, sizeof step_title_, "%s", active().title());
       step_body_[0] = 0;
     }
@@ -796,8 +708,9 @@ void App::lesson_dialogs() {
 void App::handout_dialog() {
   const float em = ui::em();
   handout_.poll();
-  if (handout_dialog_ && lesson_) {
-    const std::filesystem::path l(lesson_->path);
+  const Lesson* lesson = player_.lesson();
+  if (handout_dialog_ && lesson) {
+    const std::filesystem::path l(lesson->path);
     std::snprintf(handout_dir_, sizeof handout_dir_, "%s", (l.stem().string() + "_handout").c_str());
     ImGui::OpenPopup("Export lesson handout");
   }
@@ -807,14 +720,14 @@ void App::handout_dialog() {
   ui::text_wrapped(
       "Writes FOLDER/NAME.html: one self-contained page with every step of \"%s\" as its slide (1280×800, "
       "2× text), its text and its notes, readable printed on A4 (what `gelulab lessons --handout` writes).",
-      lesson_ ? lesson_->title.c_str() : "");
+      lesson ? lesson->title.c_str() : "");
   ImGui::SetNextItemWidth(-6 * em);
   ImGui::BeginDisabled(handout_.running());
   ImGui::InputText("folder", handout_dir_, sizeof handout_dir_);
   ui::mark("input:handout_dir");
-  if (ui::marked("button:export_handout", ImGui::Button("Export", ImVec2(8 * em, 0))) && lesson_) {
+  if (ui::marked("button:export_handout", ImGui::Button("Export", ImVec2(8 * em, 0))) && lesson) {
     std::string error;
-    if (!handout_.start(lesson_->path, handout_dir_, &error)) show_message(error, true);
+    if (!handout_.start(lesson->path, handout_dir_, &error)) show_message(error, true);
   }
   ImGui::EndDisabled();
   if (handout_.running() || handout_.finished()) {
@@ -982,16 +895,16 @@ void App::shortcuts() {
   set_presentation(p);
   if (pressed(GLFW_KEY_F11)) fullscreen_request_ = true;
   if (pressed(GLFW_KEY_F6)) ui::set_show_controls(!ui::show_controls());
-  if (pressed(GLFW_KEY_F7) && lesson_) bar_collapsed_ = !bar_collapsed_;
+  if (pressed(GLFW_KEY_F7) && player_.lesson()) bar_collapsed_ = !bar_collapsed_;
   if (pressed(GLFW_KEY_F1)) shortcuts_open_ = !shortcuts_open_;
   // Arrows step through a lesson unless a text field or a popup has the keyboard.
-  if (lesson_ && !io.WantTextInput &&
+  if (player_.lesson() && !io.WantTextInput &&
       !ImGui::IsPopupOpen("", ImGuiPopupFlags_AnyPopupId | ImGuiPopupFlags_AnyPopupLevel)) {
-    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) next();
+    if (pressed(GLFW_KEY_RIGHT) || pressed(GLFW_KEY_PAGE_DOWN)) player_.next();
     for (int k = 0; k < 4; ++k)
-      if (!ctrl && pressed(GLFW_KEY_1 + k)) pick_choice(k);
-    if (pressed(GLFW_KEY_ENTER) || pressed(GLFW_KEY_KP_ENTER)) reveal_answer();
-    if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) go_to_step(step_ - 1);
+      if (!ctrl && pressed(GLFW_KEY_1 + k)) player_.pick(k);
+    if (pressed(GLFW_KEY_ENTER) || pressed(GLFW_KEY_KP_ENTER)) player_.reveal_answer();
+    if (pressed(GLFW_KEY_LEFT) || pressed(GLFW_KEY_PAGE_UP)) player_.go_to(player_.step() - 1);
     if (pressed(GLFW_KEY_ESCAPE) && !shortcuts_open_) close_lesson();
   }
 }
@@ -1027,7 +940,7 @@ void App::frame() {
   ui::mark("window", ImVec2(0, 0), io.DisplaySize);  // scripts and the monkey aim anywhere through it
   slide_ = plot::SlideFrame{};
   slide_.window = {0, 0, io.DisplaySize.x, io.DisplaySize.y};
-  slide_.lesson_bar = lesson_.has_value();
+  slide_.lesson_bar = player_.lesson() != nullptr;
   menu_bar();
   const float tabs_h = ImGui::GetFrameHeight();
   ImGui::PushFont(regular);
@@ -1050,14 +963,13 @@ void App::frame() {
                  ImVec2(ImGui::GetWindowPos().x + ImGui::GetWindowSize().x,
                         ImGui::GetWindowPos().y + ImGui::GetWindowSize().y));
         // A lesson step's view applies to its own panel only.
-        const LessonStep* step =
-            lesson_ && !step_pending_ ? &lesson_->steps[static_cast<std::size_t>(step_)] : nullptr;
+        const LessonStep* step = player_.pending() ? nullptr : player_.current();
         ui::set_slide(presentation_.on && step && step->panel == panels_[i]->id());
         plot::set_inline_legends(ui::slide());
         if (step && step->panel == panels_[i]->id() && !step->view.empty()) {
           view_filter_.series = step->view.series;
           view_filter_.reveal = step->view.reveal;
-          view_filter_.revealed = revealed_;
+          view_filter_.revealed = player_.revealed();
           view_filter_.legends = step->view.legends;
           view_filter_.notes.clear();
           for (const Annotation& a : step->view.annotations)
@@ -1096,7 +1008,7 @@ void App::frame() {
     ImGui::EndTabBar();
   }
   ImGui::PushFont(regular);
-  if (lesson_) lesson_bar(bar_h);
+  if (player_.lesson()) lesson_bar(bar_h);
   session_dialogs();
   lesson_dialogs();
   export_requests();

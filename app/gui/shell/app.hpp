@@ -14,6 +14,7 @@
 #include "gui/panels/panel.hpp"
 #include "gui/shell/classroom.hpp"
 #include "model/handout_job.hpp"
+#include "model/lesson_player.hpp"
 #include "model/lessons.hpp"
 #include "plot/slide.hpp"
 
@@ -58,21 +59,24 @@ class App {
   bool take_fullscreen_request();
 
   // [SECTION] Lessons
-  const Lesson* lesson() const { return lesson_ ? &*lesson_ : nullptr; }
-  int lesson_step() const { return step_; }  // 0-based
+  // The lesson player (model/lesson_player.hpp) holds the lesson, its step and what the class did on it;
+  // the app draws it (the lesson bar, the step's view) and applies a pending step's panel state.
+  const model::LessonPlayer& player() const { return player_; }
+  const Lesson* lesson() const { return player_.lesson(); }
+  int lesson_step() const { return player_.step(); }  // 0-based
   /// The step's reveal and question (tests): series shown so far, the choice picked (-1: none), answered.
-  int revealed() const { return revealed_; }
-  int picked_choice() const { return picked_; }
-  bool answered() const { return answered_; }
+  int revealed() const { return player_.revealed(); }
+  int picked_choice() const { return player_.picked(); }
+  bool answered() const { return player_.answered(); }
   /// What the keys do on a step: → (next), 1–4 (pick a choice), Enter (reveal the answer).
-  void lesson_next() { next(); }
-  void pick_choice(int i);
-  void reveal_answer();
-  /// Starts `lesson` at `step` (0-based, clamped); with apply_state the step's panel state is applied at the
-  /// start of the next frame (or by apply_pending()).
+  void lesson_next() { player_.next(); }
+  void pick_choice(int i) { player_.pick(i); }
+  void reveal_answer() { player_.reveal_answer(); }
+  /// Starts `lesson` at `step` (0-based, clamped) and adds its characters to the font atlas; with
+  /// apply_state the step's panel state is applied at the start of the next frame (or by apply_pending()).
   void open_lesson(Lesson lesson, int step, bool apply_state = true);
-  void close_lesson();
-  void go_to_step(int step);
+  void close_lesson() { player_.close(); }
+  void go_to_step(int step) { player_.go_to(step); }
   /// Applies a pending lesson step now: a fresh panel of the step's kind with the step's state, selected.
   void apply_pending();
   /// The current step's text with the {key}s its panel computes filled in (model/lessons.hpp).
@@ -158,18 +162,10 @@ class App {
   Theme theme_ = Theme::Light;
   bool fonts_dirty_ = false, fullscreen_request_ = false, shortcuts_open_ = false;
   WindowGeometry geometry_;
-  std::optional<Lesson> lesson_;
-  int step_ = 0;
-  bool step_pending_ = false;
+  model::LessonPlayer player_;
   bool bar_collapsed_ = false;
   plot::SlideFrame slide_;
-  // The step's view (lesson format 2): series revealed so far, the class's pick and whether the answer of
-  // its question is shown; the filter the plot layer reads while the step's panel draws.
-  int revealed_ = 0, picked_ = -1;
-  bool answered_ = false;
-  plot::ViewFilter view_filter_;
-  /// → on a step: reveals its next series, or its question's answer, before it goes to the next step.
-  void next();
+  plot::ViewFilter view_filter_;  // the step's view, which the plot layer reads while the step's panel draws
   std::vector<std::string> lesson_files_;
   std::vector<std::string> lesson_titles_;  // each file's "title" ("" when it cannot be read), for the menu
   std::string autosave_path_;

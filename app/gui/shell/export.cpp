@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "gui/hosts/gl_capture.hpp"
+#include "gui/kit/gl_capture.hpp"
 
 namespace gelu::app {
 

@@ -18,6 +18,7 @@
 
 #include "gelu/gpu/evaluator.hpp"
 #include "gelu/gpu/ffn.hpp"
+#include "gl_errors.hpp"
 
 namespace gelu::gpu {
 namespace {
@@ -28,21 +29,6 @@ constexpr unsigned kMaxGroups = 4096;
 
 GLuint groups_for(long long n) {
   return static_cast<GLuint>(std::clamp<long long>((n + kGroup - 1) / kGroup, 1, kMaxGroups));
-}
-
-std::string gl_error_text(GLenum e) {
-  switch (e) {
-    case GL_OUT_OF_MEMORY:
-      return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_VALUE:
-      return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION:
-      return "GL_INVALID_OPERATION";
-    case GL_INVALID_ENUM:
-      return "GL_INVALID_ENUM";
-    default:
-      return "GL error " + std::to_string(e);
-  }
 }
 
 }  // namespace

@@ -12,26 +12,14 @@
 #include <limits>
 #include <vector>
 
+#include "gl_errors.hpp"
+
 namespace gelu::gpu {
 namespace {
 
 constexpr unsigned kGroupSize = 256;   // local_size_x of eval.comp and error.comp
 constexpr unsigned kMaxGroups = 4096;  // grid-stride loops cover the rest
 
-std::string gl_error_text(GLenum e) {
-  switch (e) {
-    case GL_OUT_OF_MEMORY:
-      return "GL_OUT_OF_MEMORY";
-    case GL_INVALID_VALUE:
-      return "GL_INVALID_VALUE";
-    case GL_INVALID_OPERATION:
-      return "GL_INVALID_OPERATION";
-    case GL_INVALID_ENUM:
-      return "GL_INVALID_ENUM";
-    default:
-      return "GL error " + std::to_string(e);
-  }
-}
 void clear_gl_errors() {
   while (glGetError() != GL_NO_ERROR) {
   }

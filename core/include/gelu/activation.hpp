@@ -11,7 +11,8 @@
 //    finite float, exhaustively tested against the double reference.
 //  - float batched, Path::Fast (the default; `batch_f32`): `gelu_tanh`, `gelu_sigmoid` and `silu` f and f'
 //    are float-arithmetic kernels within 2 ULP of the correctly rounded value for every finite float, the
-//    root of f' included (tests/exhaustive; maxima in docs/performance.md); limits, ±0 and NaN as formulas.
+//    root of f' included (tests/exhaustive; maxima in docs/performance.md, "Accuracy of the kernels");
+//    limits, ±0 and NaN as formulas.
 //  - float batched, Path::Accurate (`batch_f32_accurate`): for those three, kernels that evaluate each lane
 //    in double and round once (<= 1 ULP). The error analysis uses this path. Every other function has one
 //    kernel on both paths: `gelu` the vectorized one above; `softplus`, `mish`, `elu` each lane in double

@@ -134,6 +134,9 @@ class Cancelled : public FitError {
 
 /// Throws FitError when `spec` cannot be fitted (checked before any work; fit() calls it too).
 void validate(const Spec& spec);
+/// The `gelulab fit` command line that makes the same candidate ("gelulab fit --target gelu --form poly
+/// --degree 6 --range -4:4 …"): the exports' comment and the Designer's zoo entries cite it.
+std::string command_line(const Spec& spec);
 
 // [SECTION] The result
 

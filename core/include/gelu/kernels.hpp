@@ -85,7 +85,7 @@ enum class Op { F, D1, Backward };
 /// table of all 65,536 values, then a guarded rounding), "lookup" (one scalar load per element from a table
 /// of the correctly rounded bf16 results; f and f′ only) or, on the portable path's backward pass, "scalar".
 /// Both AVX-512 kernels give the same bits; for f and f′ the faster on this CPU is timed once per function at
-/// its first call (with the two tables it compares built then: 3–5 ms once on the EPYC of 2026-11-27), unless
+/// its first call (with the two tables it compares built then, a few ms once), unless
 /// GELU_BF16_KERNEL=gather or =lookup forces one.
 const char* kernel(bool tanh_form, Op op);
 

@@ -46,6 +46,44 @@ std::string num(ld v) {
   return buf;
 }
 
+// [SECTION] The exchange step, one definition for Remez and for its Lawson start
+
+/// The alternating sequence of extrema (in order of x): zeros dropped, each run of one sign keeps its
+/// largest.
+std::vector<Peak> alternating(const std::vector<Peak>& peaks) {
+  std::vector<Peak> alt;
+  for (const Peak& pk : peaks) {
+    if (pk.value == 0) continue;
+    if (!alt.empty() && (alt.back().value > 0) == (pk.value > 0)) {
+      if (std::fabs(pk.value) > std::fabs(alt.back().value)) alt.back() = pk;
+    } else {
+      alt.push_back(pk);
+    }
+  }
+  return alt;
+}
+
+/// Down to N points, keeping the sequence alternating: with one too many the smaller end goes, else the
+/// adjacent pair whose larger magnitude is the smallest.
+void keep_n(std::vector<Peak>& alt, int N) {
+  while (static_cast<int>(alt.size()) > N) {
+    if (static_cast<int>(alt.size()) - N == 1) {
+      if (std::fabs(alt.front().value) < std::fabs(alt.back().value))
+        alt.erase(alt.begin());
+      else
+        alt.pop_back();
+      continue;
+    }
+    std::size_t k = 0;
+    ld smallest = LDBL_MAX;
+    for (std::size_t i = 0; i + 1 < alt.size(); ++i) {
+      const ld v = std::max(std::fabs(alt[i].value), std::fabs(alt[i + 1].value));
+      if (v < smallest) smallest = v, k = i;
+    }
+    alt.erase(alt.begin() + static_cast<std::ptrdiff_t>(k), alt.begin() + static_cast<std::ptrdiff_t>(k) + 2);
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -153,17 +191,7 @@ RationalResult remez_from(const Spec& s, std::vector<double> ref, const Control&
     };
     std::vector<ld> es(scan.size());
     for (std::size_t i = 0; i < scan.size(); ++i) es[i] = wscan[i] * (gscan[i] - r.value(scan[i], T));
-    std::vector<Peak> peaks = refine_extrema(err, scan, es, 0);
-    // Alternating subsequence: runs of one sign keep their largest.
-    std::vector<Peak> alt;
-    for (const Peak& pk : peaks) {
-      if (pk.value == 0) continue;
-      if (!alt.empty() && (alt.back().value > 0) == (pk.value > 0)) {
-        if (std::fabs(pk.value) > std::fabs(alt.back().value)) alt.back() = pk;
-      } else {
-        alt.push_back(pk);
-      }
-    }
+    std::vector<Peak> alt = alternating(refine_extrema(err, scan, es, 0));
     ld M = 0;
     for (const Peak& pk : alt) M = std::max(M, std::fabs(pk.value));
     if (best_max < 0 || M < best_max) {
@@ -178,23 +206,7 @@ RationalResult remez_from(const Spec& s, std::vector<double> ref, const Control&
                " (the best approximation of these degrees is degenerate, or the start was too far from it)";
       break;
     }
-    while (static_cast<int>(alt.size()) > N) {
-      if (static_cast<int>(alt.size()) - N == 1) {
-        if (std::fabs(alt.front().value) < std::fabs(alt.back().value))
-          alt.erase(alt.begin());
-        else
-          alt.pop_back();
-        continue;
-      }
-      std::size_t k = 0;
-      ld smallest = LDBL_MAX;
-      for (std::size_t i = 0; i + 1 < alt.size(); ++i) {
-        const ld v = std::max(std::fabs(alt[i].value), std::fabs(alt[i + 1].value));
-        if (v < smallest) smallest = v, k = i;
-      }
-      alt.erase(alt.begin() + static_cast<std::ptrdiff_t>(k),
-                alt.begin() + static_cast<std::ptrdiff_t>(k) + 2);
-    }
+    keep_n(alt, N);
     ld mn = LDBL_MAX;
     for (const Peak& pk : alt) mn = std::min(mn, std::fabs(pk.value));
     out.level = std::fabs(E);
@@ -294,36 +306,17 @@ std::vector<double> lawson_start(const Spec& s) {
     for (std::size_t k = 0; k < good_q.size(); ++k) Qi += good_q[k] * T[i * width + k];
     e[i] = w[i] * (g[i] - P / Qi);
   }
-  std::vector<std::pair<double, ld>> alt;
+  std::vector<Peak> peaks;  // the grid's local maxima of |e|
   for (std::size_t i = 0; i < M; ++i) {
     const bool peak = (i == 0 || std::fabs(e[i]) >= std::fabs(e[i - 1])) &&
                       (i + 1 == M || std::fabs(e[i]) >= std::fabs(e[i + 1]));
-    if (!peak || e[i] == 0) continue;
-    if (!alt.empty() && (alt.back().second > 0) == (e[i] > 0)) {
-      if (std::fabs(e[i]) > std::fabs(alt.back().second)) alt.back() = {xs[i], e[i]};
-    } else {
-      alt.push_back({xs[i], e[i]});
-    }
+    if (peak) peaks.push_back({xs[i], e[i]});
   }
-  while (static_cast<int>(alt.size()) > N) {  // drop the smaller end, or the weakest adjacent pair
-    if (static_cast<int>(alt.size()) - N == 1) {
-      if (std::fabs(alt.front().second) < std::fabs(alt.back().second))
-        alt.erase(alt.begin());
-      else
-        alt.pop_back();
-      continue;
-    }
-    std::size_t k = 0;
-    ld smallest = LDBL_MAX;
-    for (std::size_t i = 0; i + 1 < alt.size(); ++i) {
-      const ld v = std::max(std::fabs(alt[i].second), std::fabs(alt[i + 1].second));
-      if (v < smallest) smallest = v, k = i;
-    }
-    alt.erase(alt.begin() + static_cast<std::ptrdiff_t>(k), alt.begin() + static_cast<std::ptrdiff_t>(k) + 2);
-  }
+  std::vector<Peak> alt = alternating(peaks);
+  keep_n(alt, N);
   if (static_cast<int>(alt.size()) != N) return {};
   std::vector<double> ref;
-  for (const auto& a : alt) ref.push_back(a.first);
+  for (const Peak& a : alt) ref.push_back(a.x);
   return ref;
 }
 

@@ -2,6 +2,7 @@
 #include <cfloat>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "fit_internal.hpp"
 #include "formulas.hpp"
@@ -185,6 +186,43 @@ std::optional<double> target_zero_in(Target t, double a, double b) {
   }
   if (a <= z && z <= b) return z;
   return std::nullopt;
+}
+
+std::string command_line(const Spec& s) {
+  // Appended piece by piece (GCC 12 warns falsely, -Wrestrict, on "," + std::to_string(…) here).
+  std::string c = "gelulab fit --target ";
+  const auto add = [&c](std::string_view piece) { c.append(piece); };
+  add(name(s.target));
+  add(" --form ");
+  add(name(s.form));
+  add(" --degree ");
+  add(std::to_string(s.degree));
+  if (s.form == Form::Rational) {
+    add(",");
+    add(std::to_string(s.denominator_degree));
+  }
+  if (s.form == Form::Piecewise) {
+    add(" --pieces ");
+    add(std::to_string(s.pieces));
+    add(" --breakpoints ");
+    add(name(s.breakpoints));
+  }
+  add(" --range ");
+  add(format_f64(s.a));
+  add(":");
+  add(format_f64(s.b));
+  add(" --weight ");
+  add(name(s.weight));
+  add(" --format ");
+  add(number_format(s.format).name);
+  add(" --clamp ");
+  add(name(s.clamp));
+  if (s.method != Method::Minimax) {
+    add(" --method ");
+    add(name(s.method));
+  }
+  if (!s.reoptimize) add(" --no-reoptimize");
+  return c;
 }
 
 void validate(const Spec& s) {

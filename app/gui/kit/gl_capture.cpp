@@ -1,4 +1,4 @@
-#include "gui/hosts/gl_capture.hpp"
+#include "gui/kit/gl_capture.hpp"
 
 #include <epoxy/gl.h>
 #include <stb_image_write.h>
