@@ -1,7 +1,6 @@
 // gelulab shot: renders one panel headless (EGL surfaceless on Mesa, the EGL device on NVIDIA) into a
 // framebuffer object with ImGui's OpenGL3 backend and writes a PNG — the same frame the window shows.
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -15,6 +14,7 @@
 #include "gui/hosts/gl_capture.hpp"
 #include "gui/hosts/gpu_compare.hpp"
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/export.hpp"

@@ -2,9 +2,8 @@
 #include "gui/hosts/offscreen.hpp"
 
 #ifdef GELU_HAVE_GPU
-#include <epoxy/gl.h>
-
 #include "gelu/gpu/context.hpp"
+#include "gui/kit/gl.hpp"
 
 namespace gelu::app {
 

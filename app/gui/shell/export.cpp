@@ -1,13 +1,12 @@
 // Export (see export.hpp).
 #include "gui/shell/export.hpp"
 
-#include <epoxy/gl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 #include "gui/hosts/gl_capture.hpp"
+#include "gui/kit/gl.hpp"
 
 namespace gelu::app {
 
