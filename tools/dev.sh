@@ -6,6 +6,8 @@
 #   tools/dev.sh build                 install what is missing and build
 #   tools/dev.sh sanitize [ctest args] the ASan + UBSan build (build-asan) and its tests
 #   tools/dev.sh fuzz [SECONDS]        the libFuzzer targets (clang, build-fuzz), SECONDS each (default 60)
+#   tools/dev.sh web                   the browser build (docs/web.md): emscripten, Debian's imgui 1.86 source,
+#                                      build-web/site/ (the static site) and build-web/gelulab-cli.js (node)
 #   tools/dev.sh soak MINUTES          the monkey (random clicks, drags, wheels, keys at every widget of every
 #                                      panel) with fresh seeds for MINUTES; failing scripts are kept to replay
 # Environment: BUILD_DIR (default build), JOBS (default: number of cores).
@@ -46,6 +48,65 @@ install_missing() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq \
     --no-install-recommends "${missing[@]}"
+}
+
+# The web build (cmake/emscripten-web.cmake): Debian's emscripten and node-acorn (its JavaScript passes), the
+# fonts and stb that the site packages, and chromium for the browser test (tests/web).
+WEB_PACKAGES=(emscripten node-acorn libeigen3-dev libstb-dev fonts-dejavu-core cmake ninja-build dpkg-dev)
+WEB_DIR=${WEB_DIR:-build-web}
+IMGUI_VERSION=1.86+ds-1
+
+# The first archive URI of the system's apt sources that serves suite $1 with component main (deb822 .sources
+# files and the one-line sources.list format).
+debian_mirror() {
+  local suite=$1
+  {
+    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v suite="$suite" '
+      /^[[:space:]]*$/ { if (u != "" && s && m) print u; u = ""; s = 0; m = 0; next }
+      /^URIs:/ { u = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) s = 1 }
+      /^Components:/ { for (i = 2; i <= NF; i++) if ($i == "main") m = 1 }
+      END { if (u != "" && s && m) print u }'
+    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+      sed -n -E "s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+)[[:space:]]+$suite[[:space:]].*main.*/\2/p"
+  } | head -n 1
+}
+
+# Dear ImGui's source, as Debian packages it (libimgui-dev is a desktop build, not emscripten's): the source
+# package imgui through an apt configuration of our own in $WEB_DIR/deps (its own sources list with a deb-src
+# line, lists and cache), so the system's apt sources are never edited. Prints the unpacked folder.
+fetch_imgui_source() {
+  local deps=$PWD/$WEB_DIR/deps
+  local src=$deps/imgui-$IMGUI_VERSION
+  if [ -f "$src/imgui.cpp" ]; then echo "$src"; return 0; fi
+  local apt=$deps/apt
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/etc"
+  # The archive this machine already installs from (its main suite, from the system's sources, read only).
+  local codename mirror
+  codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  mirror=$(debian_mirror "$codename")
+  [ -n "$mirror" ] || { echo "dev.sh web: no Debian archive for $codename in /etc/apt's sources" >&2; return 1; }
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  echo "deb-src [signed-by=$keyring] $mirror $codename main" >"$apt/etc/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$apt/etc/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1)
+  echo "dev.sh web: fetching Debian's source package imgui $IMGUI_VERSION (private apt configuration in $apt)" >&2
+  apt-get "${opts[@]}" -qq update >&2
+  (cd "$deps" && apt-get "${opts[@]}" -qq source --download-only "imgui=$IMGUI_VERSION" >&2 &&
+    dpkg-source -x "imgui_$IMGUI_VERSION.dsc" "$src" >&2)
+  [ -f "$src/imgui.cpp" ] || { echo "dev.sh web: imgui's source did not unpack into $src" >&2; return 1; }
+  echo "$src"
+}
+
+web() {
+  install_missing "${WEB_PACKAGES[@]}"
+  local imgui
+  imgui=$(fetch_imgui_source)
+  cmake -S . -B "$WEB_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/emscripten-web.cmake \
+    -DGELU_IMGUI_SOURCE_DIR="$imgui"
+  cmake --build "$WEB_DIR" -j "$JOBS" --target gelulab gelulab-site
+  echo "dev.sh web: the site is $WEB_DIR/site (python3 -m http.server -d $WEB_DIR/site 8000), the command line" \
+    "node $WEB_DIR/gelulab-cli.js" >&2
 }
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -129,12 +190,15 @@ case "$cmd" in
     exec env GELU_MONKEY_MINUTES="$minutes" GELU_MONKEY_SEED="${GELU_MONKEY_SEED:-$(date +%s)}" \
       ./app_monkey_tests
     ;;
+  web)
+    web
+    ;;
   fuzz)
     install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     exec ./tools/fuzz.sh "${1:-60}"
     ;;
   *)
-    echo "usage: tools/dev.sh run|test|build|sanitize|fuzz" >&2
+    echo "usage: tools/dev.sh run|test|build|sanitize|fuzz|soak|web" >&2
     exit 2
     ;;
 esac

@@ -115,10 +115,21 @@ void BenchRunner::start(const BenchConfig& c) {
     shared_.error.clear();
     ++shared_.version;
   }
+#ifdef GELU_NO_THREADS
+  pending_ = c;  // the sweep runs on the next take(), on the page's thread
+#else
   thread_ = std::thread([this, c] { sweep(c); });
+#endif
 }
 
 bool BenchRunner::take(BenchSnapshot& out) {
+#ifdef GELU_NO_THREADS
+  if (pending_) {
+    const BenchConfig c = *pending_;
+    pending_.reset();
+    sweep(c);
+  }
+#endif
   std::lock_guard lk(mu_);
   if (shared_.version == out.version) return false;
   out = shared_;

@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "gelu/bench.hpp"
 #include "gelu/json.hpp"
+#include "model/threads.hpp"
 
 namespace gelu::app {
 
@@ -89,6 +91,7 @@ class BenchRunner {
  private:
   void sweep(BenchConfig c);
   std::thread thread_;
+  std::optional<BenchConfig> pending_;  // GELU_NO_THREADS: the sweep start() asked for
   std::atomic<bool> cancel_{false}, running_{false};
   mutable std::mutex mu_;
   BenchSnapshot shared_;  // guarded by mu_

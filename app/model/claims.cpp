@@ -1,4 +1,8 @@
 // Claims and quantities computed by the core (see claims.hpp).
+//
+// Index of this file:
+//   [SECTION] Shape facts, from gelu
+//   [SECTION] Cost, measured as the Benchmarks panel measures
 #include "model/claims.hpp"
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include "gelu/analysis.hpp"
 #include "gelu/bench.hpp"
 #include "gelu/block_format.hpp"
+#include "model/threads.hpp"
 
 namespace gelu::app::model {
 
@@ -193,10 +198,19 @@ std::optional<Cost> cost(const Activation& f, const Activation& base, bool wait)
   {
     std::lock_guard lock(m);
     auto& r = runs[std::string(f.id) + ":" + base.id];
+#ifdef GELU_NO_THREADS
+    if (!r.valid())
+      r = std::async(std::launch::deferred, [&f, &base] { return measure_cost(f, base); }).share();
+#else
     if (!r.valid()) r = std::async(std::launch::async, [&f, &base] { return measure_cost(f, base); }).share();
+#endif
     fut = r;
   }
+#ifdef GELU_NO_THREADS  // deferred: measured now, on the caller's thread
+  (void)wait;
+#else
   if (!wait && fut.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return std::nullopt;
+#endif
   return fut.get();
 }
 

@@ -70,7 +70,9 @@ void DesignerLab::request_cr(const fit::CrSpec& s) {
     shared_.cr_running = true;
     shared_.cr_progress = 0;
     ++shared_.version;
+#ifndef GELU_NO_THREADS
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+#endif
   }
   cv_.notify_all();
 #else
@@ -141,7 +143,9 @@ void DesignerLab::request(const fit::Spec& s) {
     shared_.running = true;
     shared_.progress = 0;
     ++shared_.version;
+#ifndef GELU_NO_THREADS
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+#endif
   }
   cv_.notify_all();
 }
@@ -153,7 +157,9 @@ void DesignerLab::request_certify() {
     busy_ = true;
     shared_.certifying = true;
     ++shared_.version;
+#ifndef GELU_NO_THREADS
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+#endif
   }
   cv_.notify_all();
 }
@@ -163,7 +169,9 @@ void DesignerLab::request_points(Kept kept) {
     std::lock_guard lk(mu_);
     points_pending_ = std::move(kept);
     busy_ = true;
+#ifndef GELU_NO_THREADS
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+#endif
   }
   cv_.notify_all();
 }
@@ -200,6 +208,9 @@ void DesignerLab::fit_now(const fit::Spec& s) {
 }
 
 bool DesignerLab::take(DesignerSnapshot& out) {
+#ifdef GELU_NO_THREADS
+  loop_once(false);  // without threads, the fit runs here, on the frame that asks for its result
+#endif
   std::lock_guard lk(mu_);
   if (shared_.version == out.version) return false;
   out = shared_;
@@ -213,7 +224,12 @@ void DesignerLab::publish(const std::function<void(DesignerSnapshot&)>& change) 
 }
 
 void DesignerLab::loop() {
-  for (;;) {
+  while (loop_once(true)) {
+  }
+}
+
+bool DesignerLab::loop_once(bool wait) {
+  {
     std::optional<fit::Spec> spec;
     std::optional<Kept> points;
     bool certify = false;
@@ -221,11 +237,15 @@ void DesignerLab::loop() {
     std::shared_ptr<const fit::CrSpec> cr;
     {
       std::unique_lock lk(mu_);
-      cv_.wait(lk, [&] {
+      const auto ready = [&] {
         return stop_ || pending_.has_value() || certify_pending_ || points_pending_.has_value() ||
                cr_pending_ != nullptr;
-      });
-      if (stop_) return;
+      };
+      if (wait)
+        cv_.wait(lk, ready);
+      else if (!ready())
+        return true;
+      if (stop_) return false;
       spec = pending_;
       pending_.reset();
       points = std::move(points_pending_);
@@ -246,6 +266,7 @@ void DesignerLab::loop() {
     std::lock_guard lk(mu_);
     if (!pending_ && !certify_pending_ && !points_pending_ && !cr_pending_) busy_ = false;
   }
+  return true;
 }
 
 void DesignerLab::do_fit(const fit::Spec& s, std::uint64_t my) {

@@ -22,6 +22,7 @@
 #include "gelu/json.hpp"
 #include "gelu/zoo.hpp"
 #include "model/precision_lab.hpp"
+#include "model/threads.hpp"
 
 namespace gelu::fit {
 struct CrSpec;
@@ -92,6 +93,8 @@ class DesignerLab {
   void do_points(const Kept& kept);
   void publish(const std::function<void(DesignerSnapshot&)>& change);
 
+  /// One round of the worker's loop (wait: for a request to come); false once the lab stops.
+  bool loop_once(bool wait);
   std::thread thread_;
   std::mutex mu_;
   std::condition_variable cv_;

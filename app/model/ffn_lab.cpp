@@ -80,7 +80,11 @@ ffn::NetworkSpec LabConfig::spec(int i, const ffn::Dataset& d) const {
 namespace {
 constexpr std::size_t kMaxCurve = 4000;
 constexpr int kEvalEvery = 10;  // steps between full train/test evaluations (the thick loss curve)
-constexpr auto kChunk = std::chrono::milliseconds(25);    // training between looks at the command queue
+#ifdef GELU_NO_THREADS
+constexpr auto kChunk = std::chrono::milliseconds(8);  // training per frame of the page
+#else
+constexpr auto kChunk = std::chrono::milliseconds(25);  // training between looks at the command queue
+#endif
 constexpr auto kPublish = std::chrono::milliseconds(80);  // snapshots per second while playing: ~12
 using Clock = std::chrono::steady_clock;
 }  // namespace
@@ -146,7 +150,9 @@ ffn::TrainConfig lab_train_config(const LabConfig& c, const ffn::Dataset& data,
 
 FfnLab::FfnLab() {
   pending_kind_ = 2;
+#ifndef GELU_NO_THREADS
   thread_ = std::thread([this] { worker(); });
+#endif
 }
 
 FfnLab::~FfnLab() {
@@ -155,7 +161,11 @@ FfnLab::~FfnLab() {
     quit_ = true;
   }
   cv_.notify_all();
+#ifdef GELU_NO_THREADS
+  if (worker_) finish(*worker_);
+#else
   thread_.join();
+#endif
 }
 
 void FfnLab::reset(const LabConfig& c) {
@@ -205,11 +215,21 @@ void FfnLab::step(int n) {
 }
 
 void FfnLab::wait_idle() {
+#ifdef GELU_NO_THREADS
+  for (;;) {
+    {
+      std::lock_guard lk(mu_);
+      if (quit_ || (pending_kind_ == 0 && queued_steps_ == 0 && !busy_)) return;
+    }
+    pump();
+  }
+#endif
   std::unique_lock lk(mu_);
   idle_cv_.wait(lk, [&] { return quit_ || (pending_kind_ == 0 && queued_steps_ == 0 && !busy_); });
 }
 
 bool FfnLab::take(LabSnapshot& out) {
+  pump();  // without threads, the frame's slice of training
   std::lock_guard lk(mu_);
   if (front_.version <= out.version) return false;
   out = front_;
@@ -363,133 +383,155 @@ void FfnLab::fall_back_to_cpu(Nets& s, std::string why) {
   std::fprintf(stderr, "gelulab: FFN lab: %s\n", s.notice.c_str());
 }
 
-void FfnLab::worker() {
+/// What the worker carries from one pass to the next.
+struct FfnLab::Worker {
   Nets s;
   Clock::time_point last_publish = Clock::now();
   bool paced = false;  // pacing of play at cfg.speed steps per second
   int pace_speed = 0;
   Clock::time_point pace_t0;
   long long pace_done = 0;
+};
+
+void FfnLab::worker() {
+  Worker w;
   for (;;) {
     std::unique_lock lk(mu_);
     cv_.wait(lk, [&] { return quit_ || pending_kind_ != 0 || running_ || queued_steps_ > 0; });
     if (quit_) break;
-    if (pending_kind_ != 0) {
-      const LabConfig c = pending_;
-      const bool keep = pending_kind_ == 1;
-      pending_kind_ = 0;
-      busy_ = true;
-      lk.unlock();
-      rebuild(s, c, keep);
-      publish(s, true);
-      last_publish = Clock::now();
-      lk.lock();
-      busy_ = false;
-      idle_cv_.notify_all();
-      continue;
-    }
-    const bool queued = queued_steps_ > 0;
-    int budget = queued ? queued_steps_ : 1 << 30;
-    if (!queued && speed_ > 0) {
-      // Playing at a set speed: the steps due since play started (or the speed changed), at most a second's.
-      if (!paced || pace_speed != speed_) {
-        paced = true;
-        pace_speed = speed_;
-        pace_t0 = Clock::now();
-        pace_done = 0;
-      }
-      const double due = std::chrono::duration<double>(Clock::now() - pace_t0).count() * pace_speed;
-      const long long ahead = static_cast<long long>(due) - pace_done;
-      if (ahead <= 0) {
-        cv_.wait_for(lk, std::chrono::milliseconds(10));
-        continue;
-      }
-      budget = static_cast<int>(std::min<long long>(ahead, pace_speed));
-      if (ahead > pace_speed)
-        pace_done = static_cast<long long>(due) - pace_speed;  // no catching up after a stall
-    } else if (!queued) {
-      paced = false;
-    }
-    // A training budget (a lesson step's "train N steps, then pause"): playing stops at it.
-    if (!queued && step_budget_ > 0) {
-      const int left = step_budget_ - std::max(s.n[0].snap.steps, s.n[1].snap.steps);
-      if (left <= 0) {
-        running_ = false;
-        paced = false;
-        busy_ = true;
-        lk.unlock();
-        publish(s, true);  // the settled state, with running = false
-        last_publish = Clock::now();
-        lk.lock();
-        busy_ = false;
-        idle_cv_.notify_all();
-        continue;
-      }
-      budget = std::min(budget, left);
-    }
+    if (pass(w, lk) == Pass::Paced) cv_.wait_for(lk, std::chrono::milliseconds(10));
+  }
+  finish(w);
+}
+
+void FfnLab::finish(Worker& w) {
+  idle_cv_.notify_all();
+  // GPU trainers go before their context, on the thread the context is current on.
+  for (Nets::One& o : w.s.n) o.trainer.reset();
+  w.s.host.release();
+}
+
+FfnLab::Pass FfnLab::pass(Worker& w, std::unique_lock<std::mutex>& lk) {
+  if (pending_kind_ != 0) {
+    const LabConfig c = pending_;
+    const bool keep = pending_kind_ == 1;
+    pending_kind_ = 0;
     busy_ = true;
     lk.unlock();
-
-    int done = 0;
-    const Clock::time_point t0 = Clock::now();
-    // Trainable while no configuration error stands and some net has not diverged.
-    auto trainable_now = [&] {
-      return s.error.empty() && s.n[0].active() && (s.n[0].trains() || s.n[1].trains());
-    };
-    const bool trainable = trainable_now();
-    while (done < budget && trainable_now() && Clock::now() - t0 < kChunk) {
-      for (Nets::One& o : s.n) {
-        if (!o.trains()) continue;
-        const double loss = o.step();
-        if (o.on_gpu() && !o.trainer->failure().empty()) {
-          fall_back_to_cpu(s, o.trainer->failure());
-          break;  // this step did not happen; the CPU takes over from the last weights copied back
-        }
-        ++o.snap.steps;
-        if (o.snap.steps == 1) o.snap.start_loss = loss;
-        if (ffn::diverged(loss, o.snap.start_loss, ffn::kDivergedGrowth)) o.snap.diverged_at = o.snap.steps;
-        if (o.snap.steps % o.stride == 0) {
-          o.snap.loss_steps.push_back(o.snap.steps);
-          o.snap.batch_loss.push_back(loss);
-          if (o.snap.loss_steps.size() > kMaxCurve) {
-            std::size_t k = 0;
-            for (std::size_t j = 1; j < o.snap.loss_steps.size(); j += 2, ++k) {
-              o.snap.loss_steps[k] = o.snap.loss_steps[j];
-              o.snap.batch_loss[k] = o.snap.batch_loss[j];
-            }
-            o.snap.loss_steps.resize(k);
-            o.snap.batch_loss.resize(k);
-            o.stride *= 2;
-          }
-        }
-        if (o.snap.steps % o.eval_every == 0) o.record_metrics();
-      }
-      ++done;
-    }
-    if (!trainable) done = budget == (1 << 30) ? 0 : budget;
-    const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (done > 0 && dt > 0) s.steps_per_s = done / dt;
-
-    if (!queued) pace_done += done;
-    lk.lock();
-    if (queued) queued_steps_ = std::max(0, queued_steps_ - done);
-    if (!running_) paced = false;
-    if ((!trainable || !trainable_now()) && !queued) running_ = false;  // nothing to train: stop, no spinning
-    // Settled (nothing queued, not playing; also when play just stopped itself): publish this state now.
-    const bool settle = queued_steps_ == 0 && !running_;
-    lk.unlock();
-    if (settle || Clock::now() - last_publish >= kPublish) {
-      publish(s, true);
-      last_publish = Clock::now();
-    }
+    rebuild(w.s, c, keep);
+    publish(w.s, true);
+    w.last_publish = Clock::now();
     lk.lock();
     busy_ = false;
     idle_cv_.notify_all();
+    return Pass::Done;
   }
+  const bool queued = queued_steps_ > 0;
+  int budget = queued ? queued_steps_ : 1 << 30;
+  if (!queued && speed_ > 0) {
+    // Playing at a set speed: the steps due since play started (or the speed changed), at most a second's.
+    if (!w.paced || w.pace_speed != speed_) {
+      w.paced = true;
+      w.pace_speed = speed_;
+      w.pace_t0 = Clock::now();
+      w.pace_done = 0;
+    }
+    const double due = std::chrono::duration<double>(Clock::now() - w.pace_t0).count() * w.pace_speed;
+    const long long ahead = static_cast<long long>(due) - w.pace_done;
+    if (ahead <= 0) {
+      return Pass::Paced;
+    }
+    budget = static_cast<int>(std::min<long long>(ahead, w.pace_speed));
+    if (ahead > w.pace_speed)
+      w.pace_done = static_cast<long long>(due) - w.pace_speed;  // no catching up after a stall
+  } else if (!queued) {
+    w.paced = false;
+  }
+  // A training budget (a lesson step's "train N steps, then pause"): playing stops at it.
+  if (!queued && step_budget_ > 0) {
+    const int left = step_budget_ - std::max(w.s.n[0].snap.steps, w.s.n[1].snap.steps);
+    if (left <= 0) {
+      running_ = false;
+      w.paced = false;
+      busy_ = true;
+      lk.unlock();
+      publish(w.s, true);  // the settled state, with running = false
+      w.last_publish = Clock::now();
+      lk.lock();
+      busy_ = false;
+      idle_cv_.notify_all();
+      return Pass::Done;
+    }
+    budget = std::min(budget, left);
+  }
+  busy_ = true;
+  lk.unlock();
+
+  int done = 0;
+  const Clock::time_point t0 = Clock::now();
+  // Trainable while no configuration error stands and some net has not diverged.
+  auto trainable_now = [&] {
+    return w.s.error.empty() && w.s.n[0].active() && (w.s.n[0].trains() || w.s.n[1].trains());
+  };
+  const bool trainable = trainable_now();
+  while (done < budget && trainable_now() && Clock::now() - t0 < kChunk) {
+    for (Nets::One& o : w.s.n) {
+      if (!o.trains()) continue;
+      const double loss = o.step();
+      if (o.on_gpu() && !o.trainer->failure().empty()) {
+        fall_back_to_cpu(w.s, o.trainer->failure());
+        break;  // this step did not happen; the CPU takes over from the last weights copied back
+      }
+      ++o.snap.steps;
+      if (o.snap.steps == 1) o.snap.start_loss = loss;
+      if (ffn::diverged(loss, o.snap.start_loss, ffn::kDivergedGrowth)) o.snap.diverged_at = o.snap.steps;
+      if (o.snap.steps % o.stride == 0) {
+        o.snap.loss_steps.push_back(o.snap.steps);
+        o.snap.batch_loss.push_back(loss);
+        if (o.snap.loss_steps.size() > kMaxCurve) {
+          std::size_t k = 0;
+          for (std::size_t j = 1; j < o.snap.loss_steps.size(); j += 2, ++k) {
+            o.snap.loss_steps[k] = o.snap.loss_steps[j];
+            o.snap.batch_loss[k] = o.snap.batch_loss[j];
+          }
+          o.snap.loss_steps.resize(k);
+          o.snap.batch_loss.resize(k);
+          o.stride *= 2;
+        }
+      }
+      if (o.snap.steps % o.eval_every == 0) o.record_metrics();
+    }
+    ++done;
+  }
+  if (!trainable) done = budget == (1 << 30) ? 0 : budget;
+  const double dt = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (done > 0 && dt > 0) w.s.steps_per_s = done / dt;
+
+  if (!queued) w.pace_done += done;
+  lk.lock();
+  if (queued) queued_steps_ = std::max(0, queued_steps_ - done);
+  if (!running_) w.paced = false;
+  if ((!trainable || !trainable_now()) && !queued) running_ = false;  // nothing to train: stop, no spinning
+  // Settled (nothing queued, not playing; also when play just stopped itself): publish this state now.
+  const bool settle = queued_steps_ == 0 && !running_;
+  lk.unlock();
+  if (settle || Clock::now() - w.last_publish >= kPublish) {
+    publish(w.s, true);
+    w.last_publish = Clock::now();
+  }
+  lk.lock();
+  busy_ = false;
   idle_cv_.notify_all();
-  // GPU trainers go before their context, on the thread the context is current on.
-  for (Nets::One& o : s.n) o.trainer.reset();
-  s.host.release();
+  return Pass::Done;
+}
+
+void FfnLab::pump() {
+#ifdef GELU_NO_THREADS
+  if (!worker_) worker_ = std::make_unique<Worker>();
+  std::unique_lock lk(mu_);
+  if (quit_ || !(pending_kind_ != 0 || running_ || queued_steps_ > 0)) return;
+  pass(*worker_, lk);
+#endif
 }
 
 }  // namespace gelu::app

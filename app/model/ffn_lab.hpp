@@ -22,6 +22,7 @@
 #include "gelu/ffn/dataset.hpp"
 #include "gelu/ffn/train.hpp"
 #include "gelu/json.hpp"
+#include "model/threads.hpp"
 
 namespace gelu::app {
 
@@ -131,7 +132,14 @@ class FfnLab {
 
  private:
   struct Nets;
+  struct Worker;
+  enum class Pass { Done, Paced };  // Paced: playing is ahead of its speed, wait ~10 ms
   void worker();
+  /// One pass of the worker's loop, with mu_ held by `lk` on entry (it unlocks while it trains).
+  Pass pass(Worker& w, std::unique_lock<std::mutex>& lk);
+  void finish(Worker& w);
+  /// Without threads (GELU_NO_THREADS): one pass on the caller's thread when there is work.
+  void pump();
   void publish(Nets& n, bool eval);
   bool rebuild(Nets& n, const LabConfig& c, bool keep_weights);
   /// The GPU failed mid-run (context lost, a kernel error): both nets go on training on the CPU from the
@@ -150,6 +158,7 @@ class FfnLab {
   std::uint64_t published_ = 0;
   LabSnapshot front_;  // the latest published snapshot (guarded by mu_)
   std::thread thread_;
+  std::unique_ptr<Worker> worker_;  // GELU_NO_THREADS: the worker's state between frames
 };
 
 }  // namespace gelu::app

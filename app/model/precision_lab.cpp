@@ -252,7 +252,9 @@ void PrecisionLab::start(const PrecisionConfig& c) {
     ++shared_.version;
     busy_ = true;
     ++request_;  // under the lock: the worker reads it when it takes the config
+#ifndef GELU_NO_THREADS
     if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+#endif
   }
   cv_.notify_all();
 }
@@ -270,6 +272,9 @@ void PrecisionLab::run_now(const PrecisionConfig& c) {
 }
 
 bool PrecisionLab::take(PrecisionSnapshot& out) {
+#ifdef GELU_NO_THREADS
+  loop_once(false);  // without threads, the sweep runs here, on the frame that asks for its result
+#endif
   std::lock_guard lk(mu_);
   if (shared_.version == out.version) return false;
   out = shared_;
@@ -283,21 +288,29 @@ void PrecisionLab::publish(const std::function<void(PrecisionSnapshot&)>& change
 }
 
 void PrecisionLab::loop() {
-  for (;;) {
-    PrecisionConfig c;
-    std::uint64_t my = 0;
-    {
-      std::unique_lock lk(mu_);
-      cv_.wait(lk, [&] { return stop_ || pending_.has_value(); });
-      if (stop_) return;
-      c = *pending_;
-      pending_.reset();
-      my = request_.load();
-    }
-    compute(c, [&] { return request_.load() != my; });
-    std::lock_guard lk(mu_);
-    if (!pending_) busy_ = false;
+  while (loop_once(true)) {
   }
+}
+
+bool PrecisionLab::loop_once(bool wait) {
+  PrecisionConfig c;
+  std::uint64_t my = 0;
+  {
+    std::unique_lock lk(mu_);
+    const auto ready = [&] { return stop_ || pending_.has_value(); };
+    if (wait)
+      cv_.wait(lk, ready);
+    else if (!ready())
+      return true;
+    if (stop_) return false;
+    c = *pending_;
+    pending_.reset();
+    my = request_.load();
+  }
+  compute(c, [&] { return request_.load() != my; });
+  std::lock_guard lk(mu_);
+  if (!pending_) busy_ = false;
+  return true;
 }
 
 bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>& stale) {

@@ -22,6 +22,7 @@
 #include "gelu/format.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
+#include "model/threads.hpp"
 
 namespace gelu::app {
 
@@ -216,6 +217,8 @@ class PrecisionLab {
   bool compute(const PrecisionConfig& c, const std::function<bool()>& stale);
   void publish(const std::function<void(PrecisionSnapshot&)>& change);
 
+  /// One request of the worker's loop (wait: for one to come); false once the lab stops.
+  bool loop_once(bool wait);
   std::thread thread_;
   std::mutex mu_;  // guards pending_, stop_, shared_
   std::condition_variable cv_;

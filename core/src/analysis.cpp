@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <stdexcept>
@@ -69,7 +70,9 @@ std::uint64_t ordered_distance(T a, T b) {
   if (std::isnan(a) || std::isnan(b))
     return std::isnan(a) && std::isnan(b) ? 0 : std::numeric_limits<std::uint64_t>::max();
   constexpr U sign = U(1) << (sizeof(T) * 8 - 1);
-  const U ua = std::bit_cast<U>(a), ub = std::bit_cast<U>(b);
+  U ua, ub;  // the bit patterns (memcpy: emscripten 3.1.6's libc++ has no std::bit_cast)
+  std::memcpy(&ua, &a, sizeof ua);
+  std::memcpy(&ub, &b, sizeof ub);
   const std::uint64_t ma = ua & ~sign, mb = ub & ~sign;  // magnitudes, ordered like the values
   if ((ua & sign) == (ub & sign)) return ma > mb ? ma - mb : mb - ma;
   return ma + mb;  // opposite signs: through zero (+0 and -0 both have magnitude 0)

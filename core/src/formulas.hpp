@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ext_math.hpp"
 #include "gelu/activation.hpp"
 
 namespace gelu::formulas {
@@ -105,12 +106,13 @@ inline double tiny_x_times_exp(double x, DD z, bool gelu_tail) {
 
 // [SECTION] GELU, exact: x * Phi(x).
 
-/// Φ(−t) for t >= 0 in x87 extended precision (64-bit significand). glibc's erfcl is good to a few units of
-/// 2^-63 and t/√2 is carried to 2^-64, so the value keeps ~11 bits beyond double: a double result computed
-/// from it rounds once. (With double erfc alone, gelu's negative side reached 3 ULP at x = −7.6.)
+/// Φ(−t) for t >= 0 in extended precision: x87's 64-bit significand on the desktop, where glibc's erfcl is
+/// good to a few units of 2^-63 and t/√2 is carried to 2^-64, so the value keeps ~11 bits beyond double and a
+/// double result computed from it rounds once; binary128 in WebAssembly, through ext_math.hpp (musl's erfcl
+/// there is the double erfc). (With double erfc alone, gelu's negative side reached 3 ULP at x = −7.6.)
 inline long double normal_upper_tail_ld(double t) {
   const long double u = static_cast<long double>(t) * 0.707106781186547524400844362104849039L;
-  return 0.5L * erfcl(u);
+  return 0.5L * ext::erfcl_(u);
 }
 
 /// GELU on the negative side in double arithmetic alone: x·Q(−x) with normal_upper_tail, for −37 <= x < 0
@@ -138,7 +140,7 @@ inline double gelu_d1(double x) {
   if (x < -40.0) return -0.0;
   // Φ(x) + x·φ(x) in extended precision, rounded once (the two terms cancel near the root x ≈ −0.7518).
   const long double xl = x;
-  const long double xphi = xl * expl(-0.5L * xl * xl) * 0.398942280401432677939946059934381868L;
+  const long double xphi = xl * ext::expl_(-0.5L * xl * xl) * 0.398942280401432677939946059934381868L;
   const long double cdf = x < 0 ? normal_upper_tail_ld(-x) : 1.0L - normal_upper_tail_ld(x);
   return static_cast<double>(cdf + xphi);
 }
@@ -148,7 +150,7 @@ inline double gelu_d2(double x) {
   if (std::fabs(x) > 40.0) return -0.0;
   // φ(x)·(2 − x²) in extended precision, rounded once (exp's argument reaches −800 before underflow).
   const long double xl = x, x2 = xl * xl;
-  return static_cast<double>(expl(-0.5L * x2) * 0.398942280401432677939946059934381868L * (2.0L - x2));
+  return static_cast<double>(ext::expl_(-0.5L * x2) * 0.398942280401432677939946059934381868L * (2.0L - x2));
 }
 
 // [SECTION] Logistic sigmoid, stable on both sides.

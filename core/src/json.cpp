@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "float_chars.hpp"
 #include "gelu/numio.hpp"
 
 namespace gelu::json {
@@ -386,7 +387,7 @@ class Parser {
       if (digits() == 0) fail("invalid number: digits expected in the exponent");
     }
     double v = 0;
-    auto [ptr, ec] = std::from_chars(s_.data() + start, s_.data() + pos_, v);
+    auto [ptr, ec] = detail::float_from_chars(s_.data() + start, s_.data() + pos_, v);
     if (ec == std::errc::result_out_of_range) {
       // Overflow is an error (no JSON infinity); underflow rounds to zero like every JSON reader.
       const auto tiny = parse_f64(s_.substr(start, pos_ - start));

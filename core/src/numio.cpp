@@ -13,6 +13,8 @@
 #include <system_error>
 #include <vector>
 
+#include "float_chars.hpp"
+
 namespace gelu {
 namespace {
 
@@ -84,7 +86,7 @@ std::optional<T> parse(std::string_view s) {
     if (d >= body.size() || body[d] < '0' || body[d] > '9') return std::nullopt;
   }
   T v{};
-  const auto [ptr, ec] = std::from_chars(body.data(), body.data() + body.size(), v, fmt);
+  const auto [ptr, ec] = detail::float_from_chars(body.data(), body.data() + body.size(), v, fmt);
   if (ptr != body.data() + body.size()) return std::nullopt;
   if (ec == std::errc::result_out_of_range) {
     // Overflow -> inf, underflow -> signed zero: what a correctly rounded strtod would give.
@@ -106,7 +108,7 @@ void append(std::string& out, T v) {
     return;
   }
   char buf[64];
-  const auto [ptr, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  const auto [ptr, ec] = detail::float_to_chars(buf, buf + sizeof buf, v);
   out.append(buf, ptr);
 }
 

@@ -231,6 +231,10 @@ bool run_inline(std::size_t n, std::size_t chunk, const std::function<void(std::
 }  // namespace
 
 int thread_count() {
+#if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
+  return 1;  // the web build has no threads (they need cross-origin isolation, which static hosts cannot
+             // give)
+#endif
   const int o = g_thread_override.load(std::memory_order_relaxed);
   return o > 0 ? o : default_thread_count();
 }

@@ -13,7 +13,11 @@
 //   [SECTION] The frame loop
 //   [SECTION] The end of a run
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+
+#include "gui/web/page.hpp"
+#endif
 #include <imgui.h>
 #include <signal.h>
 
@@ -29,6 +33,7 @@
 #include "command/command.hpp"
 #include "gelu/fileio.hpp"
 #include "gui/hosts/host.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/gl_capture.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
@@ -217,6 +222,9 @@ SessionPlan prepare_app(App& app, const GuiOptions& o) {
 
 std::unique_ptr<Host> open_host(App& app, const GuiOptions& o, bool restored) {
   if (o.headless) return make_headless_host(o.size);
+#ifdef __EMSCRIPTEN__
+  return make_window_host(app, o.size, restored && !o.size_text, true);  // the page's canvas
+#endif
   const char* display = std::getenv("DISPLAY");
   const char* wayland = std::getenv("WAYLAND_DISPLAY");
   if ((!display || !*display) && (!wayland || !*wayland)) {
@@ -247,7 +255,10 @@ void capture_requests(App& app, Host& host, const ImGuiIO& io, int fw, int fh, c
     const std::string path = app.png_path();
     host.select_read_buffer();
     const bool ok = write_framebuffer_png(path, fw, fh, &err);
-    app.set_status(ok ? "saved " + path : err);
+    if (ok)
+      app.note_saved(path);
+    else
+      app.set_status(err);
     if (ok) app.png_saved();
   }
   ImVec2 plot_min, plot_max;
@@ -258,7 +269,10 @@ void capture_requests(App& app, Host& host, const ImGuiIO& io, int fw, int fh, c
     host.select_read_buffer();
     const bool ok = write_framebuffer_region_png(plot_path, fh, ImVec2(plot_min.x * fs.x, plot_min.y * fs.y),
                                                  ImVec2(plot_max.x * fs.x, plot_max.y * fs.y), &err);
-    app.set_status(ok ? "saved " + plot_path : err);
+    if (ok)
+      app.note_saved(plot_path);
+    else
+      app.set_status(err);
     if (ok) app.png_saved();
   }
   if (o.save_png && o.limits.max_frames >= 0 && frame + 1 == o.limits.max_frames) {
@@ -271,82 +285,127 @@ void capture_requests(App& app, Host& host, const ImGuiIO& io, int fw, int fh, c
   }
 }
 
+/// What the frame loop carries from one frame to the next.
+struct FrameLoop {
+  App& app;
+  Host& host;
+  Script& script;
+  testing::Monkey* monkey;
+  const GuiOptions& o;
+  testing::SoakMonitor& monitor;
+  LoopResult r;
+  Clock::time_point run_t0;
+};
+
+/// One frame; false when the loop ends (before drawing it).
+bool frame_step(FrameLoop& L) {
+  App& app = L.app;
+  Host& host = L.host;
+  const GuiOptions& o = L.o;
+  LoopResult& r = L.r;
+  ImGuiIO& io = ImGui::GetIO();
+  const long max_frames = o.limits.max_frames;
+  if (host.should_close() || app.quit_requested() || g_stop_signal) return false;
+  if (max_frames >= 0 && r.frames >= max_frames) return false;
+  const bool busy = app.animating() || r.script_running || max_frames >= 0 || ImGui::IsAnyMouseDown();
+  host.poll(app, busy);
+  if (g_stop_signal) return false;
+#ifdef __EMSCRIPTEN__
+  web::page_frame(app);  // the URL's fragment and File > Copy link
+#endif
+  // Presentation mode changes rebuild the font atlas at the new pixel size and re-upload its texture.
+  if (app.take_fonts_dirty() || host.take_rescale()) {
+    ImGui_ImplOpenGL3_DestroyFontsTexture();
+    app.setup_fonts_and_style(host.content_scale());
+    ImGui_ImplOpenGL3_CreateFontsTexture();
+  }
+  const auto t0 = Clock::now();
+  host.new_frame(io);
+  if (L.monkey) {
+    try {
+      L.monkey->step(app, io);
+    } catch (const std::runtime_error& e) {  // its script file could not be written, or a bad action
+      std::fprintf(stderr, "gelulab gui: --monkey: %s\n", e.what());
+      r.status = 1;
+      return false;
+    }
+  } else if (r.script_running) {
+    try {
+      r.script_running = L.script.step(app, io) && !L.script.done();  // done: its last command was `quit`
+      if (!r.script_running && o.script_loop) {
+        L.script.restart();
+        r.script_running = true;
+      }
+    } catch (const std::runtime_error& e) {
+      std::fprintf(stderr, "gelulab gui: %s\n", e.what());
+      r.status = 1;
+      return false;
+    }
+  }
+  const auto tu0 = Clock::now();
+  ImGui::NewFrame();
+  app.frame();
+  ImGui::Render();
+  const auto tu1 = Clock::now();
+  const auto [fw, fh] = host.begin_render();
+  glViewport(0, 0, fw, fh);
+  glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+  const auto t1 = Clock::now();
+  if (o.limits.frame_time_summary) glFinish();
+  const auto t2 = Clock::now();
+  capture_requests(app, host, io, fw, fh, o, r.frames, &r.status);
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
+    ++r.gl_errors;
+    if (r.gl_errors <= 20) std::fprintf(stderr, "gelulab gui: GL error 0x%04x at frame %ld\n", e, r.frames);
+  }
+  host.present();
+  const auto t3 = Clock::now();
+  L.monitor.frame_done(r.frames, ms_between(t0, t1), ms_between(tu0, tu1), ms_between(t0, t2),
+                       ms_between(t0, t3));
+  ++r.frames;
+  return true;
+}
+
 LoopResult frame_loop(App& app, Host& host, Script& script, testing::Monkey* monkey, const GuiOptions& o,
                       testing::SoakMonitor& monitor) {
-  ImGuiIO& io = ImGui::GetIO();
-  LoopResult r;
-  r.script_running = script.size() > 0;
-  const auto run_t0 = Clock::now();
-  const long max_frames = o.limits.max_frames;
-  while (!host.should_close() && !app.quit_requested() && !g_stop_signal) {
-    if (max_frames >= 0 && r.frames >= max_frames) break;
-    const bool busy = app.animating() || r.script_running || max_frames >= 0 || ImGui::IsAnyMouseDown();
-    host.poll(app, busy);
-    if (g_stop_signal) break;
-    // Presentation mode changes rebuild the font atlas at the new pixel size and re-upload its texture.
-    if (app.take_fonts_dirty() || host.take_rescale()) {
-      ImGui_ImplOpenGL3_DestroyFontsTexture();
-      app.setup_fonts_and_style(host.content_scale());
-      ImGui_ImplOpenGL3_CreateFontsTexture();
-    }
-    const auto t0 = Clock::now();
-    host.new_frame(io);
-    if (monkey) {
-      try {
-        monkey->step(app, io);
-      } catch (const std::runtime_error& e) {  // its script file could not be written, or a bad action
-        std::fprintf(stderr, "gelulab gui: --monkey: %s\n", e.what());
-        r.status = 1;
-        break;
-      }
-    } else if (r.script_running) {
-      try {
-        r.script_running = script.step(app, io) && !script.done();  // done: its last command was `quit`
-        if (!r.script_running && o.script_loop) {
-          script.restart();
-          r.script_running = true;
-        }
-      } catch (const std::runtime_error& e) {
-        std::fprintf(stderr, "gelulab gui: %s\n", e.what());
-        r.status = 1;
-        break;
-      }
-    }
-    const auto tu0 = Clock::now();
-    ImGui::NewFrame();
-    app.frame();
-    ImGui::Render();
-    const auto tu1 = Clock::now();
-    const auto [fw, fh] = host.begin_render();
-    glViewport(0, 0, fw, fh);
-    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
-    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    const auto t1 = Clock::now();
-    if (o.limits.frame_time_summary) glFinish();
-    const auto t2 = Clock::now();
-    capture_requests(app, host, io, fw, fh, o, r.frames, &r.status);
-    for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError()) {
-      ++r.gl_errors;
-      if (r.gl_errors <= 20) std::fprintf(stderr, "gelulab gui: GL error 0x%04x at frame %ld\n", e, r.frames);
-    }
-    host.present();
-    const auto t3 = Clock::now();
-    monitor.frame_done(r.frames, ms_between(t0, t1), ms_between(tu0, tu1), ms_between(t0, t2),
-                       ms_between(t0, t3));
-    ++r.frames;
+  FrameLoop L{app, host, script, monkey, o, monitor, {}, Clock::now()};
+  L.r.script_running = script.size() > 0;
+  while (frame_step(L)) {
   }
-  r.seconds = std::chrono::duration<double>(Clock::now() - run_t0).count();
-  return r;
+  L.r.seconds = std::chrono::duration<double>(Clock::now() - L.run_t0).count();
+  return L.r;
 }
+
+#ifdef __EMSCRIPTEN__
+/// The browser calls the page's frames (requestAnimationFrame): the loop's state lives on the heap for as
+/// long as the page does, and this function does not return (emscripten unwinds to the browser's event loop).
+[[noreturn]] void run_page_loop(App& app, Host& host, Script& script, testing::Monkey* monkey,
+                                const GuiOptions& o, testing::SoakMonitor& monitor) {
+  auto* L = new FrameLoop{app, host, script, monkey, o, monitor, {}, Clock::now()};
+  L->r.script_running = script.size() > 0;
+  emscripten_set_main_loop_arg(
+      [](void* p) {
+        if (!frame_step(*static_cast<FrameLoop*>(p))) emscripten_cancel_main_loop();
+      },
+      L, 0, true);
+  std::abort();  // not reached: the call above never returns
+}
+#endif
 
 // [SECTION] The end of a run: session, report
 int run_gui(Args& args) {
-  const GuiOptions o = GuiOptions::parse(args);
-  App app;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the options and files
+  // On the heap: in the browser they outlive this function (run_page_loop).
+  const auto options = std::make_unique<const GuiOptions>(GuiOptions::parse(args));
+  const GuiOptions& o = *options;
+  auto app_owner = std::make_unique<App>();
+  App& app = *app_owner;  // no GL, no ImGui context: the validate-only mode (command::dry_run) checks the
+                          // options and files
   const SessionPlan plan = prepare_app(app, o);
   const bool restored = plan.restored;
-  Script script;
+  auto script_owner = std::make_unique<Script>();
+  Script& script = *script_owner;
   if (o.script_path) {
     try {
       script = Script::parse(read_file(*o.script_path, kMaxJsonFileBytes));
@@ -378,7 +437,8 @@ int run_gui(Args& args) {
   app.take_fonts_dirty();  // the atlas above already has the presentation size
   host->init_imgui();
 
-  testing::SoakMonitor monitor(test_run, o.limits);
+  auto monitor_owner = std::make_unique<testing::SoakMonitor>(test_run, o.limits);
+  testing::SoakMonitor& monitor = *monitor_owner;
   std::unique_ptr<testing::Monkey> monkey;
   if (o.monkey_seed) {
     try {
@@ -405,6 +465,14 @@ int run_gui(Args& args) {
       monkey->set_tried(std::move(tried));
     }
   }
+#ifdef __EMSCRIPTEN__
+  // The page: frames until the tab closes; the URL's fragment opens a view first.
+  web::page_start(app);
+  (void)app_owner.release();
+  (void)script_owner.release();
+  (void)monitor_owner.release();
+  run_page_loop(app, *host.release(), script, monkey.release(), *new GuiOptions(o), monitor);
+#endif
   LoopResult r = frame_loop(app, *host, script, monkey.get(), o, monitor);
   const int stop_signal = g_stop_signal;
   if (stop_signal)

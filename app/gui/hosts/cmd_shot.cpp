@@ -1,7 +1,6 @@
 // gelulab shot: renders one panel headless (EGL surfaceless on Mesa, the EGL device on NVIDIA) into a
 // framebuffer object with ImGui's OpenGL3 backend and writes a PNG — the same frame the window shows.
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 
 #include "command/command.hpp"
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/gl_capture.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/shell/app.hpp"

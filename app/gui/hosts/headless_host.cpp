@@ -1,7 +1,6 @@
 // The headless host: the whole app on a headless EGL context, drawing into an offscreen framebuffer (no
 // display needed): `gelulab gui --headless` for soak and fault tests.
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
 
 #include <algorithm>
 #include <chrono>
@@ -10,6 +9,7 @@
 
 #include "gui/hosts/host.hpp"
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl.hpp"
 
 namespace gelu::app {
 namespace {

@@ -2,8 +2,7 @@
 // (model/backends.hpp); without one, create() says why.
 #include "gui/hosts/offscreen.hpp"
 
-#include <epoxy/gl.h>
-
+#include "gui/kit/gl.hpp"
 #include "model/backends.hpp"
 
 namespace gelu::app {

@@ -4,7 +4,6 @@
 // same frames record the series each step's plots draw (plot::set_series_names), which its view.series and
 // view.reveal must name (model::series_problems).
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/gl_capture.hpp"
 #include "gui/shell/app.hpp"
 #include "gui/shell/state_file.hpp"

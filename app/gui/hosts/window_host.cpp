@@ -4,13 +4,13 @@
 #include <GLFW/glfw3.h>
 #include <backends/imgui_impl_glfw.h>
 #include <backends/imgui_impl_opengl3.h>
-#include <epoxy/gl.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <utility>
 
 #include "gui/hosts/host.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/shell/classroom.hpp"
 
 namespace gelu::app {

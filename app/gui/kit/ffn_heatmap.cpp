@@ -1,11 +1,10 @@
 // Decision heatmaps as GL textures (see ffn_heatmap.hpp).
 #include "gui/kit/ffn_heatmap.hpp"
 
-#include <epoxy/gl.h>
-
 #include <algorithm>
 #include <cmath>
 
+#include "gui/kit/gl.hpp"
 #include "plot/plot.hpp"
 
 namespace gelu::app {

@@ -1,12 +1,12 @@
 #include "gui/kit/gl_capture.hpp"
 
-#include <epoxy/gl.h>
 #include <stb_image_write.h>
 
 #include <cstring>
 #include <vector>
 
 #include "gelu/fileio.hpp"
+#include "gui/kit/gl.hpp"
 
 namespace gelu::app {
 

@@ -196,12 +196,21 @@ void App::menu_bar() {
     ImGui::Separator();
     if (ImGui::MenuItem("Open lesson…")) open_lesson_dialog_ = true;
     if (ImGui::MenuItem("Save view as lesson step…")) save_step_dialog_ = true;
+#ifndef __EMSCRIPTEN__  // the handout runs `gelulab lessons --handout` as a child process
     // The same code as `gelulab lessons --handout` (it runs that command): every step's slide, text, notes.
     if (ui::marked("menu:export_handout",
                    ImGui::MenuItem("Export lesson handout…", nullptr, false, player_.lesson() != nullptr)))
       handout_dialog_ = true;
+#endif
+#ifdef __EMSCRIPTEN__
+    ImGui::Separator();
+    if (ImGui::MenuItem("Copy link", nullptr, false))
+      copy_link_request_ = true;  // the view as a URL fragment
+#endif
+#ifndef __EMSCRIPTEN__  // a page ends with its tab
     ImGui::Separator();
     if (ImGui::MenuItem("Quit", "Ctrl+Q")) quit_ = true;
+#endif
     ImGui::EndMenu();
   }
   if (ImGui::BeginMenu("View")) {
@@ -627,7 +636,7 @@ void App::session_dialogs() {
       try {
         if (save) {
           save_session(*this, dialog_path_);
-          set_status(std::string("saved ") + dialog_path_);
+          note_saved(dialog_path_);
         } else {
           pending_restore_ =
               dialog_path_;  // at the start of the next frame: this frame still draws the old panels
@@ -694,7 +703,7 @@ void App::lesson_dialogs() {
         const json::Value st = active().state();
         const int n = append_lesson_step(
             lesson_path_, LessonStep{step_title_, step_body_, active().id(), st, {}, {}, {}}, lesson_title_);
-        set_status("step " + std::to_string(n) + " added to " + std::string(lesson_path_));
+        note_saved(lesson_path_, "step " + std::to_string(n) + " added to " + std::string(lesson_path_));
       } catch (const LessonError& e) {
         show_message(std::string("Could not add the step: ") + e.what() + ". The file was not changed.",
                      true);
@@ -844,7 +853,10 @@ void App::export_requests() {
       try {
         write_output(path, series_csv(csv_plot_, *csv_state_));  // "-": standard output (shot --csv -)
         last_csv_ = path;
-        set_status("saved " + path);
+        if (path == "-")
+          set_status("saved " + path);
+        else
+          note_saved(path);
         if (csv_path_.empty()) ++png_counter_;
       } catch (const FileError& e) {
         set_status(e.what());
@@ -882,7 +894,9 @@ void App::shortcuts() {
   if (ctrl && shift && pressed(GLFW_KEY_S)) open_save_dialog_ = true;
   if (ctrl && pressed(GLFW_KEY_O)) open_restore_dialog_ = true;
   if (ctrl && pressed(GLFW_KEY_E)) request_csv();
+#ifndef __EMSCRIPTEN__  // the browser keeps Ctrl+Q; a page ends with its tab
   if (ctrl && pressed(GLFW_KEY_Q)) quit_ = true;
+#endif
   for (std::size_t i = 0; i < panels_.size() && i < 9; ++i)
     if (ctrl && pressed(GLFW_KEY_1 + static_cast<int>(i))) select(panels_[i]->id());
   Presentation p = presentation_;

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gui/panels/panel.hpp"
@@ -132,6 +133,15 @@ class App {
   std::string png_path() const;          // where the live view's PNG goes: gelulab-<panel>-N.png in the cwd
   void png_saved() { ++png_counter_; }
   void set_status(std::string s) { status_ = std::move(s); }
+  /// A file the app wrote for the user (a PNG, a CSV, a session, a lesson): the status says so, and the web
+  /// build's page offers it as a download (gui/web/page.cpp).
+  void note_saved(const std::string& path, std::string status = {}) {
+    status_ = status.empty() ? "saved " + path : std::move(status);
+    saved_files_.push_back(path);
+  }
+  std::vector<std::string> take_saved_files() { return std::exchange(saved_files_, {}); }
+  /// File > Copy link (the web build's menu: the page answers it, gui/web/page.cpp).
+  bool take_copy_link_request() { return std::exchange(copy_link_request_, false); }
   bool font_has_formula_glyphs() const { return formula_glyphs_ok_; }
 
  private:
@@ -176,6 +186,8 @@ class App {
   char dialog_path_[1024] = {};
   // File > Open lesson… and File > Save view as lesson step… (a teacher writes a lesson by clicking).
   bool open_lesson_dialog_ = false, save_step_dialog_ = false;
+  bool copy_link_request_ = false;
+  std::vector<std::string> saved_files_;
   char lesson_path_[1024] = {}, lesson_title_[96] = {}, step_title_[96] = {}, step_body_[512] = {};
   // File > Export lesson handout…: the folder, and `gelulab lessons --handout` running as a child.
   bool handout_dialog_ = false;

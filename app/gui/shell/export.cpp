@@ -1,12 +1,11 @@
 // Export (see export.hpp).
 #include "gui/shell/export.hpp"
 
-#include <epoxy/gl.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "gui/kit/gl.hpp"
 #include "gui/kit/gl_capture.hpp"
 
 namespace gelu::app {

@@ -1,7 +1,6 @@
 // Test-run instrumentation (see soak.hpp).
 #include "gui/testing/soak.hpp"
 
-#include <epoxy/gl.h>
 #include <malloc.h>
 
 #include <algorithm>
@@ -10,14 +9,17 @@
 #include <cstring>
 #include <fstream>
 
+#include "gui/kit/gl.hpp"
+
 namespace gelu::app::testing {
 namespace {
 
 // [SECTION] KHR_debug: every GL message of the render context is counted; errors fail the run. A marker
 // inserted at start-up proves the channel works (else the check would pass vacuously).
 GlDebugCounts g_gl_debug;
-constexpr GLuint kDebugSelfTestId = 0x6e1u;
 
+#ifndef __EMSCRIPTEN__  // WebGL2 has no KHR_debug: the page's test reads WebGL errors with glGetError
+constexpr GLuint kDebugSelfTestId = 0x6e1u;
 void GLAPIENTRY on_gl_debug(GLenum source, GLenum type, GLuint id, GLenum severity, GLsizei length,
                             const GLchar* message, const void*) {
   if (source == GL_DEBUG_SOURCE_APPLICATION && id == kDebugSelfTestId) {
@@ -32,6 +34,7 @@ void GLAPIENTRY on_gl_debug(GLenum source, GLenum type, GLuint id, GLenum severi
     std::fprintf(stderr, "gelulab gui: GL debug error (type 0x%04x, id %u): %.*s\n", type, id,
                  length < 0 ? static_cast<int>(std::strlen(message)) : static_cast<int>(length), message);
 }
+#endif
 
 struct MemSample {
   long frame = 0, rss_kb = 0, heap_kb = 0;
@@ -99,6 +102,9 @@ constexpr long kWarmupFrames = 30;  // font atlas, first layouts
 }  // namespace
 
 bool enable_gl_debug() {
+#ifdef __EMSCRIPTEN__
+  return false;
+#else
   if (epoxy_gl_version() < 43 && !epoxy_has_gl_extension("GL_KHR_debug")) return false;
   glEnable(GL_DEBUG_OUTPUT);
   glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
@@ -107,6 +113,7 @@ bool enable_gl_debug() {
   glDebugMessageInsert(GL_DEBUG_SOURCE_APPLICATION, GL_DEBUG_TYPE_MARKER, kDebugSelfTestId,
                        GL_DEBUG_SEVERITY_NOTIFICATION, -1, "gelulab: KHR_debug self-test");
   return g_gl_debug.self_test;
+#endif
 }
 
 const GlDebugCounts& gl_debug_counts() {
@@ -114,16 +121,25 @@ const GlDebugCounts& gl_debug_counts() {
 }
 
 long rss_kb() {
+#ifdef __EMSCRIPTEN__
+  return static_cast<long>(__builtin_wasm_memory_size(0) * 64);  // the wasm memory, in 64 KiB pages
+#else
   malloc_trim(0);
   std::ifstream f("/proc/self/statm");
   long pages = 0, resident = 0;
   f >> pages >> resident;
   return resident * 4;  // 4 KiB pages on x86-64 Linux
+#endif
 }
 
 long heap_in_use_kb() {
+#ifdef __EMSCRIPTEN__
+  const struct mallinfo mi = mallinfo();
+  return static_cast<long>(mi.uordblks / 1024);
+#else
   const struct mallinfo2 mi = mallinfo2();
   return static_cast<long>((mi.uordblks + mi.hblkhd) / 1024);
+#endif
 }
 
 double percentile(std::vector<double> v, double q) {

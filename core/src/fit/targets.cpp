@@ -153,10 +153,10 @@ long double target_ld(Target t, double x) {
     case Target::Phi:
       return phi_ld(x);
     case Target::Erf:
-      return std::erf(static_cast<ld>(x) * kInvSqrt2);
+      return ext::erfl_(static_cast<ld>(x) * kInvSqrt2);
     case Target::GeluPrime: {
       const ld xl = x;
-      return phi_ld(x) + xl * std::exp(-0.5L * xl * xl) * kInvSqrt2Pi;
+      return phi_ld(x) + xl * ext::expl_(-0.5L * xl * xl) * kInvSqrt2Pi;
     }
   }
   return 0;

@@ -1,0 +1,17 @@
+// The page around the app in the web build: the URL's fragment is a link to the view (model/link.hpp), read
+// when the page opens and whenever the user edits it, and kept current as the view changes; File > Copy link
+// puts the page's address on the clipboard.
+#pragma once
+
+namespace gelu::app {
+class App;
+}
+
+namespace gelu::app::web {
+
+/// Opens the fragment's view (a malformed or unknown one: a one-line message, and the defaults).
+void page_start(App& app);
+/// Once a frame: an edited fragment is opened, the fragment follows the view, Copy link is answered.
+void page_frame(App& app);
+
+}  // namespace gelu::app::web
