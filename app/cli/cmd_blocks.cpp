@@ -6,7 +6,7 @@
 //   [SECTION] eval --dtype BLOCK
 //   [SECTION] error --dtype BLOCK
 //   [SECTION] check --dtype BLOCK
-//   [SECTION] error --store FMT, check --store FMT (a rounding-point chain, cli/chain_options.hpp)
+//   [SECTION] error --store FMT, check --store FMT
 #include <cctype>
 #include <cmath>
 #include <cstdio>

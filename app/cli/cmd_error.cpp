@@ -2,6 +2,11 @@
 // where, mean error, mismatches, per metric; several functions and formats as one summary table; the curve
 // as CSV on request. Registry functions go through gelu::analysis::compare (f32 through the batched float
 // path), zoo entries through gelu::precision::sweep (evaluated as computed); both are scored alike.
+//
+// Index of this file:
+//   [SECTION] Options and reports
+//   [SECTION] The command
+//   [SECTION] Usage
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -28,6 +33,8 @@ using analysis::ErrorMetric;
 // need 5 GB, 16 GB with --csv.
 constexpr std::int64_t kMaxSamples = 10'000'000;
 constexpr std::size_t kMaxFunctions = 64;
+
+// [SECTION] Options and reports
 
 std::vector<ErrorMetric> parse_metrics(const std::optional<std::string>& m) {
   if (!m) return {ErrorMetric::Abs, ErrorMetric::Rel, ErrorMetric::Ulp};
@@ -161,6 +168,8 @@ void json_result(json::Builder& w, const Result& res, const std::string& vs, int
   }
   w.end_object();
 }
+
+// [SECTION] The command
 
 int run_error(Args& args) {
   if (has_store(args)) return run_error_chain(args);        // cmd_blocks.cpp
@@ -350,6 +359,8 @@ int run_error(Args& args) {
 }
 
 }  // namespace
+
+// [SECTION] Usage
 
 GELU_COMMAND(
     error, "error", "error of functions against a reference over a range or every value of a format",

@@ -267,9 +267,11 @@ int run_eval(Args& args) {
   return 0;  // a failed write to stdout is reported by run_main (command/dispatch.cpp)
 }
 
+}  // namespace
+
 /// gelulab eval --store FMT: each input (a GEMM's accumulator value) through the chain --accumulator,
 /// --compute, --store (gelu::run_chain_values), printed as stored.
-int run_eval_chain_impl(Args& args) {
+int run_eval_chain(Args& args) {
   const auto id = args.option("fn");
   if (!id) throw UsageError("missing --fn ID (" + function_choices() + ")");
   const Subject s = subject(*id, "fn");
@@ -311,12 +313,6 @@ int run_eval_chain_impl(Args& args) {
       out.add(y);
   }
   return 0;
-}
-
-}  // namespace
-
-int run_eval_chain(Args& args) {
-  return run_eval_chain_impl(args);
 }
 
 GELU_COMMAND(

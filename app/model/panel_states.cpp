@@ -640,6 +640,8 @@ const Schema<PrecisionState>& precision_schema() {
           chain_field<S>("chain_b", &S::chain_b, "the second rounding-point chain, beside the first"),
           bool_field<S>("chain_backward", &S::chain_backward,
                         "the chains' backward pass: GELU′ through the same chains"),
+          choice_field<S>("block_table", &S::block_table, {"survival", "chains"},
+                          "what the block view shows beside its plot: the survival table or the two chains"),
       });
   return schema;
 }

@@ -101,7 +101,8 @@ struct PrecisionState {
   double block_max = 3;  // the block's largest magnitude
   // Two rounding-point chains ACC:COMPUTE:STORE side by side on the same inputs (beside the block view).
   std::string chain_a = "f32:f32:mxfp4", chain_b = "bf16:bf16:bf16";
-  bool chain_backward = false;  // GELU′ through the chains (the backward pass)
+  bool chain_backward = false;           // GELU′ through the chains (the backward pass)
+  std::string block_table = "survival";  // beside the block view: "survival" (per format) or "chains"
 };
 const Schema<PrecisionState>& precision_schema();
 /// The text a Precision panel computes for a lesson step ({key} in its text; see model/lessons.hpp):

@@ -579,6 +579,7 @@ TEST(PrecisionChains, ChoosingTheChainsInThePanelShowsThemSideBySideAndTheSessio
   EXPECT_EQ(ps.at("chain_a").as_string(), "f32:f32:f16");
   EXPECT_EQ(ps.at("chain_b").as_string(), "bf16:f32:bf16");
   EXPECT_TRUE(ps.at("chain_backward").as_bool());
+  EXPECT_EQ(ps.at("block_table").as_string(), "chains");  // choosing a chain shows the chains
   ASSERT_EQ(gui(d, "run2", "--frames 5 --session s.json --report r2.json"), 0) << read_text(d / "run2.err");
   const Value r2 = gelu::json::parse(read_text(d / "r2.json"));
   const Value& c2 = r2.at("panels").at("precision").at("chains");

@@ -604,6 +604,37 @@ std::vector<Row> make_rows() {
   rows.push_back({"eval_order1_lut", {"eval", "--fn", "f16_lut", "--order", "1"}, {"--order 1"}});
   rows.push_back({"eval_param_zoo", {"eval", "--fn", "tanh_form", "--param", "c=0.04"}, {"--param"}});
   rows.push_back({"eval_compute_registry", {"eval", "--fn", "gelu", "--compute", "f16"}, {"--compute"}});
+  // A rounding-point chain on eval, error and check (--store, --compute, --accumulator).
+  rows.push_back(
+      {"eval_store_scale_format", {"eval", "--fn", "gelu", "--store", "ue4m3"}, {"--store 'ue4m3'"}});
+  rows.push_back({"eval_store_long_word", {"eval", "--fn", "gelu", "--store", kArga}, {"--store 'aaa"}});
+  rows.push_back({"eval_store_bad_utf8", {"eval", "--fn", "gelu", "--store", kBadUtf8}, {"--store"}});
+  rows.push_back(
+      {"eval_store_chain_text", {"eval", "--fn", "gelu", "--store", "f32:f32:bf16"}, {"not a chain"}});
+  rows.push_back({"eval_store_accumulator_block",
+                  {"eval", "--fn", "gelu", "--accumulator", "nvfp4", "--store", "bf16"},
+                  {"--accumulator 'nvfp4'"}});
+  rows.push_back({"eval_store_block_max_nan",
+                  {"eval", "--fn", "gelu", "--store", "mxfp4", "--block-max", "nan"},
+                  {"--block-max"}});
+  rows.push_back({"eval_store_stdin_garbage",
+                  {"eval", "--fn", "gelu", "--store", "mxfp4"},
+                  {"line 2: 'x'"},
+                  nullptr,
+                  "1\nx"});
+  rows.push_back({"error_store_no_inputs",
+                  {"error", "--fn", "gelu", "--vs", "gelu", "--store", "bf16"},
+                  {"needs the inputs"}});
+  rows.push_back({"error_store_huge_blocks",
+                  {"error", "--fn", "gelu", "--vs", "gelu", "--store", "mxfp4", "--block-dist", "normal:0,1",
+                   "--num-blocks", kArg},
+                  {"--num-blocks"}});
+  rows.push_back({"error_store_npy_garbage",
+                  {"error", "--fn", "gelu", "--vs", "gelu", "--store", "bf16", "--blocks", "{f}"},
+                  {"--blocks"},
+                  file("not an npy file", "x.npy")});
+  rows.push_back(
+      {"check_store_pairs", {"check", "--fn", "gelu", "--store", "bf16", "--pairs", "p.txt"}, {"--pairs"}});
   rows.push_back(
       {"eval_gpu_bf16", {"eval", "--fn", "gelu", "--dtype", "bf16", "--backend", "gpu"}, {"--backend gpu"}});
   rows.push_back(

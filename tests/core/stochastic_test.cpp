@@ -150,8 +150,8 @@ TEST(Stochastic, HistogramEdges) {
 TEST(Stochastic, SampleNormalIsTheRngsNormalsOneByOne) {
   // Drawn in two passes (the stream in order, the logarithms on the pool): the same values as Rng::normal
   // called n times, for odd and even n, small and large enough to be split across threads.
-  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{100001},
-                              std::size_t{262144}}) {
+  for (const std::size_t n :
+       {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{100001}, std::size_t{262144}}) {
     const std::vector<double> x = gelu::stochastic::sample_normal(0.25, 1.5, n, 42);
     gelu::stochastic::Rng rng(42);
     ASSERT_EQ(x.size(), n);

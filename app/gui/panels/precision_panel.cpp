@@ -666,9 +666,16 @@ void PrecisionPanel::chain_controls() {
       ImGui::PopID();
       ImGui::PopID();
     }
-    if (changed_here) *text = parts[0] + ":" + parts[1] + ":" + parts[2];
+    if (changed_here) {
+      *text = parts[0] + ":" + parts[1] + ":" + parts[2];
+      st_.block_table = "chains";  // a chain just chosen is what to look at
+    }
   }
-  ui::marked("check:chain_backward", ImGui::Checkbox("backward pass (GELU′)", &st_.chain_backward));
+  if (ui::marked("check:chain_backward", ImGui::Checkbox("backward pass (GELU′)", &st_.chain_backward)))
+    st_.block_table = "chains";
+  bool chains_shown = st_.block_table == "chains";
+  if (ui::marked("check:block_table", ImGui::Checkbox("the chains beside the block view", &chains_shown)))
+    st_.block_table = chains_shown ? "chains" : "survival";
 }
 
 const ChainView& PrecisionPanel::chains() {
@@ -690,23 +697,26 @@ void PrecisionPanel::chain_table(ImVec2 size) {
                        v.order ? "′" : "", v.x.size());
     const ImGuiTableFlags flags =
         ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingStretchProp;
-    if (ImGui::BeginTable("chain_rows", 4, flags)) {
-      ImGui::TableSetupColumn("chain", ImGuiTableColumnFlags_WidthFixed);
-      ImGui::TableSetupColumn("max |error|");
-      ImGui::TableSetupColumn("negatives as 0");
-      ImGui::TableSetupColumn("recomputed");
+    // Side by side: one column per chain, one row per measure.
+    if (ImGui::BeginTable("chain_rows", 3, flags)) {
+      ImGui::TableSetupColumn("", ImGuiTableColumnFlags_WidthFixed);
+      for (const ChainSide& c : v.cmp.sides) ImGui::TableSetupColumn(c.chain.name().c_str());
       ImGui::TableHeadersRow();
-      for (const ChainSide& c : v.cmp.sides) {
+      const auto row = [&](const char* what, const auto& cell) {
         ImGui::TableNextRow();
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(c.chain.name().c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%s at %s", g3(c.max_abs).c_str(), g3(c.x_at_max).c_str());
-        ImGui::TableNextColumn();
-        ImGui::Text("%zu of %zu", c.flushed, c.negative);
-        ImGui::TableNextColumn();
-        ImGui::TextUnformatted(c.recompute_identical ? "bit-identical" : "differs");
-      }
+        ImGui::TextUnformatted(what);
+        for (const ChainSide& c : v.cmp.sides) {
+          ImGui::TableNextColumn();
+          ImGui::TextUnformatted(cell(c).c_str());
+        }
+      };
+      row("max |error|", [](const ChainSide& c) { return g3(c.max_abs) + " at " + g3(c.x_at_max); });
+      row("negatives as 0",
+          [](const ChainSide& c) { return std::to_string(c.flushed) + " of " + std::to_string(c.negative); });
+      row("recomputed", [](const ChainSide& c) {
+        return std::string(c.recompute_identical ? "bit-identical" : "differs");
+      });
       ImGui::EndTable();
     }
     ImGui::TextWrapped("Stored differently: %zu of %zu", v.cmp.differ, v.x.size());
@@ -823,20 +833,18 @@ void PrecisionPanel::drawContent() {
       const float half = std::floor((avail.x - st.ItemSpacing.x) * (blocks ? 0.6f : 0.45f));
       blocks ? block_plot(ImVec2(half, -1)) : int8_plot(ImVec2(half, -1));
       ImGui::SameLine();
-      if (blocks) {  // the survival table above the chains
-        const float h = ImGui::GetContentRegionAvail().y;
-        ImGui::BeginGroup();
-        survival_table(ImVec2(-1, std::floor((h - st.ItemSpacing.y) * 0.4f)));
-        chain_table(ImVec2(-1, -1));
-        ImGui::EndGroup();
+      if (blocks) {  // the survival table or the chains, as chosen
+        st_.block_table == "chains" ? chain_table(ImVec2(-1, -1)) : survival_table(ImVec2(-1, -1));
       } else {
         cost_plot(ImVec2(-1, -1));
       }
     } else {  // stacked; the view scrolls
       const ImVec2 sz(-1, std::floor(avail.y * 0.38f));
       blocks ? block_plot(sz) : int8_plot(sz);
-      blocks ? survival_table(sz) : cost_plot(sz);
-      if (blocks) chain_table(sz);
+      if (blocks)
+        st_.block_table == "chains" ? chain_table(sz) : survival_table(sz);
+      else
+        cost_plot(sz);
     }
   }
   ImGui::EndChild();
