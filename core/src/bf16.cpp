@@ -17,12 +17,13 @@
 #include "gelu/activation.hpp"
 #include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
+#include "simd_config.hpp"
 #include "simd_kernels.hpp"
 
 namespace gelu::bf16 {
 namespace {
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
 bool cpu_has_bf16() {
   static const bool has = __builtin_cpu_supports("avx512bf16");
   return has;
@@ -147,7 +148,7 @@ void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const
 namespace gelu::bf16 {
 namespace {
 
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
 enum class Kernel { Gather, Lookup };
 
 void run_with(Kernel k, simd::Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
@@ -206,7 +207,7 @@ Kernel kernel_for(simd::Bf16Op op, bool tanh_form) {
 
 void run(simd::Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy, std::uint16_t* y,
          std::size_t n) {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
   run_with(kernel_for(op, tanh_form), op, tanh_form, x, dy, y, n);
 #else
   simd::gelu_bf16_portable(op, tanh_form, x, dy, y, n);
@@ -235,7 +236,7 @@ void gelu_tanh_backward(const std::uint16_t* x, const std::uint16_t* dy, std::ui
 }
 
 const char* kernel(bool tanh_form, Op op) {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
   const simd::Bf16Op o =
       op == Op::F ? simd::Bf16Op::F : (op == Op::D1 ? simd::Bf16Op::D1 : simd::Bf16Op::Backward);
   return kernel_for(o, tanh_form) == Kernel::Gather ? "gather" : "lookup";
@@ -246,7 +247,7 @@ const char* kernel(bool tanh_form, Op op) {
 }
 
 const char* isa() {
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
 #ifdef __AVX512BF16__
   if (cpu_has_bf16()) return "avx512bf16";
 #endif

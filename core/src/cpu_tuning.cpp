@@ -46,4 +46,8 @@ const char* tuning_name(Tuning t) {
   return t == Tuning::Zen4 ? "zen4" : "default";
 }
 
+int fast_bins() {
+  return tuning() == Tuning::Zen4 ? 16 : 32;
+}
+
 }  // namespace gelu::simd

@@ -38,16 +38,12 @@
 #include <cstring>
 
 #include "formulas.hpp"
+#include "simd_config.hpp"
 #include "simd_fit.hpp"
 #include "simd_kernels.hpp"
-
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
+#ifdef GELU_AVX512
 #include "simd_bf16.hpp"
 #include "simd_loop.hpp"
-#define GELU_FAST_AVX512 1
-// GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace gelu::simd {
@@ -55,17 +51,14 @@ namespace {
 
 namespace F = formulas;
 
-#ifdef GELU_FAST_AVX512
+#ifdef GELU_AVX512
 
 enum class Form { Sigmoid, Tanh };
 // [SECTION] Forms, constants and tables
 
 constexpr int kDegRoot = 5;  // degree of P around the root of f'
-// ln2/32 split so that n·kLn2Hi is exact for |n| < 2^14 (9 significant bits); |z| <= 240 keeps n there.
-constexpr float kLn2Hi = 0x1.63p-6f;
-constexpr float kLn2Lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
-constexpr float kMagic =
-    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
+// ln2/32 as kLn2Over32Hi + kLn2Over32Lo and the rounding constant kRoundMagicF: simd_config.hpp (|z| <= 240
+// keeps |n| < 2^14 here).
 constexpr float kInvLn2x32 = 46.166241308446828f;
 constexpr double kZSat = 120;    // |z| beyond which σ is 0 or 1 far below float resolution (e^-120 < 2^-173)
 constexpr double kZFast = 80;    // |z| up to which the fast f's scaled exponential stays normal (2^-116)
@@ -454,13 +447,13 @@ struct Regs {
         cl(_mm512_set1_ps(c.cc.lo)),
         lhi(_mm512_set1_ps(c.lhi)),
         llo(_mm512_set1_ps(c.llo)),
-        magic_lhi(_mm512_set1_ps(kMagic * c.lhi)),
+        magic_lhi(_mm512_set1_ps(kRoundMagicF * c.lhi)),
         a1(_mm512_set1_ps(c.a1)),
         a2(_mm512_set1_ps(c.a2)),
         a3(_mm512_set1_ps(c.a3)),
         xfast2(magnitude_bits(xfast)),
         xfast_d1_2(magnitude_bits(xfast_d1)),
-        root_bin(_mm512_set1_epi32(std::bit_cast<std::int32_t>(kMagic) + c.root_bin)),
+        root_bin(_mm512_set1_epi32(std::bit_cast<std::int32_t>(kRoundMagicF) + c.root_bin)),
         xfast_sq(_mm512_set1_ps(c.xfast * c.xfast)),
         xfast_d1_sq(_mm512_set1_ps(c.xfast_d1 * c.xfast_d1)) {
     for (int i = 0; i <= kDegRoot; ++i) rc[i] = _mm512_set1_ps(c.rc[i]);
@@ -519,11 +512,11 @@ struct Exp {
   __m512 T, P, ns;
 };
 GELU_INLINE Exp exp_pieces(Pair u, const Regs& t) {
-  const __m512 k = _mm512_fmadd_ps(u.h, _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kMagic));
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), u.h);  // exact (Sterbenz)
+  const __m512 k = _mm512_fmadd_ps(u.h, _mm512_set1_ps(kInvLn2x32), _mm512_set1_ps(kRoundMagicF));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kRoundMagicF));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Over32Hi), u.h);  // exact (Sterbenz)
   r = _mm512_add_ps(r, u.l);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Over32Lo), r);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
   Exp e;
   e.T = exp2_unscaled(t.exp_hs(j), j);
@@ -631,14 +624,15 @@ GELU_INLINE ExpZ exp_neg_z(__m512 x, Pair pu, __m512 sh, const Regs& t) {
   __m512 k;
   if constexpr (kForm == Form::Sigmoid) {
     (void)sh, (void)pu;
-    k = _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kMagic));
+    k = _mm512_fmadd_ps(x, t.neg_slope_scaled, _mm512_set1_ps(kRoundMagicF));
   } else {
-    k = _mm512_fmadd_ps(x, _mm512_fmadd_ps(t.neg_b_scaled, sh, t.neg_slope_scaled), _mm512_set1_ps(kMagic));
+    k = _mm512_fmadd_ps(x, _mm512_fmadd_ps(t.neg_b_scaled, sh, t.neg_slope_scaled),
+                        _mm512_set1_ps(kRoundMagicF));
   }
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kRoundMagicF));
   if constexpr (kUnit) {
-    const __m512 r =
-        _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Hi), x));
+    const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Over32Lo),
+                                      _mm512_fnmsub_ps(n, _mm512_set1_ps(kLn2Over32Hi), x));
     const __m512i kb = _mm512_castps_si512(k);
     const __m512 q =
         _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_fmadd_ps(r, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f)),
@@ -818,7 +812,7 @@ GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
 /// the bin of the root (z in [−1.2888, −1.2672), within the window; see Consts::root_bin): one integer
 /// compare of k (the fma exp_neg_z computes too, so the compiler shares it) against the window's two.
 GELU_INLINE __mmask16 in_root_bin(__m512 x, const Regs& r) {
-  const __m512 k = _mm512_fmadd_ps(x, r.neg_slope_scaled, _mm512_set1_ps(kMagic));
+  const __m512 k = _mm512_fmadd_ps(x, r.neg_slope_scaled, _mm512_set1_ps(kRoundMagicF));
   return _mm512_cmpeq_epi32_mask(_mm512_castps_si512(k), r.root_bin);
 }
 
@@ -957,11 +951,11 @@ void run_d1(const float* x, const float* dy, float* y, std::size_t n, double par
     run_d1_as<kForm, false>(x, dy, y, n, r);
 }
 
-#endif  // GELU_FAST_AVX512
+#endif  // GELU_AVX512
 
 }  // namespace
 
-#ifdef GELU_FAST_AVX512
+#ifdef GELU_AVX512
 
 void x_sigmoid_fast_f32(const float* x, float* y, std::size_t n, const Params& p) {
   run_f<Form::Sigmoid>(x, y, n, p[0]);

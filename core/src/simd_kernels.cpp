@@ -42,17 +42,11 @@
 
 #include "cpu_tuning.hpp"
 #include "formulas.hpp"
+#include "simd_config.hpp"
 #include "simd_fit.hpp"
-
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-#include <immintrin.h>
-
+#ifdef GELU_AVX512
 #include "simd_bf16.hpp"
 #include "simd_loop.hpp"
-#define GELU_SIMD_AVX512 1
-// GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
 namespace gelu::simd {
@@ -79,6 +73,7 @@ constexpr float kShiftF = 2.5f;
 // 7.5) (u in [8, 10), whose index bits alias u in [2, 2.5)). One-register vpermps lookups, and a degree more
 // for the wider bins: relative error <= 2^-26.6 as above.
 constexpr int kBins16 = 16;
+static_assert(kBins == 32 && kBins16 == 16, "the layouts fast_bins() (cpu_tuning.cpp) names");
 constexpr int kDegF16 = 5;
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
@@ -86,8 +81,9 @@ constexpr float kFastF = 7.375f;
 constexpr int kTBitsF = 8;
 constexpr int kSBitsF = 24 - kTBitsF;
 // f's reduction without a low part of ln2/8: n = round(−t²·8/ln2) and r2 = t² + n·kC4F in one fma, n·kC4F
-// itself an exact fma of k = n + kMagic (kC4F has 12 significant bits and |n| <= 628 at t <= 7.375, so n·kC4F
-// is a float). kC4F is not ln2/8: with ε = ln2/8 − kC4F, e^(−t²/2) = 2^(n/16)·e^(−r2_true/2) and r2_true = r2
+// itself an exact fma of k = n + kRoundMagicF (kC4F has 12 significant bits and |n| <= 628 at t <= 7.375, so
+// n·kC4F is a float). kC4F is not ln2/8: with ε = ln2/8 − kC4F, e^(−t²/2) = 2^(n/16)·e^(−r2_true/2) and
+// r2_true = r2
 // + n·ε = r2 + ε·(r2 − t²)/kC4F, so e^(−t²/2) = 2^(n/16)·e^(t²·ε/(2·kC4F))·e^(−(r2/2)·(1 + ε/kC4F)), exactly:
 // the first factor, smooth in t, goes into S's bins (they fit S(t)·e^(kGaussF·t²)), the second into the
 // polynomial (e^(−kAlphaF·x/2) − 1), and |n·ε| <= 2^-8.6 widens its range a little.
@@ -229,14 +225,10 @@ Tables build_tables() {
   return tb;
 }
 
-#ifdef GELU_SIMD_AVX512
+#ifdef GELU_AVX512
 
-// ln2/32 split so that n·kC_hi is exact for |n| < 2^13 (kC_hi = 355·2^-14 has 9 significant bits) and
-// n·kC_lo stays below 0.033, where kC_lo's own rounding costs < 2^-29.
-constexpr float kC_hi = 0x1.63p-6f;
-constexpr float kC_lo = static_cast<float>(0.693147180559945309417232121458176568 / 32.0 - 0x1.63p-6);
-constexpr float kMagic =
-    12582912.0f;  // 1.5·2^23: adding it rounds to an integer kept in the low mantissa bits
+// ln2/32 as kLn2Over32Hi + kLn2Over32Lo and the rounding constant kRoundMagicF: simd_config.hpp (|n| < 2^13
+// here).
 
 struct Pieces {
   __m512 t;      // |x| clamped to kTMax
@@ -277,11 +269,11 @@ GELU_INLINE Pieces pieces(__m512 x, const Regs& tb) {
   const __m512 hh = _mm512_mul_ps(t, t);
   const __m512 hl = _mm512_fmsub_ps(t, t, hh);
   const __m512 k =
-      _mm512_fmadd_ps(hh, _mm512_set1_ps(-23.083120654223414f), _mm512_set1_ps(kMagic));  // −16/ln2
-  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kMagic));  // round(−t²/2·32/ln2)
+      _mm512_fmadd_ps(hh, _mm512_set1_ps(-23.083120654223414f), _mm512_set1_ps(kRoundMagicF));  // −16/ln2
+  const __m512 n = _mm512_sub_ps(k, _mm512_set1_ps(kRoundMagicF));  // round(−t²/2·32/ln2)
   // r2 = −2r, r = −t²/2 − n·ln2/32 the reduced argument; the first step is exact.
-  __m512 r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_hi), hh);
-  r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kC_lo), r2);
+  __m512 r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kLn2Over32Hi), hh);
+  r2 = _mm512_fmadd_ps(n, _mm512_set1_ps(2 * kLn2Over32Lo), r2);
   r2 = _mm512_add_ps(r2, hl);
   const __m512i j = _mm512_castps_si512(k);  // low 5 bits = n mod 32
   p.kb = j;
@@ -384,10 +376,11 @@ struct RegsF {
 ///     polynomial on ln2/32 before). One FMA-pipe instruction fewer per vector than s_k·t split exactly
 ///     (mul + fmsub) and assembled as Ts·V + Ts·(V·w + v), faster on Zen 5 (core/src/simd/README.md,
 ///     "An exact product from short table entries");
-///   - the reduction in three fmas: n·kC4F from k = n + kMagic (exact), then r2 = x² + n·kC4F rounded once
-///     (|r2| <= 0.05: 2^-29.5), where t² split exactly (mul, fmsub), n = k − kMagic and n·ln2/8 in a high and
-///     a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and the
-///     polynomial (kC4F above), faster on Zen 5 (core/src/simd/README.md, "The reduction in three fmas").
+///   - the reduction in three fmas: n·kC4F from k = n + kRoundMagicF (exact), then r2 = x² + n·kC4F rounded
+///   once
+///     (|r2| <= 0.05: 2^-29.5), where t² split exactly (mul, fmsub), n = k − kRoundMagicF and n·ln2/8 in a
+///     high and a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and
+///     the polynomial (kC4F above), faster on Zen 5 (core/src/simd/README.md, "The reduction in three fmas").
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
 template <class Bins, int N>
 GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
@@ -400,17 +393,17 @@ GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&
   __m512i kb[N], b[N];
   GELU_EACH t[i] = _mm512_range_ps(x[i], _mm512_set1_ps(kTMax), 0x0A);
   GELU_EACH tail[i] = _mm512_cmp_ps_mask(t[i], _mm512_set1_ps(kFastF), _CMP_NLE_UQ);
-  // n = round(−t²·8/ln2) in k = n + kMagic; n·kC4F exactly by one fma of k (k·kC4F exact inside it,
-  // kMagic·kC4F a float, the difference a float); r2 = x² + n·kC4F rounded once (x² exact inside the fma);
-  // plus −2δ_j/α for T_j's rounding. The square is of x, not t: the same bits wherever t = |x| (every lane
-  // this path keeps), and the chain does not wait for the vrangeps — every cycle cut from a chain that many
-  // instructions wait on counts on Zen 5, whose out-of-order window this loop fills
+  // n = round(−t²·8/ln2) in k = n + kRoundMagicF; n·kC4F exactly by one fma of k (k·kC4F exact inside it,
+  // kRoundMagicF·kC4F a float, the difference a float); r2 = x² + n·kC4F rounded once (x² exact inside the
+  // fma); plus −2δ_j/α for T_j's rounding. The square is of x, not t: the same bits wherever t = |x| (every
+  // lane this path keeps), and the chain does not wait for the vrangeps — every cycle cut from a chain that
+  // many instructions wait on counts on Zen 5, whose out-of-order window this loop fills
   // (core/src/simd/README.md).
   GELU_EACH hh[i] = _mm512_mul_ps(x[i], x[i]);
-  GELU_EACH k[i] = _mm512_fmadd_ps(hh[i], _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kMagic));
+  GELU_EACH k[i] = _mm512_fmadd_ps(hh[i], _mm512_set1_ps(-11.541560327111707f), _mm512_set1_ps(kRoundMagicF));
   GELU_EACH kb[i] = _mm512_castps_si512(k[i]);  // low 4 bits: n mod 16 (vpermps reads them)
   GELU_EACH nc[i] = _mm512_fmadd_ps(k[i], _mm512_set1_ps(static_cast<float>(kC4F)),
-                                    _mm512_set1_ps(static_cast<float>(-kMagic * kC4F)));
+                                    _mm512_set1_ps(static_cast<float>(-kRoundMagicF * kC4F)));
   // S(t) = s_k·(1 + d·P(d)) on f's bins.
   GELU_EACH b[i] =
       _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t[i], _mm512_set1_ps(kShiftF))), Bins::kShift);
@@ -543,15 +536,11 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
       [&](__m512 v) { return gelu_d1_16(v, r); });
 }
 
-#endif  // GELU_SIMD_AVX512
+#endif  // GELU_AVX512
 
 }  // namespace
 
-int fast_bins() {
-  return tuning() == Tuning::Zen4 ? kBins16 : kBins;
-}
-
-#ifdef GELU_SIMD_AVX512
+#ifdef GELU_AVX512
 
 // [SECTION] Entry points
 

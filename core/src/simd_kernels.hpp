@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "cpu_tuning.hpp"
 #include "gelu/activation.hpp"
 
 namespace gelu::simd {
@@ -17,7 +18,7 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
 /// lookups, degree 5) — the same accuracy, different instruction mixes. gelu_f32 takes fast_bins(): 16 on
 /// AMD's Zen 4, 32 elsewhere. For the tests (both layouts on any machine) and the benchmark.
 void gelu_f32_bins(const float* x, float* y, std::size_t n, int bins);
-int fast_bins();
+// fast_bins(), the layout this CPU takes, is the tuning's choice (cpu_tuning.hpp).
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 

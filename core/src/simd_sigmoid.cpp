@@ -14,19 +14,12 @@
 #include <cmath>
 
 #include "formulas.hpp"
+#include "simd_config.hpp"
 #include "simd_kernels.hpp"
-
-#if defined(__AVX512F__) && defined(__AVX512DQ__)
-#include <immintrin.h>
-#define GELU_SIGMOID_AVX512 1
-// GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
 
 namespace gelu::simd {
 
-#ifdef GELU_SIGMOID_AVX512
+#ifdef GELU_AVX512
 namespace {
 
 #define GELU_INLINE inline __attribute__((always_inline))
@@ -44,10 +37,9 @@ const ExpTable& exp_table() {
 
 /// exp(a) for a <= 0 (a >= −1000; below −745 the result is 0).
 GELU_INLINE __m512d exp_nonpositive(__m512d a, __m512d tlo, __m512d thi) {
-  constexpr double kMagic = 0x1.8p52;  // adding it rounds to an integer held in the low mantissa bits
-  const __m512d k =
-      _mm512_fmadd_pd(a, _mm512_set1_pd(16.0 / 0.693147180559945309417232121458), _mm512_set1_pd(kMagic));
-  const __m512d n = _mm512_sub_pd(k, _mm512_set1_pd(kMagic));
+  const __m512d k = _mm512_fmadd_pd(a, _mm512_set1_pd(16.0 / 0.693147180559945309417232121458),
+                                    _mm512_set1_pd(kRoundMagicD));
+  const __m512d n = _mm512_sub_pd(k, _mm512_set1_pd(kRoundMagicD));
   __m512d r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0x1.62e42fefa39efp-5), a);  // ln2/16, hi
   r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);         // ln2/16, lo
   // e^r − 1 on |r| <= ln2/32 (Taylor to r^6: the next term is < 2^-54).

@@ -137,11 +137,11 @@ std::vector<ApproxPanel::Series> ApproxPanel::series() const {
   s.push_back({label, tanh_, tanh_->defaults(), plot::palette(color_index(tanh_)), {}});
   std::snprintf(label, sizeof label, "sigmoid form (k = %.6g)", sigmoid_->defaults()[0]);
   s.push_back({label, sigmoid_, sigmoid_->defaults(), plot::palette(color_index(sigmoid_)), {}});
-  const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
+  const Activation* form = tuned_sigmoid() ? sigmoid_ : tanh_;
   Params p;
-  p[0] = tuned_;
-  std::snprintf(label, sizeof label, "tuned %s (%s = %.6g)", tuned_sigmoid_ ? "sigmoid" : "tanh",
-                tuned_sigmoid_ ? "k" : "c", tuned_);
+  p[0] = st_.tuned;
+  std::snprintf(label, sizeof label, "tuned %s (%s = %.6g)", tuned_sigmoid() ? "sigmoid" : "tanh",
+                tuned_sigmoid() ? "k" : "c", st_.tuned);
   s.push_back({label, form, p, plot::palette(4), {}});
   return s;
 }
@@ -149,15 +149,15 @@ std::vector<ApproxPanel::Series> ApproxPanel::series() const {
 void ApproxPanel::fit() {
   // The coefficient minimizing the max |error| against exact GELU on the visible x range: core's minimax
   // fitter (analysis::fit_minimax, a few ms), the same that fits the zoo's constants.
-  const Activation* form = tuned_sigmoid_ ? sigmoid_ : tanh_;
+  const Activation* form = tuned_sigmoid() ? sigmoid_ : tanh_;
   const ParamSpec& ps = form->params[0];
   const plot::Range r = shared_x_.range;
   const CoefficientFit f = fit_coefficient(*form, r.min, r.max, kFitSamples);
-  tuned_ = f.value;
+  st_.tuned = f.value;
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "best %s on [%.3g, %.3g]: %.6f\n%+.6f from the textbook %g\nmax |error| %.3g (textbook %.3g)",
-                ps.name, r.min, r.max, tuned_, tuned_ - ps.default_value, ps.default_value, f.max_error,
+                ps.name, r.min, r.max, st_.tuned, st_.tuned - ps.default_value, ps.default_value, f.max_error,
                 f.textbook_error);
   fit_text_ = buf;
 }
@@ -169,16 +169,17 @@ void ApproxPanel::refresh_compared() {
   const std::vector<std::string> added = compared_since(compare_generation_, &now);
   if (now != compare_generation_) {
     for (const std::string& id : added)
-      if (std::find(compare_.begin(), compare_.end(), id) == compare_.end()) compare_.push_back(id);
+      if (std::find(st_.compare.begin(), st_.compare.end(), id) == st_.compare.end())
+        st_.compare.push_back(id);
     compare_generation_ = now;
     compare_dirty_ = true;
   }
   if (!compare_dirty_) return;
   compare_dirty_ = false;
   compared_.clear();
-  for (std::size_t i = 0; i < compare_.size(); ++i) {
+  for (std::size_t i = 0; i < st_.compare.size(); ++i) {
     Compared c;
-    c.id = compare_[i];
+    c.id = st_.compare[i];
     c.entry = zoo::find(c.id);
     c.label = c.entry ? c.entry->name : c.id + " (not in this session)";
     c.color = plot::palette(5 + static_cast<int>(i));
@@ -195,7 +196,7 @@ void ApproxPanel::compare_controls() {
   int remove = -1;
   for (std::size_t i = 0; i < compared_.size(); ++i) {
     ImGui::PushID(static_cast<int>(i));
-    if (ui::marked("button:remove:" + compare_[i], ImGui::SmallButton("×"))) remove = static_cast<int>(i);
+    if (ui::marked("button:remove:" + st_.compare[i], ImGui::SmallButton("×"))) remove = static_cast<int>(i);
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, compared_[i].color);
     ImGui::TextUnformatted(compared_[i].entry ? compared_[i].entry->id.c_str() : compared_[i].label.c_str());
@@ -203,15 +204,15 @@ void ApproxPanel::compare_controls() {
     ImGui::PopID();
   }
   if (remove >= 0) {
-    compare_.erase(compare_.begin() + remove);
+    st_.compare.erase(st_.compare.begin() + remove);
     compare_dirty_ = true;
   }
   ImGui::SetNextItemWidth(-1.5f * em);
   if (ImGui::BeginCombo("##addzoo", "add a zoo entry…")) {
     for (const zoo::Entry& e : zoo::entries()) {
-      if (std::find(compare_.begin(), compare_.end(), e.id) != compare_.end()) continue;
+      if (std::find(st_.compare.begin(), st_.compare.end(), e.id) != st_.compare.end()) continue;
       if (ui::marked("option:compare:" + e.id, ImGui::Selectable((e.id + "  —  " + e.name).c_str()))) {
-        compare_.push_back(e.id);
+        st_.compare.push_back(e.id);
         compare_dirty_ = true;
       }
     }
@@ -226,22 +227,22 @@ void ApproxPanel::controls() {
   const float em = ui::em();
   ui::heading("Error metric");
   for (int m = 0; m < 3; ++m) {
-    if (ImGui::RadioButton(kMetricName[m], metric_ == static_cast<ErrorMetric>(m))) {
-      metric_ = static_cast<ErrorMetric>(m);
+    if (ImGui::RadioButton(kMetricName[m], metric() == static_cast<ErrorMetric>(m))) {
+      st_.metric = kMetricKey[m];
       eplot_.fit_y_request = true;
     }
     ui::mark(std::string("radio:") + kMetricKey[m]);
   }
-  if (ImGui::Checkbox("log y axis", &log_y_)) {
-    eplot_.y.scale = log_y_ ? plot::Scale::Log10 : plot::Scale::Linear;
+  if (ImGui::Checkbox("log y axis", &st_.log)) {
+    eplot_.y.scale = st_.log ? plot::Scale::Log10 : plot::Scale::Linear;
     eplot_.fit_y_request = true;
   }
   ui::mark("check:log");
   ui::heading("Precision");
-  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !f32_)))
-    f32_ = false, eplot_.fit_y_request = true;
+  if (ui::marked("radio:f64", ImGui::RadioButton("float64", !is_f32())))
+    st_.dtype = "f64", eplot_.fit_y_request = true;
   ImGui::SameLine();
-  if (ImGui::RadioButton("float32", f32_)) f32_ = true, eplot_.fit_y_request = true;
+  if (ImGui::RadioButton("float32", is_f32())) st_.dtype = "f32", eplot_.fit_y_request = true;
   ui::mark("radio:f32");
   ui::help_marker(
       "float32: the approximations run in single precision on float32 inputs; the error is "
@@ -249,23 +250,25 @@ void ApproxPanel::controls() {
       "exact GELU's own float32 rounding, the floor no float formula can beat.");
 
   ui::heading("Tuned coefficient");
-  if (ui::marked("radio:tuned_sigmoid", ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid_)) && !tuned_sigmoid_) {
-    tuned_sigmoid_ = true;
-    tuned_ = 1.6;
+  if (ui::marked("radio:tuned_sigmoid", ImGui::RadioButton("x·σ(k·x)", tuned_sigmoid())) &&
+      !tuned_sigmoid()) {
+    st_.tuned_form = "sigmoid";
+    st_.tuned = 1.6;
     fit_text_.clear();
   }
   ImGui::SameLine();
-  if (ui::marked("radio:tuned_tanh", ImGui::RadioButton("tanh form, c", !tuned_sigmoid_)) && tuned_sigmoid_) {
-    tuned_sigmoid_ = false;
-    tuned_ = 0.03;
+  if (ui::marked("radio:tuned_tanh", ImGui::RadioButton("tanh form, c", !tuned_sigmoid())) &&
+      tuned_sigmoid()) {
+    st_.tuned_form = "tanh";
+    st_.tuned = 0.03;
     fit_text_.clear();
   }
-  const ParamSpec& ps = (tuned_sigmoid_ ? sigmoid_ : tanh_)->params[0];
+  const ParamSpec& ps = (tuned_sigmoid() ? sigmoid_ : tanh_)->params[0];
   ImGui::SetNextItemWidth(-1.5f * em);
-  if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &tuned_, &ps.min, &ps.max, "%.6f"))
+  if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &st_.tuned, &ps.min, &ps.max, "%.6f"))
     fit_text_.clear();
   ui::mark("slider:tuned");
-  if (ImGui::Button(tuned_sigmoid_ ? "Fit k on the visible range" : "Fit c on the visible range")) fit();
+  if (ImGui::Button(tuned_sigmoid() ? "Fit k on the visible range" : "Fit c on the visible range")) fit();
   ui::mark("button:fit");
   ui::help_marker(
       "Finds the coefficient that minimizes the largest |error| against exact GELU over the x "
@@ -301,23 +304,23 @@ void ApproxPanel::controls() {
   compare_controls();
   if (!gpu_built()) return;  // a build without the GPU backend has nothing to compare
   ui::heading("CPU vs GPU");
-  ImGui::Checkbox("GPU results (float32)", &gpu_);
+  ImGui::Checkbox("GPU results (float32)", &st_.gpu);
   ui::mark("check:gpu");
   ui::help_marker(
       "Evaluates exact GELU and the tanh form with the GLSL compute shaders (gelu::gpu) on the "
       "grid of the visible range, plots their error against exact GELU in the chosen metric, "
       "and reports how many float32 ULPs the GPU results are from the CPU's.");
-  if (gpu_ && !gpu_status_.empty()) ui::text_wrapped("%s", gpu_status_.c_str());
+  if (st_.gpu && !gpu_status_.empty()) ui::text_wrapped("%s", gpu_status_.c_str());
 }
 
 // [SECTION] GPU series and drawing
 
 void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
   // Recomputed only when the view or the metric changes: the GPU round trip is not free on llvmpipe.
-  const bool stale = gpu_range_ != xr || gpu_metric_ != metric_ || gpu_x_.empty();
+  const bool stale = gpu_range_ != xr || gpu_metric_ != metric() || gpu_x_.empty();
   if (stale) {
     gpu_range_ = xr;
-    gpu_metric_ = metric_;
+    gpu_metric_ = metric();
     gpu_status_.clear();
     const std::vector<double> xs = grid(xr, kFitSamples);
     gpu_x_.clear();
@@ -338,7 +341,7 @@ void ApproxPanel::gpu_series(plot::Plot& p, plot::Range xr) {
       std::uint64_t worst = 0;
       double worst_x = 0;
       for (std::size_t i = 0; i < xf.size(); ++i) {
-        gpu_err_[k][i] = analysis::error(metric_, format_of(true), static_cast<double>(gpu[i]), ref[i]);
+        gpu_err_[k][i] = analysis::error(metric(), format_of(true), static_cast<double>(gpu[i]), ref[i]);
         const std::uint64_t d = analysis::ulp_distance(gpu[i], cpu[i]);
         if (d > worst) worst = d, worst_x = gpu_x_[i];
       }
@@ -376,7 +379,7 @@ void ApproxPanel::drawContent() {
                  shown_[1] && !across ? nullptr : "x", "f(x)");
     // The approximations wide underneath, exact GELU on top: where they agree, the reference shows.
     for (const Series& s : ss) p.function(s.label.c_str(), s.color, batch(s.a, s.p), nullptr, 0.3f);
-    const Format fmt(f32_ ? FormatId::F32 : FormatId::F64);
+    const Format fmt(is_f32() ? FormatId::F32 : FormatId::F64);
     for (const Compared& c : compared_) {
       if (!c.entry) continue;
       const zoo::Entry* e = &*c.entry;
@@ -392,35 +395,35 @@ void ApproxPanel::drawContent() {
   }
   char ylabel[64];
   std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)",
-                metric_ == ErrorMetric::Abs   ? "absolute"
-                : metric_ == ErrorMetric::Rel ? "relative"
-                                              : "ULP",
-                f32_ ? "float32" : "float64");
+                metric() == ErrorMetric::Abs   ? "absolute"
+                : metric() == ErrorMetric::Rel ? "relative"
+                                               : "ULP",
+                is_f32() ? "float32" : "float64");
   if (across) ImGui::SameLine(0, gap);
   if (shown_[1]) {
     plot::Plot p("errors", eplot_, ImVec2(-1, -1), "x", ylabel);
     const plot::Range xr = shared_x_.range;
-    if (f32_) {
+    if (is_f32()) {
       // Exact GELU's own float32 rounding: the floor for every float32 formula.
-      const ErrorMetric m = metric_;
+      const ErrorMetric m = metric();
       p.function("exact GELU in float32", plot::palette(color_index(exact_), 0.8f),
                  [this, m, exact_p](std::span<const double> x, std::span<double> y) {
                    error_curve(m, true, *exact_, exact_p, *exact_, exact_p, x, y);
                  });
     }
     for (Series& s : ss) {
-      const ErrorMetric m = metric_;
-      const bool f32 = f32_;
+      const ErrorMetric m = metric();
+      const bool f32 = is_f32();
       const Activation* a = s.a;
       const Params pa = s.p;
       // On a grid of the visible range finer than the pixels, so the marker sits on the true max.
       // Cached per (series, range, metric, dtype, parameters): 2001 evaluations need not run every frame.
       const std::size_t si = static_cast<std::size_t>(&s - ss.data());
-      MaxKey key{xr, metric_, f32_, s.a, s.p};
+      MaxKey key{xr, metric(), is_f32(), s.a, s.p};
       if (si >= max_cache_.size()) max_cache_.resize(si + 1);
       if (!(max_cache_[si].first == key)) {
-        max_cache_[si] = {key,
-                          max_error(metric_, f32_, *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
+        max_cache_[si] = {
+            key, max_error(metric(), is_f32(), *s.a, s.p, *exact_, exact_p, xr.min, xr.max, kFitSamples)};
       }
       s.max = max_cache_[si].second;
       char label[160];
@@ -434,16 +437,16 @@ void ApproxPanel::drawContent() {
     }
     for (Compared& c : compared_) {
       if (!c.entry) continue;
-      if (!c.measured || c.range != xr || c.metric != metric_ || c.f32 != f32_) {
-        c.max = entry_max_error(metric_, f32_, *c.entry, xr.min, xr.max, kFitSamples);
+      if (!c.measured || c.range != xr || c.metric != metric() || c.f32 != is_f32()) {
+        c.max = entry_max_error(metric(), is_f32(), *c.entry, xr.min, xr.max, kFitSamples);
         c.range = xr;
-        c.metric = metric_;
-        c.f32 = f32_;
+        c.metric = metric();
+        c.f32 = is_f32();
         c.measured = true;
       }
       const zoo::Entry* e = &*c.entry;
-      const ErrorMetric m = metric_;
-      const bool f32 = f32_;
+      const ErrorMetric m = metric();
+      const bool f32 = is_f32();
       char label[200];
       std::snprintf(label, sizeof label, "%s: max %s at x = %s##cmp%s", c.label.c_str(),
                     plot::unicode_minus(fmt_g(c.max.value)).c_str(),
@@ -454,7 +457,7 @@ void ApproxPanel::drawContent() {
       if (!eplot_.hidden.count("cmp" + c.id) && std::isfinite(c.max.value))
         p.marker(c.max.x, c.max.value, c.color);
     }
-    if (gpu_) gpu_series(p, xr);
+    if (st_.gpu) gpu_series(p, xr);
     for (const Series& s : ss) {
       if (eplot_.hidden.count(s.label) || !std::isfinite(s.max.value)) continue;
       p.marker(s.max.x, s.max.value, s.color);  // the value and x are in the legend
@@ -468,18 +471,17 @@ void ApproxPanel::drawContent() {
 
 // [SECTION] State and meta
 
-model::ApproxState ApproxPanel::current() const {
-  model::ApproxState s;
+ApproxPanel::ErrorMetric ApproxPanel::metric() const {
+  for (int m = 0; m < 3; ++m)
+    if (st_.metric == kMetricKey[m]) return static_cast<ErrorMetric>(m);
+  return ErrorMetric::Abs;
+}
+
+model::ApproxState ApproxPanel::synced() const {
+  model::ApproxState s = st_;
   s.x = shared_x_.range;
   s.y = fplot_.y.range;
   s.error_y = eplot_.y.range;
-  s.metric = kMetricKey[static_cast<int>(metric_)];
-  s.log = log_y_;
-  s.dtype = f32_ ? "f32" : "f64";
-  s.tuned_form = tuned_sigmoid_ ? "sigmoid" : "tanh";
-  s.tuned = tuned_;
-  s.gpu = gpu_;
-  s.compare = compare_;
   // Entries added to the comparison since this panel last drew (a panel in a background tab) are in it too.
   for (const std::string& id : compared_since(compare_generation_, nullptr))
     if (std::find(s.compare.begin(), s.compare.end(), id) == s.compare.end()) s.compare.push_back(id);
@@ -487,29 +489,20 @@ model::ApproxState ApproxPanel::current() const {
 }
 
 void ApproxPanel::load_state(const json::Value& state) {
-  model::ApproxState s = current();
+  model::ApproxState s = synced();  // all or nothing: read into a copy
   model::approx_schema().read(state, s);
+  if (s.compare != st_.compare) compare_dirty_ = true;
+  st_ = s;
   shared_x_.range = s.x;
   fplot_.x = eplot_.x = shared_x_;
   fplot_.y.range = s.y;
-  for (int m = 0; m < 3; ++m)
-    if (s.metric == kMetricKey[m]) metric_ = static_cast<ErrorMetric>(m);
-  log_y_ = s.log;
-  eplot_.y.scale = log_y_ ? plot::Scale::Log10 : plot::Scale::Linear;
+  eplot_.y.scale = st_.log ? plot::Scale::Log10 : plot::Scale::Linear;
   eplot_.y.range = s.error_y;
   eplot_.fit_y_request = state.find("error_y") == nullptr;  // no error range given: fit it to the errors
-  f32_ = s.dtype == "f32";
-  tuned_sigmoid_ = s.tuned_form == "sigmoid";
-  tuned_ = s.tuned;
-  gpu_ = s.gpu;
-  if (s.compare != compare_) {
-    compare_ = s.compare;
-    compare_dirty_ = true;
-  }
 }
 
 json::Value ApproxPanel::state() const {
-  return model::approx_schema().write(current());
+  return model::approx_schema().write(synced());
 }
 
 json::Object ApproxPanel::meta() const {
@@ -540,10 +533,10 @@ json::Object ApproxPanel::meta() const {
   }
   o["compared"] = cmp;
   o["exact_color"] = color_hex(plot::palette(color_index(exact_)));
-  o["metric"] = kMetricKey[static_cast<int>(metric_)];
-  o["dtype"] = f32_ ? "f32" : "f64";
-  o["tuned"] = tuned_;
-  if (gpu_) {
+  o["metric"] = kMetricKey[static_cast<int>(metric())];
+  o["dtype"] = is_f32() ? "f32" : "f64";
+  o["tuned"] = st_.tuned;
+  if (st_.gpu) {
     o["gpu_status"] = gpu_status_;
     o["gpu_max_ulp_vs_cpu"] = json::Array{gpu_max_ulp_[0], gpu_max_ulp_[1]};
   }

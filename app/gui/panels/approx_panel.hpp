@@ -44,17 +44,20 @@ class ApproxPanel : public Panel {
     unsigned int color;
     MaxError max;  // on the visible range, this frame
   };
-  model::ApproxState current() const;
+  /// The state with the plots' ranges and the comparison's newest entries in it (what state() writes).
+  model::ApproxState synced() const;
+  ErrorMetric metric() const;
+  bool is_f32() const { return st_.dtype == "f32"; }
+  bool tuned_sigmoid() const { return st_.tuned_form == "sigmoid"; }  // else the tanh form's c is tuned
   void controls();
   void fit();
   std::vector<Series> series() const;
   const Activation* exact_;
   const Activation* tanh_;
   const Activation* sigmoid_;
-  ErrorMetric metric_ = ErrorMetric::Abs;
-  bool log_y_ = true, f32_ = false, gpu_ = false;
-  bool tuned_sigmoid_ = true;  // which form the tuned curve uses (k of x·σ(kx), or c of the tanh form)
-  double tuned_ = 1.6;
+  // The panel's state (model/panel_states.hpp); its ranges live in the plots while they draw (pan, zoom) and
+  // are read back into it by state().
+  model::ApproxState st_;
   std::string fit_text_;
   std::string gpu_status_;
   plot::Axis shared_x_;
@@ -82,7 +85,6 @@ class ApproxPanel : public Panel {
   };
   void refresh_compared();
   void compare_controls();
-  std::vector<std::string> compare_;
   std::vector<Compared> compared_;
   std::uint64_t compare_generation_ = 0;
   bool compare_dirty_ = true;

@@ -55,7 +55,6 @@ plot::Range log_range(double lo, double hi) {
 }  // namespace
 
 BenchPanel::BenchPanel() : Panel(kId) {
-  cfg_ = model::BenchState{}.cfg;  // GPU rows off when the GPU backend is not built
   for (plot::PlotState* s : {&bars_, &sizes_, &history_}) {
     s->y.scale = plot::Scale::Log10;
     s->y.range = s->home_y = {0.01, 10};
@@ -73,11 +72,12 @@ std::string BenchPanel::shot_limit_error() const {
   // configuration is 1.4e9.
   constexpr double kMaxShotEvaluations = 2e9;
   double elements = 0;
-  for (std::size_t n : cfg_.sizes) elements += static_cast<double>(n);
+  for (std::size_t n : st_.cfg.sizes) elements += static_cast<double>(n);
   int backends = 0;
-  for (bool on : cfg_.backends) backends += on;
-  const double fns = static_cast<double>(cfg_.functions.empty() ? registry().size() : cfg_.functions.size());
-  const double total = fns * elements * (cfg_.reps + 1.0) * backends;
+  for (bool on : st_.cfg.backends) backends += on;
+  const double fns =
+      static_cast<double>(st_.cfg.functions.empty() ? registry().size() : st_.cfg.functions.size());
+  const double total = fns * elements * (st_.cfg.reps + 1.0) * backends;
   if (total <= kMaxShotEvaluations) return {};
   char buf[256];
   std::snprintf(
@@ -89,13 +89,13 @@ std::string BenchPanel::shot_limit_error() const {
 }
 
 void BenchPanel::settle_for_shot() {
-  runner_.start(cfg_);
+  runner_.start(st_.cfg);
   runner_.join();
 }
 
 void BenchPanel::export_files() {
   namespace fs = std::filesystem;
-  const fs::path csv = fs::absolute(export_base_ + ".csv"), js = fs::absolute(export_base_ + ".json");
+  const fs::path csv = fs::absolute(st_.export_base + ".csv"), js = fs::absolute(st_.export_base + ".json");
   try {
     write_file_atomic(csv.string(), bench_csv(snap_));
     // A measurement export, like a report: a non-finite number is null plus the "non_finite" note (the JSON
@@ -115,27 +115,27 @@ void BenchPanel::controls() {
   ImGui::BeginDisabled(running);
   ui::heading("Functions");
   if (ui::marked("button:all", ImGui::SmallButton("all"))) {
-    cfg_.functions.clear();
-    for (const Activation& a : registry()) cfg_.functions.push_back(a.id);
+    st_.cfg.functions.clear();
+    for (const Activation& a : registry()) st_.cfg.functions.push_back(a.id);
   }
   ImGui::SameLine();
   if (ui::marked("button:gelu_family", ImGui::SmallButton("GELU family"))) {  // the registry's gelu* entries
-    cfg_.functions.clear();
+    st_.cfg.functions.clear();
     for (const Activation& a : registry())
-      if (std::string_view(a.id).starts_with("gelu")) cfg_.functions.emplace_back(a.id);
+      if (std::string_view(a.id).starts_with("gelu")) st_.cfg.functions.emplace_back(a.id);
   }
   ImGui::BeginChild("fns", ImVec2(0, 5.6f * em), true);
   for (const Activation& a : registry()) {
-    bool on = std::find(cfg_.functions.begin(), cfg_.functions.end(), a.id) != cfg_.functions.end();
+    bool on = std::find(st_.cfg.functions.begin(), st_.cfg.functions.end(), a.id) != st_.cfg.functions.end();
     if (ui::marked(std::string("check:fn:") + a.id, ImGui::Checkbox(a.name, &on))) {
-      std::erase(cfg_.functions, std::string(a.id));
+      std::erase(st_.cfg.functions, std::string(a.id));
       if (on) {  // keep registry order
         std::vector<std::string> ordered;
         for (const Activation& b : registry())
           if (&b == &a ||
-              std::find(cfg_.functions.begin(), cfg_.functions.end(), b.id) != cfg_.functions.end())
+              std::find(st_.cfg.functions.begin(), st_.cfg.functions.end(), b.id) != st_.cfg.functions.end())
             ordered.push_back(b.id);
-        cfg_.functions = ordered;
+        st_.cfg.functions = ordered;
       }
     }
   }
@@ -144,7 +144,7 @@ void BenchPanel::controls() {
   for (int b = 0; b < kBenchBackends; ++b) {
     ImGui::BeginDisabled(b >= 2 && !gpu_built());
     ImGui::PushStyleColor(ImGuiCol_CheckMark, kBackendColor[b]);
-    ImGui::Checkbox(display_name(static_cast<BenchBackend>(b)), &cfg_.backends[b]);
+    ImGui::Checkbox(display_name(static_cast<BenchBackend>(b)), &st_.cfg.backends[b]);
     ui::mark("check:backend:" + std::to_string(b));
     ImGui::PopStyleColor();
     ImGui::EndDisabled();
@@ -153,24 +153,24 @@ void BenchPanel::controls() {
   ui::heading("Sizes (elements)");
   for (std::size_t i = 0; i < std::size(kSizeChoices); ++i) {
     const std::size_t n = kSizeChoices[i];
-    bool on = std::find(cfg_.sizes.begin(), cfg_.sizes.end(), n) != cfg_.sizes.end();
+    bool on = std::find(st_.cfg.sizes.begin(), st_.cfg.sizes.end(), n) != st_.cfg.sizes.end();
     if (ui::marked("check:size:" + std::to_string(n), ImGui::Checkbox(size_text(n).c_str(), &on))) {
-      std::erase(cfg_.sizes, n);
-      if (on) cfg_.sizes.push_back(n);
-      std::sort(cfg_.sizes.begin(), cfg_.sizes.end());
+      std::erase(st_.cfg.sizes, n);
+      if (on) st_.cfg.sizes.push_back(n);
+      std::sort(st_.cfg.sizes.begin(), st_.cfg.sizes.end());
     }
     if (i % 3 != 2) ImGui::SameLine(static_cast<float>(i % 3 + 1) * 6.3f * em);
   }
   ImGui::SetNextItemWidth(-5 * em);
-  ImGui::SliderInt("repetitions", &cfg_.reps, 3, 30);
+  ImGui::SliderInt("repetitions", &st_.cfg.reps, 3, 30);
   ui::mark("slider:reps");
   ImGui::EndDisabled();
 
   if (!running) {
-    ImGui::BeginDisabled(cfg_.sizes.empty() || cfg_.functions.empty());
+    ImGui::BeginDisabled(st_.cfg.sizes.empty() || st_.cfg.functions.empty());
     if (ImGui::Button("Run", ImVec2(5 * em, 0))) {
       size_picked_ = false;
-      runner_.start(cfg_);
+      runner_.start(st_.cfg);
     }
     ImGui::EndDisabled();
   } else if (ImGui::Button("Stop", ImVec2(5 * em, 0))) {
@@ -206,31 +206,31 @@ void BenchPanel::controls() {
   for (const BenchRow& r : snap_.rows)
     if (std::find(measured.begin(), measured.end(), r.size) == measured.end()) measured.push_back(r.size);
   ImGui::SetNextItemWidth(-7 * em);
-  if (ImGui::BeginCombo("bars at size", size_text(shown_size_).c_str())) {
+  if (ImGui::BeginCombo("bars at size", size_text(st_.shown_size).c_str())) {
     for (std::size_t n : measured)
       if (ui::marked("option:bars_size:" + std::to_string(n),
-                     ImGui::Selectable(size_text(n).c_str(), n == shown_size_))) {
-        shown_size_ = n;
+                     ImGui::Selectable(size_text(n).c_str(), n == st_.shown_size))) {
+        st_.shown_size = n;
         size_picked_ = true;
       }
     ImGui::EndCombo();
   }
   ui::mark("combo:bars_size");
-  const Activation* shown = find_activation(shown_fn_);
+  const Activation* shown = find_activation(st_.shown_function);
   ImGui::SetNextItemWidth(-7 * em);
-  if (ImGui::BeginCombo("size sweep of", shown ? shown->name : shown_fn_.c_str())) {
+  if (ImGui::BeginCombo("size sweep of", shown ? shown->name : st_.shown_function.c_str())) {
     for (const Activation& a : registry())
       if (ui::marked(std::string("option:sweep_fn:") + a.id, ImGui::Selectable(a.name, shown == &a)))
-        shown_fn_ = a.id;
+        st_.shown_function = a.id;
     ImGui::EndCombo();
   }
   ui::mark("combo:sweep_fn");
 
   ui::heading("Export");
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s", export_base_.c_str());
+  std::snprintf(buf, sizeof buf, "%s", st_.export_base.c_str());
   ImGui::SetNextItemWidth(-4 * em);
-  if (ui::marked("input:name", ImGui::InputText("name", buf, sizeof buf))) export_base_ = buf;
+  if (ui::marked("input:name", ImGui::InputText("name", buf, sizeof buf))) st_.export_base = buf;
   ImGui::BeginDisabled(snap_.rows.empty());
   if (ImGui::Button("Save CSV + JSON")) export_files();
   ui::mark("button:export");
@@ -247,7 +247,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
   // top is the fastest repetition and its bottom the slowest.
   std::vector<std::string> fns;
   for (const BenchRow& r : snap_.rows)
-    if (r.size == shown_size_ && std::find(fns.begin(), fns.end(), r.fn) == fns.end()) fns.push_back(r.fn);
+    if (r.size == st_.shown_size && std::find(fns.begin(), fns.end(), r.fn) == fns.end()) fns.push_back(r.fn);
   bars_.x_categories.clear();
   for (const std::string& id : fns) {
     const Activation* a = find_activation(id);
@@ -257,7 +257,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
   bars_.x.range = bars_.home_x = {-0.6, std::max(0.6, static_cast<double>(fns.size()) - 0.4)};
   double lo = 1e300, hi = 0;
   for (const BenchRow& r : snap_.rows)
-    if (r.size == shown_size_) {
+    if (r.size == st_.shown_size) {
       lo = std::min(lo, r.gelem_worst());
       hi = std::max(hi, r.gelem_best());
     }
@@ -275,7 +275,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
   char in_title[64] = "";
   if (limit_in_title) std::snprintf(in_title, sizeof in_title, "; dashed: memory limit %.2f Gelem/s", limit);
   std::snprintf(yl, sizeof yl, "throughput at %s elements, Gelem/s (median, whiskers: min..max%s)",
-                size_text(shown_size_).c_str(), in_title);
+                size_text(st_.shown_size).c_str(), in_title);
   plot::Plot p("bars", bars_, size, nullptr, yl);
   const float area_h = std::fabs(p.to_pixels(0, bars_.y.range.min).y - p.to_pixels(0, bars_.y.range.max).y);
   bars_area_lines_ = area_h / line_h;
@@ -288,7 +288,7 @@ void BenchPanel::bars_plot(ImVec2 size) {
     std::vector<double> xs, lo_v, mid, hi_v;
     for (std::size_t g = 0; g < fns.size(); ++g)
       for (const BenchRow& r : snap_.rows)
-        if (r.size == shown_size_ && r.fn == fns[g] && static_cast<int>(r.backend) == b) {
+        if (r.size == st_.shown_size && r.fn == fns[g] && static_cast<int>(r.backend) == b) {
           xs.push_back(static_cast<double>(g) + plot::bar_offset(b, kBenchBackends, group));
           lo_v.push_back(r.gelem_worst());
           mid.push_back(r.gelem_median());
@@ -325,7 +325,7 @@ void BenchPanel::size_plot(ImVec2 size) {
   const double limit = snap_.copy_gb_per_s / bench::kBytesPerElement;
   std::vector<double> xs[kBenchBackends], ys[kBenchBackends];
   for (const BenchRow& r : snap_.rows)
-    if (r.fn == shown_fn_) {
+    if (r.fn == st_.shown_function) {
       xs[static_cast<int>(r.backend)].push_back(static_cast<double>(r.size));
       ys[static_cast<int>(r.backend)].push_back(r.gelem_median());
       lo = std::min(lo, r.gelem_median());
@@ -343,9 +343,9 @@ void BenchPanel::size_plot(ImVec2 size) {
   if (sizes_.x.range.min == sizes_.home_x.min && sizes_.x.range.max == sizes_.home_x.max)
     sizes_.x.range = {size_lo, size_hi};
   sizes_.home_x = {size_lo, size_hi};
-  const Activation* a = find_activation(shown_fn_);
+  const Activation* a = find_activation(st_.shown_function);
   char yl[96];
-  std::snprintf(yl, sizeof yl, "%s: Gelem/s (median) by size", a ? a->name : shown_fn_.c_str());
+  std::snprintf(yl, sizeof yl, "%s: Gelem/s (median) by size", a ? a->name : st_.shown_function.c_str());
   plot::Plot p("sizes", sizes_, size, "elements", yl);
   if (limit > 0) p.hline(limit, kLimitColor, 0.12f, true);
   for (int b = 0; b < kBenchBackends; ++b) {
@@ -398,10 +398,10 @@ void BenchPanel::drawContent() {
     bool have = false;
     std::size_t largest = 0;
     for (const BenchRow& r : snap_.rows) {
-      have = have || r.size == shown_size_;
+      have = have || r.size == st_.shown_size;
       largest = std::max(largest, r.size);
     }
-    if ((!have || !size_picked_) && largest) shown_size_ = largest;
+    if ((!have || !size_picked_) && largest) st_.shown_size = largest;
   }
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -424,16 +424,13 @@ void BenchPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value BenchPanel::state() const {
-  return model::bench_schema().write(model::BenchState{cfg_, shown_size_, shown_fn_, export_base_});
+  return model::bench_schema().write(st_);
 }
 
 void BenchPanel::set_state(const json::Value& state) {
-  model::BenchState s{cfg_, shown_size_, shown_fn_, export_base_};
+  model::BenchState s = st_;  // all or nothing: read into a copy
   model::bench_schema().read(state, s);
-  cfg_ = s.cfg;
-  shown_size_ = s.shown_size;
-  shown_fn_ = s.shown_function;
-  export_base_ = s.export_base;
+  st_ = std::move(s);
 }
 
 json::Object BenchPanel::meta() const {
@@ -461,7 +458,7 @@ json::Object BenchPanel::meta() const {
   }
   o["bars"] = std::move(bars);
   o["bar_width"] = bar_width_;
-  o["shown_size"] = static_cast<double>(shown_size_);
+  o["shown_size"] = static_cast<double>(st_.shown_size);
   o["legend"] = json::Array{bars_.legend_min.x, bars_.legend_min.y, bars_.legend_max.x, bars_.legend_max.y};
   o["export"] = bench_json(snap_);
   o["csv"] = bench_csv(snap_);

@@ -38,13 +38,12 @@ class BenchPanel : public Panel {
   void history_plot(ImVec2 size);
   void export_files();
 
-  BenchConfig cfg_;
+  // The panel's state (model/panel_states.hpp): the sweep's configuration, the size and function the plots
+  // show, the exports' base name; its GPU rows are off by default when the GPU backend is not built.
+  model::BenchState st_;
   BenchRunner runner_;
   BenchSnapshot snap_;
-  std::size_t shown_size_ = 1 << 20;
   bool size_picked_ = false;  // the user chose the bars' size (else they follow the largest measured)
-  std::string shown_fn_ = "gelu";
-  std::string export_base_ = "gelulab-bench";
   std::string export_note_;
   plot::PlotState bars_, sizes_, history_;
   std::vector<double> bar_x_, bar_med_, bar_lo_, bar_hi_;  // what the bar plot drew last (meta)

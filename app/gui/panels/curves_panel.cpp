@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 
 #include "gelu/analysis.hpp"
 #include "gelu/numio.hpp"
@@ -40,7 +41,6 @@ const analysis::Properties& gelu_properties() {
 }  // namespace
 
 CurvesPanel::CurvesPanel() : Panel(kId) {
-  for (const Activation& a : registry()) fns_.push_back({&a, a.featured, a.defaults()});
   shared_x_.range = {-4, 3};
   for (auto& p : plot_) {
     p.linked_x = &shared_x_;
@@ -59,46 +59,50 @@ CurvesPanel::CurvesPanel() : Panel(kId) {
 void CurvesPanel::controls() {
   const float em = ui::em();
   ui::heading("Functions");
-  for (Fn& f : fns_) {
-    const ImU32 col = plot::palette(color_index(f.a));
-    ImGui::PushID(f.a->id);
+  for (const Activation& fa : registry()) {
+    const Activation* const a = &fa;
+    const ImU32 col = plot::palette(color_index(a));
+    ImGui::PushID(a->id);
     ImGui::PushStyleColor(ImGuiCol_CheckMark, col);
-    ImGui::Checkbox("##shown", &f.shown);
-    ui::mark(std::string("check:") + f.a->id);
+    bool on = shown(fa);
+    if (ImGui::Checkbox("##shown", &on)) set_shown(fa, on);
+    ui::mark(std::string("check:") + a->id);
     ImGui::PopStyleColor();
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Text, col);
-    ImGui::TextUnformatted(f.a->name);
+    ImGui::TextUnformatted(a->name);
     ImGui::PopStyleColor();
-    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", f.a->formula, f.a->description);
-    if (f.shown) {
-      for (std::size_t i = 0; i < f.a->params.size(); ++i) {
-        const ParamSpec& ps = f.a->params[i];
-        double& v = f.params[static_cast<int>(i)];
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s\n%s", a->formula, a->description);
+    if (on) {
+      const Params p = params(fa);
+      for (std::size_t i = 0; i < a->params.size(); ++i) {
+        const ParamSpec& ps = a->params[i];
+        double v = p[static_cast<int>(i)];
         ImGui::Indent(1.9f * em);
         ImGui::SetNextItemWidth(-3.2f * em);
-        ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &v, &ps.min, &ps.max, "%.6g");
-        ui::mark(std::string("slider:") + f.a->id + "." + ps.name);
+        if (ImGui::SliderScalar(ps.name, ImGuiDataType_Double, &v, &ps.min, &ps.max, "%.6g"))
+          set_param(fa, i, v);
+        ui::mark(std::string("slider:") + a->id + "." + ps.name);
         if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s (default %g)", ps.description, ps.default_value);
-        if (ImGui::IsItemClicked(1)) v = ps.default_value;  // right-click resets
+        if (ImGui::IsItemClicked(1)) set_param(fa, i, ps.default_value);  // right-click resets
         ImGui::Unindent(1.9f * em);
       }
     }
     ImGui::PopID();
   }
   ui::heading("Plots");
-  ImGui::Checkbox("f′(x)", &show_order_[1]);
+  ImGui::Checkbox("f′(x)", &st_.d1);
   ui::mark("check:d1");
   ImGui::SameLine(7 * em);
-  ImGui::Checkbox("f″(x)", &show_order_[2]);
+  ImGui::Checkbox("f″(x)", &st_.d2);
   ui::mark("check:d2");
-  ImGui::Checkbox("GELU's negative dip", &shade_dip_);
+  ImGui::Checkbox("GELU's negative dip", &st_.shade_dip);
   ui::mark("check:dip");
-  ImGui::Checkbox("ReLU's dead zone", &shade_dead_);
+  ImGui::Checkbox("ReLU's dead zone", &st_.shade_dead);
   ui::mark("check:dead");
-  ImGui::Checkbox("GELU's inflection points", &inflections_);
+  ImGui::Checkbox("GELU's inflection points", &st_.inflections);
   ui::mark("check:inflections");
-  ImGui::Checkbox("GLU block diagram", &glu_diagram_);
+  ImGui::Checkbox("GLU block diagram", &st_.glu_diagram);
   ui::mark("check:glu_diagram");
   bool symlog = plot_[0].y.scale == plot::Scale::SymLog;
   if (ui::marked("check:symlog", ImGui::Checkbox("symlog y axis", &symlog))) {
@@ -108,14 +112,22 @@ void CurvesPanel::controls() {
     plot_[0].home_y = plot_[0].y.range;
   }
   ui::heading("Probe");
-  ImGui::Checkbox("##probe", &probe_on_);
+  bool probe_on = st_.probe.has_value();
+  if (ImGui::Checkbox("##probe", &probe_on)) {
+    if (probe_on) {
+      st_.probe = probe_off_x_;
+    } else {
+      probe_off_x_ = *st_.probe;
+      st_.probe.reset();
+    }
+  }
   ui::mark("check:probe");
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("probe line with tangents (drag it in the plot)");
-  if (probe_on_) {
+  if (st_.probe) {
     ImGui::SameLine();
     ImGui::SetNextItemWidth(-1.5f * em);
     const double lo = -8, hi = 8;
-    ImGui::SliderScalar("x₀", ImGuiDataType_Double, &probe_x_, &lo, &hi, "%.4f");
+    ImGui::SliderScalar("x₀", ImGuiDataType_Double, &*st_.probe, &lo, &hi, "%.4f");
     ui::mark("slider:probe");
   }
   ImGui::Dummy(ImVec2(0, 0.4f * em));
@@ -132,7 +144,8 @@ void CurvesPanel::controls() {
 void CurvesPanel::plots(float height) {
   // f, f′, f″ as the state says, less any a lesson step does not show (model::PanelKind::plots).
   bool vis[3];
-  for (int o = 0; o < 3; ++o) vis[o] = show_order_[o] && ui::plot_shown("plot" + std::to_string(o));
+  const bool orders[3] = {true, st_.d1, st_.d2};
+  for (int o = 0; o < 3; ++o) vis[o] = orders[o] && ui::plot_shown("plot" + std::to_string(o));
   if (!vis[0] && !vis[1] && !vis[2]) vis[0] = true;
   std::copy(vis, vis + 3, shown_);
   const int n_plots = vis[0] + vis[1] + vis[2];
@@ -148,9 +161,10 @@ void CurvesPanel::plots(float height) {
           ? std::floor((avail_x - ui::plot_gap() * static_cast<float>(cols - 1)) / static_cast<float>(cols))
           : -1.0f;
   const Activation* gelu = find_activation("gelu");
+  const std::vector<Fn> fns = this->fns();
   const Fn* gelu_fn = nullptr;
   const Fn* relu_fn = nullptr;
-  for (const Fn& f : fns_) {
+  for (const Fn& f : fns) {
     if (f.a == gelu && f.shown) gelu_fn = &f;
     if (std::string_view(f.a->id) == "relu" && f.shown) relu_fn = &f;
   }
@@ -166,10 +180,10 @@ void CurvesPanel::plots(float height) {
     std::snprintf(id, sizeof id, "plot%d", order);
     plot::Plot p(id, plot_[order], ImVec2(w, h), last || (cols > 1 && bottom) ? "x" : nullptr,
                  kOrderName[order]);
-    if (relu_fn && shade_dead_)
+    if (relu_fn && st_.shade_dead)
       p.shade_x(order == 0 ? "ReLU dead zone: f = f′ = 0" : "ReLU dead zone", IM_COL32(214, 39, 40, 26),
                 -std::numeric_limits<double>::infinity(), 0.0);
-    if (order == 0 && gelu_fn && shade_dip_) {
+    if (order == 0 && gelu_fn && st_.shade_dip) {
       // The dip: the region between GELU and 0 where GELU < 0 (all of x < 0), re-sampled like the curve.
       const plot::Range xr = plot_[0].x.range;
       if (xr.min < 0) {
@@ -182,7 +196,7 @@ void CurvesPanel::plots(float height) {
     }
     // Exact GELU is drawn last, on top of the curves that approximate it, and listed first.
     std::vector<const Fn*> order_of_drawing;
-    for (const Fn& f : fns_)
+    for (const Fn& f : fns)
       if (f.shown && f.a != gelu) order_of_drawing.push_back(&f);
     if (gelu_fn) order_of_drawing.push_back(gelu_fn);
     p.legend_first(gelu->name);
@@ -192,28 +206,29 @@ void CurvesPanel::plots(float height) {
       const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
       p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);
     }
-    if (order == 0 && gelu_fn && inflections_) {
+    if (order == 0 && gelu_fn && st_.inflections) {
       // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.
       infl_x_ = gelu_properties().inflection_points;
       infl_y_.resize(infl_x_.size());
       gelu->eval(std::span<const double>(infl_x_), std::span<double>(infl_y_), 0, &gelu_fn->params);
       p.scatter("GELU inflection points (f″ = 0)", IM_COL32(60, 60, 60, 255), infl_x_, infl_y_, 0.28f);
     }
-    if (order == 0 && gelu_fn && shade_dip_) {
+    if (order == 0 && gelu_fn && st_.shade_dip) {
       char text[96];
       std::snprintf(text, sizeof text, "min %.5f at x = %.5f", minimum_y_, minimum_x_);
       p.marker(minimum_x_, minimum_y_, IM_COL32(20, 20, 20, 255), text);
     }
-    if (probe_on_) {
-      for (const Fn& f : fns_) {
+    if (st_.probe) {
+      double& probe_x = *st_.probe;
+      for (const Fn& f : fns) {
         if (!f.shown || plot_[order].hidden.count(f.a->name)) continue;
-        const double y = f.a->eval(probe_x_, order, &f.params);
-        const double slope = order < 2 ? f.a->eval(probe_x_, order + 1, &f.params) : NAN;
+        const double y = f.a->eval(probe_x, order, &f.params);
+        const double slope = order < 2 ? f.a->eval(probe_x, order + 1, &f.params) : NAN;
         const ImU32 col = plot::palette(color_index(f.a), 0.75f);
-        if (order < 2) p.tangent(probe_x_, y, slope, col);
-        p.marker(probe_x_, y, plot::palette(color_index(f.a)));
+        if (order < 2) p.tangent(probe_x, y, slope, col);
+        p.marker(probe_x, y, plot::palette(color_index(f.a)));
       }
-      p.probe(&probe_x_, IM_COL32(40, 40, 40, 200));
+      p.probe(&probe_x, IM_COL32(40, 40, 40, 200));
     }
     p.end();
     ui::mark_plot(id, plot_[order]);
@@ -222,21 +237,20 @@ void CurvesPanel::plots(float height) {
 }
 
 void CurvesPanel::readout_table() {
-  int shown = 0;
-  for (const Fn& f : fns_) shown += f.shown;
+  const double px = probe_x();
   const ImGuiTableFlags flags =
       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerH | ImGuiTableFlags_SizingStretchProp;
   if (!ImGui::BeginTable("readout", 5, flags)) return;
   char head[3][32];
-  std::snprintf(head[0], sizeof head[0], "f(%.4g)", probe_x_);
-  std::snprintf(head[1], sizeof head[1], "f′(%.4g)", probe_x_);
-  std::snprintf(head[2], sizeof head[2], "f″(%.4g)", probe_x_);
+  std::snprintf(head[0], sizeof head[0], "f(%.4g)", px);
+  std::snprintf(head[1], sizeof head[1], "f′(%.4g)", px);
+  std::snprintf(head[2], sizeof head[2], "f″(%.4g)", px);
   // The numbers keep their width (a number is never cut); names and formulas share the rest and wrap.
   ImGui::TableSetupColumn("function", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupColumn("formula", ImGuiTableColumnFlags_WidthStretch, 2.2f);
   for (auto& h : head) ImGui::TableSetupColumn(h, ImGuiTableColumnFlags_WidthFixed);
   ImGui::TableHeadersRow();
-  for (const Fn& f : fns_) {
+  for (const Fn& f : fns()) {
     if (!f.shown) continue;
     ImGui::TableNextRow();
     ImGui::TableNextColumn();
@@ -254,11 +268,10 @@ void CurvesPanel::readout_table() {
     ImGui::TextUnformatted(ui::wrap_at_spaces(formula.c_str()).c_str());
     for (int order = 0; order < 3; ++order) {
       ImGui::TableNextColumn();
-      ImGui::Text("%.6g", f.a->eval(probe_x_, order, &f.params));
+      ImGui::Text("%.6g", f.a->eval(px, order, &f.params));
     }
   }
   ImGui::EndTable();
-  (void)shown;
 }
 
 // [SECTION] The GLU diagram
@@ -359,8 +372,7 @@ ImVec2 glu_diagram_size() {
 void CurvesPanel::drawContent() {
   const float em = ui::em();
   ui::begin_panel(19.5f, [this] { controls(); });
-  int shown = 0;
-  for (const Fn& f : fns_) shown += f.shown;
+  const int shown = static_cast<int>(st_.functions.size());
   const float row = ImGui::GetTextLineHeightWithSpacing() + 2 * ImGui::GetStyle().CellPadding.y;
   // On a slide (a lesson step in presentation mode) the readout table only where the step pins it.
   const bool table = ui::extra_shown("readout");
@@ -369,7 +381,7 @@ void CurvesPanel::drawContent() {
       ImGui::GetContentRegionAvail().y - table_h - (table ? ImGui::GetStyle().ItemSpacing.y : 0.0f);
   glu_boxes_.clear();
   glu_edges_.clear();
-  if (glu_diagram_) {
+  if (st_.glu_diagram) {
     // In the chrome font (at most 1.5× in presentation), beside the curves where the width allows (a
     // projector's height is the scarce room), else above them.
     ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : ImGui::GetFont());
@@ -401,48 +413,66 @@ void CurvesPanel::drawContent() {
 
 // [SECTION] State and meta
 
-model::CurvesState CurvesPanel::current() const {
-  model::CurvesState s;
-  s.x = shared_x_.range;
-  s.y = plot_[0].y.range;
-  s.functions.clear();
-  for (const Fn& f : fns_) {
-    if (f.shown) s.functions.emplace_back(f.a->id);
-    for (std::size_t i = 0; i < f.a->params.size(); ++i)
-      if (f.params[static_cast<int>(i)] != f.a->params[i].default_value)
-        s.params[std::string(f.a->id) + "." + f.a->params[i].name] = f.params[static_cast<int>(i)];
-  }
-  s.probe = probe_on_ ? std::optional<double>(probe_x_) : std::nullopt;
-  s.d1 = show_order_[1];
-  s.d2 = show_order_[2];
-  s.shade_dip = shade_dip_;
-  s.shade_dead = shade_dead_;
-  s.inflections = inflections_;
-  s.glu_diagram = glu_diagram_;
-  s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
-  return s;
+std::vector<CurvesPanel::Fn> CurvesPanel::fns() const {
+  std::vector<Fn> out;
+  for (const Activation& a : registry()) out.push_back({&a, shown(a), params(a)});
+  return out;
 }
 
-void CurvesPanel::apply(const model::CurvesState& s) {
+bool CurvesPanel::shown(const Activation& a) const {
+  return std::find(st_.functions.begin(), st_.functions.end(), a.id) != st_.functions.end();
+}
+
+void CurvesPanel::set_shown(const Activation& a, bool on) {
+  std::vector<std::string> fs;
+  for (const Activation& b : registry())
+    if (&b == &a ? on : shown(b)) fs.emplace_back(b.id);
+  st_.functions = std::move(fs);
+}
+
+Params CurvesPanel::params(const Activation& a) const {
+  Params p = a.defaults();
+  for (std::size_t i = 0; i < a.params.size(); ++i)
+    if (const auto it = st_.params.find(std::string(a.id) + "." + a.params[i].name); it != st_.params.end())
+      p[static_cast<int>(i)] = it->second;
+  return p;
+}
+
+void CurvesPanel::set_param(const Activation& a, std::size_t i, double v) {
+  const std::string key = std::string(a.id) + "." + a.params[i].name;
+  if (v != a.params[i].default_value)
+    st_.params[key] = v;
+  else
+    st_.params.erase(key);
+}
+
+void CurvesPanel::normalize() {
+  std::vector<std::string> fs;
+  std::map<std::string, double> ps;
+  for (const Activation& a : registry()) {
+    if (shown(a)) fs.emplace_back(a.id);
+    const Params p = params(a);
+    for (std::size_t i = 0; i < a.params.size(); ++i)
+      if (p[static_cast<int>(i)] != a.params[i].default_value)
+        ps[std::string(a.id) + "." + a.params[i].name] = p[static_cast<int>(i)];
+  }
+  st_.functions = std::move(fs);
+  st_.params = std::move(ps);
+}
+
+void CurvesPanel::load_state(const json::Value& state) {
+  model::CurvesState s = st_;  // all or nothing: read into a copy
+  s.x = shared_x_.range;
+  s.y = plot_[0].y.range;
+  s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
+  const double x_before = probe_x();
+  model::curves_schema().read(state, s);
+  st_ = s;
+  normalize();
+  if (!st_.probe) probe_off_x_ = x_before;
   shared_x_.range = s.x;
   for (auto& p : plot_) p.x = shared_x_;
   plot_[0].y.range = s.y;
-  for (Fn& f : fns_) {
-    f.shown = std::find(s.functions.begin(), s.functions.end(), f.a->id) != s.functions.end();
-    f.params = f.a->defaults();
-    for (std::size_t i = 0; i < f.a->params.size(); ++i)
-      if (const auto it = s.params.find(std::string(f.a->id) + "." + f.a->params[i].name);
-          it != s.params.end())
-        f.params[static_cast<int>(i)] = it->second;
-  }
-  probe_on_ = s.probe.has_value();
-  if (s.probe) probe_x_ = *s.probe;
-  show_order_[1] = s.d1;
-  show_order_[2] = s.d2;
-  shade_dip_ = s.shade_dip;
-  shade_dead_ = s.shade_dead;
-  inflections_ = s.inflections;
-  glu_diagram_ = s.glu_diagram;
   if (s.symlog) {
     plot_[0].y.scale = plot::Scale::SymLog;
     plot_[0].y.symlog_c = 0.1;
@@ -451,14 +481,12 @@ void CurvesPanel::apply(const model::CurvesState& s) {
   }
 }
 
-void CurvesPanel::load_state(const json::Value& state) {
-  model::CurvesState s = current();
-  model::curves_schema().read(state, s);
-  apply(s);
-}
-
 json::Value CurvesPanel::state() const {
-  return model::curves_schema().write(current());
+  model::CurvesState s = st_;
+  s.x = shared_x_.range;
+  s.y = plot_[0].y.range;
+  s.symlog = plot_[0].y.scale == plot::Scale::SymLog;
+  return model::curves_schema().write(s);
 }
 
 json::Object CurvesPanel::meta() const {
@@ -468,7 +496,7 @@ json::Object CurvesPanel::meta() const {
     if (shown_[i]) plots["plot" + std::to_string(i)] = plot_meta(plot_[i]);
   o["plots"] = plots;
   json::Object fns;
-  for (const Fn& f : fns_) {
+  for (const Fn& f : this->fns()) {
     if (!f.shown) continue;
     json::Object e;
     e["color"] = color_hex(plot::palette(color_index(f.a)));
@@ -478,14 +506,14 @@ json::Object CurvesPanel::meta() const {
     fns[f.a->id] = e;
   }
   o["functions"] = fns;
-  o["probe"] = probe_on_ ? json::Value(probe_x_) : json::Value();
+  o["probe"] = st_.probe ? json::Value(*st_.probe) : json::Value();
   o["gelu_minimum"] = json::Array{minimum_x_, minimum_y_};
   json::Array infl;
   for (double x : gelu_properties().inflection_points) infl.push_back(x);
   o["gelu_inflections"] = infl;
-  o["inflections_shown"] = inflections_;  // the dots on f (drawn when GELU is among the functions)
+  o["inflections_shown"] = st_.inflections;  // the dots on f (drawn when GELU is among the functions)
   o["inflection_color"] = color_hex(IM_COL32(60, 60, 60, 255));
-  if (glu_diagram_) {  // the diagram's boxes (pixels) and arrows, by name
+  if (st_.glu_diagram) {  // the diagram's boxes (pixels) and arrows, by name
     json::Object d, boxes;
     for (const auto& [name, r] : glu_boxes_) boxes[name] = json::Array{r.x, r.y, r.z, r.w};
     json::Array edges;

@@ -28,22 +28,29 @@ class CurvesPanel : public Panel {
     bool shown;
     Params params;
   };
-  model::CurvesState current() const;
-  void apply(const model::CurvesState& s);
+  /// The registry's functions with whether each is shown and its parameters, as st_ says (each frame).
+  std::vector<Fn> fns() const;
+  bool shown(const Activation& a) const;
+  void set_shown(const Activation& a, bool on);
+  Params params(const Activation& a) const;
+  void set_param(const Activation& a, std::size_t i, double v);
+  /// The functions in registry order; parameters only of known functions and where they differ from the
+  /// default (what state() writes).
+  void normalize();
+  double probe_x() const { return st_.probe.value_or(probe_off_x_); }
   void controls();
   void plots(float height);
   void readout_table();
   /// The GLU block as a diagram, top to bottom in a column `width` wide and `height` tall: x → x·W and x·V →
   /// g → ⊙ → ·W_down → y. Its boxes, by name, go to meta() ("glu_diagram").
   void glu_diagram(float height, float width);
-  bool glu_diagram_ = false;
   std::vector<std::pair<std::string, ImVec4>> glu_boxes_;       // name, (min x, min y, max x, max y)
   std::vector<std::pair<std::string, std::string>> glu_edges_;  // from → to
   double minimum_x_ = 0, minimum_y_ = 0;                        // GELU's global minimum, from core
-  std::vector<Fn> fns_;
-  bool show_order_[3] = {true, false, false};
-  bool probe_on_ = true, shade_dip_ = true, shade_dead_ = true, inflections_ = true;
-  double probe_x_ = 1.0;
+  // The panel's state (model/panel_states.hpp); its x and y ranges and the y scale live in the plots while
+  // they draw (pan, zoom) and are read back into it by state().
+  model::CurvesState st_;
+  double probe_off_x_ = 1.0;             // where the probe comes back when it is switched on again
   std::vector<double> infl_x_, infl_y_;  // GELU's inflection points, drawn as a scatter
   plot::Axis shared_x_;
   plot::PlotState plot_[3];

@@ -77,14 +77,14 @@ FfnPanel::FfnPanel() : Panel(kId) {
     h.square = true;  // a map: equal scales on both axes
     h.legend_anchor = ImVec2(1, 1);
   }
-  lab_.reset(cfg_);
+  lab_.reset(st_.cfg);
 }
 
 void FfnPanel::changed(bool reset) {
   if (reset) {
-    lab_.reset(cfg_);
+    lab_.reset(st_.cfg);
   } else {
-    lab_.reconfigure(cfg_);
+    lab_.reconfigure(st_.cfg);
   }
 }
 
@@ -93,12 +93,12 @@ std::string FfnPanel::shot_limit_error() const {
   // few tens of seconds; the largest state (4 GLU layers of 128, batch 4096, 100000 steps) would take a day.
   constexpr double kMaxShotWork = 1e11;
   ffn::Dataset d;
-  d.classes = cfg_.data.classes;
+  d.classes = st_.cfg.data.classes;
   double work = 0;
-  for (int i = 0; i < (cfg_.ab ? 2 : 1); ++i) {
+  for (int i = 0; i < (st_.cfg.ab ? 2 : 1); ++i) {
     try {
-      work += static_cast<double>(cfg_.batch) *
-              static_cast<double>(ffn::Network<float>(cfg_.spec(i, d)).parameter_count()) * shot_steps_;
+      work += static_cast<double>(st_.cfg.batch) *
+              static_cast<double>(ffn::Network<float>(st_.cfg.spec(i, d)).parameter_count()) * st_.shot_steps;
     } catch (const ffn::SpecError&) {
       // An invalid net trains nothing; the panel reports it.
     }
@@ -109,16 +109,16 @@ std::string FfnPanel::shot_limit_error() const {
       buf, sizeof buf,
       "the ffn state's shot_steps %d x batch %d x the nets' parameters = %.2g multiply-adds, more than the "
       "limit of %.0e for a headless shot (lower shot_steps, batch or widths)",
-      shot_steps_, cfg_.batch, work, kMaxShotWork);
+      st_.shot_steps, st_.cfg.batch, work, kMaxShotWork);
   return buf;
 }
 
 void FfnPanel::settle_for_shot() {
-  playing_ = false;
+  st_.playing = false;
   lab_.set_running(false);
-  lab_.reset(cfg_);
+  lab_.reset(st_.cfg);
   // A training budget below shot_steps: the shot shows where playing would have paused.
-  lab_.step(cfg_.step_budget > 0 ? std::min(shot_steps_, cfg_.step_budget) : shot_steps_);
+  lab_.step(st_.cfg.step_budget > 0 ? std::min(st_.shot_steps, st_.cfg.step_budget) : st_.shot_steps);
   lab_.wait_idle();
   // drawContent takes the published results (and uploads the heatmaps) in the first frame.
 }
@@ -126,13 +126,13 @@ void FfnPanel::settle_for_shot() {
 // [SECTION] Controls
 
 void FfnPanel::net_choice(int i) {
-  NetChoice& n = cfg_.nets[static_cast<std::size_t>(i)];
+  NetChoice& n = st_.cfg.nets[static_cast<std::size_t>(i)];
   ImGui::PushID(i);
   ImGui::PushStyleColor(ImGuiCol_Text, kNetColor[i]);
   ui::heading(i == 0 ? "Net A" : "Net B");
   ImGui::PopStyleColor();
   bool any_gelu = false;
-  if (cfg_.glu) {
+  if (st_.cfg.glu) {
     const ffn::GluKind kinds[] = {ffn::GluKind::GeGlu, ffn::GluKind::SwiGlu, ffn::GluKind::ReGlu};
     static const char* const names[] = {"GEGLU (GELU gate)", "SwiGLU (SiLU gate)", "ReGLU (ReLU gate)"};
     int cur = n.glu_kind == ffn::GluKind::SwiGlu ? 1 : n.glu_kind == ffn::GluKind::ReGlu ? 2 : 0;
@@ -143,8 +143,8 @@ void FfnPanel::net_choice(int i) {
     }
     any_gelu = n.glu_kind == ffn::GluKind::GeGlu;
   } else {
-    n.activations.resize(cfg_.widths.size(), n.activations.empty() ? "gelu" : n.activations.back());
-    for (std::size_t l = 0; l < cfg_.widths.size(); ++l) {
+    n.activations.resize(st_.cfg.widths.size(), n.activations.empty() ? "gelu" : n.activations.back());
+    for (std::size_t l = 0; l < st_.cfg.widths.size(); ++l) {
       ImGui::PushID(static_cast<int>(l));
       const Activation* cur = find_activation(n.activations[l]);
       ImGui::SetNextItemWidth(-4.0f * ui::em());
@@ -179,15 +179,15 @@ void FfnPanel::controls() {
   const float em = ui::em();
   // The lab pauses itself when the nets cannot train (an error); the saved state follows it from here.
   const bool playing = lab_.running();
-  playing_ = playing_ && playing;
+  st_.playing = st_.playing && playing;
   const int trained = std::max(snap_.nets[0].steps, snap_.ab ? snap_.nets[1].steps : 0);
   if (ImGui::Button(playing ? "Pause" : "Play", ImVec2(4.5f * em, 0))) {
-    if (!playing && cfg_.step_budget > 0 && trained >= cfg_.step_budget) {
-      cfg_.step_budget = 0;  // Play after a budget's pause goes on training
+    if (!playing && st_.cfg.step_budget > 0 && trained >= st_.cfg.step_budget) {
+      st_.cfg.step_budget = 0;  // Play after a budget's pause goes on training
       lab_.set_step_budget(0);
     }
     lab_.set_running(!playing);
-    playing_ = !playing;
+    st_.playing = !playing;
   }
   ui::mark("button:play");
   ImGui::SameLine();
@@ -198,23 +198,23 @@ void FfnPanel::controls() {
   ImGui::SameLine();
   if (ImGui::Button("Reset")) changed(true);
   ui::mark("button:reset");
-  bool full = cfg_.speed == 0;
-  int speed = full ? 20000 : cfg_.speed;
+  bool full = st_.cfg.speed == 0;
+  int speed = full ? 20000 : st_.cfg.speed;
   ImGui::BeginDisabled(full);
   ImGui::SetNextItemWidth(-9.0f * em);
   if (ui::marked("slider:speed",
                  ImGui::SliderInt("steps/s", &speed, 5, 20000, "%d", ImGuiSliderFlags_Logarithmic))) {
-    cfg_.speed = speed;
+    st_.cfg.speed = speed;
     lab_.set_speed(speed);
   }
   ImGui::EndDisabled();
   ImGui::SameLine();
   if (ui::marked("check:max_speed", ImGui::Checkbox("max", &full))) {
-    cfg_.speed = full ? 0 : 200;
-    lab_.set_speed(cfg_.speed);
+    st_.cfg.speed = full ? 0 : 200;
+    lab_.set_speed(st_.cfg.speed);
   }
-  if (cfg_.step_budget > 0)
-    ImGui::Text("step %d of %d · %s", trained, cfg_.step_budget, snap_.backend.c_str());
+  if (st_.cfg.step_budget > 0)
+    ImGui::Text("step %d of %d · %s", trained, st_.cfg.step_budget, snap_.backend.c_str());
   else
     ImGui::Text("step %d · %s", trained, snap_.backend.c_str());
   // Why the GPU was asked for and the CPU trains: next to the backend name, not at the bottom of the column.
@@ -224,15 +224,16 @@ void FfnPanel::controls() {
     ImGui::PopStyleColor();
   }
   ui::heading("Data");
-  const ffn::DatasetInfo* info = ffn::find_dataset(cfg_.data.id);
+  const ffn::DatasetInfo* info = ffn::find_dataset(st_.cfg.data.id);
   ImGui::SetNextItemWidth(-0.5f * em);
-  if (ImGui::BeginCombo("##dataset", info ? info->id : cfg_.data.id.c_str())) {
+  if (ImGui::BeginCombo("##dataset", info ? info->id : st_.cfg.data.id.c_str())) {
     for (const ffn::DatasetInfo& d : ffn::datasets()) {
       if (d.task != ffn::Task::Classification || d.inputs != 2) continue;
-      if (ui::marked(std::string("option:dataset:") + d.id, ImGui::Selectable(d.id, cfg_.data.id == d.id))) {
-        cfg_.data.id = d.id;
-        cfg_.data.classes = 2;
-        cfg_.edits.clear();
+      if (ui::marked(std::string("option:dataset:") + d.id,
+                     ImGui::Selectable(d.id, st_.cfg.data.id == d.id))) {
+        st_.cfg.data.id = d.id;
+        st_.cfg.data.classes = 2;
+        st_.cfg.edits.clear();
         changed(true);
       }
       if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", d.description);
@@ -243,90 +244,94 @@ void FfnPanel::controls() {
   if (info && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info->description);
   ui::text_wrapped("Click a map: add a blue point · Shift+click: orange · Ctrl+click: remove");
   ImGui::Text("%d training points", static_cast<int>(snap_.data.x_train.cols()));
-  if (!cfg_.edits.empty()) {
+  if (!st_.cfg.edits.empty()) {
     ImGui::SameLine();
     if (ui::marked("button:undo_points", ImGui::SmallButton("undo my points"))) {
-      cfg_.edits.clear();
+      st_.cfg.edits.clear();
       changed(false);
     }
   }
 
   ui::heading("Hidden space");
-  if (ImGui::Checkbox("show the plane in two hidden units", &cfg_.hidden.on)) changed(false);
+  if (ImGui::Checkbox("show the plane in two hidden units", &st_.cfg.hidden.on)) changed(false);
   ui::mark("check:hidden_space");
   ui::help_marker(
       "The input plane's grid lines and the training points pushed through each net to a hidden layer, "
       "drawn in the coordinates of two of its units: ReLU folds the plane onto the axes, GELU bends it "
       "smoothly.");
-  if (cfg_.hidden.on) {
-    const int layers = static_cast<int>(cfg_.widths.size());
-    const int width = cfg_.widths[static_cast<std::size_t>(std::clamp(cfg_.hidden.layer, 1, layers) - 1)];
+  if (st_.cfg.hidden.on) {
+    const int layers = static_cast<int>(st_.cfg.widths.size());
+    const int width =
+        st_.cfg.widths[static_cast<std::size_t>(std::clamp(st_.cfg.hidden.layer, 1, layers) - 1)];
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (layers > 1 &&
-        ui::marked("slider:hidden_layer", ImGui::SliderInt("layer##hidden", &cfg_.hidden.layer, 1, layers)))
+    if (layers > 1 && ui::marked("slider:hidden_layer",
+                                 ImGui::SliderInt("layer##hidden", &st_.cfg.hidden.layer, 1, layers)))
       changed(false);
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (ui::marked("slider:unit_x", ImGui::SliderInt("x: unit", &cfg_.hidden.unit_x, 1, std::max(1, width))))
+    if (ui::marked("slider:unit_x",
+                   ImGui::SliderInt("x: unit", &st_.cfg.hidden.unit_x, 1, std::max(1, width))))
       changed(false);
     ImGui::SetNextItemWidth(-6.5f * em);
-    if (ui::marked("slider:unit_y", ImGui::SliderInt("y: unit", &cfg_.hidden.unit_y, 1, std::max(1, width))))
+    if (ui::marked("slider:unit_y",
+                   ImGui::SliderInt("y: unit", &st_.cfg.hidden.unit_y, 1, std::max(1, width))))
       changed(false);
   }
   ui::heading("Network");
-  int layers = static_cast<int>(cfg_.widths.size());
+  int layers = static_cast<int>(st_.cfg.widths.size());
   ImGui::SetNextItemWidth(-6.0f * em);
   if (ui::marked("slider:layers", ImGui::SliderInt("hidden layers", &layers, 1, 4))) {
-    cfg_.widths.resize(static_cast<std::size_t>(layers), cfg_.widths.back());
+    st_.cfg.widths.resize(static_cast<std::size_t>(layers), st_.cfg.widths.back());
     changed(true);
   }
-  for (std::size_t l = 0; l < cfg_.widths.size(); ++l) {
+  for (std::size_t l = 0; l < st_.cfg.widths.size(); ++l) {
     ImGui::PushID(static_cast<int>(l));
     char label[32];
     std::snprintf(label, sizeof label, "width %zu", l + 1);
     ImGui::SetNextItemWidth(-6.0f * em);
-    if (ui::marked("slider:width" + std::to_string(l + 1), ImGui::SliderInt(label, &cfg_.widths[l], 1, 64)))
+    if (ui::marked("slider:width" + std::to_string(l + 1),
+                   ImGui::SliderInt(label, &st_.cfg.widths[l], 1, 64)))
       changed(true);
     ImGui::PopID();
   }
-  if (ui::marked("check:glu", ImGui::Checkbox("GLU blocks", &cfg_.glu))) changed(true);
+  if (ui::marked("check:glu", ImGui::Checkbox("GLU blocks", &st_.cfg.glu))) changed(true);
   ui::help_marker(
       "Each hidden block becomes W_down·(act(W_gate·x) ⊙ W_up·x): the gate's activation "
       "multiplies a linear branch (GEGLU, SwiGLU, ReGLU).");
   ImGui::SameLine();
-  if (ui::marked("check:ab", ImGui::Checkbox("A/B", &cfg_.ab))) changed(true);
+  if (ui::marked("check:ab", ImGui::Checkbox("A/B", &st_.cfg.ab))) changed(true);
   ui::help_marker("Train net B beside net A from identical initial weights.");
   net_choice(0);
-  if (cfg_.ab) net_choice(1);
+  if (st_.cfg.ab) net_choice(1);
 
   ui::heading("Training");
-  int opt = cfg_.optimizer == ffn::OptimizerKind::Adam ? 1 : 0;
+  int opt = st_.cfg.optimizer == ffn::OptimizerKind::Adam ? 1 : 0;
   ImGui::SetNextItemWidth(6 * em);
   static const char* const kOptimizers[] = {"SGD", "Adam"};
   if (ui::combo("optimizer", "optimizer", &opt, kOptimizers)) {
-    cfg_.optimizer = opt ? ffn::OptimizerKind::Adam : ffn::OptimizerKind::Sgd;
+    st_.cfg.optimizer = opt ? ffn::OptimizerKind::Adam : ffn::OptimizerKind::Sgd;
     changed(false);
   }
   const double lr_lo = 1e-4, lr_hi = 1.0;
   ImGui::SetNextItemWidth(-6.0f * em);
-  if (ImGui::SliderScalar("learning rate", ImGuiDataType_Double, &cfg_.lr, &lr_lo, &lr_hi, "%.4g",
+  if (ImGui::SliderScalar("learning rate", ImGuiDataType_Double, &st_.cfg.lr, &lr_lo, &lr_hi, "%.4g",
                           ImGuiSliderFlags_Logarithmic))
     changed(false);
   ui::mark("slider:lr");
   ImGui::SetNextItemWidth(-6.0f * em);
   if (ui::marked("slider:batch",
-                 ImGui::SliderInt("batch", &cfg_.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)))
+                 ImGui::SliderInt("batch", &st_.cfg.batch, 1, 512, "%d", ImGuiSliderFlags_Logarithmic)))
     changed(false);
-  int backend = cfg_.gpu ? 1 : 0;
+  int backend = st_.cfg.gpu ? 1 : 0;
   ImGui::TextUnformatted("backend");
   ImGui::SameLine();
   if (ui::marked("radio:cpu", ImGui::RadioButton("CPU", &backend, 0))) {
-    cfg_.gpu = false;
+    st_.cfg.gpu = false;
     changed(false);
   }
   ImGui::SameLine();
   ImGui::BeginDisabled(!gpu_available_);
   if (ui::marked("radio:gpu", ImGui::RadioButton("GPU", &backend, 1))) {
-    cfg_.gpu = true;
+    st_.cfg.gpu = true;
     changed(false);
   }
   ImGui::EndDisabled();
@@ -349,8 +354,8 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
   st.y.range = st.home_y = {d.lo[1], d.hi[1]};
   if (!st.x.range.valid() || !st.y.range.valid()) st.x.range = st.y.range = {-1, 1};
   // The net on top, how it does below the map (short titles: a projector's 3× text keeps the map in view).
-  const std::string full = heat_title(cfg_, n, i);
-  std::string name = std::string(kNetName[i]) + ": " + net_label(cfg_, i);
+  const std::string full = heat_title(st_.cfg, n, i);
+  std::string name = std::string(kNetName[i]) + ": " + net_label(st_.cfg, i);
   std::string status = full.size() > name.size() ? full.substr(name.size()) : std::string();
   status.erase(0, status.find_first_not_of(' '));
   // On a slide the map's title keeps one line: "B: GELU (stochastic)", not "B: GELU (exact) (stochastic)".
@@ -418,9 +423,9 @@ void FfnPanel::heatmap_view(int i, ImVec2 size) {
       }
     }
     if (arg < 0) return;
-    cfg_.edits.push_back(PointEdit{false, d.x_train(0, arg), d.x_train(1, arg), 0});
+    st_.cfg.edits.push_back(PointEdit{false, d.x_train(0, arg), d.x_train(1, arg), 0});
   } else {
-    cfg_.edits.push_back(PointEdit{true, x, y, io.KeyShift ? 1 : 0});
+    st_.cfg.edits.push_back(PointEdit{true, x, y, io.KeyShift ? 1 : 0});
   }
   changed(false);
 }
@@ -462,10 +467,10 @@ void FfnPanel::loss_plot(ImVec2 size) {
     char label[160];
     if (n.diverged_at)
       std::snprintf(label, sizeof label, "%s: %s  diverged at step %d##test%d", kNetName[i],
-                    net_label(cfg_, i).c_str(), n.diverged_at, i);
+                    net_label(st_.cfg, i).c_str(), n.diverged_at, i);
     else
-      std::snprintf(label, sizeof label, "%s: %s  test %.3g##test%d", kNetName[i], net_label(cfg_, i).c_str(),
-                    last_or_nan(n.test_loss), i);
+      std::snprintf(label, sizeof label, "%s: %s  test %.3g##test%d", kNetName[i],
+                    net_label(st_.cfg, i).c_str(), last_or_nan(n.test_loss), i);
     p.line(label, kNetColor[i], n.eval_steps, n.test_loss, 0.17f);
   }
   if (snap_.nets[0].steps == 0) p.note("press Play or Step to train", 3, IM_COL32(90, 90, 90, 255));
@@ -478,7 +483,7 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
   char title[160], xl[64];
   const char* const id = i == 0 ? "hiddenA" : "hiddenB";
   if (n.hidden) {
-    std::snprintf(title, sizeof title, "%s: %s · unit %d", kNetName[i], net_label(cfg_, i).c_str(),
+    std::snprintf(title, sizeof title, "%s: %s · unit %d", kNetName[i], net_label(st_.cfg, i).c_str(),
                   n.hidden->unit_y + 1);
     std::snprintf(xl, sizeof xl, "unit %d (hidden layer %d)", n.hidden->unit_x + 1, n.hidden->block + 1);
   } else {
@@ -522,7 +527,7 @@ void FfnPanel::hidden_plot(int i, ImVec2 size) {
 // The layer asked for is kept as asked and clamped where it is used, to the layers the configuration has:
 // what is saved never depends on whether a snapshot arrived before the app closed.
 int FfnPanel::shown_layer() const {
-  return std::clamp(layer_, 0, static_cast<int>(cfg_.widths.size()) - 1);
+  return std::clamp(st_.layer - 1, 0, static_cast<int>(st_.cfg.widths.size()) - 1);
 }
 
 void FfnPanel::layer_plot(ImVec2 size) {
@@ -644,8 +649,8 @@ void FfnPanel::drawContent() {
   const bool alone = !shown_[0] && !shown_[1] && !(shown_[2] && shown_[3]);
   const float low_h = two || alone ? -1.0f : avail.y * 0.6f;
   // The hidden-space view takes the lower row: A and B side by side, as the maps above.
-  shown_[4] = cfg_.hidden.on && ui::plot_shown("hiddenA");
-  shown_[5] = cfg_.hidden.on && snap_.ab && ui::plot_shown("hiddenB");
+  shown_[4] = st_.cfg.hidden.on && ui::plot_shown("hiddenA");
+  shown_[5] = st_.cfg.hidden.on && snap_.ab && ui::plot_shown("hiddenB");
   if (shown_[4] || shown_[5]) {
     shown_[2] = shown_[3] = false;
     const float w = shown_[4] && shown_[5] ? half_w : -1.0f;
@@ -661,7 +666,7 @@ void FfnPanel::drawContent() {
     // a lesson step that shows the histogram alone starts with its data, not with a slider.
     ImGui::BeginGroup();
     // (On a slide the layer shown is the step's: no slider unless the step pins it.)
-    const int count = ui::extra_shown("layer_slider") ? static_cast<int>(cfg_.widths.size()) : 1;
+    const int count = ui::extra_shown("layer_slider") ? static_cast<int>(st_.cfg.widths.size()) : 1;
     const float row = count > 1 ? ImGui::GetFrameHeightWithSpacing() : 0.0f;
     layer_plot(ImVec2(low_w, low_h - row));
     if (count > 1) {
@@ -677,7 +682,7 @@ void FfnPanel::drawContent() {
       if (ui::marked(
               "slider:layer_shown",
               ImGui::SliderInt(full ? "hidden layer shown###layer" : "layer###layer", &shown, 1, count)))
-        layer_ = shown - 1;
+        st_.layer = shown;
       ui::help_marker("A dead unit: dL/dz = 0 for every sample of the latest minibatch.");
     }
     ImGui::EndGroup();
@@ -688,19 +693,17 @@ void FfnPanel::drawContent() {
 // [SECTION] State and meta
 
 json::Value FfnPanel::state() const {
-  return model::ffn_schema().write(model::FfnState{cfg_, shot_steps_, playing_, layer_ + 1});
+  return model::ffn_schema().write(st_);
 }
 
 void FfnPanel::set_state(const json::Value& state) {
   // Absent "playing" means paused: a state is a still picture unless it says otherwise.
-  model::FfnState s{cfg_, shot_steps_, false, layer_ + 1};
+  model::FfnState s = st_;  // all or nothing: read into a copy
+  s.playing = false;
   model::ffn_schema().read(state, s);
-  cfg_ = s.cfg;
-  shot_steps_ = s.shot_steps;
-  layer_ = s.layer - 1;  // clamped to the layers there are when drawn
-  lab_.reset(cfg_);
-  playing_ = s.playing;
-  lab_.set_running(s.playing);
+  st_ = s;  // its layer is clamped to the layers there are when drawn (shown_layer)
+  lab_.reset(st_.cfg);
+  lab_.set_running(st_.playing);
 }
 
 json::Object FfnPanel::meta() const {
@@ -753,7 +756,7 @@ json::Object FfnPanel::meta() const {
     m["units"] = std::move(units);
     m["error"] = n.error;
     m["diverged_at_step"] = n.diverged_at ? json::Value(n.diverged_at) : json::Value();
-    m["title"] = heat_title(cfg_, n, static_cast<int>(i));
+    m["title"] = heat_title(st_.cfg, n, static_cast<int>(i));
     nets.emplace_back(std::move(m));
   }
   o["nets"] = std::move(nets);

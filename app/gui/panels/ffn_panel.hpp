@@ -50,16 +50,16 @@ class FfnPanel : public Panel {
   void layer_plot(ImVec2 size);
   void changed(bool reset);
 
-  LabConfig cfg_;
+  // The panel's state (model/panel_states.hpp): the lab's configuration, the steps a shot trains, whether it
+  // plays — as the user or the state asked: state() writes it, so a session saved before the training
+  // thread has looked at the nets is the state that was given (the lab's own flag drops when it cannot
+  // train, and controls() follows it the next frame) — and the hidden layer shown, 1-based as asked (a
+  // session's, a lesson's; shown_layer() clamps it to the configured layers).
+  model::FfnState st_;
   FfnLab lab_;
   LabSnapshot snap_;
   std::array<HeatmapTexture, 2> heat_;
   std::array<std::uint64_t, 2> heat_version_{0, 0};
-  int shot_steps_ = 300;
-  /// Play as the user or the state asked: state() writes it, so a session saved before the training thread
-  /// has looked at the nets is the state that was given (the lab's own flag drops when it cannot train, and
-  /// controls() follows it the next frame).
-  bool playing_ = false;
   int steps_per_click_ = 10;
   bool gpu_available_ = false;
   std::string gpu_note_;
@@ -68,7 +68,6 @@ class FfnPanel : public Panel {
   plot::PlotState loss_, layers_;
   std::vector<std::vector<double>> train_x_, train_y_, test_x_, test_y_;  // per class
   std::array<std::vector<double>, 2> hist_x_, hist_y_;
-  int layer_ = 0;  // as asked (a session's, a lesson's); shown_layer() clamps it to the configured layers
   int shown_layer() const;
   std::uint64_t layers_version_ = 0;
 };
