@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gelu::plot {
@@ -49,5 +50,20 @@ struct SlideFrame {
 ///   "the panel scrolls: 40 px of it below the lesson bar".
 /// Empty: the slide holds. Half a pixel of slack absorbs rounding.
 std::vector<std::string> slide_problems(const std::vector<SlidePlot>& plots, const SlideFrame& frame);
+
+// [SECTION] Linked plots
+
+/// One plot's data area across x as it would be on its own, the axis its x is linked to (null: none) and the
+/// left edge of its frame.
+struct LinkedArea {
+  const void* axis = nullptr;
+  double frame_left = 0, left = 0, right = 0;
+};
+/// The data area across x that `mine` shares with the plots of its column: those linked to the same axis
+/// whose frames start at the same left edge (within a pixel; stacked plots of a panel) share the narrowest
+/// common extent [the largest left, the smallest right], so that the same x is the same screen column in each
+/// of them. `others`: the plots as they were last drawn (one frame late: a plot learns its column's extent
+/// from the frame before). A plot with no axis, or no other plot of its column, keeps its own.
+std::pair<double, double> shared_x_extent(const std::vector<LinkedArea>& others, const LinkedArea& mine);
 
 }  // namespace gelu::plot

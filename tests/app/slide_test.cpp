@@ -88,4 +88,31 @@ TEST(SlideProblems, EdgesTextAndScrolling) {
   EXPECT_EQ(q[0], "plot 'a' ends 10 px under the window's bottom edge");
 }
 
+// Linked plots on rectangles: stacked plots of one axis share the narrowest x extent; plots side by side, of
+// another axis or of none keep their own.
+TEST(LinkedPlots, StackedPlotsOfOneAxisShareTheNarrowestXExtent) {
+  int axis = 0, other = 0;
+  const LinkedArea curve{&axis, 373, 418, 1252}, errors{&axis, 373, 418, 780};
+  // The curve plot learns the error plot's extent (narrowed by its legend at the right), and the error plot
+  // keeps its own.
+  EXPECT_EQ(shared_x_extent({curve, errors}, curve), std::make_pair(418.0, 780.0));
+  EXPECT_EQ(shared_x_extent({curve, errors}, errors), std::make_pair(418.0, 780.0));
+  // Within a pixel of the same frame left is the same column; a frame whose data starts further right moves
+  // the others' left edge.
+  const LinkedArea wide_left{&axis, 373.6, 430, 1252};
+  EXPECT_EQ(shared_x_extent({wide_left}, curve), std::make_pair(430.0, 1252.0));
+  // Side by side (another frame left), another axis, no axis: their own.
+  const LinkedArea beside{&axis, 820, 865, 1252};
+  EXPECT_EQ(shared_x_extent({beside}, errors), std::make_pair(418.0, 780.0));
+  const LinkedArea unrelated{&other, 373, 418, 600};
+  EXPECT_EQ(shared_x_extent({unrelated}, curve), std::make_pair(418.0, 1252.0));
+  const LinkedArea alone{nullptr, 373, 418, 1252};
+  EXPECT_EQ(shared_x_extent({errors}, alone), std::make_pair(418.0, 1252.0));
+  // Last frame's plots only: with none drawn yet a plot keeps its own.
+  EXPECT_EQ(shared_x_extent({}, curve), std::make_pair(418.0, 1252.0));
+  // Extents that do not meet (a column whose plots moved apart) are not forced onto each other.
+  const LinkedArea apart{&axis, 373, 900, 1252};
+  EXPECT_EQ(shared_x_extent({apart}, errors), std::make_pair(418.0, 780.0));
+}
+
 }  // namespace
