@@ -433,19 +433,23 @@ void Plot::draw_legend() {
     }
     const bool inside_ok = fits && best.hard == 0;
     if (redecide || (place == LegendPlace::Inside && !inside_ok)) {
-      if (inside_ok) {
-        place = LegendPlace::Inside;
-      } else if (fw - box.x - gap >= kMinAreaWidth &&
-                 (box.y <= fh || (s_.x_categories.size() <= 1 && box.y <= fh + flow_box.y + gap))) {
-        // At the right where the width allows and the plot grows less than below it would (a legend
-        // taller than the data area makes the area as tall as the legend); bar groups keep the width for
-        // their names unless the legend fits the height as it is.
-        place = LegendPlace::Right;
-        s_.legend_out = box;
-      } else {
-        place = LegendPlace::Below;
-        s_.legend_out = flow_box;
-      }
+      // (The decision is slide.hpp's, on rectangles: legend_slot.)
+      LegendRoom room;
+      room.free_w = fw;
+      room.free_h = fh;
+      room.box_w = box.x;
+      room.box_h = box.y;
+      room.flow_h = flow_box.y;
+      room.gap = gap;
+      room.min_area_w = kMinAreaWidth;
+      room.inside_ok = inside_ok;
+      room.bar_groups = s_.x_categories.size() > 1;
+      const LegendSlot slot = legend_slot(room);
+      place = slot == LegendSlot::Inside  ? LegendPlace::Inside
+              : slot == LegendSlot::Right ? LegendPlace::Right
+                                          : LegendPlace::Below;
+      if (place == LegendPlace::Right) s_.legend_out = box;
+      if (place == LegendPlace::Below) s_.legend_out = flow_box;
       s_.legend_key = key_size_;
       s_.legend_key_em = em_;
       s_.legend_key_n = n_entries;

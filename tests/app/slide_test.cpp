@@ -115,4 +115,38 @@ TEST(LinkedPlots, StackedPlotsOfOneAxisShareTheNarrowestXExtent) {
   EXPECT_EQ(shared_x_extent({apart}, errors), std::make_pair(418.0, 780.0));
 }
 
+// The legend's place on rectangles: the F6 case of issue 52 (the controls shown beside a plot in presentation
+// mode at 2x: a plot asked to be 650 px wide has a 504 px data area, too narrow for a 469 px legend at its
+// right and a 300 px data area beside it) goes below; the same plot 1245 px wide keeps it at the right.
+TEST(LegendSlot, RightWhereTheWidthAllowsElseBelow) {
+  LegendRoom r;
+  r.free_w = 1096;
+  r.free_h = 270;
+  r.box_w = 469;
+  r.box_h = 250;
+  r.flow_h = 240;
+  r.gap = 17;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+  r.free_w = 650 - 146;  // the width asked for, less the 5 em of axes
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  r.free_w = 469 + 17 + 300;  // exactly a 300 px data area beside it
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+  // Inside wins where it may be.
+  r.inside_ok = true;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Inside);
+  r.inside_ok = false;
+  // Taller than the data area: at the right only where it grows the plot less than below would.
+  r.free_w = 1096;
+  r.box_h = 400;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);  // 400 <= 270 + 240 + 17
+  r.box_h = 600;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  // Bar groups keep the width for their names unless the legend fits the height as it is.
+  r.box_h = 400;
+  r.bar_groups = true;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  r.box_h = 250;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+}
+
 }  // namespace
