@@ -128,6 +128,9 @@ ImU32 palette(int i, float alpha = 1.0f);
 
 /// Multiplier on every series' line thickness and dot radius (presentation mode thickens lines for a
 /// projector); 1 by default.
+/// Starts a frame of plots (ui::begin_frame calls it): the data areas linked plots drew in the frame that
+/// ended become the ones they share in this one (stacked plots of one linked x axis keep one x extent).
+void new_frame();
 void set_line_scale(float scale);
 float line_scale();
 

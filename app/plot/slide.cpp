@@ -59,4 +59,24 @@ std::vector<std::string> slide_problems(const std::vector<SlidePlot>& plots, con
   return out;
 }
 
+LegendSlot legend_slot(const LegendRoom& r) {
+  if (r.inside_ok) return LegendSlot::Inside;
+  if (r.free_w - r.box_w - r.gap >= r.min_area_w &&
+      (r.box_h <= r.free_h || (!r.bar_groups && r.box_h <= r.free_h + r.flow_h + r.gap)))
+    return LegendSlot::Right;
+  return LegendSlot::Below;
+}
+
+std::pair<double, double> shared_x_extent(const std::vector<LinkedArea>& others, const LinkedArea& mine) {
+  double left = mine.left, right = mine.right;
+  if (!mine.axis) return {left, right};
+  for (const LinkedArea& o : others) {
+    if (o.axis != mine.axis || std::fabs(o.frame_left - mine.frame_left) > 1.0) continue;
+    left = std::max(left, o.left);
+    right = std::min(right, o.right);
+  }
+  if (right <= left) return {mine.left, mine.right};  // columns that do not meet: each keeps its own
+  return {left, right};
+}
+
 }  // namespace gelu::plot

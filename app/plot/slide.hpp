@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gelu::plot {
@@ -49,5 +50,39 @@ struct SlideFrame {
 ///   "the panel scrolls: 40 px of it below the lesson bar".
 /// Empty: the slide holds. Half a pixel of slack absorbs rounding.
 std::vector<std::string> slide_problems(const std::vector<SlidePlot>& plots, const SlideFrame& frame);
+
+// [SECTION] Legend place
+
+/// Where a plot's legend goes when its place is decided: inside the data area, at its right, or below the
+/// plot (entries flowing in rows).
+enum class LegendSlot { Inside, Right, Below };
+/// The room a legend decision weighs, in pixels: the data area the plot's asked-for size gives without any
+/// room kept for a legend (free_w × free_h), the legend as a column (box_w × box_h) and as rows below the
+/// plot (flow_h tall), the gap kept beside it, the least data-area width, and whether the plot has bar groups
+/// (which keep the width for their names).
+struct LegendRoom {
+  double free_w = 0, free_h = 0, box_w = 0, box_h = 0, flow_h = 0, gap = 0, min_area_w = 300;
+  bool inside_ok = false;  // inside it covers no data and leaves most of the plot free
+  bool bar_groups = false;
+};
+/// Inside where it may be; at the right where the width left keeps min_area_w and the plot grows less than
+/// below it would (a legend taller than the data area makes the area as tall as the legend; bar groups only
+/// where it fits the height as it is); below otherwise.
+LegendSlot legend_slot(const LegendRoom& r);
+
+// [SECTION] Linked plots
+
+/// One plot's data area across x as it would be on its own, the axis its x is linked to (null: none) and the
+/// left edge of its frame.
+struct LinkedArea {
+  const void* axis = nullptr;
+  double frame_left = 0, left = 0, right = 0;
+};
+/// The data area across x that `mine` shares with the plots of its column: those linked to the same axis
+/// whose frames start at the same left edge (within a pixel; stacked plots of a panel) share the narrowest
+/// common extent [the largest left, the smallest right], so that the same x is the same screen column in each
+/// of them. `others`: the plots as they were last drawn (one frame late: a plot learns its column's extent
+/// from the frame before). A plot with no axis, or no other plot of its column, keeps its own.
+std::pair<double, double> shared_x_extent(const std::vector<LinkedArea>& others, const LinkedArea& mine);
 
 }  // namespace gelu::plot

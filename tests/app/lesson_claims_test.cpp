@@ -21,10 +21,13 @@
 #include <vector>
 
 #include "gelu/activation.hpp"
+#include "gelu/analysis.hpp"
+#include "gelu/format.hpp"
 #include "gelu/json.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
 #include "model/claims.hpp"
+#include "model/designer_lab.hpp"
 #include "model/lessons.hpp"
 #include "model/panel_states.hpp"
 #include "model/precision_lab.hpp"
@@ -343,6 +346,119 @@ TEST(LessonClaims, OverflowIsNamedApartFromTheUlpFigures) {
   EXPECT_EQ(near.overflow_wrong, 0u);
   EXPECT_EQ(near.max_ulp, v.max_ulp);
   EXPECT_EQ(near.mismatch, v.mismatch);
+}
+
+// [SECTION] Numbers typed into the shipped steps' prose
+
+/// `v` with `decimals` decimals and the minus sign U+2212, as the lessons write numbers.
+std::string fixed(double v, int decimals) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  std::string s;
+  for (const char* c = b; *c; ++c) s += *c == '-' ? std::string("−") : std::string(1, *c);
+  return s;
+}
+/// "4.7·10⁻⁴": two significant digits and a superscript exponent.
+std::string sci2(double v) {
+  const int e = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+  static const char* sup[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+  std::string ex = e < 0 ? "⁻" : "";
+  for (const char c : std::to_string(std::abs(e))) ex += sup[c - '0'];
+  return fixed(v / std::pow(10.0, e), 1) + "·10" + ex;
+}
+
+const gelu::Activation& fn(const char* id) {
+  return *gelu::find_activation(id);
+}
+double max_abs_diff(const char* a, const char* b, double lo, double hi, double* at = nullptr) {
+  double worst = 0, x_worst = lo;
+  for (int i = 0; i <= 200000; ++i) {
+    const double x = lo + (hi - lo) * i / 200000.0, d = std::fabs(fn(a).eval(x) - fn(b).eval(x));
+    if (d > worst) worst = d, x_worst = x;
+  }
+  if (at) *at = x_worst;
+  return worst;
+}
+/// E[f(z)] for z ~ N(0, 1) (Simpson's rule on [−12, 12]).
+double normal_mean(const char* id) {
+  const int n = 24000;
+  const double h = 24.0 / n;
+  double sum = 0;
+  for (int i = 0; i <= n; ++i) {
+    const double z = -12 + h * i, w = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+    sum += w * fn(id).eval(z) * std::exp(-z * z / 2) / std::sqrt(2 * M_PI);
+  }
+  return sum * h / 3;
+}
+
+// Each number a shipped step's text states in prose is computed here from the core and must be in the text as
+// the text writes it: a lesson edited to a wrong number, or a core that changes, fails here. The phrases are
+// the lessons'; the numbers are not typed into this test.
+TEST(LessonClaims, NumbersTypedIntoShippedStepsAreWhatTheCoreComputes) {
+  const auto text = [](const std::string& file, std::size_t step) {
+    return gelu::app::load_lesson(std::string(GELU_SOURCE_DIR) + "/assets/lessons/" + file)
+        .steps.at(step)
+        .text;
+  };
+  const auto has = [](const std::string& t, const std::string& phrase) {
+    EXPECT_NE(t.find(phrase), std::string::npos) << "'" << phrase << "' not in: " << t;
+  };
+  const gelu::analysis::Properties pr = gelu::analysis::properties(gelu::analysis::spec(fn("gelu")));
+  ASSERT_TRUE(pr.global_minimum.has_value());
+  // Lesson 1: GELU(1), its minimum, its slope at 0 and its peak, the inflection points.
+  const std::string l1 = "1_what_is_gelu.json";
+  has(text(l1, 1),
+      "Φ(1) ≈ " + fixed(fn("gelu").eval(1.0), 3) + ": GELU(1) ≈ " + fixed(fn("gelu").eval(1.0), 3));
+  has(text(l1, 2),
+      "minimum " + fixed(pr.global_minimum->value, 3) + " at x ≈ " + fixed(pr.global_minimum->x, 3));
+  double peak_x = 0, peak = -1;
+  for (double x = -5; x <= 5; x += 1e-5)
+    if (const double d = fn("gelu").eval(x, 1); d > peak) peak = d, peak_x = x;
+  EXPECT_NEAR(peak_x, std::sqrt(2.0), 1e-4);  // "at x = √2"
+  has(text(l1, 3), fixed(fn("gelu").eval(0.0, 1), 1) + " at 0, peak " + fixed(peak, 2) + " at x = √2");
+  ASSERT_EQ(pr.inflection_points.size(), 2u);  // "between −√2 and √2 … x = ±√2"
+  EXPECT_NEAR(pr.inflection_points[0], -std::sqrt(2.0), 1e-9);
+  EXPECT_NEAR(pr.inflection_points[1], std::sqrt(2.0), 1e-9);
+  for (double x : {-3.0, -1.0, 0.5, 2.5})  // GELU″(x) = φ(x)·(2 − x²)
+    EXPECT_NEAR(fn("gelu").eval(x, 2), std::exp(-x * x / 2) / std::sqrt(2 * M_PI) * (2 - x * x), 1e-12);
+  // Lesson 2: the stand-ins' largest errors on [−6, 6], GELU(−6), the fitted k, the f32 ULP errors.
+  const std::string l2 = "2_exact_vs_approximations.json";
+  has(text(l2, 1), "at most " + sci2(max_abs_diff("gelu_tanh", "gelu", -6, 6)) + ", the sigmoid form by " +
+                       fixed(max_abs_diff("gelu_sigmoid", "gelu", -6, 6), 3));
+  has(text(l2, 2), "GELU(−6) ≈ " + sci2(fn("gelu").eval(-6.0)));
+  const gelu::app::CoefficientFit k = gelu::app::fit_coefficient(fn("gelu_sigmoid"), -6, 6);
+  has(text(l2, 3), "k ≈ " + fixed(k.value, 3) + " lowers the worst error from " + fixed(k.textbook_error, 3) +
+                       " to " + fixed(k.max_error, 3));
+  const gelu::Format f32(gelu::FormatId::F32);
+  const auto ulp = [&](const char* id) {
+    return gelu::analysis::compare(gelu::analysis::spec(fn(id)), gelu::analysis::spec(fn("gelu")), 0, 6,
+                                   100001, f32)
+        .ulp_stats.max;
+  };
+  const double tanh_ulp = ulp("gelu_tanh"), sigmoid_ulp = ulp("gelu_sigmoid");
+  has(text(l2, 4),
+      "up to about " + std::to_string(static_cast<long>(std::lround(tanh_ulp / 100) * 100)) + " ULPs");
+  EXPECT_GE(sigmoid_ulp, 1e5);  // "by hundreds of thousands"
+  EXPECT_LT(sigmoid_ulp, 1e6);
+  // Lesson 3: the keep probability at −1, the band after 3000 masks at x = 1, the mean outputs of N(0, 1).
+  const std::string l3 = "3_stochastic_view.json";
+  const double keep = fn("gelu").eval(-1.0) / -1.0;
+  has(text(l3, 1), "about " + std::to_string(static_cast<int>(std::lround(100 * keep))) +
+                       "% of the time (Φ(−1) ≈ " + fixed(keep, 3) + "), so the average is " +
+                       fixed(fn("gelu").eval(-1.0), 3));
+  const double p1 = fn("gelu").eval(1.0);
+  has(text(l3, 2), "about ±" + fixed(1.96 * std::sqrt(p1 * (1 - p1) / 3000), 3) + " around " + fixed(p1, 3));
+  has(text(l3, 3), "mean ReLU output is " + fixed(normal_mean("relu"), 3) + ", the mean GELU output only " +
+                       fixed(normal_mean("gelu"), 3));
+  // Lesson 4: where GELU's slope is zero.
+  has(text("4_gelu_vs_relu_training.json", 2), "zero only at x ≈ " + fixed(pr.global_minimum->x, 2));
+  // Lesson 5: GELU and Swish differ by at most … near x = −2 (x·(Φ(x) − σ(x)) is even: as much at +2).
+  double at = 0;
+  const double d = max_abs_diff("gelu", "silu", -10, 10, &at);
+  const double left = -std::fabs(at);
+  EXPECT_NEAR(std::fabs(fn("gelu").eval(left) - fn("silu").eval(left)), d, 1e-12);
+  has(text("5_glu_family.json", 1),
+      "at most " + fixed(d, 2) + " (near x = " + fixed(std::round(left), 0) + ")");
 }
 
 }  // namespace

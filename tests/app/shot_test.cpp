@@ -99,6 +99,35 @@ TEST(AppShot, CurvesMinimumMarkerAndDerivativePlot) {
   EXPECT_GT(img.nearest(d1.px(2.0), d1.py(d - 0.25), gelu_col), 80.0);
 }
 
+// Plots stacked on one linked x axis share their data area across x: the same x is the same screen column in
+// each, whichever of them keeps room at its right for a legend (issue 52: the Approximations panel's error
+// plot spanned 418-780 px, its curve plot 418-1252 px over the same [-6, 6]).
+TEST(AppShot, StackedLinkedPlotsShareOneXExtent) {
+  struct Case {
+    std::string panel, state, name;
+    std::vector<std::string> plots;
+  };
+  const std::vector<Case> cases = {{"approx", "{}", "linked_approx", {"functions", "errors"}},
+                                   {"curves",
+                                    R"({"functions": ["gelu", "relu"], "derivatives": [1, 2]})",
+                                    "linked_curves",
+                                    {"plot0", "plot1", "plot2"}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.panel);
+    const Shot s = shoot(c.panel, c.state, c.name);
+    ASSERT_EQ(s.status, 0);
+    const Value& first = s.meta.at("plots").at(c.plots[0]);
+    for (const std::string& id : c.plots) {
+      const Value& g = s.meta.at("plots").at(id);
+      EXPECT_EQ(g.at("left").as_number(), first.at("left").as_number()) << id;
+      EXPECT_EQ(g.at("right").as_number(), first.at("right").as_number()) << id;
+      EXPECT_EQ(g.at("x_min").as_number(), first.at("x_min").as_number()) << id;
+      EXPECT_EQ(g.at("x_max").as_number(), first.at("x_max").as_number()) << id;
+      EXPECT_GE(g.at("right").as_number() - g.at("left").as_number(), 300) << id;
+    }
+  }
+}
+
 TEST(AppShot, ApproxErrorCurvesAndMaxMarkersMatchCore) {
   const Shot s =
       shoot("approx", R"({"x": [-4, 4], "metric": "abs", "log": true, "error_y": [1e-8, 1]})", "approx");

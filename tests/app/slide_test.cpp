@@ -88,4 +88,65 @@ TEST(SlideProblems, EdgesTextAndScrolling) {
   EXPECT_EQ(q[0], "plot 'a' ends 10 px under the window's bottom edge");
 }
 
+// Linked plots on rectangles: stacked plots of one axis share the narrowest x extent; plots side by side, of
+// another axis or of none keep their own.
+TEST(LinkedPlots, StackedPlotsOfOneAxisShareTheNarrowestXExtent) {
+  int axis = 0, other = 0;
+  const LinkedArea curve{&axis, 373, 418, 1252}, errors{&axis, 373, 418, 780};
+  // The curve plot learns the error plot's extent (narrowed by its legend at the right), and the error plot
+  // keeps its own.
+  EXPECT_EQ(shared_x_extent({curve, errors}, curve), std::make_pair(418.0, 780.0));
+  EXPECT_EQ(shared_x_extent({curve, errors}, errors), std::make_pair(418.0, 780.0));
+  // Within a pixel of the same frame left is the same column; a frame whose data starts further right moves
+  // the others' left edge.
+  const LinkedArea wide_left{&axis, 373.6, 430, 1252};
+  EXPECT_EQ(shared_x_extent({wide_left}, curve), std::make_pair(430.0, 1252.0));
+  // Side by side (another frame left), another axis, no axis: their own.
+  const LinkedArea beside{&axis, 820, 865, 1252};
+  EXPECT_EQ(shared_x_extent({beside}, errors), std::make_pair(418.0, 780.0));
+  const LinkedArea unrelated{&other, 373, 418, 600};
+  EXPECT_EQ(shared_x_extent({unrelated}, curve), std::make_pair(418.0, 1252.0));
+  const LinkedArea alone{nullptr, 373, 418, 1252};
+  EXPECT_EQ(shared_x_extent({errors}, alone), std::make_pair(418.0, 1252.0));
+  // Last frame's plots only: with none drawn yet a plot keeps its own.
+  EXPECT_EQ(shared_x_extent({}, curve), std::make_pair(418.0, 1252.0));
+  // Extents that do not meet (a column whose plots moved apart) are not forced onto each other.
+  const LinkedArea apart{&axis, 373, 900, 1252};
+  EXPECT_EQ(shared_x_extent({apart}, errors), std::make_pair(418.0, 780.0));
+}
+
+// The legend's place on rectangles: the F6 case of issue 52 (the controls shown beside a plot in presentation
+// mode at 2x: a plot asked to be 650 px wide has a 504 px data area, too narrow for a 469 px legend at its
+// right and a 300 px data area beside it) goes below; the same plot 1245 px wide keeps it at the right.
+TEST(LegendSlot, RightWhereTheWidthAllowsElseBelow) {
+  LegendRoom r;
+  r.free_w = 1096;
+  r.free_h = 270;
+  r.box_w = 469;
+  r.box_h = 250;
+  r.flow_h = 240;
+  r.gap = 17;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+  r.free_w = 650 - 146;  // the width asked for, less the 5 em of axes
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  r.free_w = 469 + 17 + 300;  // exactly a 300 px data area beside it
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+  // Inside wins where it may be.
+  r.inside_ok = true;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Inside);
+  r.inside_ok = false;
+  // Taller than the data area: at the right only where it grows the plot less than below would.
+  r.free_w = 1096;
+  r.box_h = 400;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);  // 400 <= 270 + 240 + 17
+  r.box_h = 600;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  // Bar groups keep the width for their names unless the legend fits the height as it is.
+  r.box_h = 400;
+  r.bar_groups = true;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Below);
+  r.box_h = 250;
+  EXPECT_EQ(legend_slot(r), LegendSlot::Right);
+}
+
 }  // namespace

@@ -223,6 +223,7 @@ float view_overflow() {
 }
 
 void begin_frame() {
+  plot::new_frame();
   g_view_overflow = 0;
   plot_list().clear();
   ++g_frame;

@@ -393,11 +393,13 @@ void ApproxPanel::drawContent() {
     p.end();
     ui::mark_plot("functions", fplot_);
   }
-  char ylabel[64];
-  std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (%s)",
+  // Which semantics: the registry's functions (gelu_tanh, evaluated in the format), not the Precision panel's
+  // zoo entries as shipped (tanh_form), which give other answers.
+  char ylabel[128];
+  std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (registry functions, %s)",
                 metric() == ErrorMetric::Abs   ? "absolute"
                 : metric() == ErrorMetric::Rel ? "relative"
-                                               : "ULP",
+                                              : "ULP",
                 is_f32() ? "float32" : "float64");
   if (across) ImGui::SameLine(0, gap);
   if (shown_[1]) {

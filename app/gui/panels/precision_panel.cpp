@@ -104,17 +104,25 @@ std::string PrecisionPanel::computed_text(std::string_view key) const {
   if (!c->error.empty()) return c->error;
   // Over the x range the plots show: what the class sees is what the sentence is about.
   const plot::Range xr = shared_x_.range;
-  if (parts[0] == "verdict") return cell_verdict(*c, xr.min, xr.max).text;
+  if (parts[0] == "verdict") return shown_verdict(*c, xr.min, xr.max).text;
   if (parts[0] == "zero") return c->tails.first_zero ? "x = " + g3(*c->tails.first_zero) : "nowhere";
-  if (parts[0] == "maxulp") return g3(cell_verdict(*c, xr.min, xr.max).max_ulp) + " ULP";
+  if (parts[0] == "maxulp") return g3(shown_verdict(*c, xr.min, xr.max).max_ulp) + " ULP";
   if (parts[0] == "overflow") {
-    const precision::Verdict all = cell_verdict(*c, -INFINITY, INFINITY);
+    const precision::Verdict all = shown_verdict(*c, -INFINITY, INFINITY);
     if (!all.overflow_text.empty()) return all.overflow_text;
     if (c->overflow_x.empty()) return "no intermediate overflows in " + std::string(c->compute_format.name());
     return "an intermediate overflows in " + std::string(c->compute_format.name()) + " at " +
            std::to_string(c->overflow_x.size()) + " inputs, every result there still right";
   }
   return {};
+}
+
+precision::Verdict PrecisionPanel::shown_verdict(const PrecisionCell& c, double lo, double hi) const {
+  for (const ShownVerdict& k : verdicts_)
+    if (k.cell == &c && k.lo == lo && k.hi == hi) return k.v;
+  if (verdicts_.size() > 64) verdicts_.clear();
+  verdicts_.push_back({&c, lo, hi, cell_verdict(c, lo, hi)});
+  return verdicts_.back().v;
 }
 
 // [SECTION] Controls
@@ -342,7 +350,7 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
   const int columns = std::max(16, static_cast<int>(p.transform().right - p.transform().left));
   for (const PrecisionCell* c : cells) {
     const Envelope& e = envelope(*c, xr, columns);
-    const precision::Verdict v = cell_verdict(*c, xr.min, xr.max);
+    const precision::Verdict v = shown_verdict(*c, xr.min, xr.max);
     // On a slide the step's text quotes the verdict: the curve is named by its entry alone (a name whose
     // length does not move it between its line's end and the legend as the figures change).
     const std::string label =
@@ -424,7 +432,7 @@ void PrecisionPanel::verdict_table(ImVec2 size) {
       ImGui::TextDisabled("%s", c.error.c_str());
       continue;
     }
-    const precision::Verdict shown = cell_verdict(c, shared_x_.range.min, shared_x_.range.max);
+    const precision::Verdict shown = shown_verdict(c, shared_x_.range.min, shared_x_.range.max);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(pct(shown.mismatch, shown.n).c_str());
     ImGui::TableNextColumn();
@@ -799,7 +807,10 @@ void PrecisionPanel::drawContent() {
     lab_.start(st_.cfg);
     dirty_ = false;
   }
-  if (lab_.take(snap_)) envelopes_.clear();
+  if (lab_.take(snap_)) {
+    envelopes_.clear();
+    verdicts_.clear();
+  }
   drawn_.clear();
   ui::begin_panel(20.5f, [this] { controls(); });
   const ImVec2 avail = ImGui::GetContentRegionAvail();
@@ -1048,7 +1059,7 @@ json::Object PrecisionPanel::meta() const {
     e["verdict"] = c.verdict;
     {
       // What the plots show: the verdict over their x range (the one lesson steps quote).
-      const precision::Verdict v = cell_verdict(c, shared_x_.range.min, shared_x_.range.max);
+      const precision::Verdict v = shown_verdict(c, shared_x_.range.min, shared_x_.range.max);
       json::Object sh;
       sh["x"] = json::Array{json::Value(shared_x_.range.min), json::Value(shared_x_.range.max)};
       sh["n"] = static_cast<double>(v.n);

@@ -88,6 +88,15 @@ class PrecisionPanel : public Panel {
     std::vector<double> x, y;
   };
   std::vector<Envelope> envelopes_;
+  /// Verdicts over an x range (cell_verdict), kept until the next snapshot: the bar, the plot's labels and
+  /// the table ask for them every frame.
+  struct ShownVerdict {
+    const PrecisionCell* cell;
+    double lo, hi;
+    precision::Verdict v;
+  };
+  mutable std::vector<ShownVerdict> verdicts_;
+  precision::Verdict shown_verdict(const PrecisionCell& c, double lo, double hi) const;
   const Envelope& envelope(const PrecisionCell& c, plot::Range r, int columns);
 };
 
