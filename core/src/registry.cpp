@@ -263,11 +263,11 @@ double eval_bounded(const Activation& fn, std::span<const double> x, std::span<d
     fn.eval(x, y, 0, p);
     return 0;
   }
-  // GELU has no parameters; its positive side is double-only already (formulas::gelu), the negative side
-  // in [−37, 0) takes the double erfc instead of the x87 one.
+  // GELU has no parameters; for |x| <= 20 one double erfc (formulas::gelu_erfc_fast) instead of the x87
+  // erfcl and the double-double tail; beyond (and at 0) formulas::gelu itself.
   const auto k = [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i)
-      y[i] = x[i] < 0 && x[i] >= -37 ? F::gelu_negative_fast(x[i]) : F::gelu(x[i]);
+      y[i] = x[i] != 0 && std::fabs(x[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(x[i]) : F::gelu(x[i]);
   };
   if (x.size() < detail::kParallelMinDouble || thread_count() == 1)
     k(0, x.size());

@@ -14,9 +14,10 @@
 namespace gelu {
 
 /// fn's values (order 0) in double for a pipeline that needs them only as roundings: where fn has a
-/// double-only form (GELU's negative side in [−37, 0), formulas::gelu_negative_fast: double erfc instead
-/// of the x87 erfcl) y gets it, and the return value r > 0 bounds its error, |fn.eval(x) − y| ≤ r·|y| for
-/// every y that is a normal double (far inside: a few ULP of double against r = 2^-40); elsewhere y is
+/// cheap double form (GELU for 0 < |x| <= 20, formulas::gelu_erfc_fast: one double erfc instead of the
+/// x87 erfcl and the double-double tail) y gets it, and the return value r > 0 bounds its error,
+/// |fn.eval(x) − y| ≤ r·|y| for every y that is a normal double (the error is below 2^-43 against
+/// r = 2^-40, kGeluFastRelError); elsewhere y is
 /// fn.eval(x)'s own value. Returns 0 when every y is fn.eval's (every function but GELU).
 double eval_bounded(const Activation& fn, std::span<const double> x, std::span<double> y,
                     const Params* p = nullptr);
