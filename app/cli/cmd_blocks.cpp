@@ -19,6 +19,7 @@
 #include "cli/cli.hpp"
 #include "cli/fn_options.hpp"
 #include "gelu/block_format.hpp"
+#include "gelu/bounded_reference.hpp"
 #include "gelu/chain.hpp"
 #include "gelu/fileio.hpp"
 #include "gelu/json.hpp"
@@ -60,6 +61,14 @@ void evaluate(const Subject& s, const Params& p, const Format& compute, std::spa
     else
       s.entry->eval(x.subspan(i, n), y.subspan(i, n), 0, compute);
   }
+}
+
+/// The reference vs(x) for block_error: its double-only values into `approx` (eval_bounded) and, where
+/// those do not settle a rounding, vs.eval's.
+BoundedReference bounded_reference(const Activation& vs, const Params& p, const std::vector<double>& x,
+                                   std::vector<double>& approx) {
+  const double rel = eval_bounded(vs, x, approx, &p);
+  return {approx, rel, [&vs, &p, &x](std::size_t i) { return vs.eval(x[i], 0, &p); }};
 }
 
 Format parse_block_compute(Args& args, const Subject& s) {
@@ -290,8 +299,7 @@ int run_error_blocks(Args& args) {
   const std::string& source = in.source;
   std::vector<double> y(x.size()), ref(x.size());
   evaluate(s, p, compute, x, y);
-  vs.eval(std::span<const double>(x), std::span<double>(ref), 0, &vs_params);
-  const BlockErrorReport r = block_error(f, x, y, ref);
+  const BlockErrorReport r = block_error(f, x, y, bounded_reference(vs, vs_params, x, ref));
   const std::string fn_text =
       s.id() + (!s.fn && s.entry->uses_compute ? " (computed in " + std::string(compute.name()) + ")" : "");
 
@@ -513,9 +521,16 @@ int run_error_chain(Args& args) {
 
   const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, block_size, chain.store.block.has_value());
   std::vector<double> ref(in.x.size());
-  vs.eval(std::span<const double>(in.x), std::span<double>(ref), order, &vs_params);
   const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
-  const BlockErrorReport r = chain_error(e, chain, in.x, ref, order);
+  BlockErrorReport r;
+  if (chain.store.block && order == 0) {
+    // Block storage needs the reference only rounded to each block's lattice (and at the largest errors).
+    const ChainValues v = run_chain_values(e, chain, in.x, order);
+    r = block_error(*chain.store.block, in.x, v.computed, bounded_reference(vs, vs_params, in.x, ref));
+  } else {
+    vs.eval(std::span<const double>(in.x), std::span<double>(ref), order, &vs_params);
+    r = chain_error(e, chain, in.x, ref, order);
+  }
   const std::string fn = s.id() + (order ? "'" : "");
   if (json) {
     json::Builder w;

@@ -1,8 +1,8 @@
 // gelulab chain: where the rounding happens. Two rounding-point chains ACC:COMPUTE:STORE (gelu/chain.hpp)
 // side by side on the same pre-activations: each one's error against the exact function, the negative outputs
 // it stores as 0, and the values where the two chains differ; --order 1 for the backward pass's f' through
-// the same chains; and whether running each chain again (the recompute of the forward pass in the backward)
-// gives bit-identical results.
+// the same chains; and whether running each chain again on the input as saved in its storage format (the
+// recompute in the backward) gives bit-identical results.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -88,6 +88,7 @@ int run_chain_cmd(Args& args) {
       w.key("negative").value(static_cast<unsigned long long>(c.negative));
       w.key("flushed").value(static_cast<unsigned long long>(c.flushed));
       w.key("recompute_identical").value(c.recompute_identical);
+      w.key("recompute_differ").value(static_cast<unsigned long long>(c.recompute_differ));
       w.end_object();
     }
     w.end_array();
@@ -107,9 +108,12 @@ int run_chain_cmd(Args& args) {
       static_cast<unsigned long long>(seed));
   for (const ChainSide& c : r)
     std::printf(
-        "  %-22s max |error| %s at x = %s; negative outputs stored as 0: %zu of %zu; recomputed: %s\n",
+        "  %-22s max |error| %s at x = %s; negative outputs stored as 0: %zu of %zu; recomputed from the "
+        "input saved in %s: %s\n",
         c.chain.name().c_str(), format_f64(c.max_abs).c_str(), format_f64(c.x_at_max).c_str(), c.flushed,
-        c.negative, c.recompute_identical ? "bit-identical" : "DIFFERS");
+        c.negative, std::string(c.chain.store.name()).c_str(),
+        c.recompute_identical ? "bit-identical"
+                              : ("differs on " + std::to_string(c.recompute_differ)).c_str());
   std::printf("differ: %zu of %zu values (x: %s | %s)\n", ndiff, n, r[0].chain.name().c_str(),
               r[1].chain.name().c_str());
   for (std::size_t i : diff)
@@ -129,9 +133,9 @@ GELU_COMMAND(
     "(a zoo entry with its intermediates there; a registry function correctly rounded to it), the result\n"
     "stored in the storage format (any number format, or a block format stored in blocks of its size).\n"
     "Reports per chain the largest |stored - exact| and where, the negative outputs stored as 0, and\n"
-    "whether a second run (the forward pass recomputed in the backward) is bit-identical; then how many\n"
-    "values the two chains store differently, the first ten listed. --order 1: the backward pass's f'\n"
-    "through the same chains.\n\n"
+    "whether recomputing from the pre-activation as saved for the backward (in the storage format) gives\n"
+    "the same bits, and on how many values not; then how many values the two chains store differently, the\n"
+    "first ten listed. --order 1: the backward pass's f' through the same chains.\n\n"
     "Example: gelulab chain --fn gelu --chain f32:f32:mxfp4 --chain bf16:bf16:bf16\n",
     run_chain_cmd);
 

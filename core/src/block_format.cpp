@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "gelu/bounded_reference.hpp"
 #include "gelu/kernels.hpp"
 
 namespace gelu {
@@ -246,12 +247,21 @@ struct Partial {
   BlockErrorReport r;
   double sum = 0;
   bool any = false, any_flush = false;
+  // Elements whose |stored − reference| was only bounded (its upper bound up), kept while up can reach
+  // max_abs_lo, the largest known lower bound of that error (r.max_abs: the largest known value).
+  struct Candidate {
+    std::size_t i;
+    double up, stored;
+  };
+  std::vector<Candidate> abs_candidates;
+  double max_abs_lo = 0;
 };
 
 void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x,
-                  std::span<const double> y, std::span<const double> ref, std::size_t b0, std::size_t b1,
+                  std::span<const double> y, const BoundedReference& ref, std::size_t b0, std::size_t b1,
                   Partial& p) {
   const auto bs = static_cast<std::size_t>(f.block_size());
+  const double rel = ref.rel_error;
   BlockErrorReport& r = p.r;
   for (std::size_t b = b0; b < b1; ++b) {
     const std::size_t lo = b * bs, hi = std::min(x.size(), lo + bs);
@@ -261,15 +271,27 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
       amax = std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
     }
     const BlockScale s = f.block_scale(amax, tensor_scale);
+    const bool lattice = !std::isnan(s.value);
     ++r.blocks;
     for (std::size_t i = lo; i < hi; ++i) {
-      // f.ulp_distance(f.quantize(y[i], s), ref[i], s), with the stored value's ordinal from its rounding.
+      // f.ulp_distance(f.quantize(y[i], s), ref, s), with the stored value's ordinal from its rounding.
       const auto [stored, ordinal] = f.store(y[i], s);
+      double e = ref.approx[i];  // the reference, exact when `known`
+      bool known = rel == 0 || !std::isnormal(e) || !lattice || std::isnan(stored);
+      double e_lo = e, e_hi = e;  // the interval holding the accurate reference
+      std::int64_t o = 0;         // its lattice ordinal (when the lattice and both values are numbers)
+      if (!known) {
+        e_lo = e * (1 - rel), e_hi = e * (1 + rel);
+        if (e < 0) std::swap(e_lo, e_hi);
+        o = f.lattice_ordinal(e_lo, s);
+        if (o != f.lattice_ordinal(e_hi, s)) known = true;
+      }
+      if (known && rel != 0) e = e_lo = e_hi = ref.accurate(i);
       std::uint64_t d;
-      if (std::isnan(stored) || std::isnan(ref[i]) || std::isnan(s.value)) {
-        d = f.ulp_distance(stored, ref[i], s);
+      if (std::isnan(stored) || std::isnan(e) || !lattice) {
+        d = f.ulp_distance(stored, e, s);
       } else {
-        const std::int64_t o = f.lattice_ordinal(ref[i], s);
+        if (known) o = f.lattice_ordinal(e, s);
         d = ordinal >= o ? static_cast<std::uint64_t>(ordinal - o) : static_cast<std::uint64_t>(o - ordinal);
       }
       if (d != 0) ++r.mismatch;
@@ -284,13 +306,23 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         r.at_x = x[i];
         r.at_value = y[i];
         r.at_stored = stored;
-        r.at_reference = ref[i];
+        r.at_reference = e;  // the approximation when not known: block_error replaces it
         r.at_block_max = amax;
         p.any = true;
       }
-      if (std::isfinite(stored) && std::isfinite(ref[i]))
-        r.max_abs = std::max(r.max_abs, std::fabs(stored - ref[i]));
-      if (ref[i] < 0) {
+      if (std::isfinite(stored) && std::isfinite(e)) {
+        if (known) {
+          r.max_abs = std::max(r.max_abs, std::fabs(stored - e));
+        } else {
+          // fl|stored − t| is monotone in t on each side of stored: its value at the accurate t lies between
+          // its values at the interval's ends (0 when stored is inside).
+          const double a = std::fabs(stored - e_lo), c = std::fabs(stored - e_hi);
+          const double up = std::max(a, c), down = e_lo <= stored && stored <= e_hi ? 0 : std::min(a, c);
+          p.max_abs_lo = std::max(p.max_abs_lo, down);
+          if (up >= std::max(p.max_abs_lo, r.max_abs)) p.abs_candidates.push_back({i, up, stored});
+        }
+      }
+      if (e < 0) {
         ++r.negative;
         if (stored == 0) {
           ++r.flushed;
@@ -308,8 +340,17 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
 
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              std::span<const double> ref) {
-  if (x.size() != y.size() || x.size() != ref.size())
+  if (x.size() != ref.size())
     throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  return block_error(f, x, y, BoundedReference{ref, 0, [&](std::size_t i) { return ref[i]; }});
+}
+
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
+                             const BoundedReference& ref) {
+  if (x.size() != y.size() || x.size() != ref.approx.size())
+    throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  if (!(ref.rel_error >= 0 && ref.rel_error < 0x1p-20))
+    throw std::invalid_argument("block_error: the reference's relative error bound is not in [0, 2^-20)");
   double tensor_amax = 0;
   if (f.row().rule == ScaleRule::NvTwoLevel)
     for (double v : y)
@@ -330,7 +371,7 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
   std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   BlockErrorReport r;
   r.n = x.size();
-  double sum = 0;
+  double sum = 0, max_abs_lo = 0;
   bool any = false, any_flush = false;
   for (const auto& [b0, p] : parts) {
     const BlockErrorReport& q = p.r;
@@ -350,6 +391,7 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
       any = true;
     }
     r.max_abs = std::max(r.max_abs, q.max_abs);
+    max_abs_lo = std::max(max_abs_lo, p.max_abs_lo);
     r.negative += q.negative;
     r.flushed += q.flushed;
     if (p.any_flush) {
@@ -358,6 +400,12 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
       any_flush = true;
     }
   }
+  // The largest |stored − reference| among the elements only bounded that can still reach it.
+  const double floor_abs = std::max(max_abs_lo, r.max_abs);
+  for (const auto& [b0, p] : parts)
+    for (const Partial::Candidate& c : p.abs_candidates)
+      if (c.up >= floor_abs) r.max_abs = std::max(r.max_abs, std::fabs(c.stored - ref.accurate(c.i)));
+  if (any && ref.rel_error != 0) r.at_reference = ref.accurate(r.at_index);
   r.mean_ulp = r.n > r.infinite ? sum / static_cast<double>(r.n - r.infinite) : 0;
   return r;
 }

@@ -131,6 +131,17 @@ namespace {
 bool same_bits(double a, double b) {
   return std::memcmp(&a, &b, sizeof a) == 0;
 }
+
+/// The pre-activation x as saved for the backward pass: in the chain's storage format.
+std::vector<double> saved_input(const Chain& c, std::span<const double> x) {
+  std::vector<double> v(x.size());
+  if (c.store.block) {
+    c.store.block->quantize_blocks(x, v);
+  } else {
+    for (std::size_t i = 0; i < x.size(); ++i) v[i] = c.store.plain->round(x[i]);
+  }
+  return v;
+}
 }  // namespace
 
 ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chains, std::span<const double> x,
@@ -142,9 +153,9 @@ ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chain
     ChainSide s;
     s.chain = c;
     s.stored = run_chain(e, c, x, order);
-    const std::vector<double> again = run_chain(e, c, x, order);
+    const std::vector<double> again = run_chain(e, c, saved_input(c, x), order);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      if (!same_bits(again[i], s.stored[i])) s.recompute_identical = false;
+      if (!same_bits(again[i], s.stored[i])) ++s.recompute_differ;
       const double d = std::fabs(s.stored[i] - exact[i]);
       if (d > s.max_abs) s.max_abs = d, s.x_at_max = x[i];
       if (exact[i] < 0) {
@@ -152,6 +163,7 @@ ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chain
         if (s.stored[i] == 0) ++s.flushed;
       }
     }
+    s.recompute_identical = s.recompute_differ == 0;
     r.sides.push_back(std::move(s));
   }
   if (r.sides.size() >= 2) {

@@ -124,6 +124,18 @@ inline double gelu_negative_fast(double x) {
   return x * normal_upper_tail(-x);
 }
 
+/// GELU from one double erfc, for |x| <= 20 (x != 0): x·Q(|x|) below 0, x − x·Q(x) above, with
+/// Q(t) = erfc(t/√2)/2. Its relative error is below 2^-43, inside kGeluFastRelError: t/√2 carries a relative
+/// error of 2^-52, which moves erfc by (2u + 1.13)·u·2^-52 ≤ 2^-43.3 of itself at u = 20/√2; glibc's erfc is
+/// within 5 ULP (2^-49.7); the product and the difference (x·Q(x) ≤ the result above 0) add 2^-53. For
+/// eval_bounded (registry.cpp): a rounding that takes both ends of d·(1 ± kGeluFastRelError) to one value
+/// takes GELU(x) there.
+inline constexpr double kGeluErfcFastMax = 20.0;
+inline double gelu_erfc_fast(double x) {
+  const double q = 0.5 * std::erfc(std::fabs(x) * 0.70710678118654752440);
+  return x < 0 ? x * q : x - x * q;
+}
+
 inline double gelu(double x) {
   if (std::isnan(x)) return x;
   if (x > 40.0) return x;      // Q(40) underflows; also +inf -> +inf

@@ -6,6 +6,7 @@
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
+#include "gelu/bounded_reference.hpp"
 #include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "parallel.hpp"
@@ -254,6 +255,25 @@ double correctly_rounded(const Activation& fn, const Format& fmt, double x, int 
     if (r == fmt.round(d * (1 - F::kGeluFastRelError))) return r;
   }
   return correctly_rounded(fn, fmt, x, fn.eval(x, order, p), order);
+}
+
+double eval_bounded(const Activation& fn, std::span<const double> x, std::span<double> y, const Params* p) {
+  if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
+  if (fn.id != std::string_view("gelu")) {
+    fn.eval(x, y, 0, p);
+    return 0;
+  }
+  // GELU has no parameters; for |x| <= 20 one double erfc (formulas::gelu_erfc_fast) instead of the x87
+  // erfcl and the double-double tail; beyond (and at 0) formulas::gelu itself.
+  const auto k = [&](std::size_t b, std::size_t e) {
+    for (std::size_t i = b; i < e; ++i)
+      y[i] = x[i] != 0 && std::fabs(x[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(x[i]) : F::gelu(x[i]);
+  };
+  if (x.size() < detail::kParallelMinDouble || thread_count() == 1)
+    k(0, x.size());
+  else
+    parallel_for(x.size(), detail::kParallelMinDouble / 2, k);
+  return F::kGeluFastRelError;
 }
 
 }  // namespace gelu

@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "gelu/activation.hpp"
+#include "gelu/bounded_reference.hpp"
 #include "gelu/kernels.hpp"
 
 namespace {
@@ -319,6 +322,103 @@ TEST(BlockFormat, BlockErrorDoesNotDependOnTheThreads) {
   EXPECT_EQ(a.flushed, b.flushed);
   EXPECT_EQ(a.flushed_x_lo, b.flushed_x_lo);
   EXPECT_EQ(a.blocks, 3000u);
+}
+
+// [SECTION] block_error with a bounded reference: the same report, bit for bit.
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+void expect_same_report(const gelu::BlockErrorReport& a, const gelu::BlockErrorReport& b, const char* what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(a.n, b.n);
+  EXPECT_EQ(a.blocks, b.blocks);
+  EXPECT_EQ(a.max_ulp, b.max_ulp);
+  EXPECT_TRUE(same_bits(a.mean_ulp, b.mean_ulp)) << a.mean_ulp << " " << b.mean_ulp;
+  EXPECT_EQ(a.infinite, b.infinite);
+  EXPECT_EQ(a.mismatch, b.mismatch);
+  EXPECT_EQ(a.at_index, b.at_index);
+  EXPECT_EQ(a.at_block, b.at_block);
+  EXPECT_TRUE(same_bits(a.at_reference, b.at_reference)) << a.at_reference << " " << b.at_reference;
+  EXPECT_TRUE(same_bits(a.at_stored, b.at_stored));
+  EXPECT_TRUE(same_bits(a.at_block_max, b.at_block_max));
+  EXPECT_EQ(a.negative, b.negative);
+  EXPECT_EQ(a.flushed, b.flushed);
+  EXPECT_TRUE(same_bits(a.flushed_x_lo, b.flushed_x_lo));
+  EXPECT_TRUE(same_bits(a.flushed_x_hi, b.flushed_x_hi));
+  EXPECT_TRUE(same_bits(a.max_abs, b.max_abs)) << a.max_abs << " " << b.max_abs;
+}
+
+TEST(BoundedReference, GeluFastValuesLieWithinTheirBound) {
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  std::vector<double> x;
+  for (double v = -39.5; v <= 39.5; v += 0.000731) x.push_back(v);
+  std::vector<double> approx(x.size());
+  const double rel = gelu::eval_bounded(g, x, approx);
+  EXPECT_EQ(rel, 0x1p-40);
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double acc = g.eval(x[i]);
+    if (approx[i] != acc) ++differ;
+    if (std::isnormal(approx[i])) {
+      EXPECT_LE(std::fabs(acc - approx[i]), rel * std::fabs(approx[i])) << x[i];
+    }
+  }
+  EXPECT_GT(differ, 0u);  // the double-only values are not the x87 ones everywhere: the bound is used
+  // SiLU has no double-only form: its values are eval's, bound 0.
+  const gelu::Activation& s = *gelu::find_activation("silu");
+  std::vector<double> sy(x.size());
+  EXPECT_EQ(gelu::eval_bounded(s, x, sy), 0.0);
+  for (std::size_t i = 0; i < x.size(); i += 97) EXPECT_TRUE(same_bits(sy[i], s.eval(x[i])));
+}
+
+TEST(BoundedReference, BlockErrorMatchesTheAccurateReferenceOnEveryFormat) {
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  const gelu::Activation& t = *gelu::find_activation("gelu_tanh");
+  std::mt19937_64 rng(11);
+  for (const double sigma : {1.0, 4.0}) {
+    std::normal_distribution<double> nd(0, sigma);
+    std::vector<double> x(32 * 2000);
+    for (double& v : x) v = nd(rng);
+    // Values on rounding boundaries: the reference equals the stored value (y = ref), and x = 0.
+    x[5] = 0;
+    std::vector<double> ref(x.size()), yt(x.size()), approx(x.size());
+    g.eval(std::span<const double>(x), std::span<double>(ref));
+    t.eval(std::span<const double>(x), std::span<double>(yt));
+    const double rel = gelu::eval_bounded(g, x, approx);
+    std::size_t calls = 0;
+    const gelu::BoundedReference br{approx, rel, [&](std::size_t i) {
+                                      __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
+                                      return g.eval(x[i]);
+                                    }};
+    // Approximations pushed to the edge of the bound in both directions must give the same report too.
+    std::vector<double> up(x.size()), down(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      up[i] = ref[i] * (1 + rel / 2);
+      down[i] = ref[i] * (1 - rel / 2);
+    }
+    const gelu::BoundedReference bu{up, rel, [&](std::size_t i) { return ref[i]; }};
+    const gelu::BoundedReference bd{down, rel, [&](std::size_t i) { return ref[i]; }};
+    for (const gelu::BlockFormatRow& row : gelu::block_formats()) {
+      const BlockFormat f(row.id);
+      for (const std::vector<double>* y : {&yt, &ref}) {
+        const gelu::BlockErrorReport a = gelu::block_error(f, x, *y, std::span<const double>(ref));
+        expect_same_report(a, gelu::block_error(f, x, *y, br), row.name);
+        expect_same_report(a, gelu::block_error(f, x, *y, bu), row.name);
+        expect_same_report(a, gelu::block_error(f, x, *y, bd), row.name);
+      }
+    }
+    EXPECT_LT(calls, x.size());  // the accurate path is the exception
+  }
+  const BlockFormat f(BlockFormatId::MXFP4);
+  std::vector<double> x(64, 1.0);
+  EXPECT_THROW(gelu::block_error(f, x, x,
+                                 gelu::BoundedReference{std::span<const double>(x).first(3), 0,
+                                                        [](std::size_t) { return 0.0; }}),
+               std::invalid_argument);
+  EXPECT_THROW(gelu::block_error(f, x, x, gelu::BoundedReference{x, 0.5, [](std::size_t) { return 0.0; }}),
+               std::invalid_argument);
 }
 
 }  // namespace

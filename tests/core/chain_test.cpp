@@ -121,3 +121,38 @@ TEST(Chain, BlockMaxAndErrorsOfTheStoredValues) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Chain, RecomputeFromTheInputSavedInTheStorageFormat) {
+  const gelu::zoo::Entry e = gelu::zoo::from_registry(*gelu::find_activation("gelu"));
+  const Format bf16(FormatId::BF16);
+  std::vector<double> x = gelu::stochastic::sample_normal(0, 1, 32 * 64, 5);
+  std::vector<double> exact(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) exact[i] = gelu::find_activation("gelu")->eval(x[i]);
+  const std::vector<Chain> chains{*Chain::parse("f32:f32:bf16"), *Chain::parse("bf16:bf16:bf16"),
+                                  *Chain::parse("f32:f32:mxfp4")};
+  for (const int order : {0, 1}) {
+    const gelu::ChainComparison r = gelu::compare_chains(e, chains, x, exact, order);
+    ASSERT_EQ(r.sides.size(), 3u);
+    // f32 in, bf16 saved: the recompute sees bf16(x), not the f32 the forward pass saw.
+    std::size_t differ = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::vector<double> a =
+          gelu::run_chain(e, chains[0], std::vector<double>{bf16.round(x[i])}, order);
+      if (std::memcmp(&a[0], &r.sides[0].stored[i], sizeof(double)) != 0) ++differ;
+    }
+    EXPECT_GT(differ, x.size() / 8);  // bf16 outputs: many inputs still land on the same value
+    EXPECT_EQ(r.sides[0].recompute_differ, differ);
+    EXPECT_FALSE(r.sides[0].recompute_identical);
+    // bf16 in, bf16 saved: the saved input is what the accumulator held.
+    EXPECT_TRUE(r.sides[1].recompute_identical);
+    EXPECT_EQ(r.sides[1].recompute_differ, 0u);
+    EXPECT_FALSE(r.sides[2].recompute_identical);
+  }
+  // Inputs already bf16: saving them in bf16 changes nothing.
+  for (double& v : x) v = bf16.round(v);
+  EXPECT_TRUE(gelu::compare_chains(e, chains, x, exact).sides[0].recompute_identical);
+}
+
+}  // namespace

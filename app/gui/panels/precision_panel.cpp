@@ -723,7 +723,8 @@ void PrecisionPanel::chain_table(ImVec2 size) {
       row("negatives as 0",
           [](const ChainSide& c) { return std::to_string(c.flushed) + " of " + std::to_string(c.negative); });
       row("recomputed", [](const ChainSide& c) {
-        return std::string(c.recompute_identical ? "bit-identical" : "differs");
+        return c.recompute_identical ? std::string("bit-identical")
+                                     : "differs on " + std::to_string(c.recompute_differ);
       });
       ImGui::EndTable();
     }
@@ -1018,6 +1019,7 @@ json::Object PrecisionPanel::meta() const {
       e["negative"] = static_cast<double>(side.negative);
       e["flushed"] = static_cast<double>(side.flushed);
       e["recompute_identical"] = side.recompute_identical;
+      e["recompute_differ"] = static_cast<double>(side.recompute_differ);
       sides.emplace_back(std::move(e));
     }
     c["chains"] = std::move(sides);

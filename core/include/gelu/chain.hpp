@@ -60,8 +60,11 @@ struct ChainSide {
   std::vector<double> stored;
   double max_abs = 0, x_at_max = 0;       // the largest |stored − exact| and its x (the first one)
   std::size_t negative = 0, flushed = 0;  // exact outputs < 0, and of those the ones stored as 0
-  bool recompute_identical = true;        // a second run (the forward pass recomputed in the backward)
-                                          // stores the same bits
+  // The recompute of the backward pass (activation checkpointing): the chain run again on the
+  // pre-activation as a framework saves it for the backward, in the chain's storage format (block formats:
+  // block by block); whether it stores the same bits as the run on x, and on how many inputs it does not.
+  bool recompute_identical = true;
+  std::size_t recompute_differ = 0;
 };
 /// Chains side by side on the same inputs (what `gelulab chain` and the Precision panel show).
 struct ChainComparison {
@@ -69,8 +72,9 @@ struct ChainComparison {
   std::size_t differ = 0;                // inputs the first two chains store differently (+0 and −0 equal)
   std::vector<std::size_t> differences;  // the first `listed` of them, as indices of x
 };
-/// Runs each chain on x (order 0 forward, 1 backward) twice, against the exact outputs `exact` (the same size
-/// as x). Throws std::invalid_argument when the sizes differ.
+/// Runs each chain on x (order 0 forward, 1 backward), and again on x as stored in the chain's storage
+/// format (ChainSide::recompute_identical), against the exact outputs `exact` (the same size as x). Throws
+/// std::invalid_argument when the sizes differ.
 ChainComparison compare_chains(const zoo::Entry& e, std::span<const Chain> chains, std::span<const double> x,
                                std::span<const double> exact, int order = 0, std::size_t listed = 10);
 

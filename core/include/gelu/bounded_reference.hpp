@@ -1,0 +1,44 @@
+// GELU Lab core: a reference known cheaply within a proven bound, computed accurately only where the bound
+// does not settle what is asked of it (a rounding to a format or to a block's lattice). Rounding is
+// monotone: when both ends of the interval round to one value, so does every value between them, the
+// accurate one included. The same idea as correctly_rounded's fast path for GELU's negative side.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <span>
+
+#include "gelu/activation.hpp"
+#include "gelu/block_format.hpp"
+
+namespace gelu {
+
+/// fn's values (order 0) in double for a pipeline that needs them only as roundings: where fn has a
+/// cheap double form (GELU for 0 < |x| <= 20, formulas::gelu_erfc_fast: one double erfc instead of the
+/// x87 erfcl and the double-double tail) y gets it, and the return value r > 0 bounds its error,
+/// |fn.eval(x) − y| ≤ r·|y| for every y that is a normal double (the error is below 2^-43 against
+/// r = 2^-40, kGeluFastRelError); elsewhere y is
+/// fn.eval(x)'s own value. Returns 0 when every y is fn.eval's (every function but GELU).
+double eval_bounded(const Activation& fn, std::span<const double> x, std::span<double> y,
+                    const Params* p = nullptr);
+
+/// A reference known cheaply to within a relative bound, its accurate value computed only where the cheap
+/// one does not settle the result: |accurate(i) − approx[i]| ≤ rel_error·|approx[i]| wherever approx[i] is
+/// a normal double (rel_error a generous bound, far above the true error, so that the rounded ends
+/// d·(1 ± rel_error) still enclose the accurate value: eval_bounded's); accurate(i) is called (from pool
+/// threads) for every other element and wherever the interval straddles a rounding boundary.
+struct BoundedReference {
+  std::span<const double> approx;
+  double rel_error = 0;
+  std::function<double(std::size_t)> accurate;
+};
+
+/// The same report as block_error(f, x, y, ref) with ref[i] = accurate(i), bit for bit: an element's
+/// lattice ordinal (so its ULP count) is a monotone rounding of the reference, settled when both ends of
+/// its interval give the same one; max_abs is the largest |stored − accurate| over the elements whose
+/// interval can reach the largest lower bound; at_reference is accurate(at_index). Throws
+/// std::invalid_argument when the sizes differ or rel_error is not in [0, 2^-20).
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
+                             const BoundedReference& ref);
+
+}  // namespace gelu
