@@ -9,7 +9,7 @@
 #include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "parallel.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_kernels.hpp"
 
 namespace gelu {
 namespace {

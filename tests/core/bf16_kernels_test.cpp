@@ -16,7 +16,7 @@
 
 #include "formulas.hpp"
 #include "gelu/kernels.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_kernels.hpp"
 
 namespace {
 

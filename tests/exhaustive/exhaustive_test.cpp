@@ -29,7 +29,7 @@
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_kernels.hpp"
 
 namespace {
 

@@ -35,9 +35,9 @@ void x_sigmoid_f32(const float* x, float* y, std::size_t n, const Params& p);
 void x_sigmoid_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_f32(const float* x, float* y, std::size_t n, const Params& p);
 void gelu_tanh_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
-/// The fast paths of the same two forms (core/src/simd_fast.cpp): float arithmetic only, <= 2 ULP from the
-/// correctly rounded value of the formula for every finite input (f and f'), limits and NaN as the formulas.
-/// The backward pass dx = dy·f'(x) rounds once more (the product).
+/// The fast paths of the same two forms (core/src/simd/simd_fast.cpp): float arithmetic only, <= 2 ULP from
+/// the correctly rounded value of the formula for every finite input (f and f'), limits and NaN as the
+/// formulas. The backward pass dx = dy·f'(x) rounds once more (the product).
 void x_sigmoid_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void x_sigmoid_d1_fast_f32(const float* x, float* y, std::size_t n, const Params& p);
 void x_sigmoid_backward_f32(const float* x, const float* dy, float* dx, std::size_t n, const Params& p);
@@ -94,7 +94,7 @@ inline std::uint16_t bf16_from_double(double v) {
 
 /// The tables of bf16_table.hpp for gelu or the tanh form (c = kBf16TanhC), f (d1 false) or f′, built on
 /// first use, and the double reference they come from (op's value at x, times dy for the backward pass): both
-/// in core/src/bf16.cpp, shared by every path.
+/// in core/src/simd/bf16.cpp, shared by every path.
 const float* bf16_table(bool tanh_form, bool d1);
 double bf16_reference(Bf16Op op, bool tanh_form, double x, double dy);
 /// The AVX-512 bf16 loops (simd_bf16.hpp; exact GELU's entry point in simd_kernels.cpp, the tanh form's in
@@ -108,13 +108,13 @@ void gelu_tanh_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, 
 /// The tables of the correctly rounded bf16 results (bf16_from_double of bf16_reference) of f or f′, 128 KB
 /// each, built on first use, and f or f′ (op F or D1, not Backward) over bf16 arrays by one scalar load per
 /// element from them: exact by construction, so no guard and no rounding. Built everywhere
-/// (core/src/bf16.cpp); the portable path's f and f′, and the AVX-512 build's where it is faster than the
-/// gathers of simd_bf16.hpp (gelu::bf16 times both: on Zen 5 one 16-lane vgatherdps cost more than 16 scalar
-/// loads; core/src/simd/README.md, "Gathers on Zen 5, and the lookup of the results").
+/// (core/src/simd/bf16.cpp); the portable path's f and f′, and the AVX-512 build's where it is faster than
+/// the gathers of simd_bf16.hpp (gelu::bf16 times both: on Zen 5 one 16-lane vgatherdps cost more than 16
+/// scalar loads; core/src/simd/README.md, "Gathers on Zen 5, and the lookup of the results").
 const std::uint16_t* bf16_result_table(bool tanh_form, bool d1);
 void gelu_bf16_lookup(Bf16Op op, bool tanh_form, const std::uint16_t* x, std::uint16_t* y, std::size_t n);
-/// The portable path, built everywhere (core/src/bf16.cpp): gelu_bf16_lookup for f and f′; the backward pass
-/// from the float tables with the guard, one element at a time.
+/// The portable path, built everywhere (core/src/simd/bf16.cpp): gelu_bf16_lookup for f and f′; the backward
+/// pass from the float tables with the guard, one element at a time.
 void gelu_bf16_portable(Bf16Op op, bool tanh_form, const std::uint16_t* x, const std::uint16_t* dy,
                         std::uint16_t* y, std::size_t n);
 
