@@ -23,8 +23,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "bf16.hpp"
 #include "bf16_table.hpp"
-#include "simd_kernels.hpp"
 #include "simd_loop.hpp"
 
 namespace gelu::simd {

@@ -30,6 +30,8 @@
 //   [SECTION] f′ and its root
 //   [SECTION] Loops and entry points
 //   [SECTION] The tanh form on bf16 inputs
+#include "simd_fast.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -40,7 +42,7 @@
 #include "formulas.hpp"
 #include "simd_config.hpp"
 #include "simd_fit.hpp"
-#include "simd_kernels.hpp"
+#include "simd_sigmoid.hpp"
 #ifdef GELU_AVX512
 #include "simd_bf16.hpp"
 #include "simd_loop.hpp"

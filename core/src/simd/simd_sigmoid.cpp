@@ -11,11 +11,12 @@
 // rounded ones (checked over every finite float in tests/exhaustive). Same formulas as formulas.hpp:
 //   σ  = 1/(1+e) for z >= 0, e/(1+e) for z < 0 (e = exp(−|z|)); 1 − σ the other one.
 //   f  = x·σ,   f' = σ + x·σ(1−σ)·z'(x),   z' = k, or 2·√(2/π)·(1 + 3c·x²) for the tanh form.
+#include "simd_sigmoid.hpp"
+
 #include <cmath>
 
 #include "formulas.hpp"
 #include "simd_config.hpp"
-#include "simd_kernels.hpp"
 
 namespace gelu::simd {
 

@@ -33,7 +33,7 @@
 //   [SECTION] Entry points
 //   [SECTION] bf16 inputs
 //   [SECTION] Portable build
-#include "simd_kernels.hpp"
+#include "simd_gelu.hpp"
 
 #include <array>
 #include <cmath>
