@@ -1,5 +1,5 @@
 // [SECTION] The CPU tuning the vectorized kernels take: one choice per process, from the CPU (or the
-// environment), read by the kernels that have a variant for it (simd_kernels.cpp, simd_loop.hpp).
+// environment), read by the kernels that have a variant for it (simd/simd_gelu.cpp, simd/simd_loop.hpp).
 #pragma once
 
 namespace gelu::simd {
@@ -15,8 +15,8 @@ enum class Tuning { Default, Zen4 };
 Tuning tuning();
 /// "zen4" or "default".
 const char* tuning_name(Tuning t);
-/// The bin layout exact GELU's f and the tanh form's f′ take (simd_kernels.cpp, simd_fast.cpp): 16 bins in
-/// one-register tables on Zen 4, whose two-register lookups take an FMA pipe's slot; 32 elsewhere.
+/// The bin layout exact GELU's f and the tanh form's f′ take (simd/simd_gelu.cpp, simd/simd_fast.cpp): 16
+/// bins in one-register tables on Zen 4, whose two-register lookups take an FMA pipe's slot; 32 elsewhere.
 int fast_bins();
 
 }  // namespace gelu::simd

@@ -10,7 +10,9 @@
 #include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "parallel.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_fast.hpp"
+#include "simd/simd_gelu.hpp"
+#include "simd/simd_sigmoid.hpp"
 
 namespace gelu {
 namespace {

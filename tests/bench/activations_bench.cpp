@@ -52,7 +52,9 @@
 #include "gelu/activation.hpp"
 #include "gelu/bench.hpp"
 #include "gelu/kernels.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_fast.hpp"
+#include "simd/simd_gelu.hpp"
+#include "simd/simd_sigmoid.hpp"
 #ifdef GELU_HAVE_FIT_CR
 #include "gelu/fit_cr.hpp"
 #endif

@@ -16,7 +16,9 @@
 
 #include "formulas.hpp"
 #include "gelu/kernels.hpp"
-#include "simd_kernels.hpp"
+#include "simd/bf16.hpp"
+#include "simd/simd_fast.hpp"
+#include "simd/simd_gelu.hpp"
 
 namespace {
 

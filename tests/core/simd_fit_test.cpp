@@ -1,7 +1,7 @@
-// The start-up table helpers of the vectorized kernels (core/src/simd_fit.hpp): table entries of few
+// The start-up table helpers of the vectorized kernels (core/src/simd/simd_fit.hpp): table entries of few
 // significant bits whose products are exact (short_point_near, Exp2TableOf with short entries), which exact
 // GELU's f relies on for its exact product 2^m·T_j·s_k.
-#include "simd_fit.hpp"
+#include "simd/simd_fit.hpp"
 
 #include <gtest/gtest.h>
 

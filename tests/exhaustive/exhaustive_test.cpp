@@ -29,7 +29,9 @@
 
 #include "formulas.hpp"
 #include "gelu/activation.hpp"
-#include "simd_kernels.hpp"
+#include "simd/simd_fast.hpp"
+#include "simd/simd_gelu.hpp"
+#include "simd/simd_sigmoid.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The house rules of docs/architecture.md, checked on the sources: arrows only go down and no include cycle;
-software prefetches in core/src only through prefetch_ahead (simd_loop.hpp).
+software prefetches in core/src only through prefetch_ahead (simd/simd_loop.hpp).
 
   gui -> model -> gpu -> core;  gui, cli -> command;  never gui -> cli, never model -> gui/cli.
   Inside app/gui: kit <- panels <- shell <- hosts, testing beside hosts (a room includes only rooms below it).
@@ -100,7 +100,7 @@ for top in ("app", "core"):
                 if target.endswith((".hpp", ".h")):
                     graph.setdefault(rel, set()).add(target)
 
-# Software prefetches in core/src go through simd_loop.hpp's prefetch_ahead (an asm volatile): GCC 12 deleted
+# Software prefetches in core/src go through simd/simd_loop.hpp's prefetch_ahead (an asm volatile): GCC 12 deleted
 # `_mm_prefetch` calls made through a lambda as dead code, and the float kernels ran without them.
 PREFETCH = re.compile(r"\b(_mm_prefetch|__builtin_prefetch)\s*\(")
 for dirpath, _, files in os.walk(os.path.join(root, "core", "src")):
@@ -109,7 +109,7 @@ for dirpath, _, files in os.walk(os.path.join(root, "core", "src")):
         text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
         for m in PREFETCH.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
-            errors.append(f"{rel}:{line}: {m.group(1)} can be deleted by the compiler; use prefetch_ahead (simd_loop.hpp)")
+            errors.append(f"{rel}:{line}: {m.group(1)} can be deleted by the compiler; use prefetch_ahead (simd/simd_loop.hpp)")
 
 # Include cycles among the project's own files (depth-first search, colours).
 WHITE, GREY, BLACK = 0, 1, 2

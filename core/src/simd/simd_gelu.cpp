@@ -33,7 +33,7 @@
 //   [SECTION] Entry points
 //   [SECTION] bf16 inputs
 //   [SECTION] Portable build
-#include "simd_kernels.hpp"
+#include "simd_gelu.hpp"
 
 #include <array>
 #include <cmath>
@@ -74,7 +74,7 @@ constexpr float kShiftF = 2.5f;
 // for the wider bins: relative error <= 2^-26.6 as above.
 constexpr int kBins16 = 16;
 static_assert(kBins == 32 && kBins16 == 16, "the layouts fast_bins() (cpu_tuning.cpp) names");
-constexpr int kDegF16 = 5;
+constexpr int kDegF16Bins = 5;
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
 // f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
@@ -111,9 +111,9 @@ struct Tables {
   alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): as above, of S(t)·e^(kGaussF·t²)
   alignas(64) float f_k[kBins];
   alignas(64) float f_c[kDegF][kBins];
-  alignas(64) float f16_mid[kBins16];  // f's 16 bins (kBins16), the same quantities
-  alignas(64) float f16_k[kBins16];
-  alignas(64) float f16_c[kDegF16][kBins16];
+  alignas(64) float f_mid_16bins[kBins16];  // f's 16 bins (kBins16), the same quantities
+  alignas(64) float f_k_16bins[kBins16];
+  alignas(64) float f_c_16bins[kDegF16Bins][kBins16];
   alignas(64) float f_exp_d[16];  // −2·ln(2^(j/16)/T_j)/kAlphaF (T_j of exp2_table<4, kTBitsF>), added to r2
   float f_e[3] = {};              // e^(−kAlphaF·r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
   float root_hi = 0, root_lo = 0;   // root of f' as a float pair
@@ -179,8 +179,8 @@ Tables build_tables() {
     // 0..1 are u in [8, 10), 2..7 u in [2.5, 4), 8..15 u in [4, 8).
     const double fu0 = b < 2 ? 8 + b : b < 8 ? 2 + b / 4.0 : 4 + (b - 8) / 2.0;
     const double fw = b < 2 ? 1.0 : b < 8 ? 0.25 : 0.5;
-    fit_bin<kDegF16>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f16_mid, tb.f16_k, tb.f16_c,
-                     kSBitsF, kGaussF);
+    fit_bin<kDegF16Bins>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid_16bins, tb.f_k_16bins,
+                         tb.f_c_16bins, kSBitsF, kGaussF);
   }
   // f's exponential: 2^(n/16) = 2^m·2^(j/16) = 2^m·T_j·e^(δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of kTBitsF
   // bits (|δ_j| <= 2^-kTBitsF), and with kC4F's correction (above) the factor left is e^(−(α/2)·(r2 −
@@ -339,7 +339,8 @@ struct Bins {
 // faster there than two (docs/perf-log/2026-11-29.md, "Zen 4: three vectors per iteration"; not measured on
 // the CPUs that take 32 bins, which keep their two).
 using Bins32 = Bins<Table32, kDegF, 19, 2, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
-using Bins16 = Bins<Table16, kDegF16, 20, 3, &Tables::f16_mid, &Tables::f16_k, &Tables::f16_c>;
+using Bins16 =
+    Bins<Table16, kDegF16Bins, 20, 3, &Tables::f_mid_16bins, &Tables::f_k_16bins, &Tables::f_c_16bins>;
 
 /// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
 /// the 32 zmm registers with Bins32, 7 with Bins16).
@@ -440,7 +441,7 @@ GELU_COLD __m512 gelu_tail_lanes(__m512 x, __m512 y, __mmask16 tail) {
 }
 
 template <class Bins>
-GELU_INLINE __m512 gelu16(__m512 x, const RegsF<Bins>& r) {
+GELU_INLINE __m512 gelu_vec(__m512 x, const RegsF<Bins>& r) {
   __m512 y[1];
   __mmask16 tail[1];
   gelu_fast<Bins, 1>({x}, r, y, tail);
@@ -521,7 +522,7 @@ GELU_INLINE __m512 gelu_d1_root(__m512 x, const Tables& tb) {
 }
 
 /// f′ of one vector, the root's lanes blended in (the masked tail of the arrays).
-GELU_INLINE __m512 gelu_d1_16(__m512 x, const Regs& r) {
+GELU_INLINE __m512 gelu_d1_vec(__m512 x, const Regs& r) {
   return _mm512_mask_mov_ps(gelu_d1_main(x, r), gelu_d1_near(x, r.tb), gelu_d1_root(x, r.tb));
 }
 
@@ -533,7 +534,7 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
   run_f32_root_two_pass<kGrad>(
       x, dy, y, n, [&](__m512 v) { return gelu_d1_main(v, r); },
       [&](__m512 v) { return gelu_d1_near(v, r.tb); }, [&](__m512 v) { return gelu_d1_root(v, r.tb); },
-      [&](__m512 v) { return gelu_d1_16(v, r); });
+      [&](__m512 v) { return gelu_d1_vec(v, r); });
 }
 
 #endif  // GELU_AVX512
@@ -551,7 +552,7 @@ void gelu_f32_by(const float* x, float* y, std::size_t n) {
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
   // constants broadcast again for every 32 elements, a slower loop).
   run_f32_by<false, kStores, Layout::kVecs>(
-      x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu16(v, r); },
+      x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu_vec(v, r); },
       [&](__m512(&v)[Layout::kVecs]) GELU_LAMBDA_INLINE { gelu_group(v, r); });
 }
 template <Stores kStores>

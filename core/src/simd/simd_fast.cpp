@@ -30,6 +30,8 @@
 //   [SECTION] f′ and its root
 //   [SECTION] Loops and entry points
 //   [SECTION] The tanh form on bf16 inputs
+#include "simd_fast.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -40,7 +42,7 @@
 #include "formulas.hpp"
 #include "simd_config.hpp"
 #include "simd_fit.hpp"
-#include "simd_kernels.hpp"
+#include "simd_sigmoid.hpp"
 #ifdef GELU_AVX512
 #include "simd_bf16.hpp"
 #include "simd_loop.hpp"
@@ -581,7 +583,7 @@ GELU_INLINE __m512 copysign(__m512 mag, __m512 sign_of) {
 /// line: the vectors that need it are rare, and inlined into the loops it kept GCC from inlining the fast
 /// path (the tanh form's f' ran as a call per vector, its constants reloaded from memory each time).
 template <Form kForm>
-GELU_COLD __m512 f16_general(__m512 x, const Regs& r) {
+GELU_COLD __m512 f_general(__m512 x, const Regs& r) {
   // −min(|x|, tmax); a NaN lane becomes −tmax here (vrangeps returns the other operand), restored at the end.
   const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);
   const __mmask16 pos = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_GT_OQ);
@@ -692,7 +694,7 @@ GELU_INLINE __m512 low_of_one_plus(__m512 e, __m512 dh) {
 /// (x has no low part). Error: E's rounding (<= 1/2 ULP of f) + the quotient's (1/2 ULP + 2^-28)
 /// + < 2^-28. f(±0) = ±0 comes out of divide_fast; NaN and ±inf never reach this path.
 template <Form kForm, bool kUnit>
-GELU_INLINE __m512 f16_fast(__m512 x, const Regs& r) {
+GELU_INLINE __m512 f_fast(__m512 x, const Regs& r) {
   __m512 sh, sl;
   const Pair pu = unit_slope<kForm>(x, r, sh, sl);  // (before sh is read)
   const ExpZ ez = exp_neg_z<kForm, kUnit>(x, pu, sh, r);
@@ -716,9 +718,9 @@ GELU_INLINE __mmask16 beyond(__m512 x, __m512i lim2, __m512 limsq) {
 }
 
 template <Form kForm, bool kUnit = false>
-GELU_INLINE __m512 f16(__m512 x, const Regs& r) {
-  if (beyond<kForm>(x, r.xfast2, r.xfast_sq)) return f16_general<kForm>(x, r);
-  return f16_fast<kForm, kUnit>(x, r);
+GELU_INLINE __m512 f_vec(__m512 x, const Regs& r) {
+  if (beyond<kForm>(x, r.xfast2, r.xfast_sq)) return f_general<kForm>(x, r);
+  return f_fast<kForm, kUnit>(x, r);
 }
 
 // [SECTION] f′ and its root
@@ -775,7 +777,7 @@ GELU_INLINE __m512 near_root(__m512 x, __m512 y, const Regs& r) {
   return near ? root_poly(x, y, near, r) : y;
 }
 
-/// f' for any input (the general path: e scaled after the division). Out of line, as f16_general.
+/// f' for any input (the general path: e scaled after the division). Out of line, as f_general.
 template <Form kForm>
 GELU_COLD __m512 d1_general(__m512 x, const Regs& r) {
   const __m512 xn = _mm512_range_ps(x, r.tmax, 0x0E);
@@ -817,7 +819,7 @@ GELU_INLINE __mmask16 in_root_bin(__m512 x, const Regs& r) {
 }
 
 template <Form kForm, bool kUnit = false>
-GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
+GELU_INLINE __m512 d1_vec(__m512 x, const Regs& r) {
   // One branch for both rare cases (a lane beyond the fast range, a lane near the root).
   const __mmask16 far = beyond<kForm>(x, r.xfast_d1_2, r.xfast_d1_sq),
                   near = kForm == Form::Sigmoid ? in_root_bin(x, r) : root_window(x, r);
@@ -829,9 +831,9 @@ GELU_INLINE __m512 d1_16(__m512 x, const Regs& r) {
 }
 
 /// The sigmoid form's f′ on two vectors with one range test for both: the larger of their shifted bit
-/// patterns (`vpmaxud`, which does not take an FMA pipe on Zen 4) against the limit, one compare where d1_16
+/// patterns (`vpmaxud`, which does not take an FMA pipe on Zen 4) against the limit, one compare where d1_vec
 /// spends one per vector. Where it fires (|z| > 16, NaN or ±inf in either vector: rare) each vector takes
-/// d1_16, so every lane keeps the value its own x gives it, whatever the other vector holds. Faster on Zen 4
+/// d1_vec, so every lane keeps the value its own x gives it, whatever the other vector holds. Faster on Zen 4
 /// (docs/perf-log/2026-11-28.md, "Zen 4: one range test for two vectors").
 template <bool kUnit>
 GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
@@ -840,8 +842,8 @@ GELU_INLINE void d1_32_sigmoid(__m512& a, __m512& b, const Regs& r) {
   const __mmask16 near_a = in_root_bin(a, r), near_b = in_root_bin(b, r);
   const __m512 ya = d1_fast<Form::Sigmoid, kUnit>(a, r), yb = d1_fast<Form::Sigmoid, kUnit>(b, r);
   if (far) [[unlikely]] {
-    a = d1_16<Form::Sigmoid, kUnit>(a, r);
-    b = d1_16<Form::Sigmoid, kUnit>(b, r);
+    a = d1_vec<Form::Sigmoid, kUnit>(a, r);
+    b = d1_vec<Form::Sigmoid, kUnit>(b, r);
     return;
   }
   a = near_a ? root_poly(a, ya, near_a, r) : ya;
@@ -887,7 +889,7 @@ GELU_INLINE __m512 d1_bins(__m512 x, __m512 sh, const Regs& r, const RR& rb) {
 }
 
 template <class RR>
-GELU_INLINE __m512 d1_16_bins(__m512 x, const Regs& r, const RR& rb) {
+GELU_INLINE __m512 d1_vec_bins(__m512 x, const Regs& r, const RR& rb) {
   const __m512 sh = _mm512_mul_ps(x, x);
   const __mmask16 far = _mm512_cmp_ps_mask(sh, rb.tmax_sq, _CMP_NLE_UQ);
   const __m512 y = d1_bins(x, sh, r, rb);
@@ -902,13 +904,13 @@ template <Form kForm>
 void run_f(const float* x, float* y, std::size_t n, double param) {
   const Regs r(consts(kForm, param));
   if (kForm == Form::Sigmoid && param == 1.0)
-    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm, true>(v, r); });
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f_vec<kForm, true>(v, r); });
   else
-    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f16<kForm>(v, r); });
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return f_vec<kForm>(v, r); });
 }
 template <Form kForm, bool kUnit>
 void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const Regs& r) {
-  const auto one = [&](__m512 v) GELU_LAMBDA_INLINE { return d1_16<kForm, kUnit>(v, r); };
+  const auto one = [&](__m512 v) GELU_LAMBDA_INLINE { return d1_vec<kForm, kUnit>(v, r); };
   if constexpr (kForm == Form::Sigmoid) {
     const auto two = [&](__m512& a, __m512& b) GELU_LAMBDA_INLINE { d1_32_sigmoid<kUnit>(a, b, r); };
     if (dy)
@@ -925,9 +927,9 @@ void run_d1_as(const float* x, const float* dy, float* y, std::size_t n, const R
 template <class RR>
 void run_d1_bins(const float* x, const float* dy, float* y, std::size_t n, const Regs& r, const RR& rb) {
   if (dy)
-    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+    run_f32<true>(x, dy, y, n, [&](__m512 v) { return d1_vec_bins(v, r, rb); });
   else
-    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_16_bins(v, r, rb); });
+    run_f32<false>(x, nullptr, y, n, [&](__m512 v) { return d1_vec_bins(v, r, rb); });
 }
 /// The bins the tanh form's f′ with cubic coefficient c takes when asked for `bins` (16 or 32): that layout
 /// where its tables passed their check, else the 32 where those did, else 0 (the quotient kernel).

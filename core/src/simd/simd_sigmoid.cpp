@@ -11,11 +11,12 @@
 // rounded ones (checked over every finite float in tests/exhaustive). Same formulas as formulas.hpp:
 //   σ  = 1/(1+e) for z >= 0, e/(1+e) for z < 0 (e = exp(−|z|)); 1 − σ the other one.
 //   f  = x·σ,   f' = σ + x·σ(1−σ)·z'(x),   z' = k, or 2·√(2/π)·(1 + 3c·x²) for the tanh form.
+#include "simd_sigmoid.hpp"
+
 #include <cmath>
 
 #include "formulas.hpp"
 #include "simd_config.hpp"
-#include "simd_kernels.hpp"
 
 namespace gelu::simd {
 
@@ -216,17 +217,17 @@ void run(const float* x, float* y, std::size_t n, double param) {
   const ExpTable& tb = exp_table();
   const __m512d tlo = _mm512_load_pd(tb.t), thi = _mm512_load_pd(tb.t + 8);
   std::size_t i = 0;
-  auto eval16 = [&](__m512 v) {
+  auto eval_vec = [&](__m512 v) {
     const __m512d a = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
     const __m512d b = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
     const __m256 ra = _mm512_cvtpd_ps(eval8<kFn, kOrder>(a, param, tlo, thi));
     const __m256 rb = _mm512_cvtpd_ps(eval8<kFn, kOrder>(b, param, tlo, thi));
     return _mm512_insertf32x8(_mm512_castps256_ps512(ra), rb, 1);
   };
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, eval16(_mm512_loadu_ps(x + i)));
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, eval_vec(_mm512_loadu_ps(x + i)));
   if (i < n) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_ps(y + i, m, eval16(_mm512_maskz_loadu_ps(m, x + i)));
+    _mm512_mask_storeu_ps(y + i, m, eval_vec(_mm512_maskz_loadu_ps(m, x + i)));
   }
 }
 

@@ -23,18 +23,18 @@
 #include <cstdint>
 #include <cstring>
 
+#include "bf16.hpp"
 #include "bf16_table.hpp"
-#include "simd_kernels.hpp"
 #include "simd_loop.hpp"
 
 namespace gelu::simd {
 
 /// bf16 → float for 16 lanes (exact).
-inline __attribute__((always_inline)) __m512 bf16_load16(const std::uint16_t* p) {
+inline __attribute__((always_inline)) __m512 bf16_load_vec(const std::uint16_t* p) {
   return _mm512_castsi512_ps(
       _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
 }
-inline __attribute__((always_inline)) __m512 bf16_load16_masked(const std::uint16_t* p, __mmask16 m) {
+inline __attribute__((always_inline)) __m512 bf16_load_vec_masked(const std::uint16_t* p, __mmask16 m) {
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
 }
 /// 32 bf16 values -> the even-indexed and the odd-indexed ones as floats (exact).
@@ -103,13 +103,13 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   auto eval = [&](__m512 xv, std::size_t i, __mmask16 m) {
     __m512 v = k(xv);
     if constexpr (kOp == Bf16Op::Backward) {
-      const __m512 g = bf16_load16_masked(dy + i, m);
+      const __m512 g = bf16_load_vec_masked(dy + i, m);
       lost = bf16_lost_lanes(v, g);
       v = _mm512_mul_ps(g, v);
     }
     return v;
   };
-  auto store16 = [&](std::size_t i, __m512 v, __mmask16 m, __mmask16 extra) {
+  auto store_vec = [&](std::size_t i, __m512 v, __mmask16 m, __mmask16 extra) {
     const __mmask16 near = (bf16_near_boundary(v) | extra) & m;
     alignas(32) std::uint16_t out[16];
     if constexpr (kBf16Insn) {
@@ -151,12 +151,12 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
         _mm512_storeu_si512(y + i, bf16_round_int_interleaved(a, b));
     } else {
       // A lane to fix (about one block in 200): the block again in index order, lane by lane where needed.
-      const __m512 a2 = eval(bf16_load16(x + i), i, 0xFFFF);
+      const __m512 a2 = eval(bf16_load_vec(x + i), i, 0xFFFF);
       const __mmask16 lost_a = lost;
-      const __m512 b2 = eval(bf16_load16(x + i + 16), i + 16, 0xFFFF);
+      const __m512 b2 = eval(bf16_load_vec(x + i + 16), i + 16, 0xFFFF);
       const __mmask16 lost_b = lost;
-      store16(i, a2, 0xFFFF, lost_a);
-      store16(i + 16, b2, 0xFFFF, lost_b);
+      store_vec(i, a2, 0xFFFF, lost_a);
+      store_vec(i + 16, b2, 0xFFFF, lost_b);
     }
   };
   // Arrays beyond the caches: the inputs prefetched 4 KB ahead, as in run_f32.
@@ -173,8 +173,8 @@ inline __attribute__((always_inline)) void run_bf16(const std::uint16_t* x, cons
   for (; i < n; i += 16) {
     const std::size_t left = n - i;
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
-    const __m512 v = eval(bf16_load16_masked(x + i, m), i, m);
-    store16(i, v, m, lost);
+    const __m512 v = eval(bf16_load_vec_masked(x + i, m), i, m);
+    store_vec(i, v, m, lost);
   }
 }
 

@@ -2,6 +2,8 @@
 // bf16_table.hpp, with AVX512_BF16 conversions where the CPU has them) or to the lookup of the correctly
 // rounded results (f and f′, whichever is faster on this CPU), or the portable path: the lookup, and the
 // float tables one element at a time for the backward pass.
+#include "bf16.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -18,7 +20,8 @@
 #include "gelu/format.hpp"
 #include "gelu/kernels.hpp"
 #include "simd_config.hpp"
-#include "simd_kernels.hpp"
+#include "simd_fast.hpp"
+#include "simd_gelu.hpp"
 
 namespace gelu::bf16 {
 namespace {
