@@ -120,7 +120,8 @@ class Browser:
         self.session = None
 
     def eval(self, expr):
-        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True})
+        r = self.send("Runtime.evaluate", {"expression": expr, "returnByValue": True, "awaitPromise": True},
+                      timeout=180)  # a frame that runs a whole sweep (no threads) holds the page
         if "exceptionDetails" in r:
             raise RuntimeError(f"{expr}: {r['exceptionDetails'].get('text')}")
         return r["result"].get("value")
