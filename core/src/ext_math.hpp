@@ -4,14 +4,15 @@
 // correctly rounded in software, but musl's expl/erfl/erfcl there are the double functions: the references
 // would silently lose the ~11 bits beyond double they are rounded from. There the functions below evaluate in
 // binary128 arithmetic itself:
-//   exp(y)   y = k·ln2 + r (ln2 in three pieces), exp(r/256) by its Taylor series to degree 16, squared 8
+//   exp(y)   y = k·ln2 + r (ln2 in three pieces), exp(r/256) by its Taylor series to degree 12, squared 8
 //            times (relative error ≈ 2^-104), times 2^k;
-//   erf(u)   u < 2: 2/√π·exp(−u²)·Σ 2^n u^(2n+1)/(2n+1)!! (positive terms, ≤ 49 of them); erfc = 1 − erf
-//   loses
-//            at most 8 bits there (erfc(2) ≈ 0.0047);
-//   erfc(u)  u ≥ 2: exp(−u²)/√π over Laplace's continued fraction u + (1/2)/(u + 1/(u + (3/2)/(u + …))),
-//            evaluated from depth 20 + min(240, ⌈480/u⌉) (depths measured with mpmath at 300 bits: 2^-112
-//            needs 240 at u = 2, 120 at u = 3, 40 at u = 6).
+//   erf(u)   u < 3: 2/√π·exp(−u²)·Σ 2^n u^(2n+1)/(2n+1)!!, positive terms summed to 2^-100 of the sum
+//            (≤ 62 of them); erfc = 1 − erf loses at most 16 bits there (erfc(3) ≈ 2.2e-5);
+//   erfc(u)  u ≥ 3: exp(−u²)/√π over Laplace's continued fraction u + (1/2)/(u + 1/(u + (3/2)/(u + …))),
+//            from depth 12 + ⌈200/u⌉ (measured with mpmath at 300 bits: 2^-84 needs 65 at u = 3, 43 at
+//            u = 4, 26 at u = 6, 9 at u = 28).
+// They aim at 2^-80 relative, ~27 bits beyond double where the references need ~11, and stop there:
+// binary128 is software arithmetic in wasm, each operation costing ~100 times a double one.
 // The templates take any type with IEEE arithmetic; tests/core/ext_math_test.cpp runs them in __float128
 // against libquadmath on the desktop.
 #pragma once
@@ -43,7 +44,8 @@ T exp_t(T y) {
   const T r = (y - T(k) * ln2_hi) - T(k) * ln2_lo;  // |r| <= ~0.35
   const T s = r * T(0x1p-8);
   T p = T(1);
-  for (int n = 16; n >= 1; --n) p = T(1) + s * p / T(n);  // 1 + s(1 + s/2(1 + s/3(…)))
+  // 1 + s(1 + s/2(1 + s/3(…))) to degree 12: |s| < 2^-9, so the next term is below 2^-130.
+  for (int n = 12; n >= 1; --n) p = T(1) + s * p / T(n);
   for (int i = 0; i < 8; ++i) p *= p;
   return scale2(p, k);
 }
@@ -53,7 +55,7 @@ T inv_sqrt_pi() {
   return T(0x1.20dd750429b6dp-1) + T(0x1.1ae3a914fed80p-57) + T(-0x1.3cbbebf65f145p-112);
 }
 
-/// erf(u) by its series, for 0 <= u < 2.
+/// erf(u) by its series, for 0 <= u < 3.
 template <class T>
 T erf_series(T u) {
   const T two_u2 = T(2) * u * u;
@@ -61,15 +63,15 @@ T erf_series(T u) {
   for (int n = 1; n < 200; ++n) {
     term *= two_u2 / T(2 * n + 1);
     sum += term;
-    if (term < sum * T(0x1p-118)) break;
+    if (term < sum * T(0x1p-100)) break;
   }
   return T(2) * inv_sqrt_pi<T>() * exp_t(-(u * u)) * sum;
 }
 
-/// erfc(u) by the continued fraction, for u >= 2.
+/// erfc(u) by the continued fraction, for u >= 3.
 template <class T>
 T erfc_fraction(T u) {
-  const int depth = 20 + std::min(240, static_cast<int>(std::ceil(480.0 / static_cast<double>(u))));
+  const int depth = 12 + static_cast<int>(std::ceil(200.0 / static_cast<double>(u)));
   T K = T(0);
   for (int k = depth; k >= 1; --k) K = (T(k) / T(2)) / (u + K);
   return exp_t(-(u * u)) * inv_sqrt_pi<T>() / (u + K);
@@ -79,7 +81,7 @@ template <class T>
 T erfc_t(T u) {
   if (u != u) return u;
   if (u < T(0)) return T(2) - erfc_t(-u);
-  if (u < T(2)) return T(1) - erf_series(u);
+  if (u < T(3)) return T(1) - erf_series(u);
   if (u > T(110)) return T(0);  // below binary128's smallest subnormal
   return erfc_fraction(u);
 }
@@ -88,7 +90,7 @@ template <class T>
 T erf_t(T u) {
   if (u != u) return u;
   if (u < T(0)) return -erf_t(-u);
-  if (u < T(2)) return erf_series(u);
+  if (u < T(3)) return erf_series(u);
   return T(1) - erfc_fraction(u);
 }
 

@@ -7,7 +7,7 @@ Module.preRun.push(function () {
   ENV.GELULAB_LESSONS = '/gelulab/lessons';
   ENV.XDG_CONFIG_HOME = '/gelulab/config';
   try {
-    FS.mkdir('/gelulab/config');
+    FS.mkdirTree('/gelulab/config');
     FS.mount(IDBFS, {}, '/gelulab/config');
   } catch (e) {
     console.warn('gelulab: no browser storage for the session: ' + e);
