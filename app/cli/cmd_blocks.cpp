@@ -253,6 +253,16 @@ int run_eval_blocks(Args& args) {
 
 // [SECTION] error --dtype BLOCK
 
+/// The line every block report ends with: how many negative outputs were stored as 0, and where.
+template <class Report>
+void print_stored_as_zero(const Report& r) {
+  std::printf("negative outputs: %zu of %zu; stored as 0: %zu (%s%%)", r.negative, r.n, r.flushed,
+              format_f64(std::round(1e4 * r.flushed_share()) / 100).c_str());
+  if (r.flushed)
+    std::printf(", at x in [%s, %s]", format_f64(r.flushed_x_lo).c_str(), format_f64(r.flushed_x_hi).c_str());
+  std::printf("\n");
+}
+
 int run_error_blocks(Args& args) {
   const std::vector<std::string> fn_ids = args.options("fn");
   if (fn_ids.empty()) throw UsageError("missing --fn ID (" + function_choices() + ")");
@@ -356,11 +366,7 @@ int run_error_blocks(Args& args) {
       format_f64(r.mean_ulp).c_str(), r.mismatch, r.n);
   if (r.infinite)
     std::printf("infinite: %zu values (NaN against a number), left out of the mean\n", r.infinite);
-  std::printf("negative outputs: %zu of %zu; stored as 0: %zu (%s%%)", r.negative, r.n, r.flushed,
-              format_f64(std::round(1e4 * r.flushed_share()) / 100).c_str());
-  if (r.flushed)
-    std::printf(", at x in [%s, %s]", format_f64(r.flushed_x_lo).c_str(), format_f64(r.flushed_x_hi).c_str());
-  std::printf("\n");
+  print_stored_as_zero(r);
   return 0;
 }
 
@@ -577,11 +583,7 @@ int run_error_chain(Args& args) {
       "mean error: %s ULP; %zu of %zu values differ from the reference rounded to the storage; max |error| "
       "%s\n",
       format_f64(r.mean_ulp).c_str(), r.mismatch, r.n, format_f64(r.max_abs).c_str());
-  std::printf("negative outputs: %zu of %zu; stored as 0: %zu (%s%%)", r.negative, r.n, r.flushed,
-              format_f64(std::round(1e4 * r.flushed_share()) / 100).c_str());
-  if (r.flushed)
-    std::printf(", at x in [%s, %s]", format_f64(r.flushed_x_lo).c_str(), format_f64(r.flushed_x_hi).c_str());
-  std::printf("\n");
+  print_stored_as_zero(r);
   return 0;
 }
 
