@@ -1,6 +1,11 @@
 // GELU Lab plot layer: where things go in and around a plot: curves' names at their line ends, labels beside
 // their dots, notes, and the legend (inside where it covers no data, else right of the plot or below it). See
 // plot_internal.hpp for how the plot's files are split.
+//
+// Index of this file:
+//   [SECTION] Labels
+//   [SECTION] Notes
+//   [SECTION] The legend
 #include <imgui_internal.h>
 
 #include "plot/plot_internal.hpp"
@@ -8,6 +13,8 @@
 namespace gelu::plot {
 
 using namespace detail;  // NOLINT: the plot's own internals
+
+// [SECTION] Labels: curves' names at their line ends, labels beside dots
 
 // Each curve's name at its line's end (slides): beside the last point it drew, where it covers the least; a
 // name that finds no room clear of the other labels stays in the legend.
@@ -195,6 +202,8 @@ std::optional<std::pair<ImVec2, ImVec2>> Plot::label_near(ImVec2 p, const char* 
   return b;
 }
 
+// [SECTION] Notes
+
 void Plot::note(const char* text_in, int corner, ImU32 color, const char* compact) {
   const float pad = 0.5f * em_;
   // Wrapped at spaces to the data area's width: never cut by the plot's edge.
@@ -315,6 +324,8 @@ void Plot::draw_outside_notes() {
     for (const OutsideNote& n : outside_notes_) text_at(n.pos, n.color, n.text.c_str(), TextKind::Label);
   outside_notes_.clear();
 }
+
+// [SECTION] The legend
 
 void Plot::draw_legend() {
   s_.legend_min = s_.legend_max = ImVec2(0, 0);

@@ -1,4 +1,9 @@
 // The block-format table and its rules (see gelu/block_format.hpp).
+//
+// Index of this file:
+//   [SECTION] The table
+//   [SECTION] Scales, storage and the lattice
+//   [SECTION] Errors over blocks
 #include "gelu/block_format.hpp"
 
 #include <algorithm>
@@ -50,6 +55,8 @@ double double_of(std::uint64_t b) {
 
 }  // namespace
 
+// [SECTION] The table
+
 std::span<const BlockFormatRow> block_formats() {
   return kBlockFormats;
 }
@@ -99,6 +106,8 @@ std::size_t BlockFormat::index_of(double a) const {
   const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
   return std::min(code, top);
 }
+
+// [SECTION] Scales, storage and the lattice
 
 std::optional<BlockFormat> BlockFormat::parse(std::string_view name, int block_size) {
   const BlockFormatRow* f = find_block_format(name);
@@ -239,6 +248,8 @@ double BlockFormat::flush_threshold(double v) const {
   }
   return double_of(hi);
 }
+
+// [SECTION] Errors over blocks
 
 namespace {
 

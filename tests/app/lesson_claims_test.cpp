@@ -7,6 +7,12 @@
 // functions evaluated here, and the ULP plots' y range against the errors they draw. Cost claims measure time
 // (as the Benchmarks panel does): only their keys are checked, their steps are not rendered. Without a GL
 // context the shots exit non-zero and these tests FAIL (never skip).
+//
+// Index of this file:
+//   [SECTION] The Precision panel's keys, computed here from the step's state
+//   [SECTION] Claims, with their ✓ or ✗ checked against the registry functions evaluated here
+//   [SECTION] Tests
+//   [SECTION] Numbers typed into the shipped steps' prose
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

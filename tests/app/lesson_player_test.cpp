@@ -166,10 +166,9 @@ TEST(LessonPlayer, TheTextFillsKeysCountsSeriesAndMarksTheComputedAnswer) {
   const std::string before = p.text(no_panel_text);
   EXPECT_NE(before.find("(the verdict comes with the answer)"), std::string::npos) << before;
   EXPECT_NE(before.find("\nPredict: Where is GELU′ largest?\n"), std::string::npos) << before;
-  EXPECT_NE(before.find("1  0.7     2  1.4     3  2.8   (keys 1–3, then Enter)"), std::string::npos)
-      << before;
+  EXPECT_NE(before.find("(1) 0.7  ·  (2) 1.4  ·  (3) 2.8  (keys 1–3, Enter)"), std::string::npos) << before;
   p.pick(2);
-  EXPECT_NE(p.text(no_panel_text).find("▶ 3  2.8"), std::string::npos);
+  EXPECT_NE(p.text(no_panel_text).find("▶ (3) 2.8"), std::string::npos);
 
   // The answer is the choice nearest to the quantity the core computes.
   const std::optional<double> slope = m::quantity("slope_peak:gelu", true);
@@ -182,8 +181,8 @@ TEST(LessonPlayer, TheTextFillsKeysCountsSeriesAndMarksTheComputedAnswer) {
   p.reveal_answer();
   const std::string after = p.text(no_panel_text);
   EXPECT_EQ(after.find("(the verdict comes with the answer)"), std::string::npos) << after;
-  EXPECT_NE(after.find("✗ 3  2.8"), std::string::npos) << after;
-  EXPECT_NE(after.find("✓ " + std::to_string(nearest + 1) + "  "), std::string::npos) << after;
+  EXPECT_NE(after.find("✗ (3) 2.8"), std::string::npos) << after;
+  EXPECT_NE(after.find("✓ (" + std::to_string(nearest + 1) + ") "), std::string::npos) << after;
   EXPECT_NE(after.find("\nAnswer: " + std::to_string(nearest + 1) + ", " +
                        m::quantity_text("slope_peak:gelu", *slope) + " (computed now by GELU Lab's core)"),
             std::string::npos)

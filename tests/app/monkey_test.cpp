@@ -192,12 +192,13 @@ TEST_P(Monkey, RandomUseOfEveryWidgetNeverCrashesAndTogglesThemAll) {
   std::uint64_t i = 0;
   for (;; ++i) {
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / 60;
-    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to six times as many) while some toggle
+    // Without a time: GELU_MONKEY_SCRIPTS scripts, and more (up to ten times as many) while some toggle
     // drawn has not been clicked yet (the FFN lab's eight activation combos of ten options each take a few
-    // scripts; each script skips what the earlier ones clicked, --monkey-tried).
+    // scripts, the Precision panel's 115 toggles twelve; each script skips what the earlier ones clicked,
+    // --monkey-tried).
     bool complete = true;
     for (const std::string& t : seen) complete = complete && toggled.count(t);
-    if (minutes > 0 ? elapsed >= minutes : i >= (coverage && !complete ? 6 * scripts : scripts)) break;
+    if (minutes > 0 ? elapsed >= minutes : i >= (coverage && !complete ? 10 * scripts : scripts)) break;
     const MonkeyRun run = run_monkey(panel, i, frames, toggled);
     ASSERT_TRUE(run.failure.empty()) << panel << ", script " << i << " (seed " << run.seed
                                      << "): " << describe(run);

@@ -399,7 +399,7 @@ void ApproxPanel::drawContent() {
   std::snprintf(ylabel, sizeof ylabel, "%s error vs exact GELU (registry functions, %s)",
                 metric() == ErrorMetric::Abs   ? "absolute"
                 : metric() == ErrorMetric::Rel ? "relative"
-                                              : "ULP",
+                                               : "ULP",
                 is_f32() ? "float32" : "float64");
   if (across) ImGui::SameLine(0, gap);
   if (shown_[1]) {
