@@ -129,6 +129,19 @@ void check_finite_inputs(const std::vector<double>& x, const std::string& name) 
                        " is not finite (pre-activations must be numbers)");
 }
 
+/// check's --x X.npy --y Y.npy: the same number of values, at least one, every x finite.
+std::pair<std::vector<double>, std::vector<double>> read_pairs(const std::string& xf, const std::string& yf) {
+  std::uint64_t rx = 0, ry = 0;
+  const std::string xname = "--x " + quote(xf, 200), yname = "--y " + quote(yf, 200);
+  std::vector<double> x = read_npy(xf, xname, &rx), y = read_npy(yf, yname, &ry);
+  if (x.size() != y.size())
+    throw UsageError(yname + ": " + std::to_string(y.size()) + " values, --x has " +
+                     std::to_string(x.size()));
+  if (x.empty()) throw UsageError(xname + ": no values");
+  check_finite_inputs(x, xname);
+  return {std::move(x), std::move(y)};
+}
+
 /// The pre-activations of error: --blocks FILE.npy (checked: finite, the last axis a multiple of block_size
 /// unless it is the whole file or check_axis is false) or `nblocks` blocks of block_size drawn from N(dist).
 struct Inputs {
@@ -393,14 +406,7 @@ int run_check_blocks(Args& args) {
       max_ulp_text ? static_cast<std::uint64_t>(Args::to_int("max-ulp", *max_ulp_text, 0, 1'000'000)) : 0;
   if (dry_run()) return 0;
 
-  std::uint64_t rx = 0, ry = 0;
-  const std::string xname = "--x " + quote(*xf, 200), yname = "--y " + quote(*yf, 200);
-  const std::vector<double> x = read_npy(*xf, xname, &rx), y = read_npy(*yf, yname, &ry);
-  if (x.size() != y.size())
-    throw UsageError(yname + ": " + std::to_string(y.size()) + " values, --x has " +
-                     std::to_string(x.size()));
-  if (x.empty()) throw UsageError(xname + ": no values");
-  check_finite_inputs(x, xname);
+  const auto [x, y] = read_pairs(*xf, *yf);
   // The exact function's outputs and their blocks (scales from the exact outputs), then y on those lattices.
   std::vector<double> ref(x.size()), expected(x.size());
   evaluate(s, p, Format(FormatId::F64), x, ref);
@@ -612,14 +618,7 @@ int run_check_chain(Args& args) {
       max_ulp_text ? static_cast<std::uint64_t>(Args::to_int("max-ulp", *max_ulp_text, 0, 1'000'000)) : 0;
   if (dry_run()) return 0;
 
-  std::uint64_t rx = 0, ry = 0;
-  const std::string xname = "--x " + quote(*xf, 200), yname = "--y " + quote(*yf, 200);
-  const std::vector<double> x = read_npy(*xf, xname, &rx), y = read_npy(*yf, yname, &ry);
-  if (x.size() != y.size())
-    throw UsageError(yname + ": " + std::to_string(y.size()) + " values, --x has " +
-                     std::to_string(x.size()));
-  if (x.empty()) throw UsageError(xname + ": no values");
-  check_finite_inputs(x, xname);
+  const auto [x, y] = read_pairs(*xf, *yf);
   // What the chain stores: the kernel's y is expected to be exactly that, and is measured on its lattice.
   const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
   const ChainValues want = run_chain_values(e, chain, x, order);
