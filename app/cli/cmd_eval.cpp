@@ -219,6 +219,16 @@ std::unique_ptr<std::FILE, FileCloser> open_input(const std::optional<std::strin
   return file;
 }
 
+/// One line on stderr naming the semantics the results were computed with (precision::semantics): the
+/// registry's gelu_tanh (correctly rounded) and the zoo's tanh_form (as shipped) answer differently, so every
+/// output says which one it is. Standard output keeps one result per line.
+void say_semantics(const Subject& s, const Format& storage, const Format& compute, bool gpu = false) {
+  const std::string how = precision::semantics(s.id(), storage, compute);
+  if (how.empty()) return;
+  std::fflush(stdout);  // after the results on a terminal
+  std::fprintf(stderr, "gelulab eval: evaluated as %s%s\n", how.c_str(), gpu ? ", on the GPU" : "");
+}
+
 int run_eval(Args& args) {
   if (has_store(args)) return run_eval_chain(args);
   if (is_block_dtype(args)) return run_eval_blocks(args);  // cmd_blocks.cpp
@@ -264,6 +274,7 @@ int run_eval(Args& args) {
         file.get(), name, [&dtype](std::string_view t) { return parse_in_format(t, dtype); });
     eval_format(s, order, p, dtype, compute, x);
   }
+  say_semantics(s, dtype, compute, backend == Backend::Gpu);
   return 0;  // a failed write to stdout is reported by run_main (command/dispatch.cpp)
 }
 
@@ -328,7 +339,8 @@ GELU_COMMAND(
     "A registry function is evaluated in the dtype for f32 and f64 and in double rounded to the dtype\n"
     "otherwise, as its correctly rounded value (where the double is a tie of the dtype and the exact\n"
     "value is known to lie beside it, GELU at tiny x, it rounds to that side); a zoo entry as shipped,\n"
-    "its intermediates in the compute format, its result rounded to the dtype.\n\n"
+    "its intermediates in the compute format, its result rounded to the dtype. One line on stderr\n"
+    "names which of these it was (\"evaluated as registry function gelu_tanh, correctly rounded to bf16\").\n\n"
     "  --fn ID             a registry function (gelulab list) or a zoo entry (gelulab list --zoo)\n"
     "  --order N           0 = f (default), 1 = f', 2 = f'' (registry functions)\n"
     "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8,\n"

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "gelu/activation.hpp"
 #include "gelu/analysis.hpp"
+#include "gelu/json.hpp"
 #include "model/claims.hpp"
 #include "model/lessons.hpp"
 
@@ -277,4 +280,28 @@ TEST(Claims, GelusLobeVanishesInMxfp4FromBlockMaxFour) {
   EXPECT_NE(m::quantity_problem("flush_max:gelu:mxfp5").find("not a block format"), std::string::npos);
   EXPECT_NE(m::quantity_problem("flush_max:gelu").find("takes 2 parts"), std::string::npos);
   EXPECT_FALSE(m::quantity("flush_max:relu:mxfp4"));  // no negative lobe: nothing to flush
+}
+
+// A predict-then-reveal step must not show its answer before the reveal: where the question asks for the block
+// max from which a lobe is stored as 0, the step starts below it (the lobe still stored, for the student to
+// drag away), in every shipped lesson.
+TEST(LessonView, AFlushQuestionStartsBelowItsAnswer) {
+  int asked = 0;
+  for (const auto& file : std::filesystem::directory_iterator(std::string(GELU_SOURCE_DIR) + "/assets/lessons")) {
+    if (file.path().extension() != ".json") continue;
+    const Lesson l = load_lesson(file.path().string());
+    for (std::size_t i = 0; i < l.steps.size(); ++i) {
+      const auto& q = l.steps[i].view.question;
+      if (!q || q->answer.rfind("flush_max:", 0) != 0) continue;
+      ++asked;
+      const std::optional<double> answer = m::quantity(q->answer);
+      ASSERT_TRUE(answer) << q->answer;
+      const gelu::json::Value* start = l.steps[i].state.find("block_max");
+      ASSERT_NE(start, nullptr) << file.path() << " steps[" << i << "] does not set block_max";
+      EXPECT_LT(start->as_number(), *answer)
+          << file.path() << " steps[" << i << "] starts at block max " << start->as_number()
+          << ", the answer it asks for (" << q->answer << " = " << *answer << ")";
+    }
+  }
+  EXPECT_GE(asked, 1);
 }
