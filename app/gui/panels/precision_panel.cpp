@@ -352,10 +352,11 @@ void PrecisionPanel::ulp_plot(const std::string& format, ImVec2 size, bool x_lab
     const Envelope& e = envelope(*c, xr, columns);
     const precision::Verdict v = shown_verdict(*c, xr.min, xr.max);
     // On a slide the step's text quotes the verdict: the curve is named by its entry alone (a name whose
-    // length does not move it between its line's end and the legend as the figures change).
+    // length does not move it between its line's end and the legend as the figures change); an entry with no
+    // error in the range draws nothing, and its name says so.
     const std::string label =
         slide_
-            ? c->entry + "##" + c->entry
+            ? c->entry + (v.mismatch == 0 ? ": 0 ULP" : "") + "##" + c->entry
             : c->entry + ": " + pct(v.mismatch, v.n) + " differ, max " + g3(v.max_ulp) + " ULP" +
                   (v.overflow_wrong ? ", " + std::to_string(v.overflow_wrong) + " wrong at overflow" : "") +
                   "##" + c->entry;
