@@ -23,6 +23,7 @@
 
 #include "gelu/ffn/train.hpp"
 #include "gelu/json.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {
@@ -113,8 +114,7 @@ TEST(FfnLabDivergence, ThePanelTitlesTheMapAndKeepsTheLossAxisOnTheOtherNet) {
       {"shot", "--panel", "ffn", "--state", state, "--out", (dir / "ffn.png").string(), "--meta", meta}, "",
       dir.string(), {}, 120);
   ASSERT_EQ(r.status, 0) << r.err;
-  std::ifstream f(meta);
-  const gelu::json::Value m = gelu::json::parse(std::string(std::istreambuf_iterator<char>(f), {}));
+  const gelu::json::Value m = gelu::json::parse(gelu::test::slurp(meta));
   const gelu::json::Value& panel = m;  // shot --meta: the panel's meta at the top level
   const gelu::json::Array& nets = panel.at("nets").as_array();
   const double step = nets[0].at("diverged_at_step").as_number();

@@ -17,6 +17,7 @@
 #include "gui/shell/app.hpp"
 #include "model/lessons.hpp"
 #include "model/ui_font.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 
 namespace {
@@ -110,8 +111,7 @@ TEST(UiFont, EveryCharacterInTheAppsOwnStringsIsInTheAtlas) {
     for (const auto& e : fs::recursive_directory_iterator(fs::path(GELU_SOURCE_DIR) / "app" / room)) {
       if (e.path().extension() != ".cpp" && e.path().extension() != ".hpp") continue;
       ++files;
-      std::ifstream f(e.path(), std::ios::binary);
-      const std::string src((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+      const std::string src = gelu::test::slurp(e.path());
       for (const char32_t c : code_points(literal_text(src))) {
         if (c <= 0xFF) continue;
         EXPECT_NE(std::find(have.begin(), have.end(), c), have.end())

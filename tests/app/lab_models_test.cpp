@@ -28,6 +28,7 @@
 #include "model/panel_states.hpp"
 #include "model/panels.hpp"
 #include "model/precision_lab.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -183,11 +184,9 @@ TEST(PrecisionLab, ExportWritesCsvAndMarkdownOrSaysWhyNot) {
   const fs::path dir = gelu::test::scratch_dir("gelulab_lab_models");
   const std::string note = export_summary(s, (dir / "summary").string());
   EXPECT_EQ(note.rfind("wrote ", 0), 0u) << note;
-  std::ifstream csv(dir / "summary.csv");
-  std::stringstream text;
-  text << csv.rdbuf();
-  EXPECT_EQ(text.str(), gelu::precision::summary_csv(summary_rows(s)));
-  EXPECT_NE(text.str().find("tanh_form,gelu,bf16,f32"), std::string::npos) << text.str();
+  const std::string text = gelu::test::slurp(dir / "summary.csv");
+  EXPECT_EQ(text, gelu::precision::summary_csv(summary_rows(s)));
+  EXPECT_NE(text.find("tanh_form,gelu,bf16,f32"), std::string::npos) << text;
   EXPECT_TRUE(fs::exists(dir / "summary.md"));
   const std::string refused = export_summary(s, (dir / "no_such_dir" / "summary").string());
   EXPECT_EQ(refused.rfind("cannot write", 0), 0u) << refused;
@@ -378,12 +377,10 @@ TEST(Candidates, ExportWritesEveryFileWithTheCheckCommand) {
   EXPECT_EQ(r.check.rfind("gelulab check --fn gelu --dtype f32", 0), 0u) << r.check;
   for (const char* f : {"cand.hpp", "cand.glsl", "cand.cu", "cand_vectors.txt"})
     EXPECT_TRUE(fs::exists(dir / f)) << f;
-  std::ifstream cpp(dir / "cand.hpp");
-  std::stringstream text;
-  text << cpp.rdbuf();
-  EXPECT_NE(text.str().find("inline float my_gelu(float x)"), std::string::npos);
-  EXPECT_NE(text.str().find(r.check), std::string::npos);
-  EXPECT_NE(text.str().find("cand_vectors.txt"), std::string::npos);
+  const std::string text = gelu::test::slurp(dir / "cand.hpp");
+  EXPECT_NE(text.find("inline float my_gelu(float x)"), std::string::npos);
+  EXPECT_NE(text.find(r.check), std::string::npos);
+  EXPECT_NE(text.find("cand_vectors.txt"), std::string::npos);
   EXPECT_TRUE(
       export_candidate(c, (dir / "x").string(), "not an identifier", {ExportKind::Cpp}).written.empty());
   const ExportResult refused = export_candidate(c, (dir / "nodir" / "x").string(), "g", {ExportKind::Cpp});

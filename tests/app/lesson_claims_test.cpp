@@ -37,6 +37,7 @@
 #include "model/lessons.hpp"
 #include "model/panel_states.hpp"
 #include "model/precision_lab.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -53,12 +54,7 @@ fs::path test_dir() {
   return gelu::test::scratch_dir("gelulab_lesson_claims");
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+using gelu::test::slurp;
 
 /// The step's meta from `gelulab shot --lesson FILE --step N` at the handout's size (presentation 2×).
 Value shot_meta(const std::string& lesson, std::size_t step, const std::string& more, std::string* err) {
@@ -70,9 +66,9 @@ Value shot_meta(const std::string& lesson, std::size_t step, const std::string& 
                           std::to_string(step + 1) + " " + more + " --out '" + png.string() + "' --meta '" +
                           meta.string() + "' 2> '" + e.string() + "'";
   const int st = std::system(cmd.c_str());
-  *err = read_text(e);
+  *err = slurp(e);
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return Value();
-  return gelu::json::parse(read_text(meta));
+  return gelu::json::parse(slurp(meta));
 }
 
 std::vector<std::string> shipped_lessons() {

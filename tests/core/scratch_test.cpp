@@ -14,6 +14,8 @@
 #include <iterator>
 #include <string>
 
+#include "support/files.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -70,8 +72,7 @@ TEST(Scratch, TheRootIsRemovedWhenItsProcessExits) {
   ASSERT_EQ(::waitpid(pid, &status, 0), pid);
   ASSERT_TRUE(WIFEXITED(status));
   ASSERT_EQ(WEXITSTATUS(status), 0);
-  std::ifstream in(log);
-  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string out = gelu::test::slurp(log);
   ASSERT_NE(out.find("[  PASSED  ] 1 test."), std::string::npos) << out;
   EXPECT_FALSE(fs::exists(root_of(pid))) << root_of(pid) << " was left behind";
 }

@@ -23,6 +23,7 @@
 #include "gelu/kernels.hpp"
 #include "gelu/precision.hpp"
 #include "gelu/zoo.hpp"
+#include "support/files.hpp"
 #include "support/run_gelulab.hpp"
 #include "support/scratch.hpp"
 
@@ -264,10 +265,7 @@ TEST(FitCr, ExportedCppOverEveryBf16InputPassesTheCheckWithNoMismatch) {
   EXPECT_EQ(check.status, 0) << check.out;
   EXPECT_NE(check.out.find("0 of 65280 differ"), std::string::npos) << check.out;
   // The check can fail: one wrong result is a mismatch, exit 1.
-  std::ifstream src(pairs);
-  std::stringstream all;
-  all << src.rdbuf();
-  std::string text = all.str();
+  std::string text = gelu::test::slurp(pairs);
   const std::size_t line = text.find("\n0x1p+0 ");  // x = 1: GELU(1) rounds to 0.83984375 = 0x1.aep-1
   ASSERT_NE(line, std::string::npos);
   const std::size_t end = text.find('\n', line + 1);

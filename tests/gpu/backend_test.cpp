@@ -13,6 +13,7 @@
 #include "gelu/activation.hpp"
 #include "gelu/gpu/shaders.hpp"
 #include "gpu_fixture.hpp"
+#include "support/files.hpp"
 #include "support/scratch.hpp"
 
 namespace {
@@ -142,10 +143,7 @@ TEST(GpuShaders, CompileErrorIsReportedAtTheOriginalFileAndLine) {
 TEST(GpuShaders, LoadsFromTheDirectoryNamedByTheEnvironment) {
   const fs::path dir = copy_shaders("env");
   // A marker only the disk copy has: eval.comp forced to write 42 shows the disk copy was used.
-  std::ifstream in(dir / "eval.comp");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string src = ss.str();
+  std::string src = gelu::test::slurp(dir / "eval.comp");
   const std::string call = "y[i] = ACT(x[i], ORDER, u_params);";
   ASSERT_NE(src.find(call), std::string::npos);
   src.replace(src.find(call), call.size(), "y[i] = 42.0;");
