@@ -224,9 +224,7 @@ std::unique_ptr<std::FILE, FileCloser> open_input(const std::optional<std::strin
 /// output says which one it is. Standard output keeps one result per line.
 void say_semantics(const Subject& s, const Format& storage, const Format& compute, bool gpu = false) {
   const std::string how = precision::semantics(s.id(), storage, compute);
-  if (how.empty()) return;
-  std::fflush(stdout);  // after the results on a terminal
-  std::fprintf(stderr, "gelulab eval: evaluated as %s%s\n", how.c_str(), gpu ? ", on the GPU" : "");
+  if (!how.empty()) command::note_after_output("evaluated as " + how + (gpu ? ", on the GPU" : ""));
 }
 
 int run_eval(Args& args) {
@@ -340,7 +338,8 @@ GELU_COMMAND(
     "otherwise, as its correctly rounded value (where the double is a tie of the dtype and the exact\n"
     "value is known to lie beside it, GELU at tiny x, it rounds to that side); a zoo entry as shipped,\n"
     "its intermediates in the compute format, its result rounded to the dtype. One line on stderr\n"
-    "names which of these it was (\"evaluated as registry function gelu_tanh, correctly rounded to bf16\").\n\n"
+    "names which of these it was (\"evaluated as registry function gelu_tanh, correctly rounded to "
+    "bf16\").\n\n"
     "  --fn ID             a registry function (gelulab list) or a zoo entry (gelulab list --zoo)\n"
     "  --order N           0 = f (default), 1 = f', 2 = f'' (registry functions)\n"
     "  --dtype FMT         f64 (default; f32 with --backend gpu), f32, bf16, f16, e4m3, e5m2, int8,\n"

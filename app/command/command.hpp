@@ -113,6 +113,11 @@ struct Output {
 /// there: its report gives way).
 std::string_view check_outputs(const std::vector<Output>& outputs, const char* report_on_stdout = nullptr);
 
+/// A line for stderr that run_main prints once standard output is written: after the command succeeded and
+/// its output reached its file (not when the write failed, where the one line is the failure's). `eval`'s
+/// "evaluated as …" note; "gelulab CMD: " is put before it.
+void note_after_output(std::string line);
+
 /// gelulab's main(): picks the subcommand from argv[1] (none: gui when built, else list), handles --help,
 /// runs it and turns UsageError and other exceptions into "gelulab CMD: message" and status 2.
 int run_main(int argc, char** argv);

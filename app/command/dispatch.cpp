@@ -56,6 +56,7 @@ void print_overview(std::FILE* out) {
 // command opens (its output would land in that file): each closed one gets /dev/null. Standard output gets
 // it read-only, so that every write to it fails (EBADF) and the check at the end reports it.
 bool g_stdout_closed = false;
+std::vector<std::string> g_notes;  // note_after_output
 
 void occupy_closed_standard_streams() {
   for (int fd = 0; fd <= 2; ++fd) {
@@ -81,7 +82,14 @@ int finish_standard_output(const std::string& name, int status) {
     failed = true;
     err = errno;
   }
-  if (!failed) return status;
+  if (!failed) {
+    if (status == 0)
+      for (const std::string& n : g_notes)
+        std::fprintf(stderr, "gelulab%s%s: %s\n", name.empty() ? "" : " ", name.c_str(), n.c_str());
+    g_notes.clear();
+    return status;
+  }
+  g_notes.clear();
   std::clearerr(stdout);
   // A write that failed earlier left only the error flag; at the file size limit it was EFBIG.
   struct stat st {};
@@ -147,6 +155,10 @@ int dispatch(int argc, char** argv, std::string& name) {
 }
 
 }  // namespace
+
+void note_after_output(std::string line) {
+  g_notes.push_back(std::move(line));
+}
 
 void set_dry_run(bool on) {
   g_dry_run = on;

@@ -282,12 +282,13 @@ TEST(Claims, GelusLobeVanishesInMxfp4FromBlockMaxFour) {
   EXPECT_FALSE(m::quantity("flush_max:relu:mxfp4"));  // no negative lobe: nothing to flush
 }
 
-// A predict-then-reveal step must not show its answer before the reveal: where the question asks for the block
-// max from which a lobe is stored as 0, the step starts below it (the lobe still stored, for the student to
-// drag away), in every shipped lesson.
+// A predict-then-reveal step must not show its answer before the reveal: where the question asks for the
+// block max from which a lobe is stored as 0, the step starts below it (the lobe still stored, for the
+// student to drag away), in every shipped lesson.
 TEST(LessonView, AFlushQuestionStartsBelowItsAnswer) {
   int asked = 0;
-  for (const auto& file : std::filesystem::directory_iterator(std::string(GELU_SOURCE_DIR) + "/assets/lessons")) {
+  for (const auto& file :
+       std::filesystem::directory_iterator(std::string(GELU_SOURCE_DIR) + "/assets/lessons")) {
     if (file.path().extension() != ".json") continue;
     const Lesson l = load_lesson(file.path().string());
     for (std::size_t i = 0; i < l.steps.size(); ++i) {

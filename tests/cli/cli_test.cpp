@@ -98,9 +98,9 @@ TEST(CliEval, OneResultPerInputInShortestRoundTripForm) {
   EXPECT_EQ(l[7], "0");
 }
 
-// gelu_tanh (the registry function, correctly rounded) and tanh_form (the zoo entry, as shipped in f32) are one
-// formula with two semantics: over bf16's deep negative inputs their results differ, and each run's stderr says
-// which semantics it used.
+// gelu_tanh (the registry function, correctly rounded) and tanh_form (the zoo entry, as shipped in f32) are
+// one formula with two semantics: over bf16's deep negative inputs their results differ, and each run's
+// stderr says which semantics it used.
 TEST(CliEval, SaysWhichSemanticsItUsed) {
   std::string xs;
   for (double x = -9.0; x <= -3.0; x += 1.0 / 64) xs += gelu::format_f64(x) + "\n";
@@ -109,14 +109,16 @@ TEST(CliEval, SaysWhichSemanticsItUsed) {
   ASSERT_EQ(reg.status, 0) << reg.err;
   ASSERT_EQ(zoo.status, 0) << zoo.err;
   EXPECT_EQ(reg.err, "gelulab eval: evaluated as registry function gelu_tanh, correctly rounded to bf16\n");
-  EXPECT_EQ(zoo.err, "gelulab eval: evaluated as zoo entry tanh_form as shipped, computed in f32, rounded to bf16\n");
+  EXPECT_EQ(zoo.err,
+            "gelulab eval: evaluated as zoo entry tanh_form as shipped, computed in f32, rounded to bf16\n");
   const std::vector<std::string> a = lines(reg.out), b = lines(zoo.out);
   ASSERT_EQ(a.size(), b.size());
   std::size_t differ = 0;
   for (std::size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
   EXPECT_GT(differ, 0u) << "the two semantics gave the same bf16 results on [-9, -3]";
   // f64 and f32 name their own paths.
-  EXPECT_EQ(run({"eval", "--fn", "gelu"}, "1\n").err, "gelulab eval: evaluated as registry function gelu, in double\n");
+  EXPECT_EQ(run({"eval", "--fn", "gelu"}, "1\n").err,
+            "gelulab eval: evaluated as registry function gelu, in double\n");
   EXPECT_EQ(run({"eval", "--fn", "gelu", "--dtype", "f32"}, "1\n").err,
             "gelulab eval: evaluated as registry function gelu, its float path\n");
 }
