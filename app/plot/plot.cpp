@@ -40,27 +40,7 @@ std::string unicode_minus(std::string_view s) {
 }
 
 std::vector<std::string> wrap_words(const std::string& text, float width) {
-  std::vector<std::string> lines;
-  if (text.empty()) return lines;
-  if (ImGui::CalcTextSize(text.c_str()).x <= width) return {text};
-  std::string cur;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(' ', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string word = text.substr(at, end - at);
-    const std::string joined = cur.empty() ? word : cur + " " + word;
-    if (!cur.empty() && ImGui::CalcTextSize(joined.c_str()).x > width) {
-      lines.push_back(cur);
-      cur = word;
-    } else {
-      cur = joined;
-    }
-    at = end + 1;
-    while (at < text.size() && text[at] == ' ') ++at;  // runs of spaces (title gaps) collapse at a break
-  }
-  if (!cur.empty()) lines.push_back(cur);
-  return lines;
+  return wrap_words(text, width, measure_text);
 }
 
 std::vector<std::string> fit_category_label(const std::string& label, float width, int max_lines, bool* cut) {
@@ -209,6 +189,11 @@ Plot::Plot(const char* id, PlotState& state, ImVec2 size, const char* x_label, c
     area_min_.x = static_cast<float>(l);
     area_max_.x = static_cast<float>(r);
   }
+  place_.area = rect(area_min_, area_max_);
+  place_.frame = rect(frame_min_, frame_max_);
+  place_.em = em_;
+  place_.line_height = ImGui::GetTextLineHeight();
+  place_.measure = measure_text;
   s_.frame_min = frame_min_;
   s_.frame_max = frame_max_;
   // Series widths and dot radii: 13 px units for a plot of about 800 × 250 px, thinner in a small plot and
@@ -543,7 +528,7 @@ void Plot::draw_view_notes() {
       dl_->AddTriangleFilled(tip, ImVec2(base.x + nrm.x * head * 0.5f, base.y + nrm.y * head * 0.5f),
                              ImVec2(base.x - nrm.x * head * 0.5f, base.y - nrm.y * head * 0.5f), ink);
       layers_.SetCurrentChannel(dl_, 0);
-      ink_.push_back({from, tip, w});
+      place_.ink.push_back({pt(from), pt(tip), w});
     }
   }
 }
@@ -558,7 +543,8 @@ void Plot::end() {
   for (const NamedDot& d : named_dots_)
     label_near(d.p, d.text.c_str(), d.color, false, true, s_.labels_near && !d.lesson, !d.lesson);
   draw_inline_labels();
-  s_.dots = dots_;
+  s_.dots.clear();
+  for (const InkDot& d : place_.dots) s_.dots.push_back({iv(d.p), d.color});
   layers_.Merge(dl_);
   dl_->PopClipRect();
   draw_axes();

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plot/place.hpp"
 #include "plot/plot_core.hpp"
 
 namespace gelu::plot {
@@ -280,17 +281,17 @@ class Plot {
   void draw_readout();
   bool draw_dot_tip();
   void draw_view_notes();
-  /// Places a note in the room the legend leaves outside the data area, below the notes placed there before
-  /// (`is_note`: the plot's note, recorded in PlotState; else a marker's label that found no room inside).
-  bool outside_note(const char* text, const char* compact, ImU32 color, bool is_note = true);
+  /// Sets where the legend's room is kept outside the data area (place_.outside) as it stands now.
+  void sync_outside_room();
+  /// Draws the notes placed in the room the legend leaves outside the data area (place_.outside_notes).
   void draw_outside_notes();
-  /// Places `text` near p (beside it, or further off as a lesson's callout with a pale box and a border)
-  /// where it covers the least: the box, or nothing when only a place on another label is left (not a
-  /// callout). A `marker`'s label keeps off its own dot and nearer its dot than others of its colour;
-  /// `near` (labels_near) keeps it within reach of the dot, else leaves it out; `optional` moves it out of
-  /// the data area where it would lie on the data over a sixth of the plot or more (a small plot at a large
-  /// text scale): into the room under the legend when the legend is at the right, else it is left out. A
-  /// marker's label whose dot is left or right of the view points to it from that edge, or goes beside a
+  /// Draws `text` near p where place.hpp's place_label puts it (beside it, or further off as a lesson's
+  /// callout with a pale box and a border): the box, or nothing when it was left out or went beside the
+  /// legend outside the plot. A `marker`'s label keeps off its own dot and nearer its dot than others of its
+  /// colour; `near` (labels_near) keeps it within reach of the dot, else leaves it out; `optional` moves it
+  /// out of the data area where it would lie on the data over a sixth of the plot or more (a small plot at a
+  /// large text scale): into the room under the legend when the legend is at the right, else it is left out.
+  /// A marker's label whose dot is left or right of the view points to it from that edge, or goes beside a
   /// legend outside the plot where it would lie on the data.
   std::optional<std::pair<ImVec2, ImVec2>> label_near(ImVec2 p, const char* text, ImU32 color, bool callout,
                                                       bool marker = false, bool near = false,
@@ -319,20 +320,15 @@ class Plot {
   std::string legend_first_;
   Range fit_y_{1e300, -1e300}, fit_x_{1e300, -1e300};
   std::vector<double> sx_, sy_;  // sampling scratch
-  // What the data drawn so far covers, for the legend's placement: line segments (a == b: a dot) widened by
-  // r pixels, and filled rectangles; shaded x-bands count only to choose between places that cover no data.
-  struct Ink {
-    ImVec2 a, b;
-    float r;
-  };
-  std::vector<Ink> ink_;
-  std::vector<std::pair<ImVec2, ImVec2>> ink_rects_, soft_rects_;
+  // What placement (place.hpp) knows of this plot: what the data drawn so far covers (line segments, dots,
+  // filled rectangles, shaded x-bands), the label and note boxes placed so far and the notes placed in the
+  // room a legend outside the data area leaves (drawn by end(), see note()).
+  Scene place_;
   float lu_ = 13;          // line unit: series widths and dot radii follow the plot's size, not the text
   ImVec2 reserved_{0, 0};  // room kept outside the data area this frame (legend right / below)
   LegendPlace reserved_place_ = LegendPlace::Inside;
   ImVec2 key_size_{0, 0};   // the size the panel asked for (PlotState::legend_key)
   ImVec2 free_area_{0, 0};  // the data area that size gives with no room kept for the legend
-  std::vector<Dot> dots_;   // marker and scatter dots drawn so far
   // Labelled marker dots, in drawing order: end() places their labels, once every dot and curve of the plot
   // is drawn, and hovering one shows its label (draw_dot_tip).
   struct NamedDot {
@@ -344,15 +340,6 @@ class Plot {
   };
   std::vector<NamedDot> named_dots_;
   bool in_view_notes_ = false;
-  std::vector<std::pair<ImVec2, ImVec2>> labels_;  // marker label and note boxes placed so far
-  // A note placed beside the legend outside the data area (and its clip): drawn by end() (see note()).
-  struct OutsideNote {
-    ImVec2 pos;
-    ImU32 color = 0;
-    std::string text;
-  };
-  std::vector<OutsideNote> outside_notes_;
-  float outside_next_y_ = 0;  // where the next outside note may start (below the last one)
 };
 
 }  // namespace gelu::plot

@@ -2,7 +2,7 @@
 // linked plots learn from each other) and the colours and helpers the plot's source files share. Panels use
 // plot.hpp. The plot is split as ImPlot splits: plot.hpp (the API), this file (the internal types), plot.cpp
 // (a plot's begin and end: layout, input, grid, axes, readout), plot_items.cpp (the series), plot_place.cpp
-// (where legends, labels and notes go).
+// (the ImGui side of placement: it measures, asks place.hpp where legends, labels and notes go, and draws).
 #pragma once
 
 #include <imgui.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "plot/plot.hpp"
+#include "plot/place.hpp"
 #include "plot/slide.hpp"
 
 namespace gelu::plot::detail {
@@ -67,38 +68,19 @@ inline std::string format_value(double v) {
   return buf;
 }
 
-// From the point q to the nearest point of the box b (0 inside it).
-inline float box_distance(ImVec2 q, const std::pair<ImVec2, ImVec2>& b) {
-  const float dx = std::max({b.first.x - q.x, 0.0f, q.x - b.second.x});
-  const float dy = std::max({b.first.y - q.y, 0.0f, q.y - b.second.y});
-  return std::hypot(dx, dy);
+// Between ImGui's vectors and placement's points and rectangles (place.hpp).
+inline Point pt(ImVec2 v) {
+  return {v.x, v.y};
 }
-
-// Whether the segment a–b, widened by r, touches the rectangle [lo, hi] (Liang–Barsky clipping).
-inline bool segment_hits(ImVec2 a, ImVec2 b, float r, ImVec2 lo, ImVec2 hi) {
-  lo = ImVec2(lo.x - r, lo.y - r);
-  hi = ImVec2(hi.x + r, hi.y + r);
-  float t0 = 0, t1 = 1;
-  const float dx = b.x - a.x, dy = b.y - a.y;
-  const float p[4] = {-dx, dx, -dy, dy}, q[4] = {a.x - lo.x, hi.x - a.x, a.y - lo.y, hi.y - a.y};
-  for (int i = 0; i < 4; ++i) {
-    if (p[i] == 0) {
-      if (q[i] < 0) return false;
-      continue;
-    }
-    const float t = q[i] / p[i];
-    if (p[i] < 0) {
-      t0 = std::max(t0, t);
-    } else {
-      t1 = std::min(t1, t);
-    }
-    if (t0 > t1) return false;
-  }
-  return true;
+inline ImVec2 iv(Point p) {
+  return {p.x, p.y};
 }
-
-inline bool boxes_meet(ImVec2 alo, ImVec2 ahi, ImVec2 blo, ImVec2 bhi) {
-  return alo.x < bhi.x && blo.x < ahi.x && alo.y < bhi.y && blo.y < ahi.y;
+inline Rect rect(ImVec2 lo, ImVec2 hi) {
+  return {pt(lo), pt(hi)};
+}
+/// A text's size as the current font draws it: placement's measuring callback (place.hpp's MeasureText).
+inline Point measure_text(const std::string& text) {
+  return pt(ImGui::CalcTextSize(text.c_str()));
 }
 
 /// `text` cut to fit `width` with "…": whole UTF-8 characters dropped from the end (one kept at least).
@@ -110,21 +92,6 @@ inline std::string cut_to_fit(std::string text, float width) {
     text.resize(cut);
   }
   return text + "…";
-}
-
-// A curve's name as a slide labels it: up to a double space ("exact GELU  x·Φ(x)": the name, then its
-// formula), without the parameter values in parentheses ("tanh form (c = 0.044715): max …" -> "tanh form:
-// max …"); a parenthesis that tells curves apart ("GELU (exact)") stays.
-inline std::string compact_label(const std::string& label) {
-  std::string t = label.substr(0, label.find("  "));
-  for (std::size_t at = t.find(" ("); at != std::string::npos; at = t.find(" (", at + 1)) {
-    const std::size_t close = t.find(')', at);
-    if (close == std::string::npos) break;
-    if (t.substr(at, close - at).find('=') == std::string::npos) continue;
-    t.erase(at, close + 1 - at);
-    if (at-- == 0) break;
-  }
-  return t.empty() ? label : t;
 }
 
 }  // namespace gelu::plot::detail

@@ -40,7 +40,7 @@ void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU3
     for (std::size_t i = b; i < e; i += stride) pts.push_back(px(xs[i], ys[i]));
     if (stride > 1 && (e - 1 - b) % stride) pts.push_back(px(xs[e - 1], ys[e - 1]));
     for (std::size_t i = 0; i < pts.size(); ++i)
-      ink_.push_back({pts[i], pts[i + 1 < pts.size() ? i + 1 : i], thickness * 0.5f});
+      place_.ink.push_back({pt(pts[i]), pt(pts[i + 1 < pts.size() ? i + 1 : i]), thickness * 0.5f});
     if (pts.size() == 1) {
       dl_->AddCircleFilled(pts[0], thickness * 0.5f, color);
     } else {
@@ -124,8 +124,8 @@ void Plot::scatter(const char* label, ImU32 color, std::span<const double> xs, s
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
     const ImVec2 p = px(xs[i], ys[i]);
     dl_->AddCircleFilled(p, radius_em * lu_ * context().line_scale, color, 12);
-    ink_.push_back({p, p, radius_em * lu_ * context().line_scale});
-    dots_.push_back({p, color});
+    place_.ink.push_back({pt(p), pt(p), radius_em * lu_ * context().line_scale});
+    place_.dots.push_back({pt(p), color});
   }
   const Range bx = data_bounds(xs, s_.x), by = data_bounds(ys, s_.y);
   fit_x_ = {std::min(fit_x_.min, bx.min), std::max(fit_x_.max, bx.max)};
@@ -149,7 +149,7 @@ void Plot::bars(const char* label, ImU32 color, std::span<const double> xs, std:
     const ImVec2 a = px(xs[i] - width / 2, heights[i]), b = px(xs[i] + width / 2, base);
     const ImVec2 lo(std::min(a.x, b.x), std::min(a.y, b.y)), hi(std::max(a.x, b.x), std::max(a.y, b.y));
     dl_->AddRectFilled(lo, hi, color);
-    ink_rects_.emplace_back(lo, hi);
+    place_.ink_rects.push_back(rect(lo, hi));
     if (hi.x - lo.x > 4) dl_->AddRect(lo, hi, edge, 0.0f, ImDrawFlags_None, 1.0f);
   }
   const Range by = data_bounds(heights, s_.y);
@@ -175,7 +175,7 @@ void Plot::whisker_bars(const char* label, ImU32 color, std::span<const double> 
     const float cap =
         std::min(0.35f * em_, 0.3f * std::fabs(px(xs[i] + width / 2, 0).x - px(xs[i] - width / 2, 0).x));
     dl_->AddLine(a, b, ink, t);
-    ink_.push_back({a, b, t});
+    place_.ink.push_back({pt(a), pt(b), t});
     dl_->AddLine(ImVec2(a.x - cap, a.y), ImVec2(a.x + cap, a.y), ink, t);
     dl_->AddLine(ImVec2(b.x - cap, b.y), ImVec2(b.x + cap, b.y), ink, t);
   }
@@ -195,7 +195,7 @@ void Plot::rings(const char* label, ImU32 color, std::span<const double> xs, std
     if (!std::isfinite(xs[i]) || !std::isfinite(ys[i])) continue;
     const ImVec2 p = px(xs[i], ys[i]);
     dl_->AddCircle(p, radius_em * lu_, color, 12, thickness_em * lu_);
-    ink_.push_back({p, p, radius_em * lu_});
+    place_.ink.push_back({pt(p), pt(p), radius_em * lu_});
   }
 }
 
@@ -214,7 +214,7 @@ void Plot::image(ImTextureID texture, double x0, double y0, double x1, double y1
     std::swap(uv0.y, uv1.y);
   }
   dl_->AddImage(texture, p0, p1, uv0, uv1);
-  ink_rects_.emplace_back(p0, p1);
+  place_.ink_rects.push_back(rect(p0, p1));
 }
 
 void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
@@ -222,7 +222,7 @@ void Plot::shade_x(const char* label, ImU32 color, double x0, double x1) {
   if (!begin_series(label, color, false, &e)) return;
   const float a = std::isinf(x0) ? area_min_.x : px(x0, 0).x, b = std::isinf(x1) ? area_max_.x : px(x1, 0).x;
   dl_->AddRectFilled(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y), color);
-  soft_rects_.emplace_back(ImVec2(std::min(a, b), area_min_.y), ImVec2(std::max(a, b), area_max_.y));
+  place_.soft_rects.push_back({{std::min(a, b), area_min_.y}, {std::max(a, b), area_max_.y}});
   // On a slide its name goes near the band's top (draw_inline_labels).
   if (e && std::max(a, b) - std::min(a, b) >= 1.0f) {
     e->end = ImVec2((a + b) / 2, area_min_.y + 0.5f * em_);
@@ -251,8 +251,8 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
     // Two triangles: a quad between crossing curves is not convex.
     dl_->AddTriangleFilled(a, b, c, color);
     dl_->AddTriangleFilled(a, c, d, color);
-    ink_rects_.emplace_back(ImVec2(std::min(a.x, d.x), std::min({a.y, b.y, c.y, d.y})),
-                            ImVec2(std::max(b.x, c.x), std::max({a.y, b.y, c.y, d.y})));
+    place_.ink_rects.push_back({{std::min(a.x, d.x), std::min({a.y, b.y, c.y, d.y})},
+                                {std::max(b.x, c.x), std::max({a.y, b.y, c.y, d.y})}});
   }
   dl_->Flags = saved;
   // On a slide its name goes by the middle of the shaded region (draw_inline_labels).
@@ -266,7 +266,7 @@ void Plot::shade_between(const char* label, ImU32 color, std::span<const double>
 void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
   const float py = px(0, y).y;
   thickness_em = std::max(kMinLine / lu_, thickness_em);
-  ink_.push_back({ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), 1.0f});  // a legend does not hide it
+  place_.ink.push_back({{area_min_.x, py}, {area_max_.x, py}, 1.0f});  // a legend does not hide it
   if (!dashed) {
     dl_->AddLine(ImVec2(area_min_.x, py), ImVec2(area_max_.x, py), color, thickness_em * lu_);
     return;
@@ -278,7 +278,7 @@ void Plot::hline(double y, ImU32 color, float thickness_em, bool dashed) {
 void Plot::vline(double x, ImU32 color, float thickness_em, bool dashed) {
   const float pxx = px(x, 0).x;
   thickness_em = std::max(kMinLine / lu_, thickness_em);
-  ink_.push_back({ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), 1.0f});  // a legend does not hide it
+  place_.ink.push_back({{pxx, area_min_.y}, {pxx, area_max_.y}, 1.0f});  // a legend does not hide it
   if (!dashed) {
     dl_->AddLine(ImVec2(pxx, area_min_.y), ImVec2(pxx, area_max_.y), color, thickness_em * lu_);
     return;
@@ -299,8 +299,8 @@ void Plot::marker(double x, double y, ImU32 color, const char* text, float radiu
   layers_.SetCurrentChannel(dl_, 3);
   dl_->AddCircleFilled(p, radius_em * lu_ * 0.72f, color, 16);
   layers_.SetCurrentChannel(dl_, 0);
-  ink_.push_back({p, p, radius_em * lu_});
-  dots_.push_back({p, color});
+  place_.ink.push_back({pt(p), pt(p), radius_em * lu_});
+  place_.dots.push_back({pt(p), color});
   if (!text || !text[0]) return;
   named_dots_.push_back({p, radius_em * lu_, text, color, in_view_notes_});
 }

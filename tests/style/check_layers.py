@@ -19,7 +19,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]', re.M)
 LAYERS = [
     ("core.gpu", "core/gpu/"), ("core", "core/"),
     ("command", "app/command/"), ("cli", "app/cli/"), ("model", "app/model/"),
-    ("plot_core", "app/plot/plot_core."), ("plot", "app/plot/"),
+    # The plot layer's ImGui-free rooms: ticks and sampling, the slide on rectangles, placement.
+    ("plot_core", "app/plot/plot_core."), ("plot_core", "app/plot/slide."), ("plot_core", "app/plot/place."),
+    ("plot", "app/plot/"),
     ("gui.kit", "app/gui/kit/"), ("gui.panels", "app/gui/panels/"), ("gui.shell", "app/gui/shell/"),
     ("gui.testing", "app/gui/testing/"), ("gui.hosts", "app/gui/hosts/"), ("main", "app/main.cpp"),
 ]
