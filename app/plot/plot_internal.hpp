@@ -15,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "plot/plot.hpp"
 #include "plot/place.hpp"
+#include "plot/plot.hpp"
 #include "plot/slide.hpp"
 
 namespace gelu::plot::detail {

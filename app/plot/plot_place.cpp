@@ -19,7 +19,7 @@ using namespace detail;  // NOLINT: the plot's own internals
 // [SECTION] Labels: curves' names at their line ends, labels beside dots
 
 void Plot::sync_outside_room() {
-  place_.outside = !s_.legend_shown                          ? LegendSlot::Inside
+  place_.outside = !s_.legend_shown                        ? LegendSlot::Inside
                    : reserved_place_ == LegendPlace::Right ? LegendSlot::Right
                    : reserved_place_ == LegendPlace::Below ? LegendSlot::Below
                                                            : LegendSlot::Inside;

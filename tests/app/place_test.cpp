@@ -1,6 +1,12 @@
 // Where legends, labels and notes go in and around a plot (plot/place.hpp, no ImGui), on rectangles: text is
 // measured by a fixed-width rule (every character half an em wide, every line one em tall), the data a plot
 // drew is given as segments, dots and boxes, and each test asks for a decision that a wrong rule would miss.
+//
+// Index of this file:
+//   [SECTION] Geometry
+//   [SECTION] The legend
+//   [SECTION] Labels
+//   [SECTION] Notes
 #include "plot/place.hpp"
 
 #include <gtest/gtest.h>
