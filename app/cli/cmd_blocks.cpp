@@ -261,6 +261,8 @@ int run_eval_blocks(Args& args) {
   std::string out;
   for (double v : stored) out += format_f64(v) + "\n";
   std::fwrite(out.data(), 1, out.size(), stdout);
+  command::note_after_output("evaluated as " +
+                             precision::stored_semantics(s.id(), compute.name(), f.name(), false));
   return 0;
 }
 
@@ -325,12 +327,14 @@ int run_error_blocks(Args& args) {
   const BlockErrorReport r = block_error(f, x, y, bounded_reference(vs, vs_params, x, ref));
   const std::string fn_text =
       s.id() + (!s.fn && s.entry->uses_compute ? " (computed in " + std::string(compute.name()) + ")" : "");
+  const std::string how = precision::stored_semantics(s.id(), compute.name(), f.name(), false);
 
   if (json) {
     json::Builder w;
     w.begin_object();
     w.key("fn").value(s.id());
     if (!s.fn && s.entry->uses_compute) w.key("compute").value(compute.name());
+    w.key("semantics").value(how);
     w.key("vs").value(vs.id);
     w.key("dtype").value(f.name());
     w.key("element").value(f.element().name());
@@ -367,6 +371,7 @@ int run_error_blocks(Args& args) {
     return 0;
   }
   std::printf("%s vs %s, stored in %s\n", fn_text.c_str(), vs.id, describe(f).c_str());
+  std::printf("evaluated as: %s\n", how.c_str());
   std::printf("inputs: %s (%zu values, %zu blocks)\n", source.c_str(), r.n, r.blocks);
   std::printf(
       "max error: %s ULP of the block's lattice at x = %s (index %zu, block %zu of max %s): stored %s, "
@@ -425,10 +430,12 @@ int run_check_blocks(Args& args) {
     if (d > worst) worst = d, at = i;
   }
   const double mean = sum / static_cast<double>(x.size());
+  const std::string how = precision::stored_semantics(s.id(), "f64", f.name(), false);
   if (json) {
     json::Builder w;
     w.begin_object();
     w.key("fn").value(s.id());
+    w.key("semantics").value(how);
     w.key("dtype").value(f.name());
     w.key("block_size").value(f.block_size());
     w.key("n").value(static_cast<unsigned long long>(x.size()));
@@ -444,6 +451,7 @@ int run_check_blocks(Args& args) {
   } else {
     std::printf("%s in %s: %zu values in %zu blocks\n", s.id().c_str(), describe(f).c_str(), x.size(),
                 scales.size());
+    std::printf("checked against: %s\n", how.c_str());
     std::printf(
         "max error: %s ULP of the block's lattice at x = %s (index %zu, block %zu): y = %s, expected %s\n",
         worst == std::numeric_limits<std::uint64_t>::max() ? "inf" : std::to_string(worst).c_str(),
@@ -472,6 +480,12 @@ std::string ulp_text(std::uint64_t d) {
 /// What a chain's ULPs are counted in: "the block's lattice" or "bf16".
 std::string lattice_name(const Chain& c) {
   return c.store.block ? "the block's lattice" : std::string(c.store.plain->name());
+}
+
+/// How the chain computes `id` (precision::stored_semantics): a zoo entry as shipped in the compute format, a
+/// registry function correctly rounded to it.
+std::string chain_semantics(std::string_view id, const Chain& c) {
+  return precision::stored_semantics(id, c.compute.name(), c.store.name(), true);
 }
 
 void json_chain(json::Builder& w, const Chain& c) {
@@ -544,10 +558,12 @@ int run_error_chain(Args& args) {
     r = chain_error(e, chain, in.x, ref, order);
   }
   const std::string fn = s.id() + (order ? "'" : "");
+  const std::string how = chain_semantics(s.id(), chain);
   if (json) {
     json::Builder w;
     w.begin_object();
     w.key("fn").value(fn);
+    w.key("semantics").value(how);
     w.key("vs").value(std::string(vs.id) + (order ? "'" : ""));
     w.key("order").value(order);
     json_chain(w, chain);
@@ -580,6 +596,7 @@ int run_error_chain(Args& args) {
   }
   std::printf("%s vs %s%s through the chain %s (accumulator:compute:storage)\n", fn.c_str(), vs.id,
               order ? "'" : "", chain.name().c_str());
+  std::printf("evaluated as: %s\n", how.c_str());
   std::printf("inputs: %s (%zu values)\n", in.source.c_str(), r.n);
   std::printf("max error: %s ULP of %s at x = %s (index %zu): computed %s, stored %s, reference %s\n",
               ulp_text(r.max_ulp).c_str(), lattice_name(chain).c_str(), format_f64(r.at_x).c_str(),
@@ -643,10 +660,12 @@ int run_check_chain(Args& args) {
   }
   const double mean = sum / static_cast<double>(x.size());
   const std::string fn = s.id() + (order ? "'" : "");
+  const std::string how = chain_semantics(s.id(), chain);
   if (json) {
     json::Builder w;
     w.begin_object();
     w.key("fn").value(fn);
+    w.key("semantics").value(how);
     w.key("order").value(order);
     json_chain(w, chain);
     w.key("n").value(static_cast<unsigned long long>(x.size()));
@@ -662,6 +681,7 @@ int run_check_chain(Args& args) {
   } else {
     std::printf("%s through the chain %s (accumulator:compute:storage): %zu values\n", fn.c_str(),
                 chain.name().c_str(), x.size());
+    std::printf("checked against: %s\n", how.c_str());
     std::printf("max error: %s ULP of %s at x = %s (index %zu): y = %s, the chain stores %s\n",
                 ulp_text(worst).c_str(), lattice_name(chain).c_str(), format_f64(x[at]).c_str(), at,
                 format_f64(y[at]).c_str(), format_f64(want.stored[at]).c_str());

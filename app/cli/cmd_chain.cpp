@@ -13,6 +13,7 @@
 #include "gelu/chain.hpp"
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
+#include "gelu/precision.hpp"
 #include "gelu/stochastic.hpp"
 #include "gelu/zoo.hpp"
 
@@ -74,10 +75,15 @@ int run_chain_cmd(Args& args) {
   const std::vector<std::size_t>& diff = cmp.differences;
   const std::size_t ndiff = cmp.differ;
   const std::string fn = s.id() + (order ? "'" : "");
+  // Which semantics: a zoo entry as shipped in each chain's compute format, a registry function correctly
+  // rounded to it (precision::stored_semantics).
+  const std::string how =
+      precision::stored_semantics(s.id(), "each chain's compute format", "each chain's storage", true);
   if (json) {
     json::Builder w;
     w.begin_object();
     w.key("fn").value(fn);
+    w.key("semantics").value(how);
     w.key("n").value(static_cast<unsigned long long>(n));
     w.key("chains").begin_array();
     for (const ChainSide& c : r) {
@@ -106,6 +112,7 @@ int run_chain_cmd(Args& args) {
       "%llu\n",
       fn.c_str(), n, format_f64(mu).c_str(), format_f64(sigma).c_str(),
       static_cast<unsigned long long>(seed));
+  std::printf("evaluated as: %s\n", how.c_str());
   for (const ChainSide& c : r)
     std::printf(
         "  %-22s max |error| %s at x = %s; negative outputs stored as 0: %zu of %zu; recomputed from the "

@@ -314,6 +314,8 @@ int run_eval_chain(Args& args) {
   const std::vector<double> x = read_numbers<double>(file.get(), name, parse_f64);
   const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
   const ChainValues v = run_chain_values(e, chain, x, order, block_max);
+  command::note_after_output(
+      "evaluated as " + precision::stored_semantics(s.id(), chain.compute.name(), chain.store.name(), true));
   Output out;
   for (double y : v.stored) {
     if (chain.store.plain)

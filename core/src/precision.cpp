@@ -350,6 +350,17 @@ std::string semantics(std::string_view id, const Format& storage, const Format& 
   return "registry function " + name + ", correctly rounded to " + st;
 }
 
+std::string stored_semantics(std::string_view id, std::string_view compute, std::string_view store,
+                             bool rounded_to_compute) {
+  const std::string name(id), c(compute), st(store);
+  if (const std::optional<zoo::Entry> e = zoo::find(id))
+    return "zoo entry " + name + " as shipped, computed in " + (e->uses_compute ? c : "its own arithmetic") +
+           ", stored in " + st;
+  if (!find_activation(id)) return {};
+  return "registry function " + name + (rounded_to_compute ? ", correctly rounded to " + c : ", in double") +
+         ", stored in " + st;
+}
+
 Int8View int8_view(const zoo::Entry& e, const Quantization& q, const Format& compute) {
   const Format f(FormatId::Int8, q);
   Int8View v;

@@ -392,3 +392,50 @@ TEST(CliChainOptions, BadChainOptionsNameTheOption) {
 }
 
 }  // namespace
+
+namespace {
+
+// gelu_tanh (the registry function) and tanh_form (the zoo entry as shipped) are one formula with two
+// semantics: every block and chain output names the one it used, in text and in JSON, and the two differ in
+// what they store (the bf16 chain: the registry function correctly rounded to bf16, the zoo entry computed in
+// bf16 with its intermediates there).
+TEST(CliSemantics, EveryBlockAndChainOutputSaysWhichSemanticsItUsed) {
+  const std::string reg = "registry function gelu_tanh", zoo = "zoo entry tanh_form as shipped";
+  for (const char* fn : {"gelu_tanh", "tanh_form"}) {
+    SCOPED_TRACE(fn);
+    const std::string want = std::string(fn) == "gelu_tanh" ? reg : zoo;
+    const std::vector<std::vector<std::string>> commands = {
+        {"error", "--fn", fn, "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "normal:0,1", "--num-blocks",
+         "20"},
+        {"error", "--fn", fn, "--vs", "gelu", "--store", "mxfp4", "--compute", "bf16", "--block-dist",
+         "normal:0,1", "--num-blocks", "20"},
+        {"chain", "--fn", fn, "--chain", "f32:bf16:bf16", "--chain", "f32:f32:mxfp4", "--num-blocks", "20"}};
+    for (const auto& c : commands) {
+      SCOPED_TRACE(c[0] + " " + c[5]);
+      const ExecResult text = run(c);
+      ASSERT_EQ(text.status, 0) << text.err;
+      EXPECT_NE(text.out.find("evaluated as: " + want), std::string::npos) << text.out;
+      std::vector<std::string> j = c;
+      j.push_back("--json");
+      const ExecResult json = run(j);
+      ASSERT_EQ(json.status, 0) << json.err;
+      EXPECT_EQ(gelu::json::parse(json.out).at("semantics").as_string().rfind(want, 0), 0u) << json.out;
+    }
+    const ExecResult blocks = run({"eval", "--fn", fn, "--dtype", "mxfp4", "--block-max", "3"}, "-0.75\n");
+    ASSERT_EQ(blocks.status, 0) << blocks.err;
+    EXPECT_EQ(blocks.err.rfind("gelulab eval: evaluated as " + want, 0), 0u) << blocks.err;
+    const ExecResult stored = run({"eval", "--fn", fn, "--compute", "bf16", "--store", "bf16"}, "-5.2\n");
+    ASSERT_EQ(stored.status, 0) << stored.err;
+    EXPECT_EQ(stored.err.rfind("gelulab eval: evaluated as " + want, 0), 0u) << stored.err;
+  }
+  // The two semantics store different values through the same bf16 chain.
+  std::string xs;
+  for (double x = -9.0; x <= -3.0; x += 1.0 / 32) xs += gelu::format_f64(x) + "\n";
+  const ExecResult a = run({"eval", "--fn", "gelu_tanh", "--compute", "bf16", "--store", "bf16"}, xs);
+  const ExecResult b = run({"eval", "--fn", "tanh_form", "--compute", "bf16", "--store", "bf16"}, xs);
+  ASSERT_EQ(a.status, 0) << a.err;
+  ASSERT_EQ(b.status, 0) << b.err;
+  EXPECT_NE(a.out, b.out);
+}
+
+}  // namespace

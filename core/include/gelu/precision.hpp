@@ -151,6 +151,14 @@ Verdict verdict(const Sweep& s, std::string_view reference_name = {},
 /// the registry's gelu_tanh are one formula with two semantics that give different answers (13,588 and 6,538
 /// bf16 ULP at most). Empty for an unknown id.
 std::string semantics(std::string_view id, const Format& storage, const Format& compute);
+/// The same phrase where the result goes through a rounding-point chain or into blocks: "zoo entry tanh_form
+/// as shipped, computed in f32, stored in mxfp4" and "registry function gelu_tanh, in double, stored in
+/// mxfp4" (the registry's double quantized block by block); with `rounded_to_compute` (a chain: the registry
+/// function correctly rounded to the compute format) "registry function gelu_tanh, correctly rounded to bf16,
+/// stored in mxfp4". `compute` and `store` are names as printed ("each chain's compute format" reads too).
+/// Empty for an unknown id.
+std::string stored_semantics(std::string_view id, std::string_view compute, std::string_view store,
+                             bool rounded_to_compute);
 
 /// int8: how many codes GELU's negative lobe gets at a quantization, and the error that follows. Inputs and
 /// results are int8 values of the same quantization.
