@@ -119,9 +119,17 @@ std::string TrainerHost::device() const {
 #else
 
 namespace {
+#ifdef __EMSCRIPTEN__
+// The page's GL is WebGL2, which has no compute shaders: the Benchmarks panel times the CPU path and says so.
+constexpr const char* kNoGpu =
+    "in the browser there is no GPU compute (WebGL2 has no compute shaders): the CPU path runs, "
+    "single-threaded, "
+    "in WebAssembly";
+#else
 constexpr const char* kNoGpu =
     "this gelulab was built without the GPU backend (GELU_BUILD_GPU=OFF or EGL/libepoxy missing)";
-}
+#endif
+}  // namespace
 
 bool gpu_built() {
   return false;
