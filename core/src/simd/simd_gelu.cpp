@@ -412,16 +412,15 @@ GELU_INLINE __m512 gelu_vec(__m512 x, const RegsF& r) {
 }
 
 /// Two vectors in place with one tail test (one `kortestw` on both masks), their chains interleaved.
-GELU_INLINE void gelu_pair(__m512& a, __m512& b, const RegsF& r) {
-  __m512 v[2] = {a, b}, y[2];
+GELU_INLINE void gelu_pair(__m512 (&v)[2], const RegsF& r) {
+  __m512 y[2];
   __mmask16 tail[2];
   gelu_fast<2>(v, r, y, tail);
   if (!_kortestz_mask16_u8(tail[0], tail[1])) [[unlikely]] {
     for (int i = 0; i < 2; ++i) v[i] = tail[i] ? gelu_tail_lanes(v[i], y[i], tail[i]) : y[i];
-    a = v[0], b = v[1];
     return;
   }
-  a = y[0], b = y[1];
+  for (int i = 0; i < 2; ++i) v[i] = y[i];
 }
 
 // [SECTION] f′
@@ -498,9 +497,9 @@ void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
   const RegsF r(tables());
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
   // constants broadcast again for every 32 elements, a slower loop).
-  run_f32<false>(
+  run_f32_by<false>(
       x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu_vec(v, r); },
-      [&](__m512& a, __m512& b) GELU_LAMBDA_INLINE { gelu_pair(a, b, r); });
+      [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { gelu_pair(v, r); });
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   run_gelu_d1<false>(x, nullptr, y, n);

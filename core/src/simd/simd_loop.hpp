@@ -117,26 +117,23 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
 }
 
 /// Runs `k` (a callable __m512 -> __m512) over n floats, two vectors per iteration; with kGrad the result is
-/// multiplied by dy. `k2(a, b)` evaluates two vectors in place (kernels that interleave their chains or share
-/// a branch between them); the last n mod 32 elements take `k`, masked.
-template <bool kGrad, class Kernel, class PairKernel>
-GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
-                         const PairKernel& k2) {
-  constexpr std::size_t kStep = 32;
+/// multiplied by dy. `kg(v)` evaluates the two vectors in place (__m512 (&)[2]: kernels that interleave their
+/// chains or share a branch between them); the last n mod 32 elements take `k`, masked.
+template <bool kGrad, class Kernel, class GroupKernel>
+GELU_INLINE void run_f32_by(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
+                            const GroupKernel& kg) {
+  constexpr int kVecs = 2;
+  constexpr std::size_t kStep = 16 * kVecs;
   auto one = [&](std::size_t i, __mmask16 m) GELU_LAMBDA_INLINE {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
     if constexpr (kGrad) return _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), v);
     return v;
   };
-  auto pair = [&](std::size_t i) GELU_LAMBDA_INLINE {
-    __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
-    k2(a, b);
-    if constexpr (kGrad) {
-      a = _mm512_mul_ps(_mm512_loadu_ps(dy + i), a);
-      b = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16), b);
-    }
-    _mm512_storeu_ps(y + i, a);
-    _mm512_storeu_ps(y + i + 16, b);
+  auto group = [&](std::size_t i, __m512(&v)[kVecs]) GELU_LAMBDA_INLINE {
+    for (int c = 0; c < kVecs; ++c) v[c] = _mm512_loadu_ps(x + i + 16 * c);
+    kg(v);
+    if constexpr (kGrad)
+      for (int c = 0; c < kVecs; ++c) v[c] = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16 * c), v[c]);
   };
   std::size_t i = 0;
   if (n * sizeof(float) >= kPrefetchMinBytes) {
@@ -144,16 +141,29 @@ GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t 
     for (; i + kStep <= n; i += kStep) {
       prefetch_inputs<kGrad>(x, dy, i);
       prefetch_output(y, i, read);
-      pair(i);
+      __m512 v[kVecs];
+      group(i, v);
+      for (int c = 0; c < kVecs; ++c) _mm512_storeu_ps(y + i + 16 * c, v[c]);
     }
   } else {
-    for (; i + kStep <= n; i += kStep) pair(i);
+    for (; i + kStep <= n; i += kStep) {
+      __m512 v[kVecs];
+      group(i, v);
+      for (int c = 0; c < kVecs; ++c) _mm512_storeu_ps(y + i + 16 * c, v[c]);
+    }
   }
   for (; i < n; i += 16) {
     const std::size_t left = n - i;
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : static_cast<__mmask16>((1u << left) - 1u);
     _mm512_mask_storeu_ps(y + i, m, one(i, m));
   }
+}
+
+/// run_f32_by with the pair as two arguments: `k2(a, b)` evaluates them in place.
+template <bool kGrad, class Kernel, class PairKernel>
+GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
+                         const PairKernel& k2) {
+  run_f32_by<kGrad>(x, dy, y, n, k, [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { k2(v[0], v[1]); });
 }
 
 template <bool kGrad, class Kernel>
