@@ -24,7 +24,7 @@ build and saved runs that cannot be read.
 """
 import json, os, re, stat, statistics, subprocess, sys
 
-FILTER = ("^copy/|^paired/|^dnnl_|^gelu/|^gelu_nt/|^gelu_tanh/|^gelu_tanh_accurate/|^gelu_sigmoid|^silu|"
+FILTER = ("^copy/|^paired/|^dnnl_|^gelu/|^gelu_tanh/|^gelu_tanh_accurate/|^gelu_sigmoid|^silu|"
           "^softplus|^mish|^gelu_bf16/|^gelu_tanh_bf16/")
 USAGE = __doc__.split("\n\n")[1]
 
@@ -339,7 +339,6 @@ table("ns/element (f32, one thread)", heading="Single thread, float32, ns per el
       rows=[
     ("copy y = 1.0001·x", "copy"),
     ("**GELU Lab gelu f**", "gelu/f"), ("oneDNN gelu_erf f", "dnnl_gelu_erf/f"),
-    ("GELU Lab gelu f, streaming stores (before)", "gelu_nt/f"),
     ("**GELU Lab gelu backward**", "gelu/backward"), ("oneDNN gelu_erf backward", "dnnl_gelu_erf/backward"),
     ("GELU Lab gelu f′", "gelu/df"),
     ("**GELU Lab gelu_tanh f**", "gelu_tanh/f"), ("oneDNN gelu_tanh f", "dnnl_gelu_tanh/f"),
@@ -366,7 +365,6 @@ ratios("ratio (time, lower is better)", [
     ("gelu f / oneDNN gelu_erf f (target ≤ 0.85 at 4K, 256K)", "gelu/f", "dnnl_gelu_erf/f"),
     ("gelu backward / oneDNN gelu_erf backward", "gelu/backward", "dnnl_gelu_erf/backward"),
     ("gelu f / copy (target ≤ 1.3 at 64M)", "gelu/f", "copy"),
-    ("gelu f with streaming stores / copy", "gelu_nt/f", "copy"),
     ("gelu_tanh f / oneDNN gelu_tanh f (target ≤ 0.9)", "gelu_tanh/f", "dnnl_gelu_tanh/f"),
     ("gelu_tanh backward / oneDNN (target ≤ 0.9)", "gelu_tanh/backward", "dnnl_gelu_tanh/backward"),
     ("gelu_sigmoid f / oneDNN swish 1.702 f (target ≤ 0.9)", "gelu_sigmoid/f", "dnnl_swish_1702/f"),

@@ -13,8 +13,6 @@
 //   gelu_bf16/f/N, …/backward/N   bf16 arrays (gelu::bf16), also gelu_tanh_bf16
 //   gelu_cr_poly_bf16/f/N, …/d1/N the designer's correctly rounded bf16 polynomials (gelu/fit_cr.hpp; with
 //                                 GLPK + MPFR), beside gelu_bf16/d1/N
-//   gelu_nt/f/N                   exact GELU with streaming stores (the pre-issue-16 policy), for the 64M
-//                                 study (docs/perf-log/the-64m-question.md), also on two threads
 //   dnnl_<alg>/f/N, …/backward/N  oneDNN eltwise (f32; _bf16 for bf16 memory), one OpenMP thread
 //   paired/gelu_f_over_copy/64M   the copy and exact GELU's f timed in pairs (counters ratio, copy_ns,
 //   gelu_ns):
@@ -234,23 +232,6 @@ void BM_paired(benchmark::State& st, std::size_t n, int threads) {
 
 // [SECTION] GELU Lab's kernels
 
-// exact GELU with the streaming stores it used before (the 64M comparison in
-// docs/perf-log/the-64m-question.md). With two threads each of the pool's chunks streams its part (a chunk of
-// 64M/8 floats is 32 MB, above the 16 MB where the kernel streams).
-void BM_gelu_streaming(benchmark::State& st, std::size_t n, int threads) {
-  const Threads t(threads);
-  const float* x = inputs(n).data();
-  float* yp = outputs<float>(n);
-  timed_loop(st, n, threads, 8, [&] {
-    if (threads == 1)
-      gelu::simd::gelu_f32_streaming(x, yp, n);
-    else
-      gelu::parallel_for(
-          n, 16, [&](std::size_t b, std::size_t e) { gelu::simd::gelu_f32_streaming(x + b, yp + b, e - b); });
-    benchmark::DoNotOptimize(yp);
-  });
-}
-
 void BM_activation(benchmark::State& st, const gelu::Activation* a, int order, gelu::Path path, std::size_t n,
                    int threads) {
   const Threads t(threads);
@@ -458,8 +439,6 @@ void register_all() {
         ->Unit(benchmark::kMicrosecond)
         ->MinTime(2.0)
         ->UseRealTime();
-  add(
-      "gelu_nt/f", [](benchmark::State& st, std::size_t n, int t) { BM_gelu_streaming(st, n, t); }, true);
   for (const gelu::Activation& a : gelu::registry()) {
     const bool hot = std::string(a.id) == "gelu" || std::string(a.id) == "gelu_tanh";
     for (int order = 0; order <= 1; ++order) {
@@ -511,7 +490,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("cpu_model", gelu::bench::cpu_model());
   benchmark::AddCustomContext("gelu_simd_isa", gelu::simd::isa());
   // The CPU tuning (core/src/cpu_tuning.hpp: "zen4" or "default", GELU_TUNING overrides it) and the bins of
-  // exact GELU's f it gives.
+  // the tanh form's f′ it gives.
   benchmark::AddCustomContext("gelu_tuning", std::string(gelu::simd::tuning_name(gelu::simd::tuning())) +
                                                  ", " + std::to_string(gelu::simd::fast_bins()) + " bins");
   benchmark::AddCustomContext("gelu_bf16_isa", gelu::bf16::isa());

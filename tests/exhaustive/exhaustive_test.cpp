@@ -171,42 +171,33 @@ void report(const char* what, const Worst& w) {
 
 // [SECTION] Exact GELU
 
-// f's fast path has two layouts of its bins (gelu_f32_bins: 32 on most CPUs, 16 on Zen 4); each is swept here
-// and in the lane test below whatever this machine's CPU is, and GeluF32TakesTheLayoutThisCpuGets checks that
-// gelu_f32 is the layout fast_bins() picks.
-class GeluF32Bins : public ::testing::TestWithParam<int> {};
-
-TEST_P(GeluF32Bins, WithinOneUlpEverywhere) {
-  const int bins = GetParam();
-  const Worst w =
-      sweep([bins](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32_bins(x, y, n, bins); },
-            [](double x) { return gelu::formulas::gelu(x); }, false);
-  report(bins == 16 ? "gelu f (16 bins)" : "gelu f (32 bins)", w);
+TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
+  const Worst w = sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32(x, y, n, {}); },
+                        [](double x) { return gelu::formulas::gelu(x); }, false);
+  report("gelu f", w);
   EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
                             << w.first_failure << ")";
   EXPECT_LE(w.int_ulp, 1);
 }
-INSTANTIATE_TEST_SUITE_P(Exhaustive, GeluF32Bins, ::testing::Values(32, 16));
 
-// f's loop evaluates its vectors in groups (two with 32 bins, three with 16) under one tail test; where it
-// fires, each vector of the group keeps the fast path's bits but for its own tail lanes. One far lane at
-// every position of the array in turn (every vector of every group, the whole vectors left over after the
-// groups and the masked tail): the other lanes keep the bits they have without it, and the far lane is
-// within 1 ULP of the correctly rounded value (NaN for NaN).
-TEST_P(GeluF32Bins, VectorsIgnoreAFarGroupMate) {
-  const int bins = GetParam();
+// f's loop evaluates its vectors in pairs under one tail test; where it fires, each vector of the pair keeps
+// the fast path's bits but for its own tail lanes. One far lane at every position of the array in turn
+// (every vector of every pair, the whole vector left over after the pairs and the masked tail): the other
+// lanes keep the bits they have without it, and the far lane is within 1 ULP of the correctly rounded value
+// (NaN for NaN).
+TEST(Exhaustive, GeluF32VectorsIgnoreAFarPairMate) {
   constexpr std::size_t kN = 6 * 48 + 16 * 3 + 5;
   std::vector<float> x(kN), y(kN), z(kN), zy(kN);
   for (std::size_t i = 0; i < kN; ++i)
     x[i] = static_cast<float>(7.0 * std::sin(0.61 * static_cast<double>(i)));
-  gelu::simd::gelu_f32_bins(x.data(), y.data(), kN, bins);
+  gelu::simd::gelu_f32(x.data(), y.data(), kN, {});
   const float far[] = {
       std::numeric_limits<float>::quiet_NaN(), INFINITY, -INFINITY, 7.5f, -7.5f, -12.0f, -20.0f, 1e30f};
   for (std::size_t pos = 0; pos < kN; ++pos) {
     const float f = far[pos % std::size(far)];
     z = x;
     z[pos] = f;
-    gelu::simd::gelu_f32_bins(z.data(), zy.data(), kN, bins);
+    gelu::simd::gelu_f32(z.data(), zy.data(), kN, {});
     for (std::size_t i = 0; i < kN; ++i) {
       if (i == pos) continue;
       ASSERT_EQ(std::bit_cast<std::uint32_t>(y[i]), std::bit_cast<std::uint32_t>(zy[i]))
@@ -218,29 +209,6 @@ TEST_P(GeluF32Bins, VectorsIgnoreAFarGroupMate) {
       const float cr = static_cast<float>(gelu::formulas::gelu(static_cast<double>(f)));
       EXPECT_LE(ulp_distance(zy[pos], cr), 1) << "x=" << f << " at " << pos << ": " << zy[pos];
     }
-  }
-}
-
-TEST(Exhaustive, GeluF32TakesTheLayoutThisCpuGets) {
-  const int bins = gelu::simd::fast_bins();
-  ASSERT_TRUE(bins == 16 || bins == 32) << bins;
-  // With the tuning forced (ctest's Exhaustive.ForcedTuning_*), its layout.
-  const std::string forced = std::getenv("GELU_TUNING") ? std::getenv("GELU_TUNING") : "";
-  if (forced == "zen4") {
-    EXPECT_EQ(bins, 16);
-  } else if (forced == "default") {
-    EXPECT_EQ(bins, 32);
-  }
-  std::vector<float> x(4099), a(x.size()), b(x.size()), other(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) x[i] = -8.0f + 0.004f * static_cast<float>(i);
-  gelu::simd::gelu_f32(x.data(), a.data(), x.size(), {});
-  gelu::simd::gelu_f32_bins(x.data(), b.data(), x.size(), bins);
-  EXPECT_EQ(0, std::memcmp(a.data(), b.data(), x.size() * sizeof(float)));
-  // The two layouts round differently somewhere in this range (else the check above says nothing); without
-  // AVX-512 both are the double reference, rounded.
-  gelu::simd::gelu_f32_bins(x.data(), other.data(), x.size(), 48 - bins);
-  if (std::string(gelu::simd::isa()) == "avx512") {
-    EXPECT_NE(0, std::memcmp(a.data(), other.data(), x.size() * sizeof(float)));
   }
 }
 
@@ -269,20 +237,18 @@ TEST(Exhaustive, BackwardIsGradientTimesDerivative) {
 
 namespace {
 
-// Large arrays take the prefetching loop, and gelu_f32_streaming the streaming-store one (peeled to 64-byte
-// alignment): same bits as small calls.
-TEST(Exhaustive, StreamingPathMatchesCachedPath) {
+// Large arrays take the prefetching loop (its output prefetch is the CPU tuning's: ctest's
+// Exhaustive.ForcedTuning_* run this with each): same bits as small calls.
+TEST(Exhaustive, LargeArraysMatchSmallCalls) {
   const std::size_t n = (std::size_t(20) << 20) / sizeof(float) + 37;
   std::vector<float> x(n + 1), dy(n + 1), big(n + 1), small(n + 1);
   for (std::size_t i = 0; i <= n; ++i) {
     x[i] = static_cast<float>((static_cast<double>(i % 65521) - 32760.0) * 1e-3);
     dy[i] = 0.25f + static_cast<float>(i % 5);
   }
-  for (std::size_t offset : {0, 1}) {  // offset 1: destination not 64-byte aligned, exercises the peel
-    gelu::simd::gelu_f32_streaming(x.data() + offset, big.data() + offset, n - offset);
+  for (std::size_t offset : {0, 1}) {  // offset 1: arrays not 64-byte aligned
     for (std::size_t i = offset; i < n; i += 4096)
       gelu::simd::gelu_f32(x.data() + i, small.data() + i, std::min<std::size_t>(4096, n - i), {});
-    ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
     gelu::simd::gelu_f32(x.data() + offset, big.data() + offset, n - offset, {});
     ASSERT_EQ(0, std::memcmp(big.data() + offset, small.data() + offset, (n - offset) * sizeof(float)));
     gelu::simd::gelu_backward_f32(x.data() + offset, dy.data() + offset, big.data() + offset, n - offset);
@@ -298,11 +264,8 @@ TEST(Exhaustive, StreamingPathMatchesCachedPath) {
 // which path its neighbours sent the vector down. Every stride-th bit pattern, evaluated in order, then
 // interleaved with a tail value (every vector takes the tail path) and with an ordinary one (the tail inputs
 // share their vectors with lean lanes), then one element at a time for a sample: the same bits.
-TEST_P(GeluF32Bins, LaneIgnoresItsNeighbours) {
-  const int bins = GetParam();
-  const auto gelu_f32 = [bins](const float* x, float* y, std::size_t n) {
-    gelu::simd::gelu_f32_bins(x, y, n, bins);
-  };
+TEST(Exhaustive, GeluF32LaneIgnoresItsNeighbours) {
+  const auto gelu_f32 = [](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32(x, y, n, {}); };
   const std::uint64_t step = stride();
   constexpr std::size_t kChunk = std::size_t(1) << 20;
   std::vector<float> x, y(kChunk), z(2 * kChunk), zy(2 * kChunk);
@@ -336,9 +299,8 @@ TEST_P(GeluF32Bins, LaneIgnoresItsNeighbours) {
     }
   }
   check();
-  std::printf(
-      "gelu f (%d bins), lanes beside others: %llu inputs (%llu of them on the general path), same bits\n",
-      bins, static_cast<unsigned long long>(checked), static_cast<unsigned long long>(tail_inputs));
+  std::printf("gelu f, lanes beside others: %llu inputs (%llu of them on the general path), same bits\n",
+              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(tail_inputs));
   EXPECT_GT(tail_inputs, checked / 4);  // NaNs, infinities and |x| > 7.375: about half of all bit patterns
 }
 
@@ -404,7 +366,7 @@ INSTANTIATE_TEST_SUITE_P(Vectorized, FastFamily,
                                            KernelCase{"softplus", 0}, KernelCase{"softplus", 1},
                                            KernelCase{"mish", 0}, KernelCase{"mish", 1}));
 
-// The tanh form's f′ by bins has two layouts too (gelu_tanh_d1_bins_f32: 32 bins on most CPUs, 16 on Zen 4,
+// The tanh form's f′ by bins has two layouts (gelu_tanh_d1_bins_f32: 32 bins on most CPUs, 16 on Zen 4,
 // whose range ends at |x| ≈ 7.377 instead of ≈ 9.67): each within 2 ULP for every float whatever this
 // machine's CPU is, its backward pass with dy = 1 the same bits, and the shipped coefficient's tables pass
 // their check in both (else the layout asked for would not be the one measured).
@@ -438,6 +400,14 @@ INSTANTIATE_TEST_SUITE_P(Exhaustive, GeluTanhD1Bins, ::testing::Values(32, 16));
 // layouts round differently somewhere, so the comparison says which one ran.
 TEST(GeluTanhD1Layout, TheFastPathTakesTheLayoutThisCpuGets) {
   const int bins = gelu::simd::fast_bins();
+  ASSERT_TRUE(bins == 16 || bins == 32) << bins;
+  // With the tuning forced (ctest's Exhaustive.ForcedTuning_*), its layout.
+  const std::string forced = std::getenv("GELU_TUNING") ? std::getenv("GELU_TUNING") : "";
+  if (forced == "zen4") {
+    EXPECT_EQ(bins, 16);
+  } else if (forced == "default") {
+    EXPECT_EQ(bins, 32);
+  }
   gelu::Params p{};
   p[0] = 0.044715;
   std::vector<float> x(4099), a(x.size()), b(x.size()), other(x.size()), dy(x.size(), 1.0f), dx(x.size());

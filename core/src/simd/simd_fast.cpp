@@ -89,9 +89,9 @@ constexpr double kZFastSigmoid = 16;
 /// checked against the reference on a dense grid; a parameter whose fit misses kRBinsMaxError keeps the
 /// quotient kernel (ok = false; every c in [0, 0.1] passes with 32 bins).
 ///
-/// Two layouts, as for exact GELU's f (fast_bins()): 32 bins of degree 5 (two-register vpermt2ps lookups)
-/// and, for Zen 4, where a vpermt2ps takes an FMA pipe's slot and a vpermps half of one, 16 bins of degree 6
-/// (one-register vpermps; degree 5 misses the check): 8 per binade of u = t + shift on two binades of
+/// Two layouts (fast_bins()): 32 bins of degree 5 (two-register vpermt2ps lookups) and, for Zen 4, where a
+/// vpermt2ps takes an FMA pipe's slot and a vpermps half of one, 16 bins of degree 6 (one-register vpermps;
+/// degree 5 misses the check): 8 per binade of u = t + shift on two binades of
 /// opposite exponent parity, the root's bin [3.25, 3.5) in u, so that u in [2.623, 4) (t in [0, 1.377): bins
 /// of 1/4, four of them in the root group), [4, 8) (bins of 1/2) and [8, 10) (bins of 1, whose index bits
 /// alias u in [2, 2.5), which t >= 0 never reaches) hold t up to ~7.377; beyond, a vector takes the general

@@ -13,9 +13,8 @@
 // 0.5 ULP + ~2^-27 relative (measured <= 1 ULP over all 2^32 inputs).
 //
 // f itself takes a leaner form of the same pieces for t <= 7.375 (gelu_fast: a 16-entry 2^(j/16) table in one
-// register, 32 bins of degree 4 on [0, 7.5) — 16 of degree 5 on Zen 4, whose two-register lookups take an FMA
-// slot (Bins16, fast_bins) — table entries short enough that 2^m·T_j·s_k is an exact product; fewer FMA and
-// permute instructions, which bound the loop);
+// register, 32 bins of degree 4 on [0, 7.5), table entries short enough that 2^m·T_j·s_k is an exact product;
+// fewer FMA and permute instructions, which bound the loop);
 // lanes beyond, NaN and ±inf take the general pieces above, so a lane's value never depends on its
 // neighbours.
 //
@@ -40,7 +39,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "cpu_tuning.hpp"
 #include "formulas.hpp"
 #include "simd_config.hpp"
 #include "simd_fit.hpp"
@@ -68,13 +66,7 @@ constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes no
 // error <= 2^-26.6 (first bin of [1.5, 5.5)) against 2^-29 for the 8-per-binade bins of degree 5 above.
 constexpr int kDegF = 4;
 constexpr float kShiftF = 2.5f;
-// The same range in 16 bins for the CPUs where a two-register lookup costs an FMA slot (Zen 4; fast_bins):
-// bits(u) >> 20, 8 per binade: 6 bins of 1/4 on t in [0, 1.5), 8 of 1/2 on [1.5, 5.5) and 2 of 1 on [5.5,
-// 7.5) (u in [8, 10), whose index bits alias u in [2, 2.5)). One-register vpermps lookups, and a degree more
-// for the wider bins: relative error <= 2^-26.6 as above.
-constexpr int kBins16 = 16;
-static_assert(kBins == 32 && kBins16 == 16, "the layouts fast_bins() (cpu_tuning.cpp) names");
-constexpr int kDegF16Bins = 5;
+constexpr int kIndexShiftF = 19;  // bits(t + kShiftF) >> 19: the bin's index in the low 5 bits
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
 // f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
@@ -111,9 +103,6 @@ struct Tables {
   alignas(64) float f_mid[kBins];       // f's bins (gelu_fast): as above, of S(t)·e^(kGaussF·t²)
   alignas(64) float f_k[kBins];
   alignas(64) float f_c[kDegF][kBins];
-  alignas(64) float f_mid_16bins[kBins16];  // f's 16 bins (kBins16), the same quantities
-  alignas(64) float f_k_16bins[kBins16];
-  alignas(64) float f_c_16bins[kDegF16Bins][kBins16];
   alignas(64) float f_exp_d[16];  // −2·ln(2^(j/16)/T_j)/kAlphaF (T_j of exp2_table<4, kTBitsF>), added to r2
   float f_e[3] = {};              // e^(−kAlphaF·r2/2) − 1 ≈ r2·(f_e[0] + r2·(f_e[1] + r2·f_e[2]))
   float root_hi = 0, root_lo = 0;   // root of f' as a float pair
@@ -127,8 +116,8 @@ struct Tables {
 /// this bin. P(d) = f(d)/d at Chebyshev nodes, the middle one moved off d = 0 (f(0)/0).
 /// With `bits` < 24, s has that many significant bits (short_point_near), m and s as before. With `g` != 0
 /// the bin fits S(t)·e^(g·t²) in place of S (f's bins: kGaussF).
-template <int K, int W = kBins>
-void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[W], int bits = 24,
+template <int K>
+void fit_bin(double t0, double t1, int b, float* mid, float* sk, float (*coef)[kBins], int bits = 24,
              double g = 0) {
   auto S_g = [g](double v) { return S_ref(v) * std::exp(g * v * v); };
   float m;
@@ -173,14 +162,6 @@ Tables build_tables() {
     const double fw = b < 4 ? 0.5 : b < 16 ? 0.125 : 0.25;
     fit_bin<kDegF>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid, tb.f_k, tb.f_c, kSBitsF,
                    kGaussF);
-  }
-  for (int b = 0; b < kBins16; ++b) {
-    // f's 16 bins: bits(u) >> 20 holds the binade's low exponent bit and the top 3 mantissa bits; indices
-    // 0..1 are u in [8, 10), 2..7 u in [2.5, 4), 8..15 u in [4, 8).
-    const double fu0 = b < 2 ? 8 + b : b < 8 ? 2 + b / 4.0 : 4 + (b - 8) / 2.0;
-    const double fw = b < 2 ? 1.0 : b < 8 ? 0.25 : 0.5;
-    fit_bin<kDegF16Bins>(std::max(fu0 - kShiftF, 0.0), fu0 + fw - kShiftF, b, tb.f_mid_16bins, tb.f_k_16bins,
-                         tb.f_c_16bins, kSBitsF, kGaussF);
   }
   // f's exponential: 2^(n/16) = 2^m·2^(j/16) = 2^m·T_j·e^(δ_j), δ_j = ln(2^(j/16)/T_j) with T_j of kTBitsF
   // bits (|δ_j| <= 2^-kTBitsF), and with kC4F's correction (above) the factor left is e^(−(α/2)·(r2 −
@@ -325,41 +306,22 @@ GELU_INLINE __m512 gelu_exact_tail(__m512 x, const Pieces& p) {
 
 // [SECTION] f's fast path
 
-/// A layout of f's bins: the table idiom, the polynomial's coefficient count, the shift of bits(t + kShiftF)
-/// that leaves the index in the low bits, and where in Tables its midpoints, s_k and coefficients are.
-template <class TableT, int kDegree, int kShiftBits, int kVecsPerIteration, auto kMid, auto kSk, auto kCoef>
-struct Bins {
-  using Table = TableT;
-  static constexpr int kDeg = kDegree, kShift = kShiftBits, kVecs = kVecsPerIteration;
-  static const float* mid(const Tables& t) { return t.*kMid; }
-  static const float* s_k(const Tables& t) { return t.*kSk; }
-  static const float* c(const Tables& t, int i) { return (t.*kCoef)[i]; }
-};
-// Vectors per loop iteration, their chains interleaved (gelu_fast): two with 32 bins; three with Zen 4's 16,
-// faster there than two (docs/perf-log/2026-11-29.md, "Zen 4: three vectors per iteration"; not measured on
-// the CPUs that take 32 bins, which keep their two).
-using Bins32 = Bins<Table32, kDegF, 19, 2, &Tables::f_mid, &Tables::f_k, &Tables::f_c>;
-using Bins16 =
-    Bins<Table16, kDegF16Bins, 20, 3, &Tables::f_mid_16bins, &Tables::f_k_16bins, &Tables::f_c_16bins>;
-
-/// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's bins (14 of
-/// the 32 zmm registers with Bins32, 7 with Bins16).
-template <class Bins>
+/// f's tables in registers: the 16-entry exponential table (one register each, vpermps) and f's 32 bins (14
+/// of the 32 zmm registers).
 struct RegsF {
-  using Table = typename Bins::Table;
   __m512 exp_hs, exp_d;  // T_j = 2^(j/16) to kTBitsF bits (as hi_shifted), −2·ln(2^(j/16)/T_j)
   __m512 e0, e1, e2;     // e^(−r2/2) − 1 ≈ r2·(e0 + r2·(e1 + r2·e2))
-  Table mid, s_k;
-  std::array<Table, Bins::kDeg> c;
+  Table32 mid, s_k;
+  std::array<Table32, kDegF> c;
   explicit RegsF(const Tables& t)
       : exp_hs(_mm512_loadu_ps(exp2_table<4, kTBitsF>().hi_shifted)),
         exp_d(_mm512_loadu_ps(t.f_exp_d)),
         e0(_mm512_set1_ps(t.f_e[0])),
         e1(_mm512_set1_ps(t.f_e[1])),
         e2(_mm512_set1_ps(t.f_e[2])),
-        mid(Bins::mid(t)),
-        s_k(Bins::s_k(t)),
-        c(tables_of<Table, Bins::kDeg>([&](int i) { return Bins::c(t, i); })) {}
+        mid(t.f_mid),
+        s_k(t.f_k),
+        c(tables_of<Table32, kDegF>([&](int i) { return t.f_c[i]; })) {}
 };
 
 /// gelu for the lanes with t <= kFastF; `tail` flags the others (t > kFastF, NaN), whose value here is not
@@ -383,12 +345,11 @@ struct RegsF {
 ///     high and a low part took six instructions; kC4F's difference from ln2/8 is folded into S's bins and
 ///     the polynomial (kC4F above), faster on Zen 5 (core/src/simd/README.md, "The reduction in three fmas").
 /// Over all 2^32 inputs, <= 1 ULP like the general path (tests/exhaustive).
-template <class Bins, int N>
-GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
+template <int N>
+GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF& r, __m512 (&y)[N], __mmask16 (&tail)[N]) {
   // Each step for the N vectors in turn: the code interleaves their independent chains as it stands, where
   // one vector's chain after the other relies on the out-of-order window to overlap them (Zen 4's fills:
-  // faster there with N = 2, docs/perf-log/2026-11-28.md, "Zen 4 tuning"; more with N = 3,
-  // docs/perf-log/2026-11-29.md, "Zen 4: three vectors per iteration").
+  // faster there with N = 2, docs/perf-log/2026-11-28.md, "Zen 4 tuning").
 #define GELU_EACH for (int i = 0; i < N; ++i)
   __m512 t[N], hh[N], k[N], nc[N], r2[N], e[N], q[N], d[N], poly[N], TS[N];
   __m512i kb[N], b[N];
@@ -407,15 +368,15 @@ GELU_INLINE void gelu_fast(const __m512 (&x)[N], const RegsF<Bins>& r, __m512 (&
                                     _mm512_set1_ps(static_cast<float>(-kRoundMagicF * kC4F)));
   // S(t) = s_k·(1 + d·P(d)) on f's bins.
   GELU_EACH b[i] =
-      _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t[i], _mm512_set1_ps(kShiftF))), Bins::kShift);
+      _mm512_srli_epi32(_mm512_castps_si512(_mm512_add_ps(t[i], _mm512_set1_ps(kShiftF))), kIndexShiftF);
   GELU_EACH r2[i] = _mm512_add_ps(_mm512_fmadd_ps(x[i], x[i], nc[i]), _mm512_permutexvar_ps(kb[i], r.exp_d));
   GELU_EACH d[i] = _mm512_sub_ps(t[i], r.mid(b[i]));
   GELU_EACH e[i] = _mm512_fmadd_ps(r2[i], r.e2, r.e1);
-  GELU_EACH poly[i] = r.c[Bins::kDeg - 1](b[i]);
-  for (int j = Bins::kDeg - 2; j >= 0; --j) {
+  GELU_EACH poly[i] = r.c[kDegF - 1](b[i]);
+  for (int j = kDegF - 2; j >= 0; --j) {
     GELU_EACH poly[i] = _mm512_fmadd_ps(poly[i], d[i], r.c[j](b[i]));
-    if (j == Bins::kDeg - 2) GELU_EACH e[i] = _mm512_fmadd_ps(r2[i], e[i], r.e0);
-    if (j == Bins::kDeg - 3) GELU_EACH q[i] = _mm512_mul_ps(r2[i], e[i]);
+    if (j == kDegF - 2) GELU_EACH e[i] = _mm512_fmadd_ps(r2[i], e[i], r.e0);
+    if (j == kDegF - 3) GELU_EACH q[i] = _mm512_mul_ps(r2[i], e[i]);
   }
   // T·2^m by adding m = n >> 4 to T's exponent field (exact: 2^m >= 2^-40 here; the magic constant's low bits
   // vanish there), TS = 2^m·T_j·s_k exact (8 + 16 significant bits). G = TS·t + (TS·t)·w in one fma (its
@@ -440,39 +401,26 @@ GELU_COLD __m512 gelu_tail_lanes(__m512 x, __m512 y, __mmask16 tail) {
   return _mm512_mask_mov_ps(y, tail, gelu_exact_tail(x, pieces(x, r)));
 }
 
-template <class Bins>
-GELU_INLINE __m512 gelu_vec(__m512 x, const RegsF<Bins>& r) {
+GELU_INLINE __m512 gelu_vec(__m512 x, const RegsF& r) {
   __m512 y[1];
   __mmask16 tail[1];
-  gelu_fast<Bins, 1>({x}, r, y, tail);
+  gelu_fast<1>({x}, r, y, tail);
   // t > 7.375 (or NaN) is rare in practice (N(0, 2) data: 2 lanes in 10,000): one compare per vector.
   if (tail[0] != 0) [[unlikely]]
     return gelu_tail_lanes(x, y[0], tail[0]);
   return y[0];
 }
 
-/// Bins::kVecs vectors in place with one tail test, their chains interleaved.
-template <class Bins>
-GELU_INLINE void gelu_group(__m512 (&v)[Bins::kVecs], const RegsF<Bins>& r) {
-  constexpr int N = Bins::kVecs;
-  __m512 y[N];
-  __mmask16 tail[N];
-  gelu_fast<Bins, N>(v, r, y, tail);
-  // Two vectors keep the one `kortestw` they had before groups of three (the 32-bin CPUs' code unchanged;
-  // it gained on the Xeon, docs/perf-log/what-did-not-pay.md); three OR their masks.
-  bool any;
-  if constexpr (N == 2) {
-    any = !_kortestz_mask16_u8(tail[0], tail[1]);
-  } else {
-    unsigned m = 0;
-    for (int i = 0; i < N; ++i) m |= tail[i];
-    any = m != 0;
-  }
-  if (any) [[unlikely]] {
-    for (int i = 0; i < N; ++i) v[i] = tail[i] ? gelu_tail_lanes(v[i], y[i], tail[i]) : y[i];
+/// Two vectors in place with one tail test (one `kortestw` on both masks), their chains interleaved.
+GELU_INLINE void gelu_pair(__m512 (&v)[2], const RegsF& r) {
+  __m512 y[2];
+  __mmask16 tail[2];
+  gelu_fast<2>(v, r, y, tail);
+  if (!_kortestz_mask16_u8(tail[0], tail[1])) [[unlikely]] {
+    for (int i = 0; i < 2; ++i) v[i] = tail[i] ? gelu_tail_lanes(v[i], y[i], tail[i]) : y[i];
     return;
   }
-  for (int i = 0; i < N; ++i) v[i] = y[i];
+  for (int i = 0; i < 2; ++i) v[i] = y[i];
 }
 
 // [SECTION] f′
@@ -545,33 +493,13 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
 
 // [SECTION] Entry points
 
-namespace {
-template <class Layout, Stores kStores>
-void gelu_f32_by(const float* x, float* y, std::size_t n) {
-  const RegsF<Layout> r(tables());
+void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
+  const RegsF r(tables());
   // The kernels inlined into the loop by force: GCC 12 otherwise calls the pair kernel (tables reloaded, the
   // constants broadcast again for every 32 elements, a slower loop).
-  run_f32_by<false, kStores, Layout::kVecs>(
+  run_f32_by<false>(
       x, nullptr, y, n, [&](__m512 v) GELU_LAMBDA_INLINE { return gelu_vec(v, r); },
-      [&](__m512(&v)[Layout::kVecs]) GELU_LAMBDA_INLINE { gelu_group(v, r); });
-}
-template <Stores kStores>
-void gelu_f32_with(const float* x, float* y, std::size_t n, int bins) {
-  if (bins == kBins16)
-    gelu_f32_by<Bins16, kStores>(x, y, n);
-  else
-    gelu_f32_by<Bins32, kStores>(x, y, n);
-}
-}  // namespace
-
-void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  gelu_f32_with<Stores::Ordinary>(x, y, n, fast_bins());
-}
-void gelu_f32_bins(const float* x, float* y, std::size_t n, int bins) {
-  gelu_f32_with<Stores::Ordinary>(x, y, n, bins);
-}
-void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
-  gelu_f32_with<Stores::Streaming>(x, y, n, fast_bins());
+      [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { gelu_pair(v, r); });
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   run_gelu_d1<false>(x, nullptr, y, n);
@@ -596,17 +524,11 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu(x[i]));
 }
-void gelu_f32_bins(const float* x, float* y, std::size_t n, int) {
-  gelu_f32(x, y, n, {});
-}
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu_d1(x[i]));
 }
 void gelu_backward_f32(const float* x, const float* dy, float* dx, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) dx[i] = dy[i] * static_cast<float>(F::gelu_d1(x[i]));
-}
-void gelu_f32_streaming(const float* x, float* y, std::size_t n) {
-  gelu_f32(x, y, n, {});
 }
 const char* isa() {
   return "scalar";

@@ -1,12 +1,11 @@
 // [SECTION] The loop shared by the AVX-512 float32 kernels: y[i] = k(x[i]) or dx[i] = dy[i]·k(x[i]), 16 lanes
-// at a time, two vectors per iteration (three for exact GELU's f on Zen 4; their independent chains overlap),
-// a masked tail, ordinary stores, and for arrays beyond the caches a software prefetch of the inputs and a
-// prefetch of the outputs. Only included by translation units built with AVX-512.
+// at a time, two vectors per iteration (their independent chains overlap), a masked tail, ordinary stores,
+// and for arrays beyond the caches a software prefetch of the inputs and a prefetch of the outputs. Only
+// included by translation units built with AVX-512.
 //
 // Why not streaming stores: a compute-bound kernel with non-temporal stores ran slower than the same kernel
 // with ordinary stores at 64M elements, although a plain copy is faster with them (docs/performance.md, "What
-// did not pay"; the runs: docs/perf-log/the-64m-question.md). Stores::Streaming keeps the old behaviour for
-// that measurement.
+// did not pay"; the runs: docs/perf-log/the-64m-question.md, docs/perf-log/2026-12-03-cpu-variants.md).
 #pragma once
 
 // GCC 12's AVX-512 headers build masks from _mm512_undefined_*(), which -Wuninitialized flags falsely (GCC
@@ -33,12 +32,8 @@
 
 namespace gelu::simd {
 
-enum class Stores {
-  Ordinary,   // vmovups; inputs prefetched kPrefetchBytes ahead, outputs kPrefetchWriteBytes ahead for
-              // writing, when the input is at least kPrefetchMinBytes
-  Streaming,  // vmovntps (64-byte aligned, after a peel) for outputs of at least kStreamBytes
-};
-inline constexpr std::size_t kStreamBytes = std::size_t(16) << 20;
+// Arrays of kPrefetchMinBytes or more prefetch their inputs kPrefetchBytes ahead and their outputs
+// kPrefetchWriteBytes ahead for writing (Zen 4: kPrefetchReadOutBytes ahead for reading).
 inline constexpr std::size_t kPrefetchMinBytes = std::size_t(1) << 20;
 // 4 KB ahead: nearer measured the same, farther slower (two streams that far ahead fill much of a 32 KB L1d;
 // docs/perf-log/2026-11-28.md, "Zen 4: exact GELU's f is bound by its FMA pipes").
@@ -65,25 +60,24 @@ GELU_INLINE void prefetch_for_write(const void* p, std::size_t bytes) {
   asm volatile("prefetchw %0" : : "m"(*a));
 }
 
-/// The inputs of the 16·kVecs elements at j, prefetched kPrefetchBytes ahead (x, and dy with kGrad): what
-/// both float loops do per iteration for arrays of kPrefetchMinBytes or more.
-template <bool kGrad, int kVecs = 2>
+/// The inputs of the 32 elements at j, prefetched kPrefetchBytes ahead (x, and dy with kGrad): what both
+/// float loops do per iteration for arrays of kPrefetchMinBytes or more.
+template <bool kGrad>
 GELU_INLINE void prefetch_inputs(const float* x, const float* dy, std::size_t j) {
-  for (int c = 0; c < kVecs; ++c) prefetch_ahead(x + j, kPrefetchBytes + 64 * c);
+  for (int c = 0; c < 2; ++c) prefetch_ahead(x + j, kPrefetchBytes + 64 * c);
   if constexpr (kGrad)
-    for (int c = 0; c < kVecs; ++c) prefetch_ahead(dy + j, kPrefetchBytes + 64 * c);
+    for (int c = 0; c < 2; ++c) prefetch_ahead(dy + j, kPrefetchBytes + 64 * c);
 }
 
-/// The outputs of the 16·kVecs elements at j, beside prefetch_inputs in the loops with ordinary stores: for
-/// writing kPrefetchWriteBytes ahead, or with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead.
+/// The outputs of the 32 elements at j, beside prefetch_inputs: for writing kPrefetchWriteBytes ahead, or
+/// with `read` (Zen 4) for reading kPrefetchReadOutBytes ahead.
 /// prefetchw beat no output prefetch on Zen 5 at 64M elements, one and two threads (docs/perf-log/
 /// the-64m-question.md, "Prefetching the outputs for writing").
-template <int kVecs = 2>
 GELU_INLINE void prefetch_output(const float* y, std::size_t j, bool read) {
   if (read) {
-    for (int c = 0; c < kVecs; ++c) prefetch_ahead(y + j, kPrefetchReadOutBytes + 64 * c);
+    for (int c = 0; c < 2; ++c) prefetch_ahead(y + j, kPrefetchReadOutBytes + 64 * c);
   } else {
-    for (int c = 0; c < kVecs; ++c) prefetch_for_write(y + j, kPrefetchWriteBytes + 64 * c);
+    for (int c = 0; c < 2; ++c) prefetch_for_write(y + j, kPrefetchWriteBytes + 64 * c);
   }
 }
 
@@ -122,12 +116,13 @@ GELU_INLINE __m512 exp2_unscaled(__m512 tsh, __m512i kb) {
       _mm512_castps_si512(tsh), _mm512_slli_epi32(_mm512_and_si512(kb, _mm512_set1_epi32(31)), 18)));
 }
 
-/// Runs `k` (a callable __m512 -> __m512) over n floats; with kGrad the result is multiplied by dy. `kg(v)`
-/// evaluates kVecs vectors in place (__m512 (&)[kVecs]: kernels that interleave their chains or share a
-/// branch between them); the last n mod 16·kVecs elements take `k`, masked.
-template <bool kGrad, Stores kStores, int kVecs, class Kernel, class GroupKernel>
+/// Runs `k` (a callable __m512 -> __m512) over n floats, two vectors per iteration; with kGrad the result is
+/// multiplied by dy. `kg(v)` evaluates the two vectors in place (__m512 (&)[2]: kernels that interleave their
+/// chains or share a branch between them); the last n mod 32 elements take `k`, masked.
+template <bool kGrad, class Kernel, class GroupKernel>
 GELU_INLINE void run_f32_by(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
                             const GroupKernel& kg) {
+  constexpr int kVecs = 2;
   constexpr std::size_t kStep = 16 * kVecs;
   auto one = [&](std::size_t i, __mmask16 m) GELU_LAMBDA_INLINE {
     const __m512 v = k(_mm512_maskz_loadu_ps(m, x + i));
@@ -141,28 +136,11 @@ GELU_INLINE void run_f32_by(const float* x, const float* dy, float* y, std::size
       for (int c = 0; c < kVecs; ++c) v[c] = _mm512_mul_ps(_mm512_loadu_ps(dy + i + 16 * c), v[c]);
   };
   std::size_t i = 0;
-  const bool stream = kStores == Stores::Streaming && n * sizeof(float) >= kStreamBytes &&
-                      reinterpret_cast<std::uintptr_t>(y) % 4 == 0;
-  if (stream) {
-    // Peel to a 64-byte aligned destination, then whole cache lines with non-temporal stores.
-    const std::size_t head = ((64 - reinterpret_cast<std::uintptr_t>(y) % 64) % 64) / sizeof(float);
-    if (head > 0) {
-      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
-      _mm512_mask_storeu_ps(y, m, one(0, m));
-      i = head;
-    }
-    for (; i + kStep <= n; i += kStep) {
-      prefetch_inputs<kGrad, kVecs>(x, dy, i);
-      __m512 v[kVecs];
-      group(i, v);
-      for (int c = 0; c < kVecs; ++c) _mm512_stream_ps(y + i + 16 * c, v[c]);
-    }
-    _mm_sfence();
-  } else if (n * sizeof(float) >= kPrefetchMinBytes) {
+  if (n * sizeof(float) >= kPrefetchMinBytes) {
     const bool read = tuning() == Tuning::Zen4;
     for (; i + kStep <= n; i += kStep) {
-      prefetch_inputs<kGrad, kVecs>(x, dy, i);
-      prefetch_output<kVecs>(y, i, read);
+      prefetch_inputs<kGrad>(x, dy, i);
+      prefetch_output(y, i, read);
       __m512 v[kVecs];
       group(i, v);
       for (int c = 0; c < kVecs; ++c) _mm512_storeu_ps(y + i + 16 * c, v[c]);
@@ -181,16 +159,16 @@ GELU_INLINE void run_f32_by(const float* x, const float* dy, float* y, std::size
   }
 }
 
-/// run_f32_by with two vectors per iteration: `k2(a, b)` evaluates them in place.
-template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel, class PairKernel>
+/// run_f32_by with the pair as two arguments: `k2(a, b)` evaluates them in place.
+template <bool kGrad, class Kernel, class PairKernel>
 GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k,
                          const PairKernel& k2) {
-  run_f32_by<kGrad, kStores, 2>(x, dy, y, n, k, [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { k2(v[0], v[1]); });
+  run_f32_by<kGrad>(x, dy, y, n, k, [&](__m512(&v)[2]) GELU_LAMBDA_INLINE { k2(v[0], v[1]); });
 }
 
-template <bool kGrad, Stores kStores = Stores::Ordinary, class Kernel>
+template <bool kGrad, class Kernel>
 GELU_INLINE void run_f32(const float* x, const float* dy, float* y, std::size_t n, const Kernel& k) {
-  run_f32<kGrad, kStores>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
+  run_f32<kGrad>(x, dy, y, n, k, [&](__m512& a, __m512& b) {
     a = k(a);
     b = k(b);
   });
