@@ -2,6 +2,11 @@
 // gelulab: eval --block-max (GELU's lobe in MXFP4), eval in consecutive blocks, error on drawn blocks and on
 // a .npy of pre-activations (text and JSON, checked against the core computing the same in this process),
 // check of a kernel's stored outputs, and the one-line messages for bad block options.
+//
+// Index of this file:
+//   [SECTION] --dtype BLOCK on eval, error and check
+//   [SECTION] --accumulator, --compute, --store on eval, error and check
+//   [SECTION] Semantics
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -55,6 +60,8 @@ void write_npy_f64(const fs::path& p, const std::string& shape, const std::vecto
   std::memcpy(data.data(), v.data(), data.size());
   std::ofstream(p, std::ios::binary) << out << h << data;
 }
+
+// [SECTION] --dtype BLOCK on eval, error and check
 
 TEST(CliBlocks, EvalGeluLobeInMxfp4) {
   // The numbers: GELU(-0.75) = -0.170 is -0.25 in a block of max in [2, 4), 0 from 4 on; SiLU's
@@ -393,6 +400,8 @@ TEST(CliChainOptions, BadChainOptionsNameTheOption) {
 
 }  // namespace
 
+// [SECTION] Semantics: every block and chain output names the one it used
+
 namespace {
 
 // gelu_tanh (the registry function) and tanh_form (the zoo entry as shipped) are one formula with two
@@ -405,8 +414,8 @@ TEST(CliSemantics, EveryBlockAndChainOutputSaysWhichSemanticsItUsed) {
     SCOPED_TRACE(fn);
     const std::string want = std::string(fn) == "gelu_tanh" ? reg : zoo;
     const std::vector<std::vector<std::string>> commands = {
-        {"error", "--fn", fn, "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "normal:0,1", "--num-blocks",
-         "20"},
+        {"error", "--fn", fn, "--vs", "gelu", "--dtype", "mxfp4", "--block-dist", "normal:0,1",
+         "--num-blocks", "20"},
         {"error", "--fn", fn, "--vs", "gelu", "--store", "mxfp4", "--compute", "bf16", "--block-dist",
          "normal:0,1", "--num-blocks", "20"},
         {"chain", "--fn", fn, "--chain", "f32:bf16:bf16", "--chain", "f32:f32:mxfp4", "--num-blocks", "20"}};
