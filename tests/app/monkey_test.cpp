@@ -110,8 +110,14 @@ MonkeyRun run_monkey(const std::string& panel, std::uint64_t i, int frames,
   // Widgets drawn only in some states start there in every other script: the FFN lab's activation combos of
   // layers 3 and 4 exist only with four hidden layers (the monkey's drags rarely reach that width slider's
   // count and then leave too few frames for their twenty options).
-  if (panel == "ffn" && i % 2 == 1) {
-    gelu::write_file_atomic((dir / "state.json").string(), R"({"widths": [8, 8, 8, 8]})");
+  // Likewise the Designer's breakpoints combo exists only for the piecewise form (and its two options only
+  // while the combo is open): every other script starts there, so a run whose fits finish late still reaches
+  // both options.
+  const char* start = panel == "ffn"        ? R"({"widths": [8, 8, 8, 8]})"
+                      : panel == "designer" ? R"({"form": "piecewise", "pieces": 2, "degree": 3})"
+                                            : nullptr;
+  if (start && i % 2 == 1) {
+    gelu::write_file_atomic((dir / "state.json").string(), start);
     run.args.push_back("--state");
     run.args.push_back("state.json");
   }
