@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/block_dtype.hpp"
@@ -67,8 +68,17 @@ void evaluate(const Subject& s, const Params& p, const Format& compute, std::spa
 /// those do not settle a rounding, vs.eval's.
 BoundedReference bounded_reference(const Activation& vs, const Params& p, const std::vector<double>& x,
                                    std::vector<double>& approx) {
-  const double rel = eval_bounded(vs, x, approx, &p);
-  return {approx, rel, [&vs, &p, &x](std::size_t i) { return vs.eval(x[i], 0, &p); }};
+  return bounded_values(vs, x, approx, &p);
+}
+
+/// The function under test's outputs for block_error: a registry function's as eval_bounded's double-only
+/// values (its accurate ones where those do not settle a rounding), a zoo entry's as evaluate computes them.
+BoundedReference bounded_outputs(const Subject& s, const Params& p, const Format& compute,
+                                 const std::vector<double>& x, std::vector<double>& y) {
+  if (s.fn) return bounded_values(*s.fn, x, y, &p);
+  y.resize(x.size());
+  evaluate(s, p, compute, x, y);
+  return {y, 0, [&y](std::size_t i) { return y[i]; }};
 }
 
 Format parse_block_compute(Args& args, const Subject& s) {
@@ -320,9 +330,11 @@ int run_error_blocks(Args& args) {
   const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, f.block_size());
   const std::vector<double>& x = in.x;
   const std::string& source = in.source;
-  std::vector<double> y(x.size()), ref(x.size());
-  evaluate(s, p, compute, x, y);
-  const BlockErrorReport r = block_error(f, x, y, bounded_reference(vs, vs_params, x, ref));
+  // --fn F --vs F: one evaluation serves as both (the same values, the same accurate function).
+  std::vector<double> y, ref;
+  const BoundedReference yb = bounded_outputs(s, p, compute, x, y);
+  const bool same = s.fn && std::string_view(s.fn->id) == vs.id && p == vs_params;
+  const BlockErrorReport r = block_error(f, x, yb, same ? yb : bounded_reference(vs, vs_params, x, ref));
   const std::string fn_text =
       s.id() + (!s.fn && s.entry->uses_compute ? " (computed in " + std::string(compute.name()) + ")" : "");
 

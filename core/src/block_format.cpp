@@ -92,6 +92,7 @@ BlockFormat::BlockFormat(BlockFormatId id, int block_size)
                                 std::to_string(kMaxBlockSize) + "]");
   for (double v : element_.enumerate(0, element_.max_finite()))
     if (!std::signbit(v)) pos_.push_back(v);
+  for (std::size_t k = 0; k + 1 < pos_.size(); ++k) mid_.push_back((pos_[k] + pos_[k + 1]) / 2);
 }
 
 std::size_t BlockFormat::index_of(double a) const {
@@ -105,6 +106,15 @@ std::size_t BlockFormat::index_of(double a) const {
   const double m = std::nearbyint(a * double_of(static_cast<std::uint64_t>(M - e + 1023) << 52));
   const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
   return std::min(code, top);
+}
+
+bool BlockFormat::index_within(double a, double rel, std::size_t& k) const {
+  k = index_of(a);
+  // Every real a′ within rel of a lies in [a·(1 − rel), a·(1 + rel)]; with a = |x| / s rounded and each a′
+  // the rounding of its own quotient, three more roundings of 2^-53 each: 2^-48 covers them. NaN ends (a = ∞)
+  // compare false: not settled.
+  const double r = rel + 0x1p-48, d = a * r;
+  return (k == 0 || a - d > mid_[k - 1]) && (k + 1 == pos_.size() || a + d < mid_[k]);
 }
 
 // [SECTION] Scales, storage and the lattice
@@ -189,6 +199,32 @@ std::pair<double, std::int64_t> BlockFormat::store(double x, const BlockScale& s
   return {q, v < 0 ? -ok : ok};
 }
 
+std::optional<std::pair<double, std::int64_t>> BlockFormat::store_within(double x, double rel,
+                                                                          const BlockScale& s) const {
+  if (!std::isnormal(x)) return std::nullopt;
+  if (s.value == 0) return std::pair<double, std::int64_t>{std::copysign(0.0, x), 0};  // store's quantize
+  if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
+  // store's main path, for x and for every x′ near it (x′ / s has x / s's sign, zero quotients included).
+  const double v = x / s.value;
+  std::size_t k;
+  if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
+  const double q = std::copysign(pos_[k] * s.value, v);
+  if (q != 0 && !std::isnormal(q)) return std::pair<double, std::int64_t>{q, lattice_ordinal(q, s)};
+  const auto ok = static_cast<std::int64_t>(k);
+  return std::pair<double, std::int64_t>{q, v < 0 ? -ok : ok};
+}
+
+std::optional<std::int64_t> BlockFormat::ordinal_within(double x, double rel, const BlockScale& s) const {
+  if (!std::isnormal(x)) return std::nullopt;
+  if (s.value == 0) return 0;
+  if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
+  const double v = x / s.value;
+  std::size_t k;
+  if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
+  const auto ok = static_cast<std::int64_t>(k);
+  return v < 0 ? -ok : ok;
+}
+
 std::uint64_t BlockFormat::ulp_distance(double a, double b, const BlockScale& s) const {
   const bool na = std::isnan(a), nb = std::isnan(b);
   if (na || nb) return na && nb ? 0 : std::numeric_limits<std::uint64_t>::max();
@@ -268,34 +304,79 @@ struct Partial {
   double max_abs_lo = 0;
 };
 
-void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x,
-                  std::span<const double> y, const BoundedReference& ref, std::size_t b0, std::size_t b1,
-                  Partial& p) {
+/// Whether a and b are the same scale (both ends of a block max's interval gave it).
+bool same_scale(const BlockScale& a, const BlockScale& b) {
+  return a.code == b.code && bits_of(a.value) == bits_of(b.value) && bits_of(a.block) == bits_of(b.block);
+}
+
+/// fabs(v), NaN-propagating max, as the block maxima take it.
+double max_abs_nan(double amax, double v) {
+  const double a = std::fabs(v);
+  return std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+}
+
+void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x, const BoundedReference& y,
+                  const BoundedReference& ref, std::size_t b0, std::size_t b1, Partial& p) {
   const auto bs = static_cast<std::size_t>(f.block_size());
-  const double rel = ref.rel_error;
+  const double rel = ref.rel_error, rel_y = y.rel_error;
   BlockErrorReport& r = p.r;
+  std::vector<double> accurate_y;  // a block's accurate outputs, where its approximations do not settle it
   for (std::size_t b = b0; b < b1; ++b) {
     const std::size_t lo = b * bs, hi = std::min(x.size(), lo + bs);
+    // The block's scale. With y only bounded: from both ends of its largest |y|'s interval, when they give
+    // one scale and every approximation is a normal double (the block max itself is then not known: block_error
+    // computes it for the block it reports); otherwise from the accurate outputs.
+    bool exact = rel_y == 0;
+    const double* yv = y.approx.data() + lo;
     double amax = 0;
-    for (std::size_t i = lo; i < hi; ++i) {
-      const double a = std::fabs(y[i]);
-      amax = std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+    BlockScale s;
+    if (!exact) {
+      double top = 0;
+      bool normal = true;
+      for (std::size_t i = lo; i < hi; ++i) {
+        const double a = std::fabs(y.approx[i]);
+        normal = normal && std::isnormal(a);
+        top = std::max(top, a);
+      }
+      const double d = top * (rel_y + 0x1p-48);
+      if (normal) s = f.block_scale(top - d, tensor_scale);
+      exact = !normal || !(s.value == 0 || std::isnormal(s.value)) ||
+              !same_scale(s, f.block_scale(top + d, tensor_scale));
+      if (exact) {
+        accurate_y.resize(hi - lo);
+        for (std::size_t i = lo; i < hi; ++i) accurate_y[i - lo] = y.accurate(i);
+        yv = accurate_y.data();
+      }
     }
-    const BlockScale s = f.block_scale(amax, tensor_scale);
+    if (exact) {
+      for (std::size_t i = lo; i < hi; ++i) amax = max_abs_nan(amax, yv[i - lo]);
+      s = f.block_scale(amax, tensor_scale);
+    }
     const bool lattice = !std::isnan(s.value);
     ++r.blocks;
     for (std::size_t i = lo; i < hi; ++i) {
       // f.ulp_distance(f.quantize(y[i], s), ref, s), with the stored value's ordinal from its rounding.
-      const auto [stored, ordinal] = f.store(y[i], s);
+      std::pair<double, std::int64_t> so;
+      if (exact) {
+        so = f.store(yv[i - lo], s);
+      } else if (const auto w = f.store_within(yv[i - lo], rel_y, s)) {
+        so = *w;
+      } else {
+        so = f.store(y.accurate(i), s);
+      }
+      const auto [stored, ordinal] = so;
       double e = ref.approx[i];  // the reference, exact when `known`
       bool known = rel == 0 || !std::isnormal(e) || !lattice || std::isnan(stored);
       double e_lo = e, e_hi = e;  // the interval holding the accurate reference
       std::int64_t o = 0;         // its lattice ordinal (when the lattice and both values are numbers)
       if (!known) {
-        e_lo = e * (1 - rel), e_hi = e * (1 + rel);
-        if (e < 0) std::swap(e_lo, e_hi);
-        o = f.lattice_ordinal(e_lo, s);
-        if (o != f.lattice_ordinal(e_hi, s)) known = true;
+        if (const auto w = f.ordinal_within(e, rel, s)) {
+          o = *w;
+          e_lo = e * (1 - rel), e_hi = e * (1 + rel);
+          if (e < 0) std::swap(e_lo, e_hi);
+        } else {
+          known = true;
+        }
       }
       if (known && rel != 0) e = e_lo = e_hi = ref.accurate(i);
       std::uint64_t d;
@@ -315,7 +396,7 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         r.at_index = i;
         r.at_block = b;
         r.at_x = x[i];
-        r.at_value = y[i];
+        r.at_value = yv[i - lo];  // the approximation when y is bounded: block_error replaces it
         r.at_stored = stored;
         r.at_reference = e;  // the approximation when not known: block_error replaces it
         r.at_block_max = amax;
@@ -347,6 +428,35 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
   }
 }
 
+/// The tensor scale of NVFP4 from y's largest magnitude: exact, or, with y bounded, from both ends of that
+/// maximum's interval when they agree (the accurate values of the elements that can be the largest when not).
+double tensor_scale_of(const BlockFormat& f, const BoundedReference& y) {
+  if (f.row().rule != ScaleRule::NvTwoLevel) return 1;
+  double tensor_amax = 0;
+  if (y.rel_error == 0) {
+    for (double v : y.approx) tensor_amax = max_abs_nan(tensor_amax, v);
+    return f.tensor_scale(tensor_amax);
+  }
+  double top = 0, other = 0;  // the largest normal approximation; the largest accurate value of the others
+  for (std::size_t i = 0; i < y.approx.size(); ++i) {
+    const double a = std::fabs(y.approx[i]);
+    if (std::isnormal(a))
+      top = std::max(top, a);
+    else
+      other = max_abs_nan(other, y.accurate(i));
+  }
+  const double d = top * (y.rel_error + 0x1p-48);
+  const double t = f.tensor_scale(std::max(top - d, other));
+  if (!std::isnan(other) && bits_of(t) == bits_of(f.tensor_scale(std::max(top + d, other)))) return t;
+  tensor_amax = other;
+  for (std::size_t i = 0; i < y.approx.size(); ++i) {
+    const double a = std::fabs(y.approx[i]);
+    if (std::isnormal(a) && a + a * (y.rel_error + 0x1p-48) >= top - d)
+      tensor_amax = max_abs_nan(tensor_amax, y.accurate(i));
+  }
+  return f.tensor_scale(tensor_amax);
+}
+
 }  // namespace
 
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
@@ -358,15 +468,19 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
 
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              const BoundedReference& ref) {
-  if (x.size() != y.size() || x.size() != ref.approx.size())
+  if (x.size() != y.size())
     throw std::invalid_argument("block_error: x, y and the reference differ in size");
-  if (!(ref.rel_error >= 0 && ref.rel_error < 0x1p-20))
-    throw std::invalid_argument("block_error: the reference's relative error bound is not in [0, 2^-20)");
-  double tensor_amax = 0;
-  if (f.row().rule == ScaleRule::NvTwoLevel)
-    for (double v : y)
-      tensor_amax = std::isnan(v) || std::isnan(tensor_amax) ? kNan : std::max(tensor_amax, std::fabs(v));
-  const double t = f.tensor_scale(tensor_amax);
+  return block_error(f, x, BoundedReference{y, 0, [&](std::size_t i) { return y[i]; }}, ref);
+}
+
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, const BoundedReference& y,
+                             const BoundedReference& ref) {
+  if (x.size() != y.approx.size() || x.size() != ref.approx.size())
+    throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  for (const double rel : {y.rel_error, ref.rel_error})
+    if (!(rel >= 0 && rel < 0x1p-20))
+      throw std::invalid_argument("block_error: the reference's relative error bound is not in [0, 2^-20)");
+  const double t = tensor_scale_of(f, y);
   const auto bs = static_cast<std::size_t>(f.block_size());
   const std::size_t nblocks = (x.size() + bs - 1) / bs;
   // Runs of whole blocks on the pool; the partial reports merged in block order, so the result (the first
@@ -417,6 +531,13 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
     for (const Partial::Candidate& c : p.abs_candidates)
       if (c.up >= floor_abs) r.max_abs = std::max(r.max_abs, std::fabs(c.stored - ref.accurate(c.i)));
   if (any && ref.rel_error != 0) r.at_reference = ref.accurate(r.at_index);
+  if (any && y.rel_error != 0) {
+    r.at_value = y.accurate(r.at_index);
+    double amax = 0;
+    for (std::size_t i = r.at_block * bs; i < std::min(x.size(), (r.at_block + 1) * bs); ++i)
+      amax = max_abs_nan(amax, y.accurate(i));
+    r.at_block_max = amax;
+  }
   r.mean_ulp = r.n > r.infinite ? sum / static_cast<double>(r.n - r.infinite) : 0;
   return r;
 }

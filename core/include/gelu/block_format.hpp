@@ -96,6 +96,15 @@ class BlockFormat {
   /// quantize(x, s) and the lattice_ordinal of that stored value, from one division and one rounding (the
   /// inner loop of block_error); the same values as the two calls.
   std::pair<double, std::int64_t> store(double x, const BlockScale& s) const;
+  /// store(x′, s) when every real x′ within a relative distance rel of x gives the same stored value and
+  /// ordinal (rounding is monotone: both ends of x·(1 ± rel) in the interior of one rounding cell settle it);
+  /// nullopt when they may not, or when x is not a normal double or s's value neither 0 nor a normal double
+  /// (store of the accurate value then decides). For block_error with the function under test known only
+  /// within a bound (BoundedReference). rel in [0, 2^-20).
+  std::optional<std::pair<double, std::int64_t>> store_within(double x, double rel, const BlockScale& s) const;
+  /// lattice_ordinal(x′, s) when it is the same for every real x′ within a relative distance rel of x;
+  /// nullopt as for store_within.
+  std::optional<std::int64_t> ordinal_within(double x, double rel, const BlockScale& s) const;
   /// The number of lattice steps between the stored values of a and b in a block of scale s (see
   /// Format::ulp_distance).
   std::uint64_t ulp_distance(double a, double b, const BlockScale& s) const;
@@ -124,7 +133,12 @@ class BlockFormat {
   int block_size_;
   // The element format's non-negative values (index = code): a stored element is pos_[index_of(|v|)].
   std::vector<double> pos_;
+  // The midpoints between consecutive values (mid_[k] between pos_[k] and pos_[k + 1]; exact in double).
+  std::vector<double> mid_;
   std::size_t index_of(double a) const;  // a ≥ 0, not NaN: the index of the nearest value, ties to even
+  // index_of(a) into k; true when every a′ within a relative distance rel of a (and the roundings of a′ / s
+  // for a′ = x′ / s) has that index: a·(1 ± rel) strictly inside the cell between the midpoints around k.
+  bool index_within(double a, double rel, std::size_t& k) const;
 };
 
 /// A number format or a block format: what --dtype names.

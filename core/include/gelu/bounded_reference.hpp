@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <vector>
 
 #include "gelu/activation.hpp"
 #include "gelu/block_format.hpp"
@@ -40,5 +41,19 @@ struct BoundedReference {
 /// std::invalid_argument when the sizes differ or rel_error is not in [0, 2^-20).
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              const BoundedReference& ref);
+
+/// The same report again, bit for bit, with the function under test's outputs known only within a bound too
+/// (y.approx, y.rel_error, y.accurate: eval_bounded's values of the function under test): a block's scale is
+/// settled when both ends of its largest |y|'s interval give one scale (NVFP4's tensor scale likewise), each
+/// stored value when both ends of its interval round to one lattice value (store_within); y.accurate(i) is
+/// called for the rest, and at_value and at_block_max are the accurate values. The same exceptions.
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, const BoundedReference& y,
+                             const BoundedReference& ref);
+
+/// A function's values on x as a BoundedReference: eval_bounded's into `values` (resized to x.size()), and
+/// fn.eval(x[i]) as the accurate value (x and p must outlive it). What `gelulab error --dtype BLOCK` and its
+/// benchmark take for both the function under test and the reference.
+BoundedReference bounded_values(const Activation& fn, std::span<const double> x, std::vector<double>& values,
+                                const Params* p = nullptr);
 
 }  // namespace gelu
