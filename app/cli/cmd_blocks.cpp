@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -334,7 +335,9 @@ int run_error_blocks(Args& args) {
   std::vector<double> y, ref;
   const BoundedReference yb = bounded_outputs(s, p, compute, x, y);
   const bool same = s.fn && std::string_view(s.fn->id) == vs.id && p == vs_params;
-  const BlockErrorReport r = block_error(f, x, yb, same ? yb : bounded_reference(vs, vs_params, x, ref));
+  std::optional<BoundedReference> rb;
+  if (!same) rb = bounded_reference(vs, vs_params, x, ref);
+  const BlockErrorReport r = block_error(f, x, yb, same ? yb : *rb);  // one object when the same
   const std::string fn_text =
       s.id() + (!s.fn && s.entry->uses_compute ? " (computed in " + std::string(compute.name()) + ")" : "");
 

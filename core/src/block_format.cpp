@@ -13,6 +13,7 @@
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "gelu/bounded_reference.hpp"
@@ -92,29 +93,11 @@ BlockFormat::BlockFormat(BlockFormatId id, int block_size)
                                 std::to_string(kMaxBlockSize) + "]");
   for (double v : element_.enumerate(0, element_.max_finite()))
     if (!std::signbit(v)) pos_.push_back(v);
-  for (std::size_t k = 0; k + 1 < pos_.size(); ++k) mid_.push_back((pos_[k] + pos_[k + 1]) / 2);
-}
-
-std::size_t BlockFormat::index_of(double a) const {
-  // The code of the nearest value, from a's exponent: a = m·2^(e − M) with m rounded to an integer (ties to
-  // even: m's parity is the code's), code = (e − emin)·2^M + m; below emin the subnormal codes m. m = 2^(M+1)
-  // rolls over into the next binade's first code. Beyond the largest value: its code (saturation).
-  const std::size_t top = pos_.size() - 1;
-  if (!(a < pos_[top])) return top;
-  const int M = element_.row().fraction_bits, emin = element_.row().emin;
-  const int e = std::max(static_cast<int>((bits_of(a) >> 52) & 0x7ff) - 1023, emin);
-  const double m = std::nearbyint(a * double_of(static_cast<std::uint64_t>(M - e + 1023) << 52));
-  const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
-  return std::min(code, top);
-}
-
-bool BlockFormat::index_within(double a, double rel, std::size_t& k) const {
-  k = index_of(a);
-  // Every real a′ within rel of a lies in [a·(1 − rel), a·(1 + rel)]; with a = |x| / s rounded and each a′
-  // the rounding of its own quotient, three more roundings of 2^-53 each: 2^-48 covers them. NaN ends (a = ∞)
-  // compare false: not settled.
-  const double r = rel + 0x1p-48, d = a * r;
-  return (k == 0 || a - d > mid_[k - 1]) && (k + 1 == pos_.size() || a + d < mid_[k]);
+  M_ = element_.row().fraction_bits;
+  emin_ = element_.row().emin;
+  top_ = pos_.size() - 1;
+  pos_top_ = pos_[top_];
+  mid_top_ = (pos_[top_ - 1] + pos_[top_]) / 2;
 }
 
 // [SECTION] Scales, storage and the lattice
@@ -199,32 +182,6 @@ std::pair<double, std::int64_t> BlockFormat::store(double x, const BlockScale& s
   return {q, v < 0 ? -ok : ok};
 }
 
-std::optional<std::pair<double, std::int64_t>> BlockFormat::store_within(double x, double rel,
-                                                                          const BlockScale& s) const {
-  if (!std::isnormal(x)) return std::nullopt;
-  if (s.value == 0) return std::pair<double, std::int64_t>{std::copysign(0.0, x), 0};  // store's quantize
-  if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
-  // store's main path, for x and for every x′ near it (x′ / s has x / s's sign, zero quotients included).
-  const double v = x / s.value;
-  std::size_t k;
-  if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
-  const double q = std::copysign(pos_[k] * s.value, v);
-  if (q != 0 && !std::isnormal(q)) return std::pair<double, std::int64_t>{q, lattice_ordinal(q, s)};
-  const auto ok = static_cast<std::int64_t>(k);
-  return std::pair<double, std::int64_t>{q, v < 0 ? -ok : ok};
-}
-
-std::optional<std::int64_t> BlockFormat::ordinal_within(double x, double rel, const BlockScale& s) const {
-  if (!std::isnormal(x)) return std::nullopt;
-  if (s.value == 0) return 0;
-  if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
-  const double v = x / s.value;
-  std::size_t k;
-  if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
-  const auto ok = static_cast<std::int64_t>(k);
-  return v < 0 ? -ok : ok;
-}
-
 std::uint64_t BlockFormat::ulp_distance(double a, double b, const BlockScale& s) const {
   const bool na = std::isnan(a), nb = std::isnan(b);
   if (na || nb) return na && nb ? 0 : std::numeric_limits<std::uint64_t>::max();
@@ -302,6 +259,7 @@ struct Partial {
   };
   std::vector<Candidate> abs_candidates;
   double max_abs_lo = 0;
+  double flushed_lo = kInf, flushed_hi = -kInf;  // the x range of the flushed elements (r's at the end)
 };
 
 /// Whether a and b are the same scale (both ends of a block max's interval gave it).
@@ -315,17 +273,20 @@ double max_abs_nan(double amax, double v) {
   return std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
 }
 
-void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x, const BoundedReference& y,
-                  const BoundedReference& ref, std::size_t b0, std::size_t b1, Partial& p) {
+void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x,
+                  const BoundedReference& y, const BoundedReference& ref, std::size_t b0, std::size_t b1,
+                  Partial& p) {
   const auto bs = static_cast<std::size_t>(f.block_size());
   const double rel = ref.rel_error, rel_y = y.rel_error;
   BlockErrorReport& r = p.r;
   std::vector<double> accurate_y;  // a block's accurate outputs, where its approximations do not settle it
+  std::vector<double> qs(bs), ups(bs);
+  std::vector<std::uint64_t> ds(bs);
   for (std::size_t b = b0; b < b1; ++b) {
     const std::size_t lo = b * bs, hi = std::min(x.size(), lo + bs);
     // The block's scale. With y only bounded: from both ends of its largest |y|'s interval, when they give
-    // one scale and every approximation is a normal double (the block max itself is then not known: block_error
-    // computes it for the block it reports); otherwise from the accurate outputs.
+    // one scale and every approximation is a normal double (the block max itself is then not known:
+    // block_error computes it for the block it reports); otherwise from the accurate outputs.
     bool exact = rel_y == 0;
     const double* yv = y.approx.data() + lo;
     double amax = 0;
@@ -354,8 +315,9 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
     }
     const bool lattice = !std::isnan(s.value);
     ++r.blocks;
-    for (std::size_t i = lo; i < hi; ++i) {
-      // f.ulp_distance(f.quantize(y[i], s), ref, s), with the stored value's ordinal from its rounding.
+    // Every case: the element's stored value and ordinal, the reference's ordinal (from its interval when
+    // that settles it, else accurate), and what they add to the report.
+    const auto general = [&](std::size_t i) {
       std::pair<double, std::int64_t> so;
       if (exact) {
         so = f.store(yv[i - lo], s);
@@ -418,13 +380,106 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         ++r.negative;
         if (stored == 0) {
           ++r.flushed;
-          if (!p.any_flush) r.flushed_x_lo = r.flushed_x_hi = x[i];
-          r.flushed_x_lo = std::min(r.flushed_x_lo, x[i]);
-          r.flushed_x_hi = std::max(r.flushed_x_hi, x[i]);
-          p.any_flush = true;
+          p.flushed_lo = std::min(p.flushed_lo, x[i]);
+          p.flushed_hi = std::max(p.flushed_hi, x[i]);
         }
       }
+    };
+    if (!lattice || !f.lattice_is_normal(s)) {
+      for (std::size_t i = lo; i < hi; ++i) general(i);
+      continue;
     }
+    // The common case, the same results without a branch on the data: both values normal doubles, both
+    // roundings settled (or exact), on a lattice of normal doubles (store's main path: ±magnitude(k)·s).
+    const double sv = s.value;
+    // One pass with no calls and no branches on the data: the block's sums in locals, its stored values,
+    // errors and upper bounds of |stored − reference| in qs, ds and ups; committed when every element took
+    // it, else the block again, by `general`. When y and ref are one object (the function against itself:
+    // one set of values, one accurate function) the reference's rounding is the stored value's.
+    std::uint64_t sum = 0, mismatch = 0, negative = 0, flushed = 0, bmax = 0;
+    double abs_lo = 0, abs_up = 0, f_lo = kInf, f_hi = -kInf;
+    bool ok = true;
+    const std::size_t n = hi - lo;
+    const double* ev = ref.approx.data() + lo;
+    const double* xv = x.data() + lo;
+    const bool exact_ref = rel == 0;
+    const auto pass = [&](auto same) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double yi = yv[j], ei = same ? yi : ev[j];
+        const double v = yi / sv, w = same ? v : ei / sv;
+        std::size_t ky, ke;
+        const bool sy = f.index_within(std::fabs(v), rel_y, ky);
+        const bool se = same ? sy : f.index_within(std::fabs(w), rel, ke);
+        if (same) ke = ky;
+        ok &= (sy | exact) & (se | exact_ref) & is_normal_bits(yi) & is_normal_bits(ei);
+        const double q = std::copysign(f.magnitude(ky) * sv, v);
+        const auto iy = static_cast<std::int64_t>(ky), ie = static_cast<std::int64_t>(ke);
+        const std::int64_t diff = (v < 0 ? -iy : iy) - (w < 0 ? -ie : ie);
+        const auto d = static_cast<std::uint64_t>(diff < 0 ? -diff : diff);
+        mismatch += d != 0;
+        sum += d;
+        bmax = std::max(bmax, d);
+        // |stored − reference| between its values at the interval's ends (as `general`; with rel = 0 both
+        // are the value); products with 0 or 1 and bit masks instead of branches on random data.
+        const double e1 = ei * (1 - rel), e2 = ei * (1 + rel);
+        const double e_lo = std::min(e1, e2), e_hi = std::max(e1, e2);
+        const double a = std::fabs(q - e_lo), c = std::fabs(q - e_hi);
+        const bool inside = (e_lo <= q) & (q <= e_hi);
+        const double up = std::max(a, c), down = std::min(a, c) * static_cast<double>(!inside);
+        abs_lo = std::max(abs_lo, down);
+        abs_up = std::max(abs_up, up);
+        qs[j] = q;
+        ups[j] = up;
+        ds[j] = d;
+        const bool neg = ei < 0, fl = neg & (q == 0);
+        negative += neg;
+        flushed += fl;
+        const std::uint64_t keep = std::uint64_t{0} - static_cast<std::uint64_t>(fl), xb = bits_of(xv[j]);
+        f_lo = std::min(f_lo, double_of((xb & keep) | (bits_of(kInf) & ~keep)));
+        f_hi = std::max(f_hi, double_of((xb & keep) | (bits_of(-kInf) & ~keep)));
+      }
+    };
+    if (&y == &ref)
+      pass(std::true_type{});
+    else
+      pass(std::false_type{});
+    std::size_t bat = lo;  // the block's first largest error
+    while (ds[bat - lo] != bmax) ++bat;
+    if (!ok) {
+      for (std::size_t i = lo; i < hi; ++i) general(i);
+      continue;
+    }
+    p.sum += static_cast<double>(sum);
+    r.mismatch += mismatch;
+    r.negative += negative;
+    r.flushed += flushed;
+    p.flushed_lo = std::min(p.flushed_lo, f_lo);
+    p.flushed_hi = std::max(p.flushed_hi, f_hi);
+    if (bmax > r.max_ulp || !p.any) {
+      r.max_ulp = bmax;
+      r.at_index = bat;
+      r.at_block = b;
+      r.at_x = x[bat];
+      r.at_value = yv[bat - lo];  // the approximation when y is bounded: block_error replaces it
+      r.at_stored = qs[bat - lo];
+      r.at_reference = ref.approx[bat];  // likewise
+      r.at_block_max = amax;
+      p.any = true;
+    }
+    if (rel == 0) {
+      r.max_abs = std::max(r.max_abs, abs_up);
+    } else {
+      p.max_abs_lo = std::max(p.max_abs_lo, abs_lo);
+      const double floor = std::max(p.max_abs_lo, r.max_abs);
+      if (abs_up >= floor)
+        for (std::size_t i = lo; i < hi; ++i)
+          if (ups[i - lo] >= floor) p.abs_candidates.push_back({i, ups[i - lo], qs[i - lo]});
+    }
+  }
+  if (r.flushed) {
+    r.flushed_x_lo = p.flushed_lo;
+    r.flushed_x_hi = p.flushed_hi;
+    p.any_flush = true;
   }
 }
 
@@ -468,8 +523,7 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
 
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              const BoundedReference& ref) {
-  if (x.size() != y.size())
-    throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  if (x.size() != y.size()) throw std::invalid_argument("block_error: x, y and the reference differ in size");
   return block_error(f, x, BoundedReference{y, 0, [&](std::size_t i) { return y[i]; }}, ref);
 }
 

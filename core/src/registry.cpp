@@ -273,7 +273,8 @@ double eval_bounded(const Activation& fn, std::span<const double> x, std::span<d
     rel = F::kGeluFastRelError;
     k = [](const double* xs, double* ys, std::size_t n, double) {
       for (std::size_t i = 0; i < n; ++i)
-        ys[i] = xs[i] != 0 && std::fabs(xs[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(xs[i]) : F::gelu(xs[i]);
+        ys[i] =
+            xs[i] != 0 && std::fabs(xs[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(xs[i]) : F::gelu(xs[i]);
     };
   } else if (id == "gelu_tanh" && q[0] >= 0) {
     rel = F::kSigmoidFastRelError;
@@ -281,7 +282,7 @@ double eval_bounded(const Activation& fn, std::span<const double> x, std::span<d
       for (std::size_t i = 0; i < n; ++i) {
         const double z = F::gelu_tanh_z_fast(xs[i], c);
         ys[i] = xs[i] != 0 && std::fabs(z) <= F::kSigmoidFastMaxZ ? F::x_times_sigmoid_fast(xs[i], z)
-                                                                   : F::gelu_tanh(xs[i], c);
+                                                                  : F::gelu_tanh(xs[i], c);
       }
     };
   } else if (id == "gelu_sigmoid" || id == "silu") {
@@ -290,7 +291,7 @@ double eval_bounded(const Activation& fn, std::span<const double> x, std::span<d
       for (std::size_t i = 0; i < n; ++i) {
         const double z = kk * xs[i];
         ys[i] = xs[i] != 0 && std::fabs(z) <= F::kSigmoidFastMaxZ ? F::x_times_sigmoid_fast(xs[i], z)
-                                                                   : F::x_sigmoid(xs[i], kk);
+                                                                  : F::x_sigmoid(xs[i], kk);
       }
     };
   } else {

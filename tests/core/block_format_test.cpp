@@ -446,8 +446,8 @@ TEST(BoundedReference, SigmoidFormsLieWithinTheirBound) {
   // The double-only x·σ(z) of gelu_tanh, gelu_sigmoid and silu against their accurate values, over a dense
   // grid, the edges of the fast range (|z| = 700), tiny and huge inputs: the error stays under 2^-40, a
   // 2^7 margin inside the bound 2^-33 that block_error is given.
-  const std::vector<FnCase> cases = {{"gelu_tanh", {}},    {"gelu_tanh", {0.0}},    {"gelu_tanh", {0.1}},
-                                     {"silu", {}},         {"silu", {0.1}},         {"silu", {10.0}},
+  const std::vector<FnCase> cases = {{"gelu_tanh", {}},    {"gelu_tanh", {0.0}},   {"gelu_tanh", {0.1}},
+                                     {"silu", {}},         {"silu", {0.1}},        {"silu", {10.0}},
                                      {"gelu_sigmoid", {}}, {"gelu_sigmoid", {0.1}}};
   for (const FnCase& c : cases) {
     const gelu::Activation& fn = *gelu::find_activation(c.id);
@@ -478,7 +478,8 @@ TEST(BoundedReference, SigmoidFormsLieWithinTheirBound) {
         EXPECT_TRUE(std::isnan(approx[i]));
       }
       if (!same_bits(acc, approx[i])) ++differ;
-      if (std::isnormal(approx[i])) worst = std::max(worst, std::fabs(acc - approx[i]) / std::fabs(approx[i]));
+      if (std::isnormal(approx[i]))
+        worst = std::max(worst, std::fabs(acc - approx[i]) / std::fabs(approx[i]));
     }
     EXPECT_LE(worst, 0x1p-40) << c.id << " c/k/beta " << p[0];
     EXPECT_GT(differ, x.size() / 10) << c.id;  // the double-only values are used, and differ from eval's
@@ -625,10 +626,12 @@ TEST(BoundedReference, BlockErrorWithBoundedOutputsMatchesTheAccurateOnes) {
         const double rel = yb.rel_error;
         ASSERT_GT(rel, 0);
         std::vector<double> up(x.size()), down(x.size());
-        for (std::size_t i = 0; i < x.size(); ++i) up[i] = y[i] * (1 + rel / 2), down[i] = y[i] * (1 - rel / 2);
+        for (std::size_t i = 0; i < x.size(); ++i)
+          up[i] = y[i] * (1 + rel / 2), down[i] = y[i] * (1 - rel / 2);
         const auto acc = [&](std::size_t i) { return y[i]; };
         for (const std::vector<double>* v : {&up, &down})
-          expect_same_report(exact, gelu::block_error(f, x, gelu::BoundedReference{*v, rel, acc}, rb), "pushed");
+          expect_same_report(exact, gelu::block_error(f, x, gelu::BoundedReference{*v, rel, acc}, rb),
+                             "pushed");
         if (std::string_view(fid) == rid)  // --fn F --vs F: one set of values for both
           expect_same_report(exact, gelu::block_error(f, x, yb, yb), "shared");
       }

@@ -46,7 +46,9 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
 /// (y.approx, y.rel_error, y.accurate: eval_bounded's values of the function under test): a block's scale is
 /// settled when both ends of its largest |y|'s interval give one scale (NVFP4's tensor scale likewise), each
 /// stored value when both ends of its interval round to one lattice value (store_within); y.accurate(i) is
-/// called for the rest, and at_value and at_block_max are the accurate values. The same exceptions.
+/// called for the rest, and at_value and at_block_max are the accurate values. y and ref may be one object
+/// (the function against itself, `error --fn F --vs F`: one set of values and one accurate function); each
+/// rounding is then settled once. The same exceptions.
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, const BoundedReference& y,
                              const BoundedReference& ref);
 
