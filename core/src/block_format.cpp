@@ -18,6 +18,7 @@
 
 #include "gelu/bounded_reference.hpp"
 #include "gelu/kernels.hpp"
+#include "simd/simd_config.hpp"
 
 namespace gelu {
 namespace {
@@ -262,6 +263,104 @@ struct Partial {
   double flushed_lo = kInf, flushed_hi = -kInf;  // the x range of the flushed elements (r's at the end)
 };
 
+/// What one block's fast pass adds up (score_blocks).
+struct PassSums {
+  std::uint64_t sum = 0, mismatch = 0, negative = 0, flushed = 0, bmax = 0;
+  double abs_lo = 0, abs_up = 0, f_lo = kInf, f_hi = -kInf;
+  bool ok = true;
+};
+
+#if GELU_AVX512
+/// BlockFormat::index_within on 8 lanes: the element value (m·2^(e − M), the value of index k) and the
+/// index as doubles, and the lanes whose interval a·(1 ± r) is settled; the scalar steps one by one (e from
+/// getexp, clamped to emin as the exponent field is; 2^(M − e) by scalef; nearbyint by roundscale).
+struct Cell8 {
+  __m512d mag, k;
+  __mmask8 settled;
+};
+inline Cell8 cell8(const BlockFormat::CellConstants& c, __m512d a, __m512d r) {
+  const __m512d M = _mm512_set1_pd(c.M), emin = _mm512_set1_pd(c.emin), top = _mm512_set1_pd(c.top),
+                pos_top = _mm512_set1_pd(c.pos_top);
+  const __mmask8 below = _mm512_cmp_pd_mask(a, pos_top, _CMP_LT_OQ);
+  const __m512d ab = _mm512_maskz_mov_pd(below, a);
+  const __m512d e = _mm512_max_pd(_mm512_getexp_pd(ab), emin);  // getexp(0) = −∞
+  const __m512d t = _mm512_scalef_pd(ab, _mm512_sub_pd(M, e));
+  const __m512d m = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d code = _mm512_add_pd(_mm512_scalef_pd(_mm512_sub_pd(e, emin), M), m);
+  Cell8 out;
+  out.mag = _mm512_mask_blend_pd(below, pos_top, _mm512_scalef_pd(m, _mm512_sub_pd(e, M)));
+  out.k = _mm512_mask_blend_pd(below, top, _mm512_min_pd(code, top));
+  const __m512d dist = _mm512_add_pd(_mm512_abs_pd(_mm512_sub_pd(t, m)), _mm512_mul_pd(t, r));
+  const __mmask8 in_cell = _mm512_cmp_pd_mask(dist, _mm512_set1_pd(0.5), _CMP_LT_OQ);
+  const __mmask8 above =
+      _mm512_cmp_pd_mask(_mm512_sub_pd(a, _mm512_mul_pd(a, r)), _mm512_set1_pd(c.mid_top), _CMP_GT_OQ);
+  out.settled = static_cast<__mmask8>((below & in_cell) | (~below & above));
+  return out;
+}
+
+/// score_blocks' fast pass over one block on 8 lanes (a masked tail): the same values as the scalar loop.
+template <bool Same>
+PassSums pass_avx512(const BlockFormat& f, const double* yv, const double* ev, const double* xv,
+                     std::size_t n, double sv, double rel_y, double rel, bool exact, bool exact_ref,
+                     double* qs, double* ups, std::uint64_t* ds) {
+  const BlockFormat::CellConstants c = f.cell_constants();
+  const __m512d s = _mm512_set1_pd(sv), ry = _mm512_set1_pd(rel_y + 0x1p-48),
+                re = _mm512_set1_pd(rel + 0x1p-48);
+  const __m512d lo_f = _mm512_set1_pd(1 - rel), hi_f = _mm512_set1_pd(1 + rel), zero = _mm512_setzero_pd();
+  const __m512d sign = _mm512_set1_pd(-0.0);
+  constexpr int kNotNormal = 0xBF;  // QNaN, ±0, ±∞, denormal, SNaN
+  __m512d dsum = zero, dmax = zero, abs_lo = zero, abs_up = zero, f_lo = _mm512_set1_pd(kInf),
+          f_hi = _mm512_set1_pd(-kInf);
+  PassSums out;
+  for (std::size_t j = 0; j < n; j += 8) {
+    const __mmask8 lane = n - j >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (n - j)) - 1);
+    const __m512d yi = _mm512_maskz_loadu_pd(lane, yv + j),
+                  ei = Same ? yi : _mm512_maskz_loadu_pd(lane, ev + j);
+    const __m512d xi = _mm512_maskz_loadu_pd(lane, xv + j);
+    const __m512d v = _mm512_div_pd(yi, s), w = Same ? v : _mm512_div_pd(ei, s);
+    const Cell8 cy = cell8(c, _mm512_abs_pd(v), ry), ce = Same ? cy : cell8(c, _mm512_abs_pd(w), re);
+    const __mmask8 normal = static_cast<__mmask8>(~_mm512_fpclass_pd_mask(yi, kNotNormal) &
+                                                  ~_mm512_fpclass_pd_mask(ei, kNotNormal));
+    const __mmask8 good =
+        static_cast<__mmask8>((exact ? 0xFF : cy.settled) & (exact_ref ? 0xFF : ce.settled) & normal);
+    if ((good & lane) != lane) out.ok = false;
+    const __m512d q = _mm512_or_pd(_mm512_mul_pd(cy.mag, s), _mm512_and_pd(v, sign));
+    const __m512d oy = _mm512_mask_sub_pd(cy.k, _mm512_cmp_pd_mask(v, zero, _CMP_LT_OQ), zero, cy.k);
+    const __m512d oe = _mm512_mask_sub_pd(ce.k, _mm512_cmp_pd_mask(w, zero, _CMP_LT_OQ), zero, ce.k);
+    const __m512d d = _mm512_abs_pd(_mm512_sub_pd(oy, oe));  // small whole numbers: exact
+    dsum = _mm512_add_pd(dsum, d);
+    dmax = _mm512_max_pd(dmax, d);
+    out.mismatch +=
+        static_cast<std::uint64_t>(__builtin_popcount(_mm512_cmp_pd_mask(d, zero, _CMP_NEQ_OQ) & lane));
+    const __m512d e1 = _mm512_mul_pd(ei, lo_f), e2 = _mm512_mul_pd(ei, hi_f);
+    const __m512d e_lo = _mm512_min_pd(e1, e2), e_hi = _mm512_max_pd(e1, e2);
+    const __m512d a = _mm512_abs_pd(_mm512_sub_pd(q, e_lo)), cc = _mm512_abs_pd(_mm512_sub_pd(q, e_hi));
+    const __mmask8 inside = static_cast<__mmask8>(_mm512_cmp_pd_mask(e_lo, q, _CMP_LE_OQ) &
+                                                  _mm512_cmp_pd_mask(q, e_hi, _CMP_LE_OQ));
+    const __m512d up = _mm512_max_pd(a, cc),
+                  down = _mm512_maskz_mov_pd(static_cast<__mmask8>(~inside), _mm512_min_pd(a, cc));
+    abs_lo = _mm512_max_pd(abs_lo, down);
+    abs_up = _mm512_max_pd(abs_up, up);
+    _mm512_mask_storeu_pd(qs + j, lane, q);
+    _mm512_mask_storeu_pd(ups + j, lane, up);
+    _mm512_mask_storeu_epi64(ds + j, lane, _mm512_cvttpd_epu64(d));
+    const __mmask8 neg = static_cast<__mmask8>(_mm512_cmp_pd_mask(ei, zero, _CMP_LT_OQ) & lane);
+    const __mmask8 fl = static_cast<__mmask8>(neg & _mm512_cmp_pd_mask(q, zero, _CMP_EQ_OQ));
+    out.negative += static_cast<std::uint64_t>(__builtin_popcount(neg));
+    out.flushed += static_cast<std::uint64_t>(__builtin_popcount(fl));
+    f_lo = _mm512_mask_min_pd(f_lo, fl, f_lo, xi);
+    f_hi = _mm512_mask_max_pd(f_hi, fl, f_hi, xi);
+  }
+  out.sum = static_cast<std::uint64_t>(_mm512_reduce_add_pd(dsum));
+  out.bmax = static_cast<std::uint64_t>(_mm512_reduce_max_pd(dmax));
+  out.abs_lo = _mm512_reduce_max_pd(abs_lo);
+  out.abs_up = _mm512_reduce_max_pd(abs_up);
+  out.f_lo = _mm512_reduce_min_pd(f_lo);
+  out.f_hi = _mm512_reduce_max_pd(f_hi);
+  return out;
+}
+#endif
+
 /// Whether a and b are the same scale (both ends of a block max's interval gave it).
 bool same_scale(const BlockScale& a, const BlockScale& b) {
   return a.code == b.code && bits_of(a.value) == bits_of(b.value) && bits_of(a.block) == bits_of(b.block);
@@ -439,10 +538,20 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         f_hi = std::max(f_hi, double_of((xb & keep) | (bits_of(-kInf) & ~keep)));
       }
     };
+#if GELU_AVX512
+    const PassSums ps = &y == &ref ? pass_avx512<true>(f, yv, ev, xv, n, sv, rel_y, rel, exact, exact_ref,
+                                                       qs.data(), ups.data(), ds.data())
+                                   : pass_avx512<false>(f, yv, ev, xv, n, sv, rel_y, rel, exact, exact_ref,
+                                                        qs.data(), ups.data(), ds.data());
+    sum = ps.sum, mismatch = ps.mismatch, negative = ps.negative, flushed = ps.flushed, bmax = ps.bmax;
+    abs_lo = ps.abs_lo, abs_up = ps.abs_up, f_lo = ps.f_lo, f_hi = ps.f_hi, ok = ps.ok;
+    (void)pass;
+#else
     if (&y == &ref)
       pass(std::true_type{});
     else
       pass(std::false_type{});
+#endif
     std::size_t bat = lo;  // the block's first largest error
     while (ds[bat - lo] != bmax) ++bat;
     if (!ok) {

@@ -128,6 +128,15 @@ class BlockFormat {
   }
   /// The element format's k-th non-negative value (k = 0: 0).
   double magnitude(std::size_t k) const { return pos_[k]; }
+  /// What index_within computes from, for its vectorized twin in block_error (block_format.cpp): the
+  /// element format's fraction bits M and emin, its largest index, that index's value and the midpoint below.
+  struct CellConstants {
+    double M, emin, top, pos_top, mid_top;
+  };
+  CellConstants cell_constants() const {
+    return {static_cast<double>(M_), static_cast<double>(emin_), static_cast<double>(top_), pos_top_,
+            mid_top_};
+  }
   /// The index of the element value nearest a ≥ 0 (ties to the even code; beyond the largest, its index)
   /// into k; returns whether every real a′ within a relative distance rel of a has that index (see below).
   bool index_within(double a, double rel, std::size_t& k) const;
