@@ -307,11 +307,12 @@ double eval_bounded(const Activation& fn, std::span<const double> x, std::span<d
   return rel;
 }
 
-BoundedReference bounded_values(const Activation& fn, std::span<const double> x, std::vector<double>& values,
-                                const Params* p) {
-  values.resize(x.size());
-  const double rel = eval_bounded(fn, x, values, p);
-  return {values, rel, [&fn, x, p](std::size_t i) { return fn.eval(x[i], 0, p); }};
+BoundedReference bounded_values(const Activation& fn, std::span<const double> x, const Params* p) {
+  // new double[n] leaves the values uninitialized: no serial zero-fill of 8·n bytes before the parallel pass.
+  std::shared_ptr<double[]> values(new double[std::max<std::size_t>(x.size(), 1)]);
+  const std::span<double> out(values.get(), x.size());
+  const double rel = eval_bounded(fn, x, out, p);
+  return {out, rel, [&fn, x, p](std::size_t i) { return fn.eval(x[i], 0, p); }, std::move(values)};
 }
 
 }  // namespace gelu

@@ -610,17 +610,17 @@ TEST(BoundedReference, BlockErrorWithBoundedOutputsMatchesTheAccurateOnes) {
         SCOPED_TRACE(std::string(fid) + " vs " + rid + " in " + row.name);
         const BlockFormat f(row.id);
         const std::vector<double> x = hard_inputs(fn, p, f, rng);
-        std::vector<double> y(x.size()), ref(x.size()), ya, ra;
+        std::vector<double> y(x.size()), ref(x.size());
         fn.eval(std::span<const double>(x), std::span<double>(y));
         rf.eval(std::span<const double>(x), std::span<double>(ref));
         const gelu::BlockErrorReport exact = gelu::block_error(f, x, y, std::span<const double>(ref));
-        gelu::BoundedReference yb = gelu::bounded_values(fn, x, ya, &p);
+        gelu::BoundedReference yb = gelu::bounded_values(fn, x, &p);
         const auto count = yb.accurate;
         yb.accurate = [&](std::size_t i) {
           __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED);
           return count(i);
         };
-        const gelu::BoundedReference rb = gelu::bounded_values(rf, x, ra);
+        const gelu::BoundedReference rb = gelu::bounded_values(rf, x);
         expect_same_report(exact, gelu::block_error(f, x, yb, rb), "bounded");
         total += x.size();
         const double rel = yb.rel_error;

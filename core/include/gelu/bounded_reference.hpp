@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct BoundedReference {
   std::span<const double> approx;
   double rel_error = 0;
   std::function<double(std::size_t)> accurate;
+  std::shared_ptr<const double[]> storage = nullptr;  // what approx points into, when the reference owns it
 };
 
 /// The same report as block_error(f, x, y, ref) with ref[i] = accurate(i), bit for bit: an element's
@@ -52,10 +54,10 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, const BoundedReference& y,
                              const BoundedReference& ref);
 
-/// A function's values on x as a BoundedReference: eval_bounded's into `values` (resized to x.size()), and
+/// A function's values on x as a BoundedReference that owns them: eval_bounded's (written into fresh,
+/// untouched storage on the pool, so that its pages are first touched by the threads that compute them), and
 /// fn.eval(x[i]) as the accurate value (x and p must outlive it). What `gelulab error --dtype BLOCK` and its
 /// benchmark take for both the function under test and the reference.
-BoundedReference bounded_values(const Activation& fn, std::span<const double> x, std::vector<double>& values,
-                                const Params* p = nullptr);
+BoundedReference bounded_values(const Activation& fn, std::span<const double> x, const Params* p = nullptr);
 
 }  // namespace gelu
