@@ -6,7 +6,7 @@
 //
 // Index of this file:
 //   [SECTION] block_error with a bounded reference
-//   [SECTION] block_error with bounded outputs: the function under test known within a bound too
+//   [SECTION] block_error with bounded outputs
 #include "gelu/block_format.hpp"
 
 #include <gtest/gtest.h>
