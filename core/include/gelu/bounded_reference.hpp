@@ -16,11 +16,13 @@
 namespace gelu {
 
 /// fn's values (order 0) in double for a pipeline that needs them only as roundings: where fn has a
-/// cheap double form (GELU for 0 < |x| <= 20, formulas::gelu_erfc_fast: one double erfc instead of the
-/// x87 erfcl and the double-double tail) y gets it, and the return value r > 0 bounds its error,
-/// |fn.eval(x) − y| ≤ r·|y| for every y that is a normal double (the error is below 2^-43 against
-/// r = 2^-40, kGeluFastRelError); elsewhere y is
-/// fn.eval(x)'s own value. Returns 0 when every y is fn.eval's (every function but GELU).
+/// cheap double form y gets it, and the return value r > 0 bounds its error, |fn.eval(x) − y| ≤ r·|y| for
+/// every y that is a normal double; elsewhere y is fn.eval(x)'s own value. The forms: GELU for
+/// 0 < |x| <= 20, formulas::gelu_erfc_fast (one double erfc instead of the x87 erfcl and the double-double
+/// tail; error below 2^-43, r = 2^-40, kGeluFastRelError); gelu_tanh (c >= 0), gelu_sigmoid and silu for
+/// |z| <= 700, formulas::x_times_sigmoid_fast (x·σ(z) from one double exp instead of the double-double z and
+/// the corrected division; error below 2^-40, r = 2^-33, kSigmoidFastRelError). Returns 0 when every y is
+/// fn.eval's (every other function, and gelu_tanh with c < 0).
 double eval_bounded(const Activation& fn, std::span<const double> x, std::span<double> y,
                     const Params* p = nullptr);
 
