@@ -11,7 +11,9 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/block_dtype.hpp"
@@ -63,12 +65,20 @@ void evaluate(const Subject& s, const Params& p, const Format& compute, std::spa
   }
 }
 
-/// The reference vs(x) for block_error: its double-only values into `approx` (eval_bounded) and, where
+/// The reference vs(x) for block_error: its double-only values (eval_bounded) and, where
 /// those do not settle a rounding, vs.eval's.
-BoundedReference bounded_reference(const Activation& vs, const Params& p, const std::vector<double>& x,
-                                   std::vector<double>& approx) {
-  const double rel = eval_bounded(vs, x, approx, &p);
-  return {approx, rel, [&vs, &p, &x](std::size_t i) { return vs.eval(x[i], 0, &p); }};
+BoundedReference bounded_reference(const Activation& vs, const Params& p, const std::vector<double>& x) {
+  return bounded_values(vs, x, &p);
+}
+
+/// The function under test's outputs for block_error: a registry function's as eval_bounded's double-only
+/// values (its accurate ones where those do not settle a rounding), a zoo entry's as evaluate computes them.
+BoundedReference bounded_outputs(const Subject& s, const Params& p, const Format& compute,
+                                 const std::vector<double>& x, std::vector<double>& y) {
+  if (s.fn) return bounded_values(*s.fn, x, &p);
+  y.resize(x.size());
+  evaluate(s, p, compute, x, y);
+  return {y, 0, [&y](std::size_t i) { return y[i]; }};
 }
 
 Format parse_block_compute(Args& args, const Subject& s) {
@@ -322,9 +332,13 @@ int run_error_blocks(Args& args) {
   const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, f.block_size());
   const std::vector<double>& x = in.x;
   const std::string& source = in.source;
-  std::vector<double> y(x.size()), ref(x.size());
-  evaluate(s, p, compute, x, y);
-  const BlockErrorReport r = block_error(f, x, y, bounded_reference(vs, vs_params, x, ref));
+  // --fn F --vs F: one evaluation serves as both (the same values, the same accurate function).
+  std::vector<double> y;  // a zoo entry's outputs
+  const BoundedReference yb = bounded_outputs(s, p, compute, x, y);
+  const bool same = s.fn && std::string_view(s.fn->id) == vs.id && p == vs_params;
+  std::optional<BoundedReference> rb;
+  if (!same) rb = bounded_reference(vs, vs_params, x);
+  const BlockErrorReport r = block_error(f, x, yb, same ? yb : *rb);  // one object when the same
   const std::string fn_text =
       s.id() + (!s.fn && s.entry->uses_compute ? " (computed in " + std::string(compute.name()) + ")" : "");
   const std::string how = precision::stored_semantics(s.id(), compute.name(), f.name(), false);
@@ -546,14 +560,14 @@ int run_error_chain(Args& args) {
   if (dry_run()) return 0;
 
   const Inputs in = load_inputs(blocks_file, dist, nblocks, seed, block_size, chain.store.block.has_value());
-  std::vector<double> ref(in.x.size());
   const zoo::Entry e = s.fn ? zoo::from_registry(*s.fn, p) : *s.entry;
   BlockErrorReport r;
   if (chain.store.block && order == 0) {
     // Block storage needs the reference only rounded to each block's lattice (and at the largest errors).
     const ChainValues v = run_chain_values(e, chain, in.x, order);
-    r = block_error(*chain.store.block, in.x, v.computed, bounded_reference(vs, vs_params, in.x, ref));
+    r = block_error(*chain.store.block, in.x, v.computed, bounded_reference(vs, vs_params, in.x));
   } else {
+    std::vector<double> ref(in.x.size());
     vs.eval(std::span<const double>(in.x), std::span<double>(ref), order, &vs_params);
     r = chain_error(e, chain, in.x, ref, order);
   }

@@ -13,10 +13,12 @@
 #include <limits>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 #include "gelu/bounded_reference.hpp"
 #include "gelu/kernels.hpp"
+#include "simd/simd_config.hpp"
 
 namespace gelu {
 namespace {
@@ -92,19 +94,11 @@ BlockFormat::BlockFormat(BlockFormatId id, int block_size)
                                 std::to_string(kMaxBlockSize) + "]");
   for (double v : element_.enumerate(0, element_.max_finite()))
     if (!std::signbit(v)) pos_.push_back(v);
-}
-
-std::size_t BlockFormat::index_of(double a) const {
-  // The code of the nearest value, from a's exponent: a = m·2^(e − M) with m rounded to an integer (ties to
-  // even: m's parity is the code's), code = (e − emin)·2^M + m; below emin the subnormal codes m. m = 2^(M+1)
-  // rolls over into the next binade's first code. Beyond the largest value: its code (saturation).
-  const std::size_t top = pos_.size() - 1;
-  if (!(a < pos_[top])) return top;
-  const int M = element_.row().fraction_bits, emin = element_.row().emin;
-  const int e = std::max(static_cast<int>((bits_of(a) >> 52) & 0x7ff) - 1023, emin);
-  const double m = std::nearbyint(a * double_of(static_cast<std::uint64_t>(M - e + 1023) << 52));
-  const auto code = (static_cast<std::size_t>(e - emin) << M) + static_cast<std::size_t>(m);
-  return std::min(code, top);
+  M_ = element_.row().fraction_bits;
+  emin_ = element_.row().emin;
+  top_ = pos_.size() - 1;
+  pos_top_ = pos_[top_];
+  mid_top_ = (pos_[top_ - 1] + pos_[top_]) / 2;
 }
 
 // [SECTION] Scales, storage and the lattice
@@ -266,36 +260,184 @@ struct Partial {
   };
   std::vector<Candidate> abs_candidates;
   double max_abs_lo = 0;
+  double flushed_lo = kInf, flushed_hi = -kInf;  // the x range of the flushed elements (r's at the end)
 };
 
+/// What one block's fast pass adds up (score_blocks).
+struct PassSums {
+  std::uint64_t sum = 0, mismatch = 0, negative = 0, flushed = 0, bmax = 0;
+  double abs_lo = 0, abs_up = 0, f_lo = kInf, f_hi = -kInf;
+  bool ok = true;
+};
+
+#if GELU_AVX512
+/// BlockFormat::index_within on 8 lanes: the element value (m·2^(e − M), the value of index k) and the
+/// index as doubles, and the lanes whose interval a·(1 ± r) is settled; the scalar steps one by one (e from
+/// getexp, clamped to emin as the exponent field is; 2^(M − e) by scalef; nearbyint by roundscale).
+struct Cell8 {
+  __m512d mag, k;
+  __mmask8 settled;
+};
+inline Cell8 cell8(const BlockFormat::CellConstants& c, __m512d a, __m512d r) {
+  const __m512d M = _mm512_set1_pd(c.M), emin = _mm512_set1_pd(c.emin), top = _mm512_set1_pd(c.top),
+                pos_top = _mm512_set1_pd(c.pos_top);
+  const __mmask8 below = _mm512_cmp_pd_mask(a, pos_top, _CMP_LT_OQ);
+  const __m512d ab = _mm512_maskz_mov_pd(below, a);
+  const __m512d e = _mm512_max_pd(_mm512_getexp_pd(ab), emin);  // getexp(0) = −∞
+  const __m512d t = _mm512_scalef_pd(ab, _mm512_sub_pd(M, e));
+  const __m512d m = _mm512_roundscale_pd(t, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512d code = _mm512_add_pd(_mm512_scalef_pd(_mm512_sub_pd(e, emin), M), m);
+  Cell8 out;
+  out.mag = _mm512_mask_blend_pd(below, pos_top, _mm512_scalef_pd(m, _mm512_sub_pd(e, M)));
+  out.k = _mm512_mask_blend_pd(below, top, _mm512_min_pd(code, top));
+  const __m512d dist = _mm512_add_pd(_mm512_abs_pd(_mm512_sub_pd(t, m)), _mm512_mul_pd(t, r));
+  const __mmask8 in_cell = _mm512_cmp_pd_mask(dist, _mm512_set1_pd(0.5), _CMP_LT_OQ);
+  const __mmask8 above =
+      _mm512_cmp_pd_mask(_mm512_sub_pd(a, _mm512_mul_pd(a, r)), _mm512_set1_pd(c.mid_top), _CMP_GT_OQ);
+  out.settled = static_cast<__mmask8>((below & in_cell) | (~below & above));
+  return out;
+}
+
+/// score_blocks' fast pass over one block on 8 lanes (a masked tail): the same values as the scalar loop.
+template <bool Same>
+PassSums pass_avx512(const BlockFormat& f, const double* yv, const double* ev, const double* xv,
+                     std::size_t n, double sv, double rel_y, double rel, bool exact, bool exact_ref,
+                     double* qs, double* ups, std::uint64_t* ds) {
+  const BlockFormat::CellConstants c = f.cell_constants();
+  const __m512d s = _mm512_set1_pd(sv), ry = _mm512_set1_pd(rel_y + 0x1p-48),
+                re = _mm512_set1_pd(rel + 0x1p-48);
+  const __m512d lo_f = _mm512_set1_pd(1 - rel), hi_f = _mm512_set1_pd(1 + rel), zero = _mm512_setzero_pd();
+  const __m512d sign = _mm512_set1_pd(-0.0);
+  constexpr int kNotNormal = 0xBF;  // QNaN, ±0, ±∞, denormal, SNaN
+  __m512d dsum = zero, dmax = zero, abs_lo = zero, abs_up = zero, f_lo = _mm512_set1_pd(kInf),
+          f_hi = _mm512_set1_pd(-kInf);
+  PassSums out;
+  for (std::size_t j = 0; j < n; j += 8) {
+    const __mmask8 lane = n - j >= 8 ? __mmask8{0xFF} : static_cast<__mmask8>((1u << (n - j)) - 1);
+    const __m512d yi = _mm512_maskz_loadu_pd(lane, yv + j),
+                  ei = Same ? yi : _mm512_maskz_loadu_pd(lane, ev + j);
+    const __m512d xi = _mm512_maskz_loadu_pd(lane, xv + j);
+    const __m512d v = _mm512_div_pd(yi, s), w = Same ? v : _mm512_div_pd(ei, s);
+    const Cell8 cy = cell8(c, _mm512_abs_pd(v), ry), ce = Same ? cy : cell8(c, _mm512_abs_pd(w), re);
+    const __mmask8 normal = static_cast<__mmask8>(~_mm512_fpclass_pd_mask(yi, kNotNormal) &
+                                                  ~_mm512_fpclass_pd_mask(ei, kNotNormal));
+    const __mmask8 good =
+        static_cast<__mmask8>((exact ? 0xFF : cy.settled) & (exact_ref ? 0xFF : ce.settled) & normal);
+    if ((good & lane) != lane) out.ok = false;
+    const __m512d q = _mm512_or_pd(_mm512_mul_pd(cy.mag, s), _mm512_and_pd(v, sign));
+    const __m512d oy = _mm512_mask_sub_pd(cy.k, _mm512_cmp_pd_mask(v, zero, _CMP_LT_OQ), zero, cy.k);
+    const __m512d oe = _mm512_mask_sub_pd(ce.k, _mm512_cmp_pd_mask(w, zero, _CMP_LT_OQ), zero, ce.k);
+    const __m512d d = _mm512_abs_pd(_mm512_sub_pd(oy, oe));  // small whole numbers: exact
+    dsum = _mm512_add_pd(dsum, d);
+    dmax = _mm512_max_pd(dmax, d);
+    out.mismatch +=
+        static_cast<std::uint64_t>(__builtin_popcount(_mm512_cmp_pd_mask(d, zero, _CMP_NEQ_OQ) & lane));
+    const __m512d e1 = _mm512_mul_pd(ei, lo_f), e2 = _mm512_mul_pd(ei, hi_f);
+    const __m512d e_lo = _mm512_min_pd(e1, e2), e_hi = _mm512_max_pd(e1, e2);
+    const __m512d a = _mm512_abs_pd(_mm512_sub_pd(q, e_lo)), cc = _mm512_abs_pd(_mm512_sub_pd(q, e_hi));
+    const __mmask8 inside = static_cast<__mmask8>(_mm512_cmp_pd_mask(e_lo, q, _CMP_LE_OQ) &
+                                                  _mm512_cmp_pd_mask(q, e_hi, _CMP_LE_OQ));
+    const __m512d up = _mm512_max_pd(a, cc),
+                  down = _mm512_maskz_mov_pd(static_cast<__mmask8>(~inside), _mm512_min_pd(a, cc));
+    abs_lo = _mm512_max_pd(abs_lo, down);
+    abs_up = _mm512_max_pd(abs_up, up);
+    _mm512_mask_storeu_pd(qs + j, lane, q);
+    _mm512_mask_storeu_pd(ups + j, lane, up);
+    _mm512_mask_storeu_epi64(ds + j, lane, _mm512_cvttpd_epu64(d));
+    const __mmask8 neg = static_cast<__mmask8>(_mm512_cmp_pd_mask(ei, zero, _CMP_LT_OQ) & lane);
+    const __mmask8 fl = static_cast<__mmask8>(neg & _mm512_cmp_pd_mask(q, zero, _CMP_EQ_OQ));
+    out.negative += static_cast<std::uint64_t>(__builtin_popcount(neg));
+    out.flushed += static_cast<std::uint64_t>(__builtin_popcount(fl));
+    f_lo = _mm512_mask_min_pd(f_lo, fl, f_lo, xi);
+    f_hi = _mm512_mask_max_pd(f_hi, fl, f_hi, xi);
+  }
+  out.sum = static_cast<std::uint64_t>(_mm512_reduce_add_pd(dsum));
+  out.bmax = static_cast<std::uint64_t>(_mm512_reduce_max_pd(dmax));
+  out.abs_lo = _mm512_reduce_max_pd(abs_lo);
+  out.abs_up = _mm512_reduce_max_pd(abs_up);
+  out.f_lo = _mm512_reduce_min_pd(f_lo);
+  out.f_hi = _mm512_reduce_max_pd(f_hi);
+  return out;
+}
+#endif
+
+/// Whether a and b are the same scale (both ends of a block max's interval gave it).
+bool same_scale(const BlockScale& a, const BlockScale& b) {
+  return a.code == b.code && bits_of(a.value) == bits_of(b.value) && bits_of(a.block) == bits_of(b.block);
+}
+
+/// fabs(v), NaN-propagating max, as the block maxima take it.
+double max_abs_nan(double amax, double v) {
+  const double a = std::fabs(v);
+  return std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+}
+
 void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const double> x,
-                  std::span<const double> y, const BoundedReference& ref, std::size_t b0, std::size_t b1,
+                  const BoundedReference& y, const BoundedReference& ref, std::size_t b0, std::size_t b1,
                   Partial& p) {
   const auto bs = static_cast<std::size_t>(f.block_size());
-  const double rel = ref.rel_error;
+  const double rel = ref.rel_error, rel_y = y.rel_error;
   BlockErrorReport& r = p.r;
+  std::vector<double> accurate_y;  // a block's accurate outputs, where its approximations do not settle it
+  std::vector<double> qs(bs), ups(bs);
+  std::vector<std::uint64_t> ds(bs);
   for (std::size_t b = b0; b < b1; ++b) {
     const std::size_t lo = b * bs, hi = std::min(x.size(), lo + bs);
+    // The block's scale. With y only bounded: from both ends of its largest |y|'s interval, when they give
+    // one scale and every approximation is a normal double (the block max itself is then not known:
+    // block_error computes it for the block it reports); otherwise from the accurate outputs.
+    bool exact = rel_y == 0;
+    const double* yv = y.approx.data() + lo;
     double amax = 0;
-    for (std::size_t i = lo; i < hi; ++i) {
-      const double a = std::fabs(y[i]);
-      amax = std::isnan(a) || std::isnan(amax) ? kNan : std::max(amax, a);
+    BlockScale s;
+    if (!exact) {
+      double top = 0;
+      bool normal = true;
+      for (std::size_t i = lo; i < hi; ++i) {
+        const double a = std::fabs(y.approx[i]);
+        normal = normal && std::isnormal(a);
+        top = std::max(top, a);
+      }
+      const double d = top * (rel_y + 0x1p-48);
+      if (normal) s = f.block_scale(top - d, tensor_scale);
+      exact = !normal || !(s.value == 0 || std::isnormal(s.value)) ||
+              !same_scale(s, f.block_scale(top + d, tensor_scale));
+      if (exact) {
+        accurate_y.resize(hi - lo);
+        for (std::size_t i = lo; i < hi; ++i) accurate_y[i - lo] = y.accurate(i);
+        yv = accurate_y.data();
+      }
     }
-    const BlockScale s = f.block_scale(amax, tensor_scale);
+    if (exact) {
+      for (std::size_t i = lo; i < hi; ++i) amax = max_abs_nan(amax, yv[i - lo]);
+      s = f.block_scale(amax, tensor_scale);
+    }
     const bool lattice = !std::isnan(s.value);
     ++r.blocks;
-    for (std::size_t i = lo; i < hi; ++i) {
-      // f.ulp_distance(f.quantize(y[i], s), ref, s), with the stored value's ordinal from its rounding.
-      const auto [stored, ordinal] = f.store(y[i], s);
+    // Every case: the element's stored value and ordinal, the reference's ordinal (from its interval when
+    // that settles it, else accurate), and what they add to the report.
+    const auto general = [&](std::size_t i) {
+      std::pair<double, std::int64_t> so;
+      if (exact) {
+        so = f.store(yv[i - lo], s);
+      } else if (const auto w = f.store_within(yv[i - lo], rel_y, s)) {
+        so = *w;
+      } else {
+        so = f.store(y.accurate(i), s);
+      }
+      const auto [stored, ordinal] = so;
       double e = ref.approx[i];  // the reference, exact when `known`
       bool known = rel == 0 || !std::isnormal(e) || !lattice || std::isnan(stored);
       double e_lo = e, e_hi = e;  // the interval holding the accurate reference
       std::int64_t o = 0;         // its lattice ordinal (when the lattice and both values are numbers)
       if (!known) {
-        e_lo = e * (1 - rel), e_hi = e * (1 + rel);
-        if (e < 0) std::swap(e_lo, e_hi);
-        o = f.lattice_ordinal(e_lo, s);
-        if (o != f.lattice_ordinal(e_hi, s)) known = true;
+        if (const auto w = f.ordinal_within(e, rel, s)) {
+          o = *w;
+          e_lo = e * (1 - rel), e_hi = e * (1 + rel);
+          if (e < 0) std::swap(e_lo, e_hi);
+        } else {
+          known = true;
+        }
       }
       if (known && rel != 0) e = e_lo = e_hi = ref.accurate(i);
       std::uint64_t d;
@@ -315,7 +457,7 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         r.at_index = i;
         r.at_block = b;
         r.at_x = x[i];
-        r.at_value = y[i];
+        r.at_value = yv[i - lo];  // the approximation when y is bounded: block_error replaces it
         r.at_stored = stored;
         r.at_reference = e;  // the approximation when not known: block_error replaces it
         r.at_block_max = amax;
@@ -337,14 +479,146 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         ++r.negative;
         if (stored == 0) {
           ++r.flushed;
-          if (!p.any_flush) r.flushed_x_lo = r.flushed_x_hi = x[i];
-          r.flushed_x_lo = std::min(r.flushed_x_lo, x[i]);
-          r.flushed_x_hi = std::max(r.flushed_x_hi, x[i]);
-          p.any_flush = true;
+          p.flushed_lo = std::min(p.flushed_lo, x[i]);
+          p.flushed_hi = std::max(p.flushed_hi, x[i]);
         }
       }
+    };
+    if (!lattice || !f.lattice_is_normal(s)) {
+      for (std::size_t i = lo; i < hi; ++i) general(i);
+      continue;
+    }
+    // The common case, the same results without a branch on the data: both values normal doubles, both
+    // roundings settled (or exact), on a lattice of normal doubles (store's main path: ±magnitude(k)·s).
+    const double sv = s.value;
+    // One pass with no calls and no branches on the data: the block's sums in locals, its stored values,
+    // errors and upper bounds of |stored − reference| in qs, ds and ups; committed when every element took
+    // it, else the block again, by `general`. When y and ref are one object (the function against itself:
+    // one set of values, one accurate function) the reference's rounding is the stored value's.
+    std::uint64_t sum = 0, mismatch = 0, negative = 0, flushed = 0, bmax = 0;
+    double abs_lo = 0, abs_up = 0, f_lo = kInf, f_hi = -kInf;
+    bool ok = true;
+    const std::size_t n = hi - lo;
+    const double* ev = ref.approx.data() + lo;
+    const double* xv = x.data() + lo;
+    const bool exact_ref = rel == 0;
+    const auto pass = [&](auto same) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const double yi = yv[j], ei = same ? yi : ev[j];
+        const double v = yi / sv, w = same ? v : ei / sv;
+        std::size_t ky, ke;
+        const bool sy = f.index_within(std::fabs(v), rel_y, ky);
+        const bool se = same ? sy : f.index_within(std::fabs(w), rel, ke);
+        if (same) ke = ky;
+        ok &= (sy | exact) & (se | exact_ref) & is_normal_bits(yi) & is_normal_bits(ei);
+        const double q = std::copysign(f.magnitude(ky) * sv, v);
+        const auto iy = static_cast<std::int64_t>(ky), ie = static_cast<std::int64_t>(ke);
+        const std::int64_t diff = (v < 0 ? -iy : iy) - (w < 0 ? -ie : ie);
+        const auto d = static_cast<std::uint64_t>(diff < 0 ? -diff : diff);
+        mismatch += d != 0;
+        sum += d;
+        bmax = std::max(bmax, d);
+        // |stored − reference| between its values at the interval's ends (as `general`; with rel = 0 both
+        // are the value); products with 0 or 1 and bit masks instead of branches on random data.
+        const double e1 = ei * (1 - rel), e2 = ei * (1 + rel);
+        const double e_lo = std::min(e1, e2), e_hi = std::max(e1, e2);
+        const double a = std::fabs(q - e_lo), c = std::fabs(q - e_hi);
+        const bool inside = (e_lo <= q) & (q <= e_hi);
+        const double up = std::max(a, c), down = std::min(a, c) * static_cast<double>(!inside);
+        abs_lo = std::max(abs_lo, down);
+        abs_up = std::max(abs_up, up);
+        qs[j] = q;
+        ups[j] = up;
+        ds[j] = d;
+        const bool neg = ei < 0, fl = neg & (q == 0);
+        negative += neg;
+        flushed += fl;
+        const std::uint64_t keep = std::uint64_t{0} - static_cast<std::uint64_t>(fl), xb = bits_of(xv[j]);
+        f_lo = std::min(f_lo, double_of((xb & keep) | (bits_of(kInf) & ~keep)));
+        f_hi = std::max(f_hi, double_of((xb & keep) | (bits_of(-kInf) & ~keep)));
+      }
+    };
+#if GELU_AVX512
+    const PassSums ps = &y == &ref ? pass_avx512<true>(f, yv, ev, xv, n, sv, rel_y, rel, exact, exact_ref,
+                                                       qs.data(), ups.data(), ds.data())
+                                   : pass_avx512<false>(f, yv, ev, xv, n, sv, rel_y, rel, exact, exact_ref,
+                                                        qs.data(), ups.data(), ds.data());
+    sum = ps.sum, mismatch = ps.mismatch, negative = ps.negative, flushed = ps.flushed, bmax = ps.bmax;
+    abs_lo = ps.abs_lo, abs_up = ps.abs_up, f_lo = ps.f_lo, f_hi = ps.f_hi, ok = ps.ok;
+    (void)pass;
+#else
+    if (&y == &ref)
+      pass(std::true_type{});
+    else
+      pass(std::false_type{});
+#endif
+    std::size_t bat = lo;  // the block's first largest error
+    while (ds[bat - lo] != bmax) ++bat;
+    if (!ok) {
+      for (std::size_t i = lo; i < hi; ++i) general(i);
+      continue;
+    }
+    p.sum += static_cast<double>(sum);
+    r.mismatch += mismatch;
+    r.negative += negative;
+    r.flushed += flushed;
+    p.flushed_lo = std::min(p.flushed_lo, f_lo);
+    p.flushed_hi = std::max(p.flushed_hi, f_hi);
+    if (bmax > r.max_ulp || !p.any) {
+      r.max_ulp = bmax;
+      r.at_index = bat;
+      r.at_block = b;
+      r.at_x = x[bat];
+      r.at_value = yv[bat - lo];  // the approximation when y is bounded: block_error replaces it
+      r.at_stored = qs[bat - lo];
+      r.at_reference = ref.approx[bat];  // likewise
+      r.at_block_max = amax;
+      p.any = true;
+    }
+    if (rel == 0) {
+      r.max_abs = std::max(r.max_abs, abs_up);
+    } else {
+      p.max_abs_lo = std::max(p.max_abs_lo, abs_lo);
+      const double floor = std::max(p.max_abs_lo, r.max_abs);
+      if (abs_up >= floor)
+        for (std::size_t i = lo; i < hi; ++i)
+          if (ups[i - lo] >= floor) p.abs_candidates.push_back({i, ups[i - lo], qs[i - lo]});
     }
   }
+  if (r.flushed) {
+    r.flushed_x_lo = p.flushed_lo;
+    r.flushed_x_hi = p.flushed_hi;
+    p.any_flush = true;
+  }
+}
+
+/// The tensor scale of NVFP4 from y's largest magnitude: exact, or, with y bounded, from both ends of that
+/// maximum's interval when they agree (the accurate values of the elements that can be the largest when not).
+double tensor_scale_of(const BlockFormat& f, const BoundedReference& y) {
+  if (f.row().rule != ScaleRule::NvTwoLevel) return 1;
+  double tensor_amax = 0;
+  if (y.rel_error == 0) {
+    for (double v : y.approx) tensor_amax = max_abs_nan(tensor_amax, v);
+    return f.tensor_scale(tensor_amax);
+  }
+  double top = 0, other = 0;  // the largest normal approximation; the largest accurate value of the others
+  for (std::size_t i = 0; i < y.approx.size(); ++i) {
+    const double a = std::fabs(y.approx[i]);
+    if (std::isnormal(a))
+      top = std::max(top, a);
+    else
+      other = max_abs_nan(other, y.accurate(i));
+  }
+  const double d = top * (y.rel_error + 0x1p-48);
+  const double t = f.tensor_scale(std::max(top - d, other));
+  if (!std::isnan(other) && bits_of(t) == bits_of(f.tensor_scale(std::max(top + d, other)))) return t;
+  tensor_amax = other;
+  for (std::size_t i = 0; i < y.approx.size(); ++i) {
+    const double a = std::fabs(y.approx[i]);
+    if (std::isnormal(a) && a + a * (y.rel_error + 0x1p-48) >= top - d)
+      tensor_amax = max_abs_nan(tensor_amax, y.accurate(i));
+  }
+  return f.tensor_scale(tensor_amax);
 }
 
 }  // namespace
@@ -358,15 +632,18 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
 
 BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, std::span<const double> y,
                              const BoundedReference& ref) {
-  if (x.size() != y.size() || x.size() != ref.approx.size())
+  if (x.size() != y.size()) throw std::invalid_argument("block_error: x, y and the reference differ in size");
+  return block_error(f, x, BoundedReference{y, 0, [&](std::size_t i) { return y[i]; }}, ref);
+}
+
+BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, const BoundedReference& y,
+                             const BoundedReference& ref) {
+  if (x.size() != y.approx.size() || x.size() != ref.approx.size())
     throw std::invalid_argument("block_error: x, y and the reference differ in size");
-  if (!(ref.rel_error >= 0 && ref.rel_error < 0x1p-20))
-    throw std::invalid_argument("block_error: the reference's relative error bound is not in [0, 2^-20)");
-  double tensor_amax = 0;
-  if (f.row().rule == ScaleRule::NvTwoLevel)
-    for (double v : y)
-      tensor_amax = std::isnan(v) || std::isnan(tensor_amax) ? kNan : std::max(tensor_amax, std::fabs(v));
-  const double t = f.tensor_scale(tensor_amax);
+  for (const double rel : {y.rel_error, ref.rel_error})
+    if (!(rel >= 0 && rel < 0x1p-20))
+      throw std::invalid_argument("block_error: the reference's relative error bound is not in [0, 2^-20)");
+  const double t = tensor_scale_of(f, y);
   const auto bs = static_cast<std::size_t>(f.block_size());
   const std::size_t nblocks = (x.size() + bs - 1) / bs;
   // Runs of whole blocks on the pool; the partial reports merged in block order, so the result (the first
@@ -417,6 +694,13 @@ BlockErrorReport block_error(const BlockFormat& f, std::span<const double> x, st
     for (const Partial::Candidate& c : p.abs_candidates)
       if (c.up >= floor_abs) r.max_abs = std::max(r.max_abs, std::fabs(c.stored - ref.accurate(c.i)));
   if (any && ref.rel_error != 0) r.at_reference = ref.accurate(r.at_index);
+  if (any && y.rel_error != 0) {
+    r.at_value = y.accurate(r.at_index);
+    double amax = 0;
+    for (std::size_t i = r.at_block * bs; i < std::min(x.size(), (r.at_block + 1) * bs); ++i)
+      amax = max_abs_nan(amax, y.accurate(i));
+    r.at_block_max = amax;
+  }
   r.mean_ulp = r.n > r.infinite ? sum / static_cast<double>(r.n - r.infinite) : 0;
   return r;
 }

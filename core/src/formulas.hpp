@@ -8,7 +8,9 @@
 // double-double, because exp(-z) turns an absolute error e in z into a relative error e in the result.
 #pragma once
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "ext_math.hpp"
@@ -131,9 +133,16 @@ inline double gelu_negative_fast(double x) {
 /// eval_bounded (registry.cpp): a rounding that takes both ends of d·(1 ± kGeluFastRelError) to one value
 /// takes GELU(x) there.
 inline constexpr double kGeluErfcFastMax = 20.0;
+/// c ? a : b by bit masks: no branch on c (on random signs a branch mispredicts half the time).
+inline double select_bits(bool c, double a, double b) {
+  const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
+  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(a) & m) |
+                               (std::bit_cast<std::uint64_t>(b) & ~m));
+}
 inline double gelu_erfc_fast(double x) {
   const double q = 0.5 * std::erfc(std::fabs(x) * 0.70710678118654752440);
-  return x < 0 ? x * q : x - x * q;
+  const double xq = x * q;
+  return select_bits(x < 0, xq, x - xq);
 }
 
 inline double gelu(double x) {
@@ -238,6 +247,26 @@ inline DD gelu_tanh_2u(double x, double c) {
   return dd_mul(inner, DD{2.0 * kSqrt2OverPi.hi, 2.0 * kSqrt2OverPi.lo});
 }
 inline constexpr double kTanhTailLimit = 1e5;  // beyond: sigma(2u) is 0 or 1 to double precision for c >= 0
+
+/// x·σ(z) in plain double for eval_bounded (registry.cpp), for |z| <= kSigmoidFastMaxZ: E = exp(−|z|), then
+/// x/(1 + E) or x·E/(1 + E). Against x·σ(z) itself its relative error is at most 2·ε_E + 3·2^-53, with ε_E
+/// glibc's exp error (< 1 ULP, 2^-52), so below 2^-49.4; an error δ in z adds at most 2·|z|·δ.
+inline constexpr double kSigmoidFastMaxZ = 700.0;
+inline double x_times_sigmoid_fast(double x, double z) {
+  const double e = std::exp(-std::fabs(z));
+  return select_bits(z >= 0, x, x * e) / (1.0 + e);
+}
+/// The double-only forms of gelu_tanh (c >= 0) and x_sigmoid: their relative error against the functions
+/// below is under kSigmoidFastRelError by a factor of 2^7 wherever x != 0 and |z| <= kSigmoidFastMaxZ.
+/// gelu_tanh's z = a·x·(1 + c·x²), a = 2·√(2/π) (the double 2·kSqrt2OverPi.hi), takes five roundings and
+/// the rounding of a (c >= 0: no cancellation), δ <= 6·2^-53, so 2·700·δ = 2^-40.6; x_sigmoid's z = k·x one,
+/// 2^-45.5; with the x·σ(z) step (2^-49.4) and the accurate forms' own errors (<= 2 ULP, 2^-51) the total
+/// stays under 2^-40 (measured: tests/core/block_format_test.cpp, BoundedReference.*).
+inline constexpr double kSigmoidFastRelError = 0x1p-33;
+/// gelu_tanh's z in plain double, for x_times_sigmoid_fast (x_sigmoid's is k·x).
+inline double gelu_tanh_z_fast(double x, double c) {
+  return 2.0 * kSqrt2OverPi.hi * (x * (1.0 + c * (x * x)));
+}
 
 inline double gelu_tanh(double x, double c) {
   if (std::isnan(x)) return x;

@@ -261,21 +261,58 @@ double correctly_rounded(const Activation& fn, const Format& fmt, double x, int 
 
 double eval_bounded(const Activation& fn, std::span<const double> x, std::span<double> y, const Params* p) {
   if (y.size() < x.size()) throw std::invalid_argument("output span shorter than input");
-  if (fn.id != std::string_view("gelu")) {
+  const std::string_view id = fn.id;
+  const Params q = p ? *p : fn.defaults();
+  // GELU (no parameters): for |x| <= 20 one double erfc (formulas::gelu_erfc_fast) instead of the x87 erfcl
+  // and the double-double tail; beyond (and at 0) formulas::gelu itself. gelu_tanh (c >= 0), gelu_sigmoid
+  // and silu: x·σ(z) from one double exp (formulas::x_times_sigmoid_fast) for |z| <= 700, instead of the
+  // double-double z and the corrected division; beyond, at 0 and for NaN the functions themselves.
+  double rel = 0;
+  void (*k)(const double*, double*, std::size_t, double) = nullptr;
+  if (id == "gelu") {
+    rel = F::kGeluFastRelError;
+    k = [](const double* xs, double* ys, std::size_t n, double) {
+      for (std::size_t i = 0; i < n; ++i)
+        ys[i] =
+            xs[i] != 0 && std::fabs(xs[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(xs[i]) : F::gelu(xs[i]);
+    };
+  } else if (id == "gelu_tanh" && q[0] >= 0) {
+    rel = F::kSigmoidFastRelError;
+    k = [](const double* xs, double* ys, std::size_t n, double c) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const double z = F::gelu_tanh_z_fast(xs[i], c);
+        ys[i] = xs[i] != 0 && std::fabs(z) <= F::kSigmoidFastMaxZ ? F::x_times_sigmoid_fast(xs[i], z)
+                                                                  : F::gelu_tanh(xs[i], c);
+      }
+    };
+  } else if (id == "gelu_sigmoid" || id == "silu") {
+    rel = F::kSigmoidFastRelError;
+    k = [](const double* xs, double* ys, std::size_t n, double kk) {
+      for (std::size_t i = 0; i < n; ++i) {
+        const double z = kk * xs[i];
+        ys[i] = xs[i] != 0 && std::fabs(z) <= F::kSigmoidFastMaxZ ? F::x_times_sigmoid_fast(xs[i], z)
+                                                                  : F::x_sigmoid(xs[i], kk);
+      }
+    };
+  } else {
     fn.eval(x, y, 0, p);
     return 0;
   }
-  // GELU has no parameters; for |x| <= 20 one double erfc (formulas::gelu_erfc_fast) instead of the x87
-  // erfcl and the double-double tail; beyond (and at 0) formulas::gelu itself.
-  const auto k = [&](std::size_t b, std::size_t e) {
-    for (std::size_t i = b; i < e; ++i)
-      y[i] = x[i] != 0 && std::fabs(x[i]) <= F::kGeluErfcFastMax ? F::gelu_erfc_fast(x[i]) : F::gelu(x[i]);
-  };
+  const double c = q[0];
+  const auto run = [&](std::size_t b, std::size_t e) { k(x.data() + b, y.data() + b, e - b, c); };
   if (x.size() < detail::kParallelMinDouble || thread_count() == 1)
-    k(0, x.size());
+    run(0, x.size());
   else
-    parallel_for(x.size(), detail::kParallelMinDouble / 2, k);
-  return F::kGeluFastRelError;
+    parallel_for(x.size(), detail::kParallelMinDouble / 2, run);
+  return rel;
+}
+
+BoundedReference bounded_values(const Activation& fn, std::span<const double> x, const Params* p) {
+  // new double[n] leaves the values uninitialized: no serial zero-fill of 8·n bytes before the parallel pass.
+  std::shared_ptr<double[]> values(new double[std::max<std::size_t>(x.size(), 1)]);
+  const std::span<double> out(values.get(), x.size());
+  const double rel = eval_bounded(fn, x, out, p);
+  return {out, rel, [&fn, x, p](std::size_t i) { return fn.eval(x[i], 0, p); }, std::move(values)};
 }
 
 }  // namespace gelu

@@ -2,8 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "formulas.hpp"
 #include "gelu/kernels.hpp"
@@ -145,13 +150,41 @@ Histogram histogram(std::span<const double> v, std::size_t bins, double lo, doub
   return h;
 }
 
+namespace {
+
+/// Reserves n doubles in x and, on Linux, has the pool's threads fault their pages in (MADV_POPULATE_WRITE,
+/// 2 MiB at a time): the stream below writes x in order on one thread, and would otherwise take every page
+/// fault of a 256 MB array there (docs/perf-log/2026-12-03-block-pipeline.md). Only advice: where the kernel
+/// refuses it, the faults happen as before.
+void prefault(std::vector<double>& x, std::size_t n) {
+  x.reserve(n);
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
+  constexpr std::size_t kPage = 4096, kChunk = std::size_t{1} << 21;
+  const std::size_t bytes = n * sizeof(double);
+  if (bytes < 16 * kChunk) return;
+  const auto begin = (reinterpret_cast<std::uintptr_t>(x.data()) + kPage - 1) & ~(kPage - 1);
+  const auto end = (reinterpret_cast<std::uintptr_t>(x.data()) + bytes) & ~(kPage - 1);
+  const std::size_t chunks = (end - begin + kChunk - 1) / kChunk;
+  parallel_for(chunks, 1, [&](std::size_t b, std::size_t e) {
+    for (std::size_t c = b; c < e; ++c) {
+      const std::uintptr_t lo = begin + c * kChunk, hi = std::min<std::uintptr_t>(end, lo + kChunk);
+      madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
+    }
+  });
+#endif
+}
+
+}  // namespace
+
 std::vector<double> sample_normal(double mu, double sigma, std::size_t n, std::uint64_t seed) {
   if (!(sigma >= 0)) throw std::invalid_argument("sigma must be >= 0");
   // Rng::normal's polar method in two passes, with the same values: the uniforms and the rejections in order
   // (the stream), each accepted pair (u, v) written where its two normals go; then k = √(−2·ln s / s) and the
   // two normals u·k, v·k of each pair on the pool (the logarithms are most of the time).
   RandomBits rng(seed);
-  std::vector<double> x(n);
+  std::vector<double> x;
+  prefault(x, n);
+  x.resize(n);
   const std::size_t pairs = (n + 1) / 2;
   double last_v = 0;  // an odd n's last pair keeps its v here
   for (std::size_t i = 0; i < pairs; ++i) {

@@ -1,6 +1,6 @@
 // Speed of the block formats (docs/precision.md, "Block formats"): the block-distribution error of 10^6
 // blocks of 32 (what `gelulab error --dtype mxfp4 --block-dist normal:0,1 --num-blocks 1000000` computes:
-// drawing, GELU in double and the reference GELU as eval_bounded's double-only values settled by
+// drawing, the function under test and the reference GELU as eval_bounded's double-only values settled by
 // block_error's intervals, storing block by block, scoring on each block's lattice;
 // target under a second) against a copy of the same bytes (the bandwidth line), and the exhaustive
 // single-value sweep of the 4-, 6- and 8-bit element formats.
@@ -28,25 +28,38 @@ using gelu::FormatId;
 
 constexpr std::size_t kBlocks = 1'000'000, kBlock = 32, kN = kBlocks * kBlock;
 
-/// The whole pipeline of `gelulab error --dtype mxfp4 --block-dist normal:0,1 --num-blocks 1000000`.
+/// The whole pipeline of `gelulab error --fn gelu_tanh --vs gelu --dtype mxfp4 --block-dist normal:0,1
+/// --num-blocks 1000000`: both functions as bounded double-only values (bounded_values), settled block by
+/// block.
 void BM_block_dist_error(benchmark::State& st, BlockFormatId id) {
   const BlockFormat f(id);
   const gelu::Activation& g = *gelu::find_activation("gelu");
   const gelu::Activation& t = *gelu::find_activation("gelu_tanh");
   const std::size_t n = kBlocks * static_cast<std::size_t>(f.block_size());
-  std::vector<double> y(n), ref(n);
   for (auto _ : st) {
     const std::vector<double> x = gelu::stochastic::sample_normal(0, 1, n, 1);
-    t.eval(std::span<const double>(x), std::span<double>(y));
-    const double rel = gelu::eval_bounded(g, x, ref);
-    const gelu::BoundedReference br{ref, rel, [&](std::size_t i) { return g.eval(x[i]); }};
-    const gelu::BlockErrorReport r = gelu::block_error(f, x, y, br);
+    const gelu::BoundedReference yb = gelu::bounded_values(t, x);
+    const gelu::BlockErrorReport r = gelu::block_error(f, x, yb, gelu::bounded_values(g, x));
     benchmark::DoNotOptimize(r.max_ulp);
   }
   st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kBlocks));
 }
 
-/// The same with the reference computed accurately everywhere first (the pipeline before eval_bounded).
+/// `gelulab error --fn gelu --vs gelu --dtype mxfp4 --block-dist normal:0,1 --num-blocks 1000000`: one
+/// evaluation serves as the outputs and the reference.
+void BM_block_dist_error_same(benchmark::State& st, BlockFormatId id) {
+  const BlockFormat f(id);
+  const gelu::Activation& g = *gelu::find_activation("gelu");
+  const std::size_t n = kBlocks * static_cast<std::size_t>(f.block_size());
+  for (auto _ : st) {
+    const std::vector<double> x = gelu::stochastic::sample_normal(0, 1, n, 1);
+    const gelu::BoundedReference yb = gelu::bounded_values(g, x);
+    benchmark::DoNotOptimize(gelu::block_error(f, x, yb, yb).max_ulp);
+  }
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations() * kBlocks));
+}
+
+/// The gelu_tanh pipeline with both functions computed accurately everywhere first (before eval_bounded).
 void BM_block_dist_error_accurate(benchmark::State& st, BlockFormatId id) {
   const BlockFormat f(id);
   const gelu::Activation& g = *gelu::find_activation("gelu");
@@ -95,6 +108,7 @@ void BM_small_sweep(benchmark::State& st, FormatId storage) {
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_block_dist_error, mxfp4, BlockFormatId::MXFP4)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_block_dist_error_same, mxfp4, BlockFormatId::MXFP4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_block_dist_error_accurate, mxfp4, BlockFormatId::MXFP4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_block_dist_error, nvfp4, BlockFormatId::NVFP4)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_block_error_only, mxfp4, BlockFormatId::MXFP4)->Unit(benchmark::kMillisecond);

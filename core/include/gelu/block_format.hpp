@@ -18,7 +18,10 @@
 //    whose s_b is 0 stores zeros.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <span>
 #include <string>
@@ -96,6 +99,59 @@ class BlockFormat {
   /// quantize(x, s) and the lattice_ordinal of that stored value, from one division and one rounding (the
   /// inner loop of block_error); the same values as the two calls.
   std::pair<double, std::int64_t> store(double x, const BlockScale& s) const;
+  /// store(x′, s) when every real x′ within a relative distance rel of x gives the same stored value and
+  /// ordinal (rounding is monotone: both ends of x·(1 ± rel) in the interior of one rounding cell settle it);
+  /// nullopt when they may not, or when x is not a normal double or s's value neither 0 nor a normal double
+  /// (store of the accurate value then decides). For block_error with the function under test known only
+  /// within a bound (BoundedReference). rel in [0, 2^-20).
+  /// (Inline: block_error's inner loop.)
+  std::optional<std::pair<double, std::int64_t>> store_within(double x, double rel,
+                                                              const BlockScale& s) const {
+    if (!std::isnormal(x)) return std::nullopt;
+    if (s.value == 0) return std::pair<double, std::int64_t>{std::copysign(0.0, x), 0};  // store's quantize
+    if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
+    // store's main path, for x and for every x′ near it (x′ / s has x / s's sign, zero quotients included).
+    const double v = x / s.value;
+    std::size_t k;
+    if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
+    const double q = std::copysign(pos_[k] * s.value, v);
+    if (q != 0 && !std::isnormal(q)) return std::pair<double, std::int64_t>{q, lattice_ordinal(q, s)};
+    const auto ok = static_cast<std::int64_t>(k);
+    return std::pair<double, std::int64_t>{q, v < 0 ? -ok : ok};
+  }
+  /// Whether every non-zero value of the block's lattice (the element format's values times s) is a normal
+  /// double and s itself one: then store(x, s), for x not NaN, is ±magnitude(k)·s with k = index_within's
+  /// index of |x / s| (block_error's fast path).
+  bool lattice_is_normal(const BlockScale& s) const {
+    return std::isnormal(s.value) && s.value > 0 && std::isnormal(pos_[1] * s.value) &&
+           std::isfinite(pos_top_ * s.value);
+  }
+  /// The element format's k-th non-negative value (k = 0: 0).
+  double magnitude(std::size_t k) const { return pos_[k]; }
+  /// What index_within computes from, for its vectorized twin in block_error (block_format.cpp): the
+  /// element format's fraction bits M and emin, its largest index, that index's value and the midpoint below.
+  struct CellConstants {
+    double M, emin, top, pos_top, mid_top;
+  };
+  CellConstants cell_constants() const {
+    return {static_cast<double>(M_), static_cast<double>(emin_), static_cast<double>(top_), pos_top_,
+            mid_top_};
+  }
+  /// The index of the element value nearest a ≥ 0 (ties to the even code; beyond the largest, its index)
+  /// into k; returns whether every real a′ within a relative distance rel of a has that index (see below).
+  bool index_within(double a, double rel, std::size_t& k) const;
+  /// lattice_ordinal(x′, s) when it is the same for every real x′ within a relative distance rel of x;
+  /// nullopt as for store_within.
+  std::optional<std::int64_t> ordinal_within(double x, double rel, const BlockScale& s) const {
+    if (!std::isnormal(x)) return std::nullopt;
+    if (s.value == 0) return 0;
+    if (!std::isnormal(s.value) || s.value < 0) return std::nullopt;
+    const double v = x / s.value;
+    std::size_t k;
+    if (!index_within(std::fabs(v), rel, k)) return std::nullopt;
+    const auto ok = static_cast<std::int64_t>(k);
+    return v < 0 ? -ok : ok;
+  }
   /// The number of lattice steps between the stored values of a and b in a block of scale s (see
   /// Format::ulp_distance).
   std::uint64_t ulp_distance(double a, double b, const BlockScale& s) const;
@@ -124,8 +180,48 @@ class BlockFormat {
   int block_size_;
   // The element format's non-negative values (index = code): a stored element is pos_[index_of(|v|)].
   std::vector<double> pos_;
-  std::size_t index_of(double a) const;  // a ≥ 0, not NaN: the index of the nearest value, ties to even
+  // The element format's fraction bits and emin, the largest index, its value and the midpoint below it.
+  std::int64_t M_ = 0, emin_ = 0;
+  std::size_t top_ = 0;
+  double pos_top_ = 0, mid_top_ = 0;
+  std::size_t index_of(double a) const {  // a ≥ 0, not NaN: the index of the nearest value, ties to even
+    std::size_t k;
+    index_within(a, 0, k);
+    return k;
+  }
 };
+
+// The index of the nearest value into k, from a's exponent: a = t·2^(e − M) with t rounded to an integer m
+// (ties to even: m's parity is the code's), k = (e − emin)·2^M + m; below emin the subnormal codes m;
+// m = 2^(M+1) rolls over into the next binade's first code; beyond the largest value its index
+// (saturation). Returns whether every real a′ within a relative distance rel of a — and, for a = |x / s|,
+// the roundings of each x′ / s (2^-48 covers them) — has the same index: |t − m| + t·rel < 1/2, the whole
+// interval strictly inside m's cell (where it reaches into a binade below, that binade's half-size steps
+// still leave the cell 1/4 below m = 2^M, far more than t·rel < 2^-17). NaN and ∞ give false.
+inline bool BlockFormat::index_within(double a, double rel, std::size_t& k) const {
+  const double r = rel + 0x1p-48;
+  if (!(a < pos_top_)) {
+    k = top_;
+    return a - a * r > mid_top_;
+  }
+  std::uint64_t b;
+  std::memcpy(&b, &a, sizeof b);
+  const std::int64_t e = std::max(static_cast<std::int64_t>(b >> 52) - 1023, emin_);
+  const std::uint64_t sb = static_cast<std::uint64_t>(M_ - e + 1023) << 52;
+  double scale;
+  std::memcpy(&scale, &sb, sizeof scale);
+  const double t = a * scale, m = std::nearbyint(t);  // t − m is exact
+  k = std::min<std::uint64_t>((static_cast<std::uint64_t>(e - emin_) << M_) + static_cast<std::uint64_t>(m),
+                              top_);
+  return std::fabs(t - m) + t * r < 0.5;
+}
+
+/// Whether x is a normal double, from its exponent bits (no branches).
+inline bool is_normal_bits(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return ((b >> 52) & 0x7ff) - 1 < 0x7fe;
+}
 
 /// A number format or a block format: what --dtype names.
 struct DType {
