@@ -416,6 +416,20 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
     ++r.blocks;
     // Every case: the element's stored value and ordinal, the reference's ordinal (from its interval when
     // that settles it, else accurate), and what they add to the report.
+    // A new largest error (or the first): where it is. The value and the reference are the approximations
+    // where only bounded; block_error replaces them for the element it reports.
+    const auto note_max = [&](std::uint64_t d, std::size_t i, double stored, double e) {
+      if (d <= r.max_ulp && p.any) return;
+      r.max_ulp = d;
+      r.at_index = i;
+      r.at_block = b;
+      r.at_x = x[i];
+      r.at_value = yv[i - lo];
+      r.at_stored = stored;
+      r.at_reference = e;
+      r.at_block_max = amax;
+      p.any = true;
+    };
     const auto general = [&](std::size_t i) {
       std::pair<double, std::int64_t> so;
       if (exact) {
@@ -452,17 +466,7 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         ++r.infinite;
       else
         p.sum += static_cast<double>(d);
-      if (d > r.max_ulp || !p.any) {
-        r.max_ulp = d;
-        r.at_index = i;
-        r.at_block = b;
-        r.at_x = x[i];
-        r.at_value = yv[i - lo];  // the approximation when y is bounded: block_error replaces it
-        r.at_stored = stored;
-        r.at_reference = e;  // the approximation when not known: block_error replaces it
-        r.at_block_max = amax;
-        p.any = true;
-      }
+      note_max(d, i, stored, e);
       if (std::isfinite(stored) && std::isfinite(e)) {
         if (known) {
           r.max_abs = std::max(r.max_abs, std::fabs(stored - e));
@@ -564,17 +568,7 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
     r.flushed += flushed;
     p.flushed_lo = std::min(p.flushed_lo, f_lo);
     p.flushed_hi = std::max(p.flushed_hi, f_hi);
-    if (bmax > r.max_ulp || !p.any) {
-      r.max_ulp = bmax;
-      r.at_index = bat;
-      r.at_block = b;
-      r.at_x = x[bat];
-      r.at_value = yv[bat - lo];  // the approximation when y is bounded: block_error replaces it
-      r.at_stored = qs[bat - lo];
-      r.at_reference = ref.approx[bat];  // likewise
-      r.at_block_max = amax;
-      p.any = true;
-    }
+    note_max(bmax, bat, qs[bat - lo], ref.approx[bat]);
     if (rel == 0) {
       r.max_abs = std::max(r.max_abs, abs_up);
     } else {
