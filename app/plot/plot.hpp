@@ -164,6 +164,9 @@ struct ViewFilter {
   std::vector<std::string> reveal;
   int revealed = 0;
   bool legends = true;
+  /// The step asks a question not answered yet: a panel leaves out what would give its answer away (the
+  /// Precision panel's block view: the block max from which a lobe is all 0).
+  bool question_open = false;
   bool hides(std::string_view text, std::string_view key) const;
 };
 void set_view_filter(const ViewFilter* filter);

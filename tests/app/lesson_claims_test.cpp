@@ -464,3 +464,24 @@ TEST(LessonClaims, NumbersTypedIntoShippedStepsAreWhatTheCoreComputes) {
 }
 
 }  // namespace
+
+// A predict-then-reveal step keeps its answer off the plot until it is answered: lesson 8 step 2 asks from
+// which block max GELU's lobe is all 0, and the block view's note ("…; all 0 from block max 4") says it only
+// after the reveal — before, the note holds the thresholds in x alone, a narrower box.
+TEST(LessonClaims, TheBlockViewKeepsItsQuestionsAnswerUntilTheReveal) {
+  const std::string lesson = (fs::path(GELU_SOURCE_DIR) / "assets/lessons/8_gelu_in_four_bits.json").string();
+  std::string err;
+  const Value open = shot_meta(lesson, 1, "", &err);
+  ASSERT_FALSE(open.is_null()) << err;
+  const Value shown = shot_meta(lesson, 1, "--pick 3 --next 1", &err);
+  ASSERT_FALSE(shown.is_null()) << err;
+  ASSERT_FALSE(open.at("lesson").at("question").at("answered").as_bool());
+  ASSERT_TRUE(shown.at("lesson").at("question").at("answered").as_bool());
+  const auto width = [](const Value& meta) {
+    const auto& box = meta.at("ui_marks").at("note:block").as_array();
+    return box[2].as_number() - box[0].as_number();
+  };
+  // "gelu: 0 below x = −1.31" against "gelu: 0 below x = −1.31; all 0 from block max 4": 25 characters more,
+  // at least 10 em at 2× text.
+  EXPECT_LT(width(open) + 200, width(shown)) << width(open) << " vs " << width(shown);
+}

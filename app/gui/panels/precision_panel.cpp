@@ -613,7 +613,14 @@ void PrecisionPanel::block_plot(ImVec2 size) {
     drawn_.push_back({"block", "stored", c.fn, col, 0, 0, sx.size()});
     p.vline(c.flush_x, col, 0.08f, true);
     char txt[160];
-    if (c.flush_x >= 0)
+    // Before a lesson's question on it is answered, the note keeps the block max from which the lobe is
+    // all 0 to itself (that is what the step asks the class to predict).
+    const plot::ViewFilter* vf = plot::view_filter();
+    if (vf && vf->question_open && c.flush_x >= 0)
+      std::snprintf(txt, sizeof txt, "%s: whole lobe stored as 0", c.fn.c_str());
+    else if (vf && vf->question_open)
+      std::snprintf(txt, sizeof txt, "%s: 0 below x = %s", c.fn.c_str(), g3(c.flush_x).c_str());
+    else if (c.flush_x >= 0)
       std::snprintf(txt, sizeof txt, "%s: whole lobe stored as 0 (from block max %s)", c.fn.c_str(),
                     g3(c.flush_block_max).c_str());
     else

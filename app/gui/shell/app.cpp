@@ -985,6 +985,7 @@ void App::frame() {
           view_filter_.reveal = step->view.reveal;
           view_filter_.revealed = player_.revealed();
           view_filter_.legends = step->view.legends;
+          view_filter_.question_open = step->view.question && !player_.answered();
           view_filter_.notes.clear();
           for (const Annotation& a : step->view.annotations)
             view_filter_.notes.push_back(
