@@ -11,6 +11,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "ext_math.hpp"
@@ -136,8 +137,13 @@ inline constexpr double kGeluErfcFastMax = 20.0;
 /// c ? a : b by bit masks: no branch on c (on random signs a branch mispredicts half the time).
 inline double select_bits(bool c, double a, double b) {
   const std::uint64_t m = std::uint64_t{0} - static_cast<std::uint64_t>(c);
-  return std::bit_cast<double>((std::bit_cast<std::uint64_t>(a) & m) |
-                               (std::bit_cast<std::uint64_t>(b) & ~m));
+  std::uint64_t ua, ub;  // memcpy: emscripten 3.1.6's libc++ has no std::bit_cast
+  std::memcpy(&ua, &a, sizeof a);
+  std::memcpy(&ub, &b, sizeof b);
+  const std::uint64_t u = (ua & m) | (ub & ~m);
+  double out;
+  std::memcpy(&out, &u, sizeof out);
+  return out;
 }
 inline double gelu_erfc_fast(double x) {
   const double q = 0.5 * std::erfc(std::fabs(x) * 0.70710678118654752440);
