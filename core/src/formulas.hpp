@@ -6,6 +6,18 @@
 // Conventions: each function handles NaN (propagates), +-inf (returns the limit) and never produces
 // NaN or inf from a finite input. Tails whose value is exp-dominated carry the exponent's argument in
 // double-double, because exp(-z) turns an absolute error e in z into a relative error e in the result.
+//
+// Index of this file:
+//   [SECTION] Double-double helpers
+//   [SECTION] The normal distribution
+//   [SECTION] Subnormal tails
+//   [SECTION] GELU, exact
+//   [SECTION] Logistic sigmoid, stable on both sides
+//   [SECTION] x * sigma
+//   [SECTION] GELU, tanh approximation
+//   [SECTION] ReLU family
+//   [SECTION] Softplus
+//   [SECTION] Mish
 #pragma once
 
 #include <bit>
