@@ -7,6 +7,7 @@
 //   [SECTION] End
 #include <imgui_internal.h>
 
+#include "gelu/numio.hpp"
 #include "plot/plot_internal.hpp"
 
 namespace gelu::plot {
@@ -461,6 +462,23 @@ void Plot::draw_readout() {
       dl_->AddCircleFilled(p, 0.22f * em_, e.color | IM_COL32_A_MASK, 12);
     }
   }
+  const ImGuiIO& io = ImGui::GetIO();
+  if ((io.KeyCtrl || io.KeySuper) && ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_C), false)) {
+    std::string text = "x\t";
+    append_f64(text, x);
+    for (const Row& r : rows) {
+      text += '\n';
+      text += r.e->label;
+      text += '\t';
+      append_f64(text, r.y);
+      text += '\t';
+      append_f64(text, r.slope);
+    }
+    text += '\n';
+    ImGui::SetClipboardText(text.c_str());
+    s_.copied = std::move(text);
+    s_.copied_frame = ImGui::GetFrameCount();
+  }
   ImGui::BeginTooltip();
   ImGui::Text("x = %.6g", x);
   if (!rows.empty() &&
@@ -482,6 +500,8 @@ void Plot::draw_readout() {
     }
     ImGui::EndTable();
   }
+  ImGui::TextDisabled("%s", ImGui::GetFrameCount() - s_.copied_frame < 120 ? "copied to the clipboard"
+                                                                           : "Ctrl+C copies these numbers");
   ImGui::EndTooltip();
 }
 

@@ -93,6 +93,10 @@ struct PlotState {
   std::vector<TextBox> texts;               // every text box the last frame drew (layout tests)
   std::vector<Dot> dots;                    // the marker and scatter dots it drew
   std::string dot_tip;                      // the label a hovered dot showed in its tooltip (else empty)
+  // Ctrl+C (or Cmd+C) while the readout shows puts its numbers on the clipboard, one line each, tab-separated
+  // and exact (shortest round-trip): "x\t0.5", then "label\tvalue\tslope" per series.
+  std::string copied;        // what was copied last
+  int copied_frame = -1000;  // ImGui's frame count when it was (the readout says "copied" for a while)
   double probe_px = -1e30;
   int drag = 0;  // what the current left-button drag does: 0 none, 1 pan, 2 pan x, 3 pan y, 4 probe, 5 legend
   bool legend_click = false;

@@ -544,6 +544,52 @@ TEST(PlotDots, HoveringALabelledDotShowsItsLabel) {
   EXPECT_EQ(st.dot_tip, "") << "no dot under the mouse: the curves' readout, not a dot's label";
 }
 
+// The readout's numbers are the user's to take: Ctrl+C over a plot puts x and each series' value and slope
+// there on the clipboard, exactly (shortest round-trip text), and the readout says it did.
+TEST(PlotReadout, CtrlCCopiesTheNumbersUnderTheMouseExactly) {
+  PlotFrames f(ImVec2(800, 600), 1.0f);
+  ASSERT_TRUE(f.built);
+  gelu::plot::PlotState st;
+  st.x.range = {0, 10};
+  st.y.range = {0, 20};
+  const double xs[] = {0, 10}, ys[] = {0, 20};
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeyMap[ImGuiKey_C] = 'C';
+  auto frame = [&](ImVec2 mouse) {
+    f.frame(mouse, [&] {
+      gelu::plot::Plot p("readout", st, ImVec2(-1, -1), "x", "y");
+      p.line("twice x", IM_COL32(30, 90, 200, 255), xs, ys, 0.14f);
+    });
+  };
+  frame(kNoMouse);
+  frame(kNoMouse);
+  const ImVec2 at(static_cast<float>(0.3 * st.last.left + 0.7 * st.last.right),
+                  static_cast<float>((st.last.top + st.last.bottom) / 2));
+  frame(at);
+  frame(at);
+  EXPECT_EQ(st.copied, "") << "nothing copied before the keys";
+  io.KeyCtrl = true;
+  io.KeysDown['C'] = true;
+  frame(at);
+  io.KeysDown['C'] = false;
+  io.KeyCtrl = false;
+  frame(at);
+  ASSERT_FALSE(st.copied.empty());
+  EXPECT_EQ(std::string(ImGui::GetClipboardText()), st.copied);
+  double x = NAN, y = NAN, slope = NAN;
+  char label[32] = {};
+  ASSERT_EQ(std::sscanf(st.copied.c_str(), "x\t%lf\n%31[^\t]\t%lf\t%lf\n", &x, label, &y, &slope), 4)
+      << st.copied;
+  EXPECT_STREQ(label, "twice x");
+  EXPECT_GT(x, 6.0);
+  EXPECT_LT(x, 8.0);
+  EXPECT_NEAR(y, 2 * x, 1e-12 * x);
+  EXPECT_NEAR(slope, 2.0, 1e-12);
+  const std::string once = st.copied;
+  frame(ImVec2(at.x - 40, at.y));
+  EXPECT_EQ(st.copied, once) << "moving the mouse copies nothing";
+}
+
 // A marker's label that would lie on the curves over a sixth of a small plot or more (a small plot at a
 // large text scale) is left out, the dot showing it when hovered; in a plot with room it is drawn.
 TEST(PlotDots, ALabelCoveringASmallPlotsCurvesLeavesTheDataArea) {
