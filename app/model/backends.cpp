@@ -16,6 +16,10 @@ bool gpu_built() {
   return true;
 }
 
+std::string gpu_unbuilt_reason() {
+  return "";
+}
+
 namespace {
 gpu::ContextEvaluator& headless_evaluator() {
   static gpu::ContextEvaluator g = gpu::ContextEvaluator::headless();
@@ -133,6 +137,10 @@ constexpr const char* kNoGpu =
 
 bool gpu_built() {
   return false;
+}
+
+std::string gpu_unbuilt_reason() {
+  return kNoGpu;
 }
 
 std::optional<std::string> gpu_eval(const Activation&, int, const Params&, std::span<const float>,

@@ -19,6 +19,8 @@ namespace gelu::app {
 
 /// Whether this build has the GPU backend (EGL and libepoxy were found at configure time).
 bool gpu_built();
+/// Why this build has no GPU backend, in words (the browser: WebGL2 has no compute shaders); "" when it has.
+std::string gpu_unbuilt_reason();
 
 /// y = f^(order)(x) in float32 on a headless GPU context made on first use and kept for the process (the
 /// CLI's `eval --backend gpu`). An error text when there is no usable GPU.

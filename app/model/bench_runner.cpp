@@ -155,7 +155,7 @@ void BenchRunner::sweep(BenchConfig c) {
   if (c.backends[1]) owned.push_back(bench::cpu_vector_target()), kind.push_back(1);
   std::string gpu_text = "not selected";
   bool gpu_ok = false;
-  if (c.backends[2] || c.backends[3]) {
+  if (c.backends[2] || c.backends[3] || !gpu_built()) {  // without the backend: why, selected or not
     std::string device;
     if (auto gpu = gpu_bench_target(&device)) {
       owned.push_back(std::move(gpu));

@@ -199,7 +199,7 @@ void BenchPanel::controls() {
                      limit_formula(snap_.copy_gb_per_s).c_str());
     ImGui::PopStyleColor();
   }
-  ui::text_wrapped("GPU: %s", snap_.gpu.empty() ? "(measured at the next run)" : snap_.gpu.c_str());
+  ui::text_wrapped("GPU: %s", gpu_line().c_str());
 
   ui::heading("Show");
   std::vector<std::size_t> measured;
@@ -433,8 +433,14 @@ void BenchPanel::set_state(const json::Value& state) {
   st_ = std::move(s);
 }
 
+std::string BenchPanel::gpu_line() const {
+  if (!snap_.gpu.empty()) return snap_.gpu;
+  return gpu_built() ? "(measured at the next run)" : "unavailable: " + gpu_unbuilt_reason();
+}
+
 json::Object BenchPanel::meta() const {
   json::Object o, plots;
+  o["gpu"] = gpu_line();  // the panel's "GPU:" line
   plots["bars"] = plot_meta(bars_);
   plots["sizes"] = plot_meta(sizes_);
   plots["history"] = plot_meta(history_);

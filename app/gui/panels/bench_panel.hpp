@@ -22,6 +22,7 @@ class BenchPanel : public Panel {
   void drawContent() override;
   void load_state(const json::Value& state) override { set_state(state); }
   json::Object meta() const override;
+  std::string gpu_line() const;  // the "GPU:" line: the renderer measured, or why there is none
   bool animating() const override { return runner_.running(); }
   /// Runs the selected (small) benchmark synchronously so the still frame shows its results.
   void settle_for_shot() override;
