@@ -1,6 +1,8 @@
 #include "model/link.hpp"
 
 #include <cctype>
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "gelu/numio.hpp"
@@ -100,6 +102,12 @@ Link parse_link(std::string_view fragment) {
                         std::to_string(kMaxLessonSteps));
       link.step = static_cast<int>(n);
       have_step = true;
+    } else if (key == "present") {
+      // The text size of presentation mode; whether the app offers that size is the app's to check.
+      const std::optional<double> v = parse_f64(value);
+      if (!v || !(*v > 0) || *v > 100)
+        throw LinkError("present=" + quote(value) + " is not a text size (present=2 is 2x text)");
+      link.present = *v;
     } else {
       // A field of the panel's state: its JSON value, or (a bare word) a JSON string.
       json::Value v;
@@ -116,7 +124,7 @@ Link parse_link(std::string_view fragment) {
   if (link.panel.empty() && link.lesson.empty())
     throw LinkError(fragment.empty() ? "the link is empty" : "the link names no panel= and no lesson=");
   if (!link.lesson.empty() && !link.state.empty())
-    throw LinkError("a lesson link takes step= only, not " + quote(link.state.begin()->first));
+    throw LinkError("a lesson link takes step= and present= only, not " + quote(link.state.begin()->first));
   if (!link.panel.empty() && have_step)
     throw LinkError("step= belongs to a lesson link (lesson=NAME&step=N)");
   return link;
@@ -150,6 +158,15 @@ std::string lesson_link(std::string_view lesson_path, int step) {
   out += "&step=";
   out += std::to_string(step);
   return out;
+}
+
+std::string with_presentation(std::string fragment, double scale) {
+  if (!(scale > 0)) return fragment;
+  char num[32];
+  std::snprintf(num, sizeof num, "%g", scale);
+  fragment += "&present=";
+  fragment += num;
+  return fragment;
 }
 
 std::string lesson_link_path(const std::string& folder, std::string_view lesson) {

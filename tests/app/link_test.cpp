@@ -67,6 +67,20 @@ TEST(Link, ValuesAreJsonOrBareWords) {
   EXPECT_EQ(gelu::app::model::percent_decode(gelu::app::model::percent_encode("\"é&=#% x\"")), "\"é&=#% x\"");
 }
 
+TEST(Link, PresentIsTheProjectorsTextSizeForEitherKindOfLink) {
+  using gelu::app::model::with_presentation;
+  const Link l = parse_link("#" + with_presentation("lesson=1_what_is_gelu&step=2", 2));
+  EXPECT_EQ(l.lesson, "1_what_is_gelu");
+  EXPECT_EQ(l.step, 2);
+  EXPECT_EQ(l.present, 2.0);
+  const Link p = parse_link(with_presentation("panel=curves&derivatives=%5B1%5D", 1.75));
+  EXPECT_EQ(p.present, 1.75);
+  EXPECT_EQ(p.state.size(), 1u) << "present= is not a field of the panel's state";
+  EXPECT_EQ(parse_link("panel=curves").present, 0.0) << "a link without present= does not say";
+  EXPECT_EQ(with_presentation("panel=curves", 0), "panel=curves");
+  EXPECT_EQ(with_presentation("panel=curves", 2.5), "panel=curves&present=2.5");
+}
+
 TEST(Link, MalformedFragmentsSayWhatIsWrongInOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"", "empty"},
@@ -79,9 +93,12 @@ TEST(Link, MalformedFragmentsSayWhatIsWrongInOneLine) {
       {"#lesson=x&step=0", "step"},
       {"#lesson=x&step=2x", "step"},
       {"#lesson=../../etc/passwd", "not a lesson name"},
-      {"#lesson=x&metric=ulp", "step= only"},
+      {"#lesson=x&metric=ulp", "step= and present= only"},
       {"#panel=curves&step=2", "lesson link"},
       {"#panel=curves&x=%4", "two hex digits"},
+      {"#lesson=x&step=2&present=big", "not a text size"},
+      {"#panel=curves&present=-2", "not a text size"},
+      {"#panel=curves&present=nan", "not a text size"},
   };
   for (const auto& [fragment, words] : cases) {
     try {
