@@ -248,12 +248,26 @@ bool DesignerLab::loop_once(bool wait) {
       if (stop_) return false;
       spec = pending_;
       pending_.reset();
-      points = std::move(points_pending_);
-      points_pending_.reset();
-      cr = std::move(cr_pending_);
-      cr_pending_.reset();
+      bool more = true;  // the worker thread takes every job that waits
+#ifdef GELU_NO_THREADS
+      more = !spec;  // without threads: one job a frame (take() runs them on the frames that ask for results)
+#endif
+      if (more) {
+        points = std::move(points_pending_);
+        points_pending_.reset();
+      }
+#ifdef GELU_NO_THREADS
+      more = more && !points;
+#endif
+      if (more) {
+        cr = std::move(cr_pending_);
+        cr_pending_.reset();
+      }
+#ifdef GELU_NO_THREADS
+      more = more && !cr;
+#endif
       cr_my = cr_request_.load();
-      if (!spec) {  // a certification waits for the fit it would certify
+      if (!spec && more) {  // a certification waits for the fit it would certify
         certify = certify_pending_;
         certify_pending_ = false;
       }

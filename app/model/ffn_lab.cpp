@@ -81,7 +81,7 @@ namespace {
 constexpr std::size_t kMaxCurve = 4000;
 constexpr int kEvalEvery = 10;  // steps between full train/test evaluations (the thick loss curve)
 #ifdef GELU_NO_THREADS
-constexpr auto kChunk = std::chrono::milliseconds(8);  // training per frame of the page
+constexpr auto kChunk = std::chrono::milliseconds(kSliceMs);  // training per frame of the page
 #else
 constexpr auto kChunk = std::chrono::milliseconds(25);  // training between looks at the command queue
 #endif

@@ -304,16 +304,34 @@ bool PrecisionLab::loop_once(bool wait) {
       return true;
     if (stop_) return false;
     c = *pending_;
+#ifndef GELU_NO_THREADS
     pending_.reset();
+#endif
     my = request_.load();
   }
+#ifdef GELU_NO_THREADS
+  // Without threads the sweep runs on the frames that ask for its result, about kSliceMs of each: compute()
+  // stops between two cells when the slice is used up, and the next frame's call finds the cells done so far
+  // in the cache and goes on from there. The config stays pending until the sweep is whole.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSliceMs);
+  const bool whole = compute(
+      c, [&] { return request_.load() != my; }, [&] { return std::chrono::steady_clock::now() > until; });
+  std::lock_guard lk(mu_);
+  if (whole && request_.load() == my) pending_.reset();
+#else
   compute(c, [&] { return request_.load() != my; });
   std::lock_guard lk(mu_);
+#endif
   if (!pending_) busy_ = false;
   return true;
 }
 
-bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>& stale) {
+bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>& stale,
+                           const std::function<bool()>& pause) {
+  // `pause` ends the call between two pieces of work, once at least one was computed here (the rest is left
+  // to the next call, which finds this one's in the cache).
+  bool worked = false;
+  const auto paused = [&] { return worked && pause && pause(); };
   std::vector<ZooEntryInfo> catalog;
   for (const zoo::Entry& e : zoo::entries())
     catalog.push_back(
@@ -355,7 +373,9 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
       if (const auto it = exact_.find(key); it != exact_.end()) t = it->second;
     }
     if (!t) {
+      if (paused()) return false;
       t = precision::tails(zoo::from_registry(*find_activation("gelu")), storage, storage, c.order);
+      worked = true;
       std::lock_guard lk(cache_mu_);
       exact_[key] = *t;
     }
@@ -373,9 +393,11 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
       }
       if (!cell) {
         publish([&](PrecisionSnapshot& s) { s.current = e.id + " in " + std::string(storage.name()); });
+        if (paused()) return false;
         bool cancelled = false;
         cell = make_cell(e, storage, compute, c.order, progress, &cancelled);
         if (cancelled) return false;
+        worked = true;
         std::lock_guard lk(cache_mu_);
         cells_[key] = cell;
       }
@@ -396,7 +418,9 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
       if (const auto it = int8_.find(key); it != int8_.end()) cell = it->second;
     }
     if (!cell) {
+      if (paused()) return false;
       cell = make_int8(e, c.int8_scale, c.compute);
+      worked = true;
       std::lock_guard lk(cache_mu_);
       int8_[key] = cell;
     }
@@ -405,7 +429,10 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
       ++s.done;
     });
   }
-  if (!zoo_fresh) publish([&](PrecisionSnapshot& s) { s.current = "the whole zoo's error in f64"; });
+  if (!zoo_fresh) {
+    publish([&](PrecisionSnapshot& s) { s.current = "the whole zoo's error in f64"; });
+    if (paused()) return false;
+  }
   std::vector<ZooPoint> zoo = zoo_points();
   publish([&](PrecisionSnapshot& s) {
     s.zoo = std::move(zoo);

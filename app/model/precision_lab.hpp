@@ -213,8 +213,11 @@ class PrecisionLab {
     }
   };
   void loop();
-  /// Computes `c`; `stale` says when to give up (a newer request or shutdown). Returns false when it gave up.
-  bool compute(const PrecisionConfig& c, const std::function<bool()>& stale);
+  /// Computes `c`; `stale` says when to give up (a newer request or shutdown), `pause` when to stop for now
+  /// (without threads: the frame's slice is used up; the cells done are cached for the next call). Returns
+  /// false when it gave up or paused.
+  bool compute(const PrecisionConfig& c, const std::function<bool()>& stale,
+               const std::function<bool()>& pause = {});
   void publish(const std::function<void(PrecisionSnapshot&)>& change);
 
   /// One request of the worker's loop (wait: for one to come); false once the lab stops.

@@ -7,3 +7,9 @@
 #if defined(__EMSCRIPTEN__) && !defined(__EMSCRIPTEN_PTHREADS__)
 #define GELU_NO_THREADS 1
 #endif
+
+namespace gelu::app {
+/// Without threads: about how many milliseconds of a lab's work (training, a sweep) a frame of the page
+/// takes.
+inline constexpr int kSliceMs = 8;
+}  // namespace gelu::app

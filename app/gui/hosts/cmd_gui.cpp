@@ -364,6 +364,9 @@ bool frame_step(FrameLoop& L) {
   const auto t3 = Clock::now();
   L.monitor.frame_done(r.frames, ms_between(t0, t1), ms_between(tu0, tu1), ms_between(t0, t2),
                        ms_between(t0, t3));
+#ifdef __EMSCRIPTEN__
+  web::page_frame_done(ms_between(t0, t3));  // the page's frame times (docs/performance.md)
+#endif
   ++r.frames;
   return true;
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <utility>
 
 #include "gui/hosts/host.hpp"
@@ -46,6 +47,14 @@ void size_cb(GLFWwindow*, int, int) {
 void scale_cb(GLFWwindow*, float, float) {
   on_event();
   g_events.rescale = true;
+}
+
+App* g_drop_app = nullptr;  // the app that a file dropped on the window goes to
+void drop_cb(GLFWwindow*, int count, const char** paths) {
+  on_event();
+  // Called from glfwPollEvents, between two frames; the first file of a drop (one view at a time).
+  if (g_drop_app && count > 0 && paths[0])
+    g_drop_app->open_user_file(paths[0], std::filesystem::path(paths[0]).filename().string());
 }
 
 class WindowHost : public Host {
@@ -97,9 +106,12 @@ class WindowHost : public Host {
     glfwSetCharCallback(window, char_cb);
     glfwSetFramebufferSizeCallback(window, size_cb);
     glfwSetWindowContentScaleCallback(window, scale_cb);
+    g_drop_app = &app;  // a lesson or session file dropped on the window opens (App::open_user_file)
+    glfwSetDropCallback(window, drop_cb);
     return host;
   }
   ~WindowHost() override {
+    g_drop_app = nullptr;
     glfwDestroyWindow(window_);
     glfwTerminate();
   }

@@ -21,6 +21,7 @@
 #include "gui/shell/export.hpp"
 #include "gui/shell/session.hpp"
 #include "model/claims.hpp"
+#include "model/limits.hpp"
 #include "model/ui_font.hpp"
 
 namespace gelu::app {
@@ -192,9 +193,16 @@ void App::menu_bar() {
     if (ImGui::MenuItem("Save CSV of the plot's visible series", "Ctrl+E")) request_csv();
     ImGui::Separator();
     if (ImGui::MenuItem("Save session as…", "Ctrl+Shift+S")) open_save_dialog_ = true;
+#ifdef __EMSCRIPTEN__  // the page's files are in its memory: the user picks one from their own disk
+    if (ui::marked("menu:open_file",
+                   ImGui::MenuItem("Open a lesson or session from this computer…", "Ctrl+O")))
+      open_file_request_ = true;
+    ImGui::Separator();
+#else
     if (ImGui::MenuItem("Restore session…", "Ctrl+O")) open_restore_dialog_ = true;
     ImGui::Separator();
     if (ImGui::MenuItem("Open lesson…")) open_lesson_dialog_ = true;
+#endif
     if (ImGui::MenuItem("Save view as lesson step…")) save_step_dialog_ = true;
 #ifndef __EMSCRIPTEN__  // the handout runs `gelulab lessons --handout` as a child process
     // The same code as `gelulab lessons --handout` (it runs that command): every step's slide, text, notes.
@@ -204,7 +212,7 @@ void App::menu_bar() {
 #endif
 #ifdef __EMSCRIPTEN__
     ImGui::Separator();
-    if (ImGui::MenuItem("Copy link", nullptr, false))
+    if (ui::marked("menu:copy_link", ImGui::MenuItem("Copy link", nullptr, false)))
       copy_link_request_ = true;  // the view as a URL fragment
 #endif
 #ifndef __EMSCRIPTEN__  // a page ends with its tab
@@ -614,6 +622,45 @@ void cancel_and_end_popup(float em) {
 }
 }  // namespace
 
+void App::restore_now(const std::string& path, const std::string& name) {
+  if (csv_stage_ == 2) csv_stage_ = 1;  // its plot is replaced: pick it again in the new panels
+  message_.clear();
+  try {
+    load_session(*this, path);
+    if (message_.empty()) show_message("Restored the session from " + name, false);
+  } catch (const SessionError& e) {
+    show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.", true);
+  }
+}
+
+void App::open_user_file(const std::string& path, const std::string& name) {
+  // A lesson has "steps"; anything else is read as a session, whose loader says what is wrong with it.
+  bool lesson = false;
+  try {
+    const json::Value doc = json::parse(read_file(path, kMaxJsonFileBytes));
+    lesson = doc.is_object() && doc.find("steps") != nullptr;
+  } catch (const std::exception& e) {
+    show_message(name + " is not a lesson or a session GELU Lab can open: " + printable(e.what(), 300) +
+                     ". Nothing was changed.",
+                 true);
+    return;
+  }
+  if (!lesson) {
+    restore_now(path, name);
+    return;
+  }
+  try {
+    open_lesson(load_lesson(path), 0);
+    show_message(
+        "Opened the lesson " + name + " (" + std::to_string(player_.lesson()->steps.size()) + " steps)",
+        false);
+  } catch (const LessonError& e) {
+    show_message(
+        "Could not open the lesson " + name + ": " + printable(e.what(), 300) + ". Nothing was changed.",
+        true);
+  }
+}
+
 void App::session_dialogs() {
   const std::string fallback = autosave_path_.empty() ? default_session_path() : autosave_path_;
   if (open_save_dialog_ || open_restore_dialog_) {
@@ -892,7 +939,11 @@ void App::shortcuts() {
     }
   }
   if (ctrl && shift && pressed(GLFW_KEY_S)) open_save_dialog_ = true;
+#ifdef __EMSCRIPTEN__
+  if (ctrl && pressed(GLFW_KEY_O)) open_file_request_ = true;
+#else
   if (ctrl && pressed(GLFW_KEY_O)) open_restore_dialog_ = true;
+#endif
   if (ctrl && pressed(GLFW_KEY_E)) request_csv();
 #ifndef __EMSCRIPTEN__  // the browser keeps Ctrl+Q; a page ends with its tab
   if (ctrl && pressed(GLFW_KEY_Q)) quit_ = true;
@@ -929,15 +980,7 @@ void App::frame() {
   if (!pending_restore_.empty()) {
     const std::string path = std::move(pending_restore_);
     pending_restore_.clear();
-    if (csv_stage_ == 2) csv_stage_ = 1;  // its plot is replaced: pick it again in the new panels
-    message_.clear();
-    try {
-      load_session(*this, path);
-      if (message_.empty()) show_message("Restored the session from " + path, false);
-    } catch (const SessionError& e) {
-      show_message(std::string("Could not restore the session: ") + e.what() + ". Nothing was changed.",
-                   true);
-    }
+    restore_now(path, path);
   }
   apply_pending();
   shortcuts();

@@ -142,6 +142,13 @@ class App {
   std::vector<std::string> take_saved_files() { return std::exchange(saved_files_, {}); }
   /// File > Copy link (the web build's menu: the page answers it, gui/web/page.cpp).
   bool take_copy_link_request() { return std::exchange(copy_link_request_, false); }
+  /// File > Open a lesson or session from this computer… (the web build's menu: the page shows the browser's
+  /// file chooser and hands the file to open_user_file).
+  bool take_open_file_request() { return std::exchange(open_file_request_, false); }
+  /// A file the user gave the app between two frames (the page's file chooser, a file dropped on the window;
+  /// `name` as the user knows it): a lesson (it has "steps") opens at its first step, anything else is
+  /// restored as a session; what cannot be opened changes nothing and the message names the file and why.
+  void open_user_file(const std::string& path, const std::string& name);
   bool font_has_formula_glyphs() const { return formula_glyphs_ok_; }
 
  private:
@@ -152,6 +159,7 @@ class App {
       0;  // the active panel's first plot down to its x tick labels (last frame), at least
   void message_banner();
   void session_dialogs();
+  void restore_now(const std::string& path, const std::string& name);  // between frames
   void lessons_menu();
   void export_requests();
   std::vector<std::unique_ptr<Panel>> panels_;
@@ -186,7 +194,7 @@ class App {
   char dialog_path_[1024] = {};
   // File > Open lesson… and File > Save view as lesson step… (a teacher writes a lesson by clicking).
   bool open_lesson_dialog_ = false, save_step_dialog_ = false;
-  bool copy_link_request_ = false;
+  bool copy_link_request_ = false, open_file_request_ = false;
   std::vector<std::string> saved_files_;
   char lesson_path_[1024] = {}, lesson_title_[96] = {}, step_title_[96] = {}, step_body_[512] = {};
   // File > Export lesson handout…: the folder, and `gelulab lessons --handout` running as a child.

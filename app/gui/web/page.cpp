@@ -2,6 +2,7 @@
 
 #include <emscripten.h>
 
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,6 +12,7 @@
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
+#include "gui/shell/classroom.hpp"
 #include "gui/shell/session.hpp"
 #include "model/lessons.hpp"
 #include "model/link.hpp"
@@ -67,10 +69,37 @@ const json::Value& default_state(const std::string& id) {
   return it->second;
 }
 
+/// Whether `path` is a lesson of the site's lessons folder (a lesson link opens it); one the user opened
+/// from their disk is not on the site: its link is the view of its step's panel.
+bool on_site(const std::string& path) {
+  const std::string folder = lessons_folder().path + "/";
+  return path.compare(0, folder.size(), folder) == 0;
+}
+
 std::string view_fragment(App& app) {
-  if (const Lesson* l = app.lesson()) return model::lesson_link(l->path, app.lesson_step() + 1);
+  const double present = app.presentation().on ? app.presentation().scale : 0;
+  if (const Lesson* l = app.lesson(); l && on_site(l->path))
+    return model::with_presentation(model::lesson_link(l->path, app.lesson_step() + 1), present);
   const Panel& p = app.active();
-  return model::panel_link(p.id(), p.state(), default_state(p.id()));
+  return model::with_presentation(model::panel_link(p.id(), p.state(), default_state(p.id())), present);
+}
+
+/// present=SCALE of a link, checked before the view changes.
+void check_present(const model::Link& link) {
+  if (link.present > 0 && !Presentation::valid_scale(link.present)) {
+    char num[32];
+    std::snprintf(num, sizeof num, "%g", link.present);
+    throw model::LinkError(std::string("present=") + num +
+                           " is not a text size of presentation mode (1 to 3)");
+  }
+}
+
+void apply_present(App& app, const model::Link& link) {
+  if (!(link.present > 0)) return;
+  Presentation p = app.presentation();
+  p.on = true;
+  p.scale = static_cast<float>(link.present);
+  app.set_presentation(p);
 }
 
 /// The view of `fragment`; nothing changes when it is not a link the app can open (the message says why).
@@ -78,6 +107,7 @@ void open_fragment(App& app, const std::string& fragment) {
   if (fragment.empty()) return;
   try {
     const model::Link link = model::parse_link(fragment);
+    check_present(link);
     if (!link.lesson.empty()) {
       Lesson lesson = load_lesson(model::lesson_link_path(lessons_folder().path, link.lesson));
       if (link.step > static_cast<int>(lesson.steps.size()))
@@ -85,6 +115,7 @@ void open_fragment(App& app, const std::string& fragment) {
                                std::to_string(lesson.steps.size()) + " steps");
       app.open_lesson(std::move(lesson), link.step - 1);
       app.apply_pending();
+      apply_present(app, link);
     } else {
       // Checked on a fresh panel first, so that a bad field leaves the view as it was.
       const std::unique_ptr<Panel> probe = make_panel(link.panel);
@@ -95,6 +126,7 @@ void open_fragment(App& app, const std::string& fragment) {
       app.select(link.panel);
       app.active().set_state(default_state(link.panel));
       app.active().load_state(json::Value(link.state));
+      apply_present(app, link);
     }
   } catch (const std::exception& e) {  // LinkError, LessonError, json::JsonError
     std::string why = printable(e.what(), 300);
@@ -113,6 +145,7 @@ void page_start(App& app) {
     window.addEventListener(
         'hashchange', function() { Module.ccall('gelu_web_hash_changed', null, [], []); });
   });
+  EM_ASM({ gelulabPage.start(); });  // files from the user's disk, the wheel, touch (gui/web/page.js)
   g_shown = page_fragment();
   open_fragment(app, g_shown);
 }
@@ -131,6 +164,7 @@ void page_frame(App& app) {
         if (window.gelulab) window.gelulab.frames = $0;
       },
       static_cast<int>(g_frame));
+  if (app.take_open_file_request()) EM_ASM({ gelulabPage.chooseFile(); });
   // The fragment follows the view (every 10th frame: a panel's state is a few hundred bytes of JSON).
   const bool copy = app.take_copy_link_request();
   if (++g_frame % 10 == 0 || copy) {
@@ -187,6 +221,20 @@ void page_frame(App& app) {
   }
 }
 
+void page_frame_done(double work_ms) {
+  EM_ASM(
+      {
+        const g = window.gelulab;
+        if (!g) return;
+        if (g.first_frame_ms == null)
+          g.first_frame_ms = performance.now();  // "==": clang-format splits "==="
+        const t = g.frame_ms = g.frame_ms || [];
+        t.push($0);
+        if (t.length > 600) t.splice(0, t.length - 600);
+      },
+      work_ms);
+}
+
 }  // namespace gelu::app::web
 
 /// The last frame's layout for the browser test, as `gelulab shot --meta` and `gui --report` give it on the
@@ -210,6 +258,17 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
   rep["active_panel"] = a->active_id();
   rep["message"] = a->message();
   rep["fragment"] = app::web::g_shown;
+  json::Object present;
+  present["on"] = a->presentation().on;
+  present["scale"] = static_cast<double>(a->presentation().scale);
+  rep["presentation"] = std::move(present);
+  rep["lesson_step"] = a->lesson() ? json::Value(static_cast<double>(a->lesson_step() + 1)) : json::Value();
+  // The slide check of the desktop (plot::slide_problems over the plots the frame drew; issue 52): empty
+  // when the lesson step's plots are wholly on screen above the lesson bar, its text fits, nothing scrolls.
+  json::Array slide;
+  if (a->lesson())
+    for (const std::string& p : a->slide_problems()) slide.emplace_back(p);
+  rep["slide_problems"] = std::move(slide);
   rep["panels"] = std::move(panels);
   rep["ui_marks"] = std::move(marks);
   rep["plot_ids"] = std::move(plot_ids);
@@ -220,4 +279,18 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
 
 extern "C" EMSCRIPTEN_KEEPALIVE void gelu_web_hash_changed() {
   gelu::app::web::g_hash_changed = true;
+}
+
+/// A file the user picked or dropped, copied into the page's file system by page.js (between two frames).
+extern "C" EMSCRIPTEN_KEEPALIVE void gelu_web_open_file(const char* path, const char* name) {
+  if (gelu::app::web::g_app && path && name) gelu::app::web::g_app->open_user_file(path, name);
+}
+
+/// A file the browser could not read (page.js): the message says which.
+extern "C" EMSCRIPTEN_KEEPALIVE void gelu_web_open_failed(const char* name, const char* why) {
+  if (!gelu::app::web::g_app || !name || !why) return;
+  gelu::app::web::g_app->show_message(std::string("The browser could not read ") +
+                                          gelu::printable(name, 200) + ": " + gelu::printable(why, 200) +
+                                          ". Nothing was changed.",
+                                      true);
 }

@@ -13,5 +13,8 @@ namespace gelu::app::web {
 void page_start(App& app);
 /// Once a frame: an edited fragment is opened, the fragment follows the view, Copy link is answered.
 void page_frame(App& app);
+/// After the frame's draw calls: the page keeps the time of its first frame since navigation
+/// (window.gelulab.first_frame_ms) and the last frames' times (frame_ms: the app's work, ms).
+void page_frame_done(double work_ms);
 
 }  // namespace gelu::app::web

@@ -40,6 +40,8 @@ PageSize page_size() {
   return p;
 }
 
+GLFWwindow* g_window = nullptr;  // the page's one window, for gelu_web_wheel
+
 std::string& clipboard() {
   static std::string text;
   return text;
@@ -63,6 +65,7 @@ class WebHost : public Host {
       return nullptr;
     }
     glfwMakeContextCurrent(window);
+    g_window = window;
     auto host = std::unique_ptr<WebHost>(new WebHost(window));
     host->apply(p);
     return host;
@@ -140,3 +143,16 @@ std::unique_ptr<Host> make_headless_host(std::pair<int, int>) {
 }
 
 }  // namespace gelu::app
+
+/// The wheel as GLFW gives it on the desktop (a notch is 1, upwards and leftwards positive), from page.js: in
+/// place of emscripten 3.1.6's GLFW, which passes the browser's pixels with the browser's sign.
+extern "C" EMSCRIPTEN_KEEPALIVE void gelu_web_wheel(double dx, double dy) {
+  if (gelu::app::g_window && std::isfinite(dx) && std::isfinite(dy))
+    ImGui_ImplGlfw_ScrollCallback(gelu::app::g_window, std::clamp(dx, -50.0, 50.0),
+                                  std::clamp(dy, -50.0, 50.0));
+}
+
+/// Text the user pasted into the page (page.js's paste event): ImGui's clipboard, read by its Ctrl+V.
+extern "C" EMSCRIPTEN_KEEPALIVE void gelu_web_paste(const char* text) {
+  if (text) gelu::app::clipboard() = text;
+}
