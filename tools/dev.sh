@@ -103,7 +103,7 @@ web() {
   local imgui
   imgui=$(fetch_imgui_source)
   cmake -S . -B "$WEB_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_TOOLCHAIN_FILE=cmake/emscripten-web.cmake \
-    -DGELU_IMGUI_SOURCE_DIR="$imgui"
+    -DGELU_IMGUI_SOURCE_DIR="$imgui" -DGELU_WERROR=ON
   cmake --build "$WEB_DIR" -j "$JOBS" --target gelulab gelulab-site
   echo "dev.sh web: the site is $WEB_DIR/site (python3 -m http.server -d $WEB_DIR/site 8000), the command line" \
     "node $WEB_DIR/gelulab-cli.js" >&2

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 namespace gelu::plot {
@@ -106,7 +107,7 @@ LabelPlace place_label(Scene& s, const LabelAsk& ask) {
   };
   struct Spot {
     Point at;
-    long score = 1L << 40;
+    std::int64_t score = std::int64_t{1} << 40;
     bool on_data = false;  // it covers a curve or a filled area
   };
   // The best place for a text of size ts.
@@ -137,7 +138,7 @@ LabelPlace place_label(Scene& s, const LabelAsk& ask) {
         const Rect b = box_of(tp, ts);
         // Another label under it is worst, then drawn data (each segment of a curve it covers), then a dot
         // (it stays on top, but reads as part of the text).
-        long score = 0;
+        std::int64_t score = 0;
         for (const Rect& l : s.labels) score += boxes_meet(b, l) ? 1000 : 0;
         long data = 0;
         for (const Ink& k : s.ink) data += segment_hits(k.a, k.b, k.r, b) ? 3 : 0;

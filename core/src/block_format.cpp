@@ -514,7 +514,9 @@ void score_blocks(const BlockFormat& f, double tensor_scale, std::span<const dou
         const bool sy = f.index_within(std::fabs(v), rel_y, ky);
         const bool se = same ? sy : f.index_within(std::fabs(w), rel, ke);
         if (same) ke = ky;
-        ok &= (sy | exact) & (se | exact_ref) & is_normal_bits(yi) & is_normal_bits(ei);
+        // Without branches: the four conditions as 0/1 integers.
+        ok &= (static_cast<unsigned>(sy | exact) & static_cast<unsigned>(se | exact_ref) &
+               static_cast<unsigned>(is_normal_bits(yi)) & static_cast<unsigned>(is_normal_bits(ei))) != 0;
         const double q = std::copysign(f.magnitude(ky) * sv, v);
         const auto iy = static_cast<std::int64_t>(ky), ie = static_cast<std::int64_t>(ke);
         const std::int64_t diff = (v < 0 ? -iy : iy) - (w < 0 ? -ie : ie);

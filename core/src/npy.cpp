@@ -211,8 +211,8 @@ NpyReader::NpyReader(const std::string& path, std::string name) : name_(std::mov
     }
     if (header_len > kMaxHeader)
       throw NpyError(name_ + ": header: " + std::to_string(header_len) + " bytes long; not a .npy header");
-    std::string text(header_len, '\0');
-    if (std::fread(text.data(), 1, header_len, file_) != header_len)
+    std::string text(static_cast<std::size_t>(header_len), '\0');  // at most kMaxHeader
+    if (std::fread(text.data(), 1, static_cast<std::size_t>(header_len), file_) != header_len)
       throw NpyError(name_ + ": truncated: the file ends inside the header (" + std::to_string(header_len) +
                      " bytes announced)");
     h_ = HeaderParser(text, name_).parse();

@@ -21,7 +21,7 @@
 namespace gelu::precision {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+[[maybe_unused]] constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr std::size_t kChunk = 4096;
 
 std::string g3(double v) {

@@ -208,7 +208,7 @@ const std::vector<double>& ggml_table() {
     const Format h(FormatId::F16), f(FormatId::F32);
     const Arith A(f);
     std::vector<double> t(65536);
-    for (std::uint64_t i = 0; i < t.size(); ++i) {
+    for (std::size_t i = 0; i < t.size(); ++i) {
       const double x = h.decode(i);
       const double inner =
           A.mul(A.mul(A.in(kSqrt2OverPi), x), A.add(A.in(1.0), A.mul(A.mul(A.in(kTanhC), x), x)));
@@ -223,7 +223,7 @@ double f16_lut(double x, const Format&) {
   if (xf <= -10.0) return 0.0;
   if (xf >= 10.0) return xf;
   static const Format h(FormatId::F16);
-  return ggml_table()[h.encode(xf)];
+  return ggml_table()[static_cast<std::size_t>(h.encode(xf))];
 }
 
 // --- I-BERT's i-GELU (Kim et al. 2021, Algorithm 2) in its integer form: the input as INT32 q = x/S with

@@ -129,11 +129,13 @@ struct GuiOptions {
                             {"save-png", &o.save_png, nullptr, true},
                             {"monkey-script", &o.monkey_script, "the script rewritten after every action"},
                             {"session", &o.session, "a session the app restores and saves", false, false}});
-    o.limits.max_frames = frames ? Args::to_int("frames", *frames, 1, 100000000) : -1;
-    o.limits.max_rss_growth_kb = rss_limit ? Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30) : -1;
+    o.limits.max_frames = frames ? static_cast<long>(Args::to_int("frames", *frames, 1, 100000000)) : -1;
+    o.limits.max_rss_growth_kb =
+        rss_limit ? static_cast<long>(Args::to_int("max-rss-growth-kb", *rss_limit, 0, 1 << 30)) : -1;
     // The first use of each code path allocates for good (Mesa shader variants, ImGui window and table
     // storage); a leak shows as growth after that, so the baseline is taken once every path has run.
-    o.limits.rss_baseline_frame = rss_base ? Args::to_int("rss-baseline-frame", *rss_base, 0, 100000000) : 60;
+    o.limits.rss_baseline_frame =
+        rss_base ? static_cast<long>(Args::to_int("rss-baseline-frame", *rss_base, 0, 100000000)) : 60;
     if (drift) {
       o.limits.max_frame_time_growth = Args::to_double("max-frame-time-growth", *drift);
       if (!(o.limits.max_frame_time_growth >= 1 && o.limits.max_frame_time_growth <= 100))

@@ -54,7 +54,7 @@ bool enum_combo(const char* label, E* value, std::span<const fit::Named<E>> tabl
 }
 
 constexpr const char* kCrFormats[] = {"bf16", "f16", "e4m3", "e5m2"};
-constexpr ImU32 kBand = IM_COL32(44, 160, 44, 90);
+[[maybe_unused]] constexpr ImU32 kBand = IM_COL32(44, 160, 44, 90);  // unused without GLPK
 
 std::string hex_of(double v, FormatId f) {
   return fit::hex_literal(v, f != FormatId::F64);

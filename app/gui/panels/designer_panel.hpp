@@ -63,7 +63,7 @@ class DesignerPanel : public Panel {
   bool cr_on_ = false, cr_dirty_ = false;
   int cr_format_ = 0;
   plot::PlotState cr_plot_;
-  const void* cr_shown_ = nullptr;  // the result the band below was built from
+  [[maybe_unused]] const void* cr_shown_ = nullptr;  // the result the band below was built from
   std::vector<double> cr_x_, cr_lo_, cr_hi_, cr_y_, cr_breaks_;
   struct Mark {
     std::string plot, kind, label;

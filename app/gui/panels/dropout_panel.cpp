@@ -37,7 +37,6 @@ DropoutPanel::DropoutPanel() : Panel(kId), stream_(state_.x0, state_.seed, kRece
 
 void DropoutPanel::restart() {
   stream_ = stochastic::GateStream(state_.x0, state_.seed, kRecentMasks);
-  mc_ = mc_;
   ns_.clear();
   means_.clear();
   lo_.clear();
@@ -48,7 +47,7 @@ void DropoutPanel::restart() {
 }
 
 void DropoutPanel::draw(std::uint64_t n) {
-  const std::size_t target = std::min<std::size_t>(stream_.count() + n, max_samples_);
+  const auto target = static_cast<std::size_t>(std::min<std::uint64_t>(stream_.count() + n, max_samples_));
   if (target == stream_.count()) return;
   stream_.draw_to(target);
   mc_ = stream_.result(std::min<std::size_t>(target, 4096));

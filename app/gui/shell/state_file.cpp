@@ -46,7 +46,7 @@ void apply_view_options(App& app, const ViewOptions& o) {
   using command::UsageError;
   if (o.step && !o.lesson) throw UsageError("--step needs --lesson FILE");
   if (o.lesson) {
-    const long step = o.step ? Args::to_int("step", *o.step, 1, kMaxLessonSteps) : 1;
+    const long step = o.step ? static_cast<long>(Args::to_int("step", *o.step, 1, kMaxLessonSteps)) : 1;
     try {
       Lesson l = load_lesson(*o.lesson);
       if (step > static_cast<long>(l.steps.size()))

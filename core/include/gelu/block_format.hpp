@@ -211,8 +211,8 @@ inline bool BlockFormat::index_within(double a, double rel, std::size_t& k) cons
   double scale;
   std::memcpy(&scale, &sb, sizeof scale);
   const double t = a * scale, m = std::nearbyint(t);  // t − m is exact
-  k = std::min<std::uint64_t>((static_cast<std::uint64_t>(e - emin_) << M_) + static_cast<std::uint64_t>(m),
-                              top_);
+  k = static_cast<std::size_t>(std::min<std::uint64_t>(
+      (static_cast<std::uint64_t>(e - emin_) << M_) + static_cast<std::uint64_t>(m), top_));
   return std::fabs(t - m) + t * r < 0.5;
 }
 

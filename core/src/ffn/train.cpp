@@ -187,7 +187,8 @@ template <class T>
 void Trainer<T>::next_batch() {
   // Epochs of a seeded Fisher-Yates permutation; a tail shorter than a batch starts the next epoch.
   if (cursor_ + static_cast<std::size_t>(batch_) > order_.size()) {
-    for (std::size_t i = order_.size() - 1; i > 0; --i) std::swap(order_[i], order_[rng_.below(i + 1)]);
+    for (std::size_t i = order_.size() - 1; i > 0; --i)
+      std::swap(order_[i], order_[static_cast<std::size_t>(rng_.below(i + 1))]);
     cursor_ = 0;
   }
   for (int j = 0; j < batch_; ++j) {
@@ -200,7 +201,7 @@ void Trainer<T>::next_batch() {
 
 template <class T>
 double Trainer<T>::step() {
-  const FlushDenormals ftz;
+  [[maybe_unused]] const FlushDenormals ftz;  // an empty guard where denormals cannot be flushed (wasm)
   next_batch();
   const Mat& logits = net_.forward(xb_, ws_, Mode::Train, &rng_);
   const T l = loss<T>(config_.loss, logits, yb_, &dlogits_);
@@ -215,7 +216,7 @@ double Trainer<T>::step() {
 
 template <class T>
 Metrics Trainer<T>::evaluate() {
-  const FlushDenormals ftz;
+  [[maybe_unused]] const FlushDenormals ftz;
   Metrics m;
   const bool classify = data_.task == Task::Classification;
   {

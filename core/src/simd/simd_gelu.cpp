@@ -66,7 +66,8 @@ constexpr float kTMax = 14.75f;  // beyond, G(t) < 2^-155: clamping t changes no
 // error <= 2^-26.6 (first bin of [1.5, 5.5)) against 2^-29 for the 8-per-binade bins of degree 5 above.
 constexpr int kDegF = 4;
 constexpr float kShiftF = 2.5f;
-constexpr int kIndexShiftF = 19;  // bits(t + kShiftF) >> 19: the bin's index in the low 5 bits
+[[maybe_unused]] constexpr int kIndexShiftF =
+    19;  // bits(t + kShiftF) >> 19: the bin's index in the low 5 bits
 // f's bins end at t = 7.5; beyond kFastF (or NaN, ±inf) a lane takes the general path.
 constexpr float kFastF = 7.375f;
 // f's products 2^m·T_j·s_k are exact: T_j = 2^(j/16) to kTBitsF significant bits and s_k to the rest.
