@@ -180,6 +180,18 @@ TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
   EXPECT_LE(w.int_ulp, 1);
 }
 
+// The path without AVX-512 (the browser's): one double erfc where it decides the rounding, else the
+// reference.
+TEST(Exhaustive, GeluF32PortablePathWithinOneUlpEverywhere) {
+  const Worst w =
+      sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32_portable(x, y, n); },
+            [](double x) { return gelu::formulas::gelu(x); }, false);
+  report("gelu f (portable)", w);
+  EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
+                            << w.first_failure << ")";
+  EXPECT_LE(w.int_ulp, 1);
+}
+
 // f's loop evaluates its vectors in pairs under one tail test; where it fires, each vector of the pair keeps
 // the fast path's bits but for its own tail lanes. One far lane at every position of the array in turn
 // (every vector of every pair, the whole vector left over after the pairs and the masked tail): the other

@@ -29,6 +29,7 @@
 //   [SECTION] The pieces and their assembly
 //   [SECTION] f's fast path
 //   [SECTION] f′
+//   [SECTION] The portable f
 //   [SECTION] Entry points
 //   [SECTION] bf16 inputs
 //   [SECTION] Portable build
@@ -490,6 +491,26 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
 
 }  // namespace
 
+// [SECTION] The portable f
+
+// Compiled everywhere, so that the desktop's exhaustive sweep checks what the browser runs.
+void gelu_f32_portable(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    if (v != 0 && std::fabs(v) <= F::kGeluErfcFastMax) {
+      // One double erfc, relative error below kGeluFastRelError: where both ends of that interval round to
+      // one float, it is the correctly rounded value (a float near a midpoint takes the reference below).
+      const double d = F::gelu_erfc_fast(v), e = std::fabs(d) * F::kGeluFastRelError;
+      const float lo = static_cast<float>(d - e), hi = static_cast<float>(d + e);
+      if (lo == hi) {
+        y[i] = lo;
+        continue;
+      }
+    }
+    y[i] = static_cast<float>(F::gelu(v));
+  }
+}
+
 #ifdef GELU_AVX512
 
 // [SECTION] Entry points
@@ -520,10 +541,10 @@ void gelu_bf16(Bf16Op op, const std::uint16_t* x, const std::uint16_t* dy, std::
 }
 // [SECTION] Portable build
 
-#else  // No AVX-512 at compile time: the double reference, rounded (correct, ~30x slower).
+#else  // No AVX-512 at compile time (the browser's WebAssembly among others): gelu_f32_portable.
 
 void gelu_f32(const float* x, float* y, std::size_t n, const Params&) {
-  for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu(x[i]));
+  gelu_f32_portable(x, y, n);
 }
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params&) {
   for (std::size_t i = 0; i < n; ++i) y[i] = static_cast<float>(F::gelu_d1(x[i]));
