@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <span>
@@ -93,6 +94,14 @@ struct PlotState {
   std::vector<TextBox> texts;               // every text box the last frame drew (layout tests)
   std::vector<Dot> dots;                    // the marker and scatter dots it drew
   std::string dot_tip;                      // the label a hovered dot showed in its tooltip (else empty)
+  /// Plot::function's samples by series label, for a keyed function (see there).
+  struct Samples {
+    std::string key;
+    Axis x;
+    std::size_t n = 0;
+    std::vector<double> xs, ys;
+  };
+  std::map<std::string, Samples, std::less<>> samples;
   // Ctrl+C (or Cmd+C) while the readout shows puts its numbers on the clipboard, one line each, tab-separated
   // and exact (shortest round-trip): "x\t0.5", then "label\tvalue\tslope" per series.
   std::string copied;        // what was copied last
@@ -201,9 +210,12 @@ class Plot {
   float em() const { return em_; }
 
   /// A function re-sampled on the visible x range (one point per pixel); df gives the exact slope for the
-  /// hover readout (a central difference of f when null). Non-finite values leave gaps.
+  /// hover readout (a central difference of f when null). Non-finite values leave gaps. `key`, when given,
+  /// names everything f's values depend on (the function, the order, the parameters): a frame with the same
+  /// key, x axis and width as the series' last one reuses its samples instead of evaluating f again (the
+  /// references are slow where long double is software: the browser).
   void function(const char* label, ImU32 color, const BatchFn& f, const BatchFn* df = nullptr,
-                float thickness_em = 0.17f);
+                float thickness_em = 0.17f, std::string_view key = {});
   /// A polyline through data arrays (xs ascending for the hover readout).
   void line(const char* label, ImU32 color, std::span<const double> xs, std::span<const double> ys,
             float thickness_em = 0.14f);

@@ -49,7 +49,8 @@ void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU3
   });
 }
 
-void Plot::function(const char* label, ImU32 color, const BatchFn& f, const BatchFn* df, float thickness_em) {
+void Plot::function(const char* label, ImU32 color, const BatchFn& f, const BatchFn* df, float thickness_em,
+                    std::string_view key) {
   Entry* e = nullptr;
   const bool visible = begin_series(label, color, true, &e);
   if (e) {
@@ -58,7 +59,16 @@ void Plot::function(const char* label, ImU32 color, const BatchFn& f, const Batc
   }
   if (!visible) return;
   const auto n = static_cast<std::size_t>(std::clamp(area_max_.x - area_min_.x, 32.0f, 8192.0f)) + 1;
-  sample_function(s_.x, n, f, sx_, sy_);
+  PlotState::Samples* kept = key.empty() ? nullptr : &s_.samples[label];
+  if (kept && kept->key == key && kept->n == n && kept->x.range.min == s_.x.range.min &&
+      kept->x.range.max == s_.x.range.max && kept->x.scale == s_.x.scale &&
+      kept->x.symlog_c == s_.x.symlog_c) {
+    sx_ = kept->xs;
+    sy_ = kept->ys;
+  } else {
+    sample_function(s_.x, n, f, sx_, sy_);
+    if (kept) *kept = {std::string(key), s_.x, n, sx_, sy_};
+  }
   ++items_;
   if (s_.capture && e) s_.captured.push_back({e->label, sx_, sy_, {}});
   const Range b = data_bounds(sy_, s_.y);

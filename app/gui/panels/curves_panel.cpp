@@ -32,6 +32,20 @@ plot::BatchFn batch(const Activation* a, int order, Params p) {
   return [a, order, p](std::span<const double> x, std::span<double> y) { a->eval(x, y, order, &p); };
 }
 
+/// What batch(a, order, p) computes, as Plot::function's key: frames that change none of it reuse the
+/// samples.
+std::string sample_key(const Activation* a, int order, const Params& p) {
+  char buf[64];
+  std::string k = a->id;
+  std::snprintf(buf, sizeof buf, "@%p/%d", static_cast<const void*>(a), order);
+  k += buf;
+  for (const double v : p.v) {
+    std::snprintf(buf, sizeof buf, "/%a", v);
+    k += buf;
+  }
+  return k;
+}
+
 /// GELU's properties (its minimum and inflection points), solved by the core once per process.
 const analysis::Properties& gelu_properties() {
   static const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
@@ -168,7 +182,7 @@ void CurvesPanel::plots(float height) {
     if (f.a == gelu && f.shown) gelu_fn = &f;
     if (std::string_view(f.a->id) == "relu" && f.shown) relu_fn = &f;
   }
-  std::vector<double> dip_x, dip_y, zeros;
+  std::vector<double> zeros;
   int drawn = 0;
   for (int order = 0; order < 3; ++order) {
     if (!vis[order]) continue;
@@ -189,9 +203,15 @@ void CurvesPanel::plots(float height) {
       if (xr.min < 0) {
         plot::Axis ax = plot_[0].x;
         ax.range = {xr.min, std::min(xr.max, 0.0)};
-        plot::sample_function(ax, 400, batch(gelu, 0, gelu_fn->params), dip_x, dip_y);
-        zeros.assign(dip_x.size(), 0.0);
-        p.shade_between("GELU < 0: the dip", plot::palette(color_index(gelu), 0.22f), dip_x, dip_y, zeros);
+        char range[64];
+        std::snprintf(range, sizeof range, "[%a, %a]", ax.range.min, ax.range.max);
+        const std::string key = sample_key(gelu, 0, gelu_fn->params) + range;
+        if (key != dip_key_) {  // sampled again only when the range or the parameters change
+          plot::sample_function(ax, 400, batch(gelu, 0, gelu_fn->params), dip_x_, dip_y_);
+          dip_key_ = key;
+        }
+        zeros.assign(dip_x_.size(), 0.0);
+        p.shade_between("GELU < 0: the dip", plot::palette(color_index(gelu), 0.22f), dip_x_, dip_y_, zeros);
       }
     }
     // Exact GELU is drawn last, on top of the curves that approximate it, and listed first.
@@ -204,7 +224,8 @@ void CurvesPanel::plots(float height) {
       const Fn& f = *fp;
       const plot::BatchFn fn = batch(f.a, order, f.params);
       const plot::BatchFn dfn = order < 2 ? batch(f.a, order + 1, f.params) : plot::BatchFn();
-      p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr);
+      p.function(f.a->name, plot::palette(color_index(f.a)), fn, order < 2 ? &dfn : nullptr, 0.17f,
+                 sample_key(f.a, order, f.params));
     }
     if (order == 0 && gelu_fn && st_.inflections) {
       // GELU's inflection points (f″ = 0), solved by core: where the curve turns from convex to concave.

@@ -52,6 +52,8 @@ class CurvesPanel : public Panel {
   model::CurvesState st_;
   double probe_off_x_ = 1.0;             // where the probe comes back when it is switched on again
   std::vector<double> infl_x_, infl_y_;  // GELU's inflection points, drawn as a scatter
+  std::string dip_key_;                  // what dip_x_, dip_y_ were sampled for (the range, the parameters)
+  std::vector<double> dip_x_, dip_y_;    // the dip under the x axis, shaded
   plot::Axis shared_x_;
   plot::PlotState plot_[3];
 };
