@@ -32,8 +32,14 @@ constexpr Shortcut kShortcuts[] = {
     {"F12  Ctrl+S", "PNG of the window"},
     {"Shift+F12", "PNG of the plot under the mouse (else the first plot)"},
     {"Ctrl+E", "CSV of the visible series of that plot"},
+#ifdef __EMSCRIPTEN__
+    {"Ctrl+Shift+S", "save the session (JSON, a download)"},
+    {"Ctrl+O", "open a lesson or session from this computer (or drop it on the page)"},
+#else
     {"Ctrl+Shift+S  Ctrl+O", "save / restore the session (JSON)"},
     {"Ctrl+Q", "quit (the session is saved automatically)"},
+#endif
+    {"Ctrl+C", "over a plot: copy the readout's numbers"},
     {"drag / wheel", "pan / zoom a plot (over an axis: that axis only)"},
     {"double-click", "fit the plot · click a legend entry to hide it"},
     {"drag a legend", "move it (it stays where it is dropped) · right-click a plot: legend on / off"},
