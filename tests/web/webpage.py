@@ -256,6 +256,8 @@ def check_view(b, rep, name, width, height, scale, expect_panel=None, expect_mes
         failures.append(f"{what}: message {rep.get('message')!r}")
     if rep.get("message") and "\n" in rep["message"]:
         failures.append(f"{what}: the message is more than one line: {rep['message']!r}")
+    for o in rep.get("text_overlaps", []):  # the desktop layout matrix's text check (panel.hpp)
+        failures.append(f"{what}: {o}")
     if slide:
         for p in rep.get("slide_problems", []):
             failures.append(f"{what}: not a slide: {p}")

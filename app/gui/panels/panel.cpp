@@ -47,6 +47,37 @@ std::string color_hex(unsigned int c) {
   return buf;
 }
 
+std::vector<std::string> text_overlaps(
+    const std::vector<std::pair<std::string, const plot::PlotState*>>& plots, std::size_t max) {
+  struct Seen {
+    const std::string* plot;
+    const plot::TextBox* box;
+  };
+  std::vector<Seen> boxes;
+  for (const auto& [id, st] : plots)
+    for (const plot::TextBox& t : st->texts) boxes.push_back({&id, &t});
+  const auto kind = [](plot::TextKind k) {
+    return k == plot::TextKind::Axis ? "axis text" : k == plot::TextKind::Label ? "label" : "legend";
+  };
+  const auto where = [](const plot::TextBox& t) {
+    char b[96];
+    std::snprintf(b, sizeof b, " [%.1f, %.1f, %.1f, %.1f]", static_cast<double>(t.min.x),
+                  static_cast<double>(t.min.y), static_cast<double>(t.max.x), static_cast<double>(t.max.y));
+    return std::string(b);
+  };
+  constexpr float kSlack = 1.0f;
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < boxes.size() && out.size() < max; ++i)
+    for (std::size_t j = i + 1; j < boxes.size() && out.size() < max; ++j) {
+      const plot::TextBox &a = *boxes[i].box, &b = *boxes[j].box;
+      if (a.min.x + kSlack < b.max.x && b.min.x + kSlack < a.max.x && a.min.y + kSlack < b.max.y &&
+          b.min.y + kSlack < a.max.y)
+        out.push_back(std::string(kind(a.kind)) + " of " + *boxes[i].plot + where(a) + " overlaps " +
+                      kind(b.kind) + " of " + *boxes[j].plot + where(b));
+    }
+  return out;
+}
+
 plot::Box plot_extent(const plot::PlotState& s) {
   auto box = [](ImVec2 a, ImVec2 b) { return plot::Box{a.x, a.y, b.x, b.y}; };
   plot::Box e = box(s.frame_min, s.frame_max);

@@ -64,6 +64,11 @@ class Panel {
 json::Value plot_meta(const plot::PlotState& s);
 /// Everything a plot drew last frame, in pixels: its frame, tick labels, legend, notes and marker labels.
 plot::Box plot_extent(const plot::PlotState& s);
+/// The text boxes (titles, labels, ticks, legends, notes, marker labels) of `plots` that overlap one another
+/// by more than a pixel each way, one phrase a pair ("label of plot0 [l, t, r, b] overlaps legend of plot1
+/// [...]"), at most `max`: the layout matrix's check (tests/app) and the browser's layout report.
+std::vector<std::string> text_overlaps(
+    const std::vector<std::pair<std::string, const plot::PlotState*>>& plots, std::size_t max = 5);
 /// "#rrggbb" of an ImU32 colour.
 std::string color_hex(unsigned int color);
 

@@ -269,6 +269,12 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
   if (a->lesson())
     for (const std::string& p : a->slide_problems()) slide.emplace_back(p);
   rep["slide_problems"] = std::move(slide);
+  // The layout matrix's text check: no two text boxes of the plots overlap.
+  std::vector<std::pair<std::string, const plot::PlotState*>> drawn;
+  for (const app::ui::PlotRef& r : app::ui::frame_plots()) drawn.emplace_back(r.id, r.state);
+  json::Array overlaps;
+  for (const std::string& o : app::text_overlaps(drawn)) overlaps.emplace_back(o);
+  rep["text_overlaps"] = std::move(overlaps);
   rep["panels"] = std::move(panels);
   rep["ui_marks"] = std::move(marks);
   rep["plot_ids"] = std::move(plot_ids);
