@@ -75,6 +75,18 @@ def curves_box(b):
     return boxes[0], marks[boxes[0]]
 
 
+def lesson_opened(b, how, name):
+    """After a lesson file reached the page: it shows the lesson's first step (the dropout panel)."""
+    settle(b, 20)
+    rep = report(b)
+    print(f"interaction: {how} {name}: panel {rep['active_panel']}, step {rep['lesson_step']}, "
+          f"message {rep['message']!r}")
+    if rep["active_panel"] != "dropout" or rep["lesson_step"] != 1:
+        failures.append(f"files: the lesson {how} did not open at its first step (panel {rep['active_panel']}, "
+                        f"step {rep['lesson_step']}, {rep['message']!r})")
+    return rep
+
+
 def first_plot(rep, panel):
     plots = rep["panels"][panel]["plots"]
     pid = sorted(plots)[0] if plots else None
@@ -220,13 +232,7 @@ try:
                     node = chooser[0]["params"]["backendNodeId"]
                     b.send("DOM.enable")
                     b.send("DOM.setFileInputFiles", {"files": [lesson_file], "backendNodeId": node})
-                    settle(b, 20)
-                    rep = report(b)
-                    print(f"interaction: picked {os.path.basename(lesson_file)}: panel {rep['active_panel']}, "
-                          f"step {rep['lesson_step']}, message {rep['message']!r}")
-                    if rep["active_panel"] != "dropout" or rep["lesson_step"] != 1:
-                        failures.append(f"files: the picked lesson did not open at its first step (panel "
-                                        f"{rep['active_panel']}, step {rep['lesson_step']}, {rep['message']!r})")
+                    rep = lesson_opened(b, "picked", os.path.basename(lesson_file))
                     if "my_own_lesson.json" not in rep["message"]:
                         failures.append(f"files: the message does not name the lesson: {rep['message']!r}")
                     frag = b.eval("window.location.hash")
@@ -266,19 +272,10 @@ try:
                 failures.append(f"files: a broken file should give one line naming it and change nothing: "
                                 f"{rep['active_panel']}, {rep['message']!r}")
         # Dropped on the page.
-        b.send("Input.dispatchDragEvent", {"type": "dragEnter", "x": 600, "y": 400,
-                                           "data": {"items": [], "files": [lesson_file], "dragOperationsMask": 1}})
-        b.send("Input.dispatchDragEvent", {"type": "dragOver", "x": 600, "y": 400,
-                                           "data": {"items": [], "files": [lesson_file], "dragOperationsMask": 1}})
-        b.send("Input.dispatchDragEvent", {"type": "drop", "x": 600, "y": 400,
-                                           "data": {"items": [], "files": [lesson_file], "dragOperationsMask": 1}})
-        settle(b, 20)
-        rep = report(b)
-        print(f"interaction: dropped {os.path.basename(lesson_file)}: panel {rep['active_panel']}, "
-              f"message {rep['message']!r}")
-        if rep["active_panel"] != "dropout" or rep["lesson_step"] != 1:
-            failures.append(f"files: a lesson dropped on the page did not open ({rep['active_panel']}, "
-                            f"{rep['message']!r})")
+        for kind in ("dragEnter", "dragOver", "drop"):
+            b.send("Input.dispatchDragEvent", {"type": kind, "x": 600, "y": 400, "data": {
+                "items": [], "files": [lesson_file], "dragOperationsMask": 1}})
+        lesson_opened(b, "dropped", os.path.basename(lesson_file))
     done(b, "files")
 
     # [SECTION] The clipboard: File > Copy link
