@@ -29,7 +29,10 @@ bool Plot::begin_series(const char* label, ImU32 color, bool readout, Entry** ou
 }
 
 void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU32 color, float thickness) {
-  thickness = std::max(kMinLine, thickness * context().line_scale);
+  // A whole number of pixels: ImGui draws such a line from its font atlas's baked line texture, two triangles
+  // a segment, where a fractional width takes six (the browser's software WebGL draws a Curves frame in a
+  // third of the time: docs/performance.md).
+  thickness = std::round(std::max(kMinLine, thickness * context().line_scale));
   // Long data series are strided to about two points per pixel column.
   const std::size_t n = std::min(xs.size(), ys.size());
   const std::size_t cols = static_cast<std::size_t>(std::max(1.0f, area_max_.x - area_min_.x));

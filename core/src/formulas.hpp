@@ -31,13 +31,29 @@
 
 namespace gelu::formulas {
 
-// [SECTION] Double-double helpers (error-free transforms; need a correctly rounded std::fma).
+// [SECTION] Double-double helpers (error-free transforms; need a correctly rounded std::fma, or in
+// WebAssembly Dekker's product).
 
 struct DD {
   double hi, lo;
 };
 inline DD two_prod(double a, double b) {
   const double p = a * b;
+#if defined(__EMSCRIPTEN__)
+  // WebAssembly has no FMA: std::fma is musl's software one there (~50 double operations). Dekker's product
+  // is as exact wherever Veltkamp's split cannot overflow (|a|, |b| < 2^995) and its error term is a double.
+  if (std::fabs(a) < 0x1p995 && std::fabs(b) < 0x1p995 && std::fabs(p) > 0x1p-969) {
+    auto split = [](double v, double& h, double& l) {
+      const double t = 134217729.0 * v;  // 2^27 + 1
+      h = t - (t - v);
+      l = v - h;
+    };
+    double ah, al, bh, bl;
+    split(a, ah, al);
+    split(b, bh, bl);
+    return {p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
+  }
+#endif
   return {p, std::fma(a, b, -p)};
 }
 inline DD two_sum(double a, double b) {

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "gui/hosts/offscreen.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
@@ -55,6 +56,10 @@ namespace fs = std::filesystem;
 using namespace gelu::app;
 
 namespace {
+
+/// The most a frame's triangles may cover, in frames (Frame::cost): the FFN lab's heatmaps over their
+/// plots reach 1.9.
+constexpr double kMaxFill = 2.0;
 
 // [SECTION] Rendering
 
@@ -112,6 +117,7 @@ struct Frame {
   gelu::plot::SlideFrame slide;          // the room above the lesson bar, the text's lines (App::slide_frame)
   std::vector<std::string> slide_problems;
   std::vector<std::string> text_overlaps;  // panel.hpp's text_overlaps over the frame's plots
+  ui::DrawCost cost;                       // the drawn frame's draw data (ui::draw_cost)
   Picture with_legends, without_legends;
   std::optional<Rect> lesson_bar;
   std::string error;
@@ -190,14 +196,13 @@ Frame render(const Subject& s, const Config& c) {
     ImGui::Render();
     if (!gl) return;
     scr->bind();
-    glViewport(0, 0, c.w, c.h);
-    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    gelu::app::begin_frame_drawing(c.w, c.h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();
   };
   for (int i = 0; i < 6; ++i) draw(false);  // as `gelulab shot`: layouts settle from the previous frames
   draw();
+  f.cost = ui::draw_cost(ImGui::GetDrawData());
   const auto t3 = std::chrono::steady_clock::now();
   f.with_legends = read_back(c.w, c.h);
   if (std::getenv("GELU_LAYOUT_TIMES"))
@@ -398,6 +403,15 @@ void check(const Subject& s, const Config& c) {
   }
   // No two text boxes overlap: within a plot (titles, ticks, labels, the legend) and across plots.
   for (const std::string& o : f.text_overlaps) ADD_FAILURE() << o;  // the browser's report gives the same
+  // No quad covers the whole frame (the main window's background is the clear, not a quad over it) and the
+  // triangles cover at most kMaxFill frames: a software renderer's time goes with this area (the browser's
+  // SwiftShader, docs/performance.md; the Curves panel's frame covered 2.1 frames with the background quad,
+  // 1.1 without, at 1280×800).
+  const double frame_px = static_cast<double>(f.with_legends.w) * f.with_legends.h;
+  EXPECT_LT(f.cost.largest_px, 0.45 * frame_px) << "one triangle covers almost half the frame";
+  EXPECT_LE(f.cost.filled_px, kMaxFill * frame_px)
+      << "the frame's triangles cover " << f.cost.filled_px / frame_px << " times its pixels";
+  if (std::getenv("GELU_LAYOUT_FILL")) std::printf("fill %.3f\n", f.cost.filled_px / frame_px);
 }
 
 // A bar group's name: whole where it fits, else on two lines broken after '_' or '-' or at a space, at the

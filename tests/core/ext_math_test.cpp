@@ -51,6 +51,69 @@ TEST(ExtMath, ExpInBinary128) {
   }
   EXPECT_LT(worst, 0x1p-100) << "worst at y = " << at;
   EXPECT_EQ(static_cast<double>(gelu::ext::exp_t(static_cast<__float128>(0))), 1.0);
+  // Tiny arguments (the series of exp(r) itself, below |r| = 2^-9, with as many terms as they need), also in
+  // double-double (within its 2^-90, DoubleDoubleMatchesBinary128Bounds).
+  for (int e = 9; e <= 1000; ++e)
+    for (const double m : {1.0, -1.0, 1.37, -1.9999}) {
+      const __float128 y = static_cast<__float128>(std::ldexp(m, -e));
+      EXPECT_LT(rel_err(gelu::ext::exp_t(y), expq(y)), 0x1p-100) << "y = " << static_cast<double>(y);
+      EXPECT_LT(rel_err(gelu::ext::exp_dd(y), expq(y)), 0x1p-90) << "y = " << static_cast<double>(y);
+    }
+}
+
+// The same series in double-double, as WebAssembly runs them (exp_dd, erfc_dd, erf_dd: the wide type's
+// value from a double-double mantissa and a power of two), against libquadmath over the same ranges: erf and
+// erfc within the same 2^-80 as in binary128's own arithmetic, exp within 2^-90 (27 and 37 bits beyond
+// double, where the references need ~11).
+TEST(ExtMath, DoubleDoubleMatchesBinary128Bounds) {
+  double worst = 0, at = 0;
+  for (int i = -4000; i <= 30000; i += 3) {
+    const __float128 u = static_cast<__float128>(i) / 1000 + static_cast<__float128>(0.000123456789);
+    const double e = rel_err(gelu::ext::erfc_dd(u), erfcq(u));
+    if (e > worst) worst = e, at = static_cast<double>(u);
+  }
+  EXPECT_LT(worst, 0x1p-80) << "erfc: worst at u = " << at;
+  worst = 0;
+  for (int i = 1; i <= 12000; ++i) {
+    const __float128 u = static_cast<__float128>(i) / 1000 - static_cast<__float128>(0.0003);
+    const double e = rel_err(gelu::ext::erf_dd(u), erfq(u));
+    if (e > worst) worst = e, at = static_cast<double>(u);
+  }
+  EXPECT_LT(worst, 0x1p-80) << "erf: worst at u = " << at;
+  worst = 0;
+  for (int i = -90000; i <= 2000; i += 3) {
+    const __float128 y = static_cast<__float128>(i) / 100 + static_cast<__float128>(0.00123);
+    const double e = rel_err(gelu::ext::exp_dd(y), expq(y));
+    if (e > worst) worst = e, at = static_cast<double>(y);
+  }
+  // exp's bound is 2^-90 here, not 2^-100: a double-double holds y to 106 bits, not 113 (|y| = 823 is off by
+  // up to 2^-97 before the series starts), and the 8 squarings double the series' 2^-104 eight times.
+  EXPECT_LT(worst, 0x1p-90) << "exp: worst at y = " << at;
+  // Beyond double's range the result keeps its digits (erfc(100) ≈ 6.4e-4346; exp(−9000)).
+  EXPECT_LT(rel_err(gelu::ext::erfc_dd(static_cast<__float128>(100)), erfcq(100)), 0x1p-80);
+  EXPECT_LT(rel_err(gelu::ext::exp_dd(static_cast<__float128>(-9000)), expq(-9000)), 0x1p-90);
+  EXPECT_EQ(gelu::ext::erfc_dd(static_cast<__float128>(200)), 0);
+  EXPECT_TRUE(isinfq(gelu::ext::exp_dd(static_cast<__float128>(12000))));
+  EXPECT_TRUE(isnanq(gelu::ext::erfc_dd(nanq(""))));
+  EXPECT_EQ(static_cast<double>(gelu::ext::erfc_dd(static_cast<__float128>(-200))), 2.0);
+}
+
+// Double-double arithmetic itself: a third times three, a sum whose low part a double would lose, a quotient
+// checked by its product, each within 2^-104 of the binary128 value.
+TEST(ExtMath, DoubleDoubleArithmetic) {
+  using gelu::ext::DoubleDouble;
+  const DoubleDouble third = DoubleDouble(1) / DoubleDouble(3);
+  EXPECT_LT(rel_err(third.to<__float128>(), static_cast<__float128>(1) / 3), 0x1p-104);
+  EXPECT_LT(rel_err((third * DoubleDouble(3)).to<__float128>(), 1), 0x1p-104);
+  const DoubleDouble s = DoubleDouble(1) + DoubleDouble(0x1p-80);
+  EXPECT_EQ(s.hi(), 1.0);
+  EXPECT_EQ(s.lo(), 0x1p-80);
+  EXPECT_TRUE(DoubleDouble(1) < s);
+  const __float128 a = static_cast<__float128>(2) / 7, b = static_cast<__float128>(-13) / 11;
+  const DoubleDouble q = DoubleDouble::from(a) / DoubleDouble::from(b);
+  EXPECT_LT(rel_err(q.to<__float128>(), a / b), 0x1p-103);
+  EXPECT_LT(rel_err((DoubleDouble::from(a) * DoubleDouble::from(b)).to<__float128>(), a * b), 0x1p-103);
+  EXPECT_TRUE(std::isinf((DoubleDouble(1) / DoubleDouble(0)).hi()));
 }
 
 // The same code in x87 long double agrees with glibc's erfcl to that format's 64 bits, less the rounding of

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -180,8 +181,7 @@ TEST(Exhaustive, GeluF32WithinOneUlpEverywhere) {
   EXPECT_LE(w.int_ulp, 1);
 }
 
-// The path without AVX-512 (the browser's): one double erfc where it decides the rounding, else the
-// reference.
+// The path without AVX-512 (the browser's, SIMD128): two lanes of double, G = t·exp(−t²/2)·P(t)/Q(t).
 TEST(Exhaustive, GeluF32PortablePathWithinOneUlpEverywhere) {
   const Worst w =
       sweep([](const float* x, float* y, std::size_t n) { gelu::simd::gelu_f32_portable(x, y, n); },
@@ -190,6 +190,34 @@ TEST(Exhaustive, GeluF32PortablePathWithinOneUlpEverywhere) {
   EXPECT_EQ(w.failures, 0u) << "first failure at x=" << w.first_failure << " (" << std::hexfloat
                             << w.first_failure << ")";
   EXPECT_LE(w.int_ulp, 1);
+}
+
+// The portable path's edges, each as the reference gives it: ±0 (sign kept), ±inf, NaN, the largest and
+// smallest floats, subnormal results (x near −13.5 and tiny x), the clamp at t = 14.75 and around it, and
+// an array whose length is odd (the last element alone).
+TEST(Exhaustive, GeluF32PortablePathEdges) {
+  std::vector<float> xs = {0.0f,     -0.0f,   INFINITY, -INFINITY, NAN,        -NAN,        FLT_MAX,
+                           -FLT_MAX, FLT_MIN, -FLT_MIN, 0x1p-149f, -0x1p-149f, 0x1.8p-148f, -0x1p-126f,
+                           14.75f,   -14.75f, 14.7499f, -14.7501f, -13.0f,     -13.5f,      -14.0f,
+                           -14.2f,   -14.3f,  40.0f,    -40.0f,    1e30f,      -1e30f};
+  for (float v = -15.0f; v <= 15.0f; v += 0.0625f) xs.push_back(v);
+  xs.push_back(-0.75179f);  // odd length: the last one is evaluated alone
+  std::vector<float> ys(xs.size());
+  gelu::simd::gelu_f32_portable(xs.data(), ys.data(), xs.size());
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const float cr = static_cast<float>(gelu::formulas::gelu(xs[i]));
+    if (std::isnan(cr)) {
+      EXPECT_TRUE(std::isnan(ys[i])) << "x=" << xs[i];
+      continue;
+    }
+    EXPECT_LE(ulp_distance(ys[i], cr), 1) << "x=" << std::hexfloat << xs[i] << ": " << ys[i] << " vs " << cr;
+    if (ys[i] == 0 || cr == 0 || std::isinf(cr)) {
+      EXPECT_EQ(std::signbit(ys[i]), std::signbit(cr)) << "x=" << std::hexfloat << xs[i] << ": " << ys[i];
+    }
+  }
+  EXPECT_EQ(ys[3], 0.0f);  // −inf -> −0
+  EXPECT_TRUE(std::signbit(ys[3]));
+  EXPECT_TRUE(std::isinf(ys[2]) && ys[2] > 0);
 }
 
 // f's loop evaluates its vectors in pairs under one tail test; where it fires, each vector of the pair keeps

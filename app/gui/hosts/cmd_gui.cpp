@@ -350,9 +350,7 @@ bool frame_step(FrameLoop& L) {
   ImGui::Render();
   const auto tu1 = Clock::now();
   const auto [fw, fh] = host.begin_render();
-  glViewport(0, 0, fw, fh);
-  glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
-  glClear(GL_COLOR_BUFFER_BIT);
+  begin_frame_drawing(fw, fh);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   const auto t1 = Clock::now();
   if (o.limits.frame_time_summary) glFinish();
@@ -367,7 +365,8 @@ bool frame_step(FrameLoop& L) {
   L.monitor.frame_done(r.frames, ms_between(t0, t1), ms_between(tu0, tu1), ms_between(t0, t2),
                        ms_between(t0, t3));
 #ifdef __EMSCRIPTEN__
-  web::page_frame_done(ms_between(t0, t3));  // the page's frame times (docs/performance.md)
+  web::page_frame_done(ms_between(t0, t3),
+                       ms_between(tu0, tu1));  // the page's frame times (docs/performance.md)
 #endif
   ++r.frames;
   return true;

@@ -138,9 +138,7 @@ int run_shot(Args& args) {
     app.frame();
     ImGui::Render();
     screen->bind();
-    glViewport(0, 0, w, h);
-    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    begin_frame_drawing(w, h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   };
   // A few frames: ImGui sizes windows, tables and tabs from the previous frame's layout (and a panel other

@@ -128,9 +128,7 @@ bool render_slide(const Lesson& lesson, std::size_t step, const SlideSize& size,
   bool ok = slide->ok;
   if (ok) {
     screen->bind();
-    glViewport(0, 0, size.width, size.height);
-    glClearColor(0.965f, 0.965f, 0.97f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT);
+    begin_frame_drawing(size.width, size.height);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();
     glReadBuffer(GL_COLOR_ATTACHMENT0);

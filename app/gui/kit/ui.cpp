@@ -1,6 +1,7 @@
 #include "gui/kit/ui.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -227,6 +228,25 @@ void begin_frame() {
   g_view_overflow = 0;
   plot_list().clear();
   ++g_frame;
+}
+
+DrawCost draw_cost(const ImDrawData* data) {
+  DrawCost c;
+  if (!data || !data->Valid) return c;
+  c.vertices = data->TotalVtxCount;
+  c.indices = data->TotalIdxCount;
+  for (int i = 0; i < data->CmdListsCount; ++i) {
+    const ImDrawList* l = data->CmdLists[i];
+    c.commands += l->CmdBuffer.Size;
+    for (int k = 0; k + 2 < l->IdxBuffer.Size; k += 3) {
+      const ImVec2 a = l->VtxBuffer[l->IdxBuffer[k]].pos, b = l->VtxBuffer[l->IdxBuffer[k + 1]].pos,
+                   d = l->VtxBuffer[l->IdxBuffer[k + 2]].pos;
+      const double area = std::fabs((b.x - a.x) * (d.y - a.y) - (d.x - a.x) * (b.y - a.y)) / 2;
+      c.filled_px += area;
+      c.largest_px = std::max(c.largest_px, area);
+    }
+  }
+  return c;
 }
 
 }  // namespace gelu::app::ui

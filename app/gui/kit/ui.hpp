@@ -138,6 +138,16 @@ void mark_plot(const std::string& id, const plot::PlotState& s);
 /// Rectangles marked during the last frame.
 const std::map<std::string, Rect>& marks();
 
+/// What a frame's draw data asks of the GPU: its vertices, indices (three a triangle), draw commands, and
+/// the triangles' area in pixels (overdraw counted, clipping not). A software renderer (the browser's
+/// SwiftShader) takes time in proportion to the area: a frame fills its pixels a little over once when the
+/// main window draws no background of its own (gui/kit/gl.hpp's begin_frame_drawing clears to it).
+struct DrawCost {
+  double vertices = 0, indices = 0, commands = 0, filled_px = 0;
+  double largest_px = 0;  // the largest triangle's area (a full-frame quad is two of half the frame)
+};
+DrawCost draw_cost(const ImDrawData* data);
+
 /// The plots marked (mark_plot) during the current frame, in drawing order: the export commands pick the
 /// plot under the mouse, else the first one. Cleared by begin_frame().
 struct PlotRef {

@@ -987,9 +987,10 @@ void App::frame() {
 
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
-  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
-                                 ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_MenuBar |
-                                 ImGuiWindowFlags_NoBringToFrontOnFocus;
+  const ImGuiWindowFlags flags =
+      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+      ImGuiWindowFlags_MenuBar | ImGuiWindowFlags_NoBringToFrontOnFocus |
+      ImGuiWindowFlags_NoBackground;  // the frame's clear is it: begin_frame_drawing
   // The menu bar and the tab titles in the chrome font (at most 1.5×); everything else in the regular one.
   ImFont* const regular = ImGui::GetFont();
   ImGui::PushFont(ui::fonts().chrome ? ui::fonts().chrome : regular);

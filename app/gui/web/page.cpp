@@ -1,6 +1,7 @@
 #include "gui/web/page.hpp"
 
 #include <emscripten.h>
+#include <imgui.h>
 
 #include <cstdio>
 #include <map>
@@ -221,7 +222,7 @@ void page_frame(App& app) {
   }
 }
 
-void page_frame_done(double work_ms) {
+void page_frame_done(double work_ms, double ui_ms) {
   EM_ASM(
       {
         const g = window.gelulab;
@@ -229,10 +230,13 @@ void page_frame_done(double work_ms) {
         if (g.first_frame_ms == null)
           g.first_frame_ms = performance.now();  // "==": clang-format splits "==="
         const t = g.frame_ms = g.frame_ms || [];
+        const u = g.ui_ms = g.ui_ms || [];
         t.push($0);
+        u.push($1);
         if (t.length > 600) t.splice(0, t.length - 600);
+        if (u.length > 600) u.splice(0, u.length - 600);
       },
-      work_ms);
+      work_ms, ui_ms);
 }
 
 }  // namespace gelu::app::web
@@ -275,6 +279,16 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
   json::Array overlaps;
   for (const std::string& o : app::text_overlaps(drawn)) overlaps.emplace_back(o);
   rep["text_overlaps"] = std::move(overlaps);
+  // What the last frame gave the GPU (the browser's frame time is mostly its drawing: docs/performance.md).
+  {
+    const app::ui::DrawCost c = app::ui::draw_cost(ImGui::GetDrawData());
+    json::Object draw;
+    draw["vertices"] = c.vertices;
+    draw["indices"] = c.indices;
+    draw["commands"] = c.commands;
+    draw["filled_px"] = c.filled_px;
+    rep["draw"] = std::move(draw);
+  }
   rep["panels"] = std::move(panels);
   rep["ui_marks"] = std::move(marks);
   rep["plot_ids"] = std::move(plot_ids);

@@ -14,7 +14,8 @@ void page_start(App& app);
 /// Once a frame: an edited fragment is opened, the fragment follows the view, Copy link is answered.
 void page_frame(App& app);
 /// After the frame's draw calls: the page keeps the time of its first frame since navigation
-/// (window.gelulab.first_frame_ms) and the last frames' times (frame_ms: the app's work, ms).
-void page_frame_done(double work_ms);
+/// (window.gelulab.first_frame_ms) and the last frames' times in ms: frame_ms the app's whole frame (its GL
+/// calls and their waits included), ui_ms the part that lays out the UI (ImGui's NewFrame to Render).
+void page_frame_done(double work_ms, double ui_ms);
 
 }  // namespace gelu::app::web

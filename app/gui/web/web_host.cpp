@@ -58,6 +58,11 @@ class WebHost : public Host {
       return nullptr;
     }
     const PageSize p = page_size();
+    // An opaque drawing buffer without depth or stencil (the UI uses neither): the browser composites the
+    // canvas without blending it with the page, and keeps no buffers it never reads.
+    glfwWindowHint(GLFW_ALPHA_BITS, 0);
+    glfwWindowHint(GLFW_DEPTH_BITS, 0);
+    glfwWindowHint(GLFW_STENCIL_BITS, 0);
     GLFWwindow* window = glfwCreateWindow(p.w, p.h, "GELU Lab", nullptr, nullptr);
     if (!window) {
       std::fprintf(stderr, "gelulab: this browser gives no WebGL2 context (GELU Lab draws with WebGL2)\n");
