@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # GELU Lab developer entry point for a Debian 12 machine.
 #   tools/dev.sh run   [gelulab args]  install what is missing (apt, as root), build, start the app
-#   tools/dev.sh test  [ctest args]    install what is missing, build with warnings as errors, run every test;
-#                                      then the sanitizer build's tests and 30 s of each fuzz target (CI)
+#   tools/dev.sh test  [ctest args]    install what is missing, build the web build and the desktop one with
+#                                      warnings as errors, run every test (the web tests in Chromium and node
+#                                      among them); then the sanitizer build's tests and 30 s of each fuzz
+#                                      target (CI)
 #   tools/dev.sh build                 install what is missing and build
 #   tools/dev.sh sanitize [ctest args] the ASan + UBSan build (build-asan) and its tests
 #   tools/dev.sh fuzz [SECONDS]        the libFuzzer targets (clang, build-fuzz), SECONDS each (default 60)
@@ -31,6 +33,7 @@ TEST_PACKAGES=(
   python3-dev pybind11-dev  # the Python module gelulab (python/)
   libglpk-dev libmpfr-dev  # correctly rounded fits (gelu::fit_cr)
   clang libclang-rt-14-dev clang-format
+  chromium  # the browser tests (tests/web: web_browser, web_interaction) open the web build's site in it
 )
 
 install_missing() {
@@ -163,7 +166,10 @@ case "$cmd" in
     build
     ;;
   test)
-    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    install_missing "${RUN_PACKAGES[@]}" "${TEST_PACKAGES[@]}" "${WEB_PACKAGES[@]}"
+    # The browser build first (docs/web.md): the desktop's configure registers the web tests (label web:
+    # the accuracy suites under node, every panel and lesson step in Chromium) when build-web is there.
+    web
     build
     # GPU tests use EGL's surfaceless platform (no X); app tests start their own Xvfb through xvfb-run.
     # Every stage runs; the status is the first failure's.

@@ -93,15 +93,10 @@ const Activation& fn(std::string_view id) {
   return *a;
 }
 
-// [SECTION] Shape facts, from gelu::core's analysis (cached per function: properties() takes tens of ms).
+// [SECTION] Shape facts, from gelu::core's analysis (default_properties: cached per function).
 
 const Properties& props(const Activation& a) {
-  static std::mutex m;
-  static std::map<std::string, std::unique_ptr<Properties>> cache;
-  std::lock_guard lock(m);
-  auto& p = cache[a.id];
-  if (!p) p = std::make_unique<Properties>(properties(spec(a), -20.0, 20.0));
-  return *p;
+  return analysis::default_properties(a);
 }
 
 double d1(const Activation& a, double x) {

@@ -81,7 +81,9 @@ ZooPoint zoo_point(const zoo::Entry& e, double lo, double hi, std::size_t sample
 namespace {
 struct ZooCache {
   std::mutex mu;
-  std::uint64_t stamp = ~std::uint64_t{0};
+  std::uint64_t stamp = ~std::uint64_t{0};    // the generation `points` is complete for
+  std::uint64_t filling = ~std::uint64_t{0};  // the generation `points` is being filled for
+  std::size_t next = 0;                       // the next zoo entry to compute for `filling`
   std::vector<ZooPoint> points;
 };
 ZooCache& zoo_cache() {
@@ -90,21 +92,33 @@ ZooCache& zoo_cache() {
 }
 }  // namespace
 
-std::vector<ZooPoint> zoo_points() {
+bool fill_zoo_points(const std::function<bool()>& pause) {
   ZooCache& c = zoo_cache();
   std::lock_guard lk(c.mu);
   const std::uint64_t stamp = comparison_generation();
-  if (c.stamp != stamp) {
+  if (c.stamp == stamp) return true;
+  if (c.filling != stamp) {
     c.points.clear();
-    for (const zoo::Entry& e : zoo::entries()) {
-      try {
-        c.points.push_back(zoo_point(e));
-      } catch (const std::exception&) {
-        // An entry that cannot be evaluated on the range is left off the plots.
-      }
-    }
-    c.stamp = stamp;
+    c.next = 0;
+    c.filling = stamp;
   }
+  const std::vector<zoo::Entry>& entries = zoo::entries();
+  for (bool worked = false; c.next < entries.size(); ++c.next, worked = true) {
+    if (worked && pause && pause()) return false;
+    try {
+      c.points.push_back(zoo_point(entries[c.next]));
+    } catch (const std::exception&) {
+      // An entry that cannot be evaluated on the range is left off the plots.
+    }
+  }
+  c.stamp = stamp;
+  return true;
+}
+
+std::vector<ZooPoint> zoo_points() {
+  fill_zoo_points({});
+  ZooCache& c = zoo_cache();
+  std::lock_guard lk(c.mu);
   return c.points;
 }
 
@@ -432,6 +446,8 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
   if (!zoo_fresh) {
     publish([&](PrecisionSnapshot& s) { s.current = "the whole zoo's error in f64"; });
     if (paused()) return false;
+    // One entry at least, then as many as the pause allows (the browser: slices of a frame).
+    if (!fill_zoo_points(pause)) return false;
   }
   std::vector<ZooPoint> zoo = zoo_points();
   publish([&](PrecisionSnapshot& s) {

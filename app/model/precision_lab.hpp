@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -90,6 +91,9 @@ ZooPoint zoo_point(const zoo::Entry& e, double lo = -8, double hi = 8, std::size
 std::vector<ZooPoint> zoo_points();
 /// Whether zoo_points() would return at once.
 bool zoo_points_fresh();
+/// Computes the yardstick's entries not yet computed for this comparison generation, one after the other,
+/// until `pause` says to stop (asked after each entry): true when all are done. zoo_points() finishes them.
+bool fill_zoo_points(const std::function<bool()>& pause);
 
 /// A zoo entry as the panel lists it.
 struct ZooEntryInfo {

@@ -11,6 +11,9 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -484,6 +487,15 @@ std::vector<double> zeros(const FunctionSpec& g, double lo, double hi, std::size
   std::vector<double> out;
   for (const Root& r : find_roots(g, g.order, search_grid(lo, hi, grid))) out.push_back(r.x);
   return out;
+}
+
+const Properties& default_properties(const Activation& a) {
+  static std::mutex m;
+  static std::map<std::string, std::unique_ptr<Properties>> cache;
+  std::lock_guard lock(m);
+  std::unique_ptr<Properties>& p = cache[a.id];
+  if (!p) p = std::make_unique<Properties>(properties(spec(a)));
+  return *p;
 }
 
 Properties properties(const FunctionSpec& fn, double lo, double hi) {

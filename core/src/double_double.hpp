@@ -76,7 +76,9 @@ class DoubleDouble {
   DoubleDouble& operator*=(DoubleDouble b) { return *this = *this * b; }
   DoubleDouble& operator/=(DoubleDouble b) { return *this = *this / b; }
 
-  friend bool operator<(DoubleDouble a, DoubleDouble b) { return a.hi_ < b.hi_ || (a.hi_ == b.hi_ && a.lo_ < b.lo_); }
+  friend bool operator<(DoubleDouble a, DoubleDouble b) {
+    return a.hi_ < b.hi_ || (a.hi_ == b.hi_ && a.lo_ < b.lo_);
+  }
   friend bool operator>(DoubleDouble a, DoubleDouble b) { return b < a; }
   friend bool operator<=(DoubleDouble a, DoubleDouble b) { return !(b < a) && a == a && b == b; }
   friend bool operator>=(DoubleDouble a, DoubleDouble b) { return b <= a; }

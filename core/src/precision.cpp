@@ -365,10 +365,7 @@ Int8View int8_view(const zoo::Entry& e, const Quantization& q, const Format& com
   const Format f(FormatId::Int8, q);
   Int8View v;
   v.q = q;
-  const analysis::Properties& p = []() -> const analysis::Properties& {
-    static const analysis::Properties props = analysis::properties(analysis::spec(*find_activation("gelu")));
-    return props;
-  }();
+  const analysis::Properties& p = analysis::default_properties(*find_activation("gelu"));
   v.lobe_min_x = p.global_minimum ? p.global_minimum->x : 0.0;
   v.lobe_min = p.global_minimum ? p.global_minimum->value : 0.0;
   v.lobe_codes = static_cast<int>(f.ordinal(0.0) - f.ordinal(v.lobe_min));

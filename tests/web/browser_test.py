@@ -15,7 +15,7 @@ naming every failure.
 """
 import json, os, sys
 
-from webpage import Browser, check_view, failures, finish, report, serve, visit, wait_frames
+from webpage import Browser, check_view, failures, finish, report, serve, settled_report, visit, wait_frames
 
 chromium, site, lessons_dir, out_dir = sys.argv[1:5]
 quick = "--quick" in sys.argv
@@ -38,7 +38,7 @@ def tour(b, views, width, height, scale):
         if problem:
             failures.append(f"{name}: {problem}")
             break
-        rep = report(b)
+        rep = settled_report(b)
         check_view(b, rep, name, width, height, scale, panel, slide="lesson=" in fragment and "present=2" in fragment)
         n += 1
     b.close_page()

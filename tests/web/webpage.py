@@ -235,6 +235,18 @@ def report(b):
     return json.loads(b.eval("Module.ccall('gelu_web_report', 'string', [], [])"))
 
 
+def settled_report(b, timeout=60):
+    """The report once the active panel has finished its work (the Precision sweep comes in over frames:
+    its plots' legends grow as cells arrive) and three more frames have been laid out from it."""
+    end = time.time() + timeout
+    rep = report(b)
+    while rep.get("panels", {}).get(rep.get("active_panel"), {}).get("running") and time.time() < end:
+        time.sleep(0.2)
+        rep = report(b)
+    wait_frames(b, b.eval("window.gelulab.frames") + 3)
+    return report(b)
+
+
 def check_view(b, rep, name, width, height, scale, expect_panel=None, expect_message=False, slide=False):
     """The checks every view passes; `slide`: a lesson step at a projector size (1024x768 or 1280x800 with 2x
     text) is a slide, as the desktop's layout matrix checks it (plot::slide_problems: each plot wholly on
@@ -263,6 +275,32 @@ def check_view(b, rep, name, width, height, scale, expect_panel=None, expect_mes
             failures.append(f"{what}: not a slide: {p}")
         if rep.get("lesson_step") is None:
             failures.append(f"{what}: no lesson is open")
+    # The desktop layout matrix's draw checks (ui::draw_cost): no triangle covers almost half the frame (the
+    # main window's background is the clear) and the triangles cover at most two frames.
+    cost, frame_px = rep.get("draw", {}), width * scale * height * scale
+    if cost.get("largest_px", 0) >= 0.45 * frame_px:
+        failures.append(f"{what}: one triangle covers {cost['largest_px'] / frame_px:.2f} of the frame")
+    if cost.get("filled_px", 0) > 2.0 * frame_px:
+        failures.append(f"{what}: the triangles cover {cost['filled_px'] / frame_px:.2f} frames")
+    # The matrix's pixel check: a plot with data, wholly on screen, shows some of it in the screenshot (a
+    # saturated series colour or a dark mark in its data area; every other pixel on a row and a column).
+    sw, sh, rows, bpp = png_pixels(data)
+    for pid in rep.get("plot_ids", []):
+        p = rep.get("plots", {}).get(pid, {})
+        if p.get("data_items", 0) <= 0 or "plot:" + pid not in rep["ui_marks"]:
+            continue
+        l, t, r, bt = (int(p[k]) for k in ("left", "top", "right", "bottom"))
+        if l < 0 or t < 0 or r > sw or bt > sh or r - l < 4 or bt - t < 4:
+            continue
+        ink = 0
+        for y in range(t + 1, bt - 1, 2):
+            row = rows[y]
+            for x in range(l + 1, r - 1, 2):
+                px = row[x * bpp:x * bpp + 3]
+                if max(px) - min(px) > 70 or max(px) < 90:
+                    ink += 1
+        if ink <= 5:
+            failures.append(f"{what}: plot {pid} has {p['data_items']} data items and shows none of them")
     for pid in rep.get("plot_ids", []):
         r = rep["ui_marks"].get("plot:" + pid)  # visible ones only: a panel taller than the window scrolls
         # Inside the window across (a panel taller than the window scrolls: a plot may go on below it).
@@ -281,7 +319,7 @@ def visit(b, fragment, name, width, height, scale, expect_panel=None, expect_mes
         failures.append(f"{name}: {problem}")
         b.close_page()
         return None
-    rep = report(b)
+    rep = settled_report(b)
     check_view(b, rep, name, width, height, scale, expect_panel, expect_message)
     b.close_page()
     return rep

@@ -48,8 +48,7 @@ std::string sample_key(const Activation* a, int order, const Params& p) {
 
 /// GELU's properties (its minimum and inflection points), solved by the core once per process.
 const analysis::Properties& gelu_properties() {
-  static const analysis::Properties p = analysis::properties(analysis::spec(*find_activation("gelu")));
-  return p;
+  return analysis::default_properties(*find_activation("gelu"));
 }
 
 }  // namespace

@@ -287,6 +287,7 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
     draw["indices"] = c.indices;
     draw["commands"] = c.commands;
     draw["filled_px"] = c.filled_px;
+    draw["largest_px"] = c.largest_px;
     rep["draw"] = std::move(draw);
   }
   rep["panels"] = std::move(panels);

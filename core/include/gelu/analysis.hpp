@@ -171,6 +171,10 @@ struct Properties {
 /// grid of zeros()): the same critical points, inflection points and global minimum for any range that
 /// contains them.
 Properties properties(const FunctionSpec& fn, double lo = -20.0, double hi = 20.0);
+/// properties(spec(a)) of a registry function at its default parameters on [-20, 20], computed once per
+/// process and function (thread-safe): the Curves panel, the Precision panel's int8 view and the lessons'
+/// claims share it (a search over ~10^5 points: tens of ms on the desktop, more in the browser).
+const Properties& default_properties(const Activation& a);
 
 // [SECTION] Minimax fitting.
 

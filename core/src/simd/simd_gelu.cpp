@@ -503,9 +503,10 @@ void run_gelu_d1(const float* x, const float* dy, float* y, std::size_t n) {
 //                [0, 14.75] (positive coefficients: no cancellation; P/Q ~ 1/(√(2π)·t) as S does).
 // (Both errors measured with mpmath on 150,001 and 200,001 points.) So d = max(x, 0) − G is within
 // kPortableRelError = 2^-32 of GELU(x) (for x > 0, G <= d), and where both ends of d·(1 ± 2^-32) round to
-// one float that float is the correctly rounded GELU(x); the rest (about 1 value in 200) take the scalar
-// path: one double erfc with its own interval, else the reference. Beyond t = 14.75, G(t) < 2^-155: t is
-// clamped there and the rounding gives −0 (x < 0) or x. NaN stays NaN, ±0 keeps its sign, −inf gives −0.
+// one float that float is the correctly rounded GELU(x); the rest (the interval is at most 2^-7 ULP wide:
+// under 1 % of inputs) take the scalar path: one double erfc with its own interval, else the reference.
+// Beyond t = 14.75, G(t) < 2^-155: t is clamped there and the rounding gives −0 (x < 0) or x. NaN stays NaN,
+// ±0 keeps its sign, −inf gives −0.
 namespace {
 
 using V2d = double __attribute__((vector_size(16)));

@@ -13,9 +13,9 @@ namespace gelu::simd {
 /// GELU f, float32, <= 1 ULP from the correctly rounded value for every finite input (one bin layout on
 /// every CPU: core/src/simd/README.md).
 void gelu_f32(const float* x, float* y, std::size_t n, const Params& p);
-/// GELU f, float32, correctly rounded where its double value's error interval decides it (all but about
-/// one value in 200, which take one double erfc, else the reference), two lanes of double a vector (SSE2,
-/// WebAssembly's SIMD128): what gelu_f32 runs without AVX-512 (the browser).
+/// GELU f, float32, correctly rounded where its double value's error interval decides it (the others, under
+/// 1 %, take one double erfc, else the reference), two lanes of double a vector (SSE2, WebAssembly's
+/// SIMD128): what gelu_f32 runs without AVX-512 (the browser).
 void gelu_f32_portable(const float* x, float* y, std::size_t n);
 /// GELU f', float32, <= 2 ULP (absolute <= 3e-8 within 1e-3 of the root near -0.75179).
 void gelu_d1_f32(const float* x, float* y, std::size_t n, const Params& p);
