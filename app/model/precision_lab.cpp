@@ -130,46 +130,55 @@ bool zoo_points_fresh() {
 
 // [SECTION] Cells
 
+/// A cell whose sweep paused (PrecisionLab::compute, without threads): its key, its job and the time so far.
+struct PrecisionLab::PartialCell {
+  Key key;
+  precision::SweepJob job;
+  double sweep_ms = 0;
+};
+
 namespace {
 
+/// A cell's sweep, set up (precision::sweep_job) and computed a few chunks at a time.
+precision::SweepJob cell_job(const zoo::Entry& e, const Format& storage, const Format& compute, int order) {
+  precision::SweepSpec spec;
+  spec.storage = storage;
+  spec.compute = compute;
+  spec.order = order;
+  return precision::sweep_job(e, gelu_reference(), spec);
+}
+
+/// The cell from its finished sweep (`s` null: `error` says why there is none).
 std::shared_ptr<const PrecisionCell> make_cell(const zoo::Entry& e, const Format& storage,
-                                               const Format& compute, int order,
-                                               const precision::Progress& progress, bool* cancelled) {
+                                               const Format& compute, int order, const precision::Sweep* s,
+                                               double sweep_ms, const std::string& error) {
   auto c = std::make_shared<PrecisionCell>();
   c->entry = e.id;
   c->name = e.name;
   c->format = std::string(storage.name());
   c->compute = e.uses_compute ? std::string(compute.name()) : std::string();
   c->order = order;
+  c->sweep_ms = sweep_ms;
+  c->error = error;
+  if (!s) return c;
   try {
-    precision::SweepSpec spec;
-    spec.storage = storage;
-    spec.compute = compute;
-    spec.order = order;
-    const auto t0 = std::chrono::steady_clock::now();
-    precision::Sweep s = precision::sweep(e, gelu_reference(), spec, progress);
-    c->sweep_ms = ms_since(t0);
-    if (s.cancelled) {
-      *cancelled = true;
-      return nullptr;
-    }
-    const analysis::ErrorReport& r = s.errors;
+    const analysis::ErrorReport& r = s->errors;
     c->x = r.x;
     c->ulp = r.ulp;
-    for (std::size_t i = 0; i < s.overflowed.size(); ++i)
-      if (s.overflowed[i]) c->overflow_x.push_back(r.x[i]);
+    for (std::size_t i = 0; i < s->overflowed.size(); ++i)
+      if (s->overflowed[i]) c->overflow_x.push_back(r.x[i]);
     c->n = r.ulp_stats.n;
     c->mismatch = r.ulp_stats.mismatch;
     c->max_ulp = r.ulp_stats.max;
     c->x_at_max = r.ulp_stats.x_at_max;
     c->mean_ulp = r.ulp_stats.mean;
-    c->differs = precision::differing(s);
-    c->overflowed = s.overflowed;
+    c->differs = precision::differing(*s);
+    c->overflowed = s->overflowed;
     c->storage = storage;
     c->compute_format = compute;
-    c->reference = precision::verdict_reference(s);
+    c->reference = precision::verdict_reference(*s);
     c->verdict = cell_verdict(*c, -INFINITY, INFINITY).text;
-    c->row = precision::summary_row(s, e, "gelu");
+    c->row = precision::summary_row(*s, e, "gelu");
     c->tails = precision::tails(e, storage, compute, order);
   } catch (const std::exception& ex) {
     c->error = ex.what();
@@ -325,8 +334,9 @@ bool PrecisionLab::loop_once(bool wait) {
   }
 #ifdef GELU_NO_THREADS
   // Without threads the sweep runs on the frames that ask for its result, about kSliceMs of each: compute()
-  // stops between two cells when the slice is used up, and the next frame's call finds the cells done so far
-  // in the cache and goes on from there. The config stays pending until the sweep is whole.
+  // stops when the slice is used up, between two pieces or between two chunks of a cell's sweep, and the
+  // next frame's call finds the cells done so far in the cache and the paused cell's job and goes on from
+  // there. The config stays pending until the sweep is whole.
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(kSliceMs);
   const bool whole = compute(
       c, [&] { return request_.load() != my; }, [&] { return std::chrono::steady_clock::now() > until; });
@@ -378,7 +388,6 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
     s.total = total;
     s.running = true;
   });
-  const precision::Progress progress = [&](double) { return !stale(); };
   for (const Format& storage : formats) {
     const Key key{"gelu", std::string(storage.name()), "", c.order, 0};
     std::optional<precision::Tails> t;
@@ -408,9 +417,38 @@ bool PrecisionLab::compute(const PrecisionConfig& c, const std::function<bool()>
       if (!cell) {
         publish([&](PrecisionSnapshot& s) { s.current = e.id + " in " + std::string(storage.name()); });
         if (paused()) return false;
-        bool cancelled = false;
-        cell = make_cell(e, storage, compute, c.order, progress, &cancelled);
-        if (cancelled) return false;
+        // The sweep a few chunks at a time: a pause inside it keeps the job for the next call (without
+        // threads the browser's frames go on between them); the job is this call's while it works.
+        std::shared_ptr<PartialCell> part;
+        {
+          std::lock_guard lk(cache_mu_);
+          if (partial_ && partial_->key == key) part = std::move(partial_);
+        }
+        std::string error;
+        if (!part) {
+          try {
+            part = std::make_shared<PartialCell>(PartialCell{key, cell_job(e, storage, compute, c.order), 0});
+          } catch (const std::exception& ex) {
+            error = ex.what();
+          }
+        }
+        bool done = true;
+        if (part) {
+          const auto t0 = std::chrono::steady_clock::now();
+          try {
+            done = precision::sweep_some(part->job, [&](double) { return !stale() && !(pause && pause()); });
+          } catch (const std::exception& ex) {
+            error = ex.what();
+          }
+          part->sweep_ms += ms_since(t0);
+        }
+        if (!done) {
+          std::lock_guard lk(cache_mu_);
+          partial_ = std::move(part);  // the same key goes on from here next time
+          return false;
+        }
+        cell = make_cell(e, storage, compute, c.order, part && error.empty() ? &part->job.sweep : nullptr,
+                         part ? part->sweep_ms : 0, error);
         worked = true;
         std::lock_guard lk(cache_mu_);
         cells_[key] = cell;

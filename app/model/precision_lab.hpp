@@ -215,6 +215,7 @@ class PrecisionLab {
       return std::tie(entry, format, compute, order, stamp) <
              std::tie(o.entry, o.format, o.compute, o.order, o.stamp);
     }
+    bool operator==(const Key& o) const = default;
   };
   void loop();
   /// Computes `c`; `stale` says when to give up (a newer request or shutdown), `pause` when to stop for now
@@ -238,6 +239,8 @@ class PrecisionLab {
   std::map<Key, std::shared_ptr<const PrecisionCell>> cells_;
   std::map<Key, std::shared_ptr<const Int8Cell>> int8_;
   std::map<Key, precision::Tails> exact_;
+  struct PartialCell;
+  std::shared_ptr<PartialCell> partial_;  // a cell paused inside its sweep (guarded by cache_mu_)
 };
 
 }  // namespace gelu::app

@@ -64,12 +64,18 @@ std::vector<double> inputs(const Format& storage, double lo, double hi, std::siz
   return x;
 }
 
-Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std::vector<double> x,
-               const Format& storage, const Format& compute, int order, const Progress& progress) {
+SweepJob sweep_job(const zoo::Entry& e, const analysis::FunctionSpec& reference, std::vector<double> x,
+                   const Format& storage, const Format& compute, int order) {
   if (!reference.fn) throw std::invalid_argument("sweep: no reference function");
   if (order != 0 && order != 1) throw std::invalid_argument("sweep: order must be 0 or 1");
   if (order == 1 && !e.has_d1()) throw std::invalid_argument(e.id + " has no derivative");
-  Sweep s;
+  SweepJob job;
+  job.entry = e;
+  job.reference = reference;
+  job.storage = storage;
+  job.compute = compute;
+  job.order = order;
+  Sweep& s = job.sweep;
   s.entry_id = e.id;
   s.compute = compute;
   s.order = order;
@@ -87,16 +93,30 @@ Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std
   r.value.resize(n);
   r.ref_value.resize(n);
   s.overflowed.assign(n, 0);
-  const zoo::Evaluator& g = order == 0 ? e.f : e.d1;
-  for (std::size_t at = 0; at < n; at += kChunk) {
-    const std::size_t m = std::min(kChunk, n - at);
+  return job;
+}
+
+SweepJob sweep_job(const zoo::Entry& e, const analysis::FunctionSpec& reference, const SweepSpec& spec) {
+  return sweep_job(e, reference, inputs(spec.storage, spec.lo, spec.hi, spec.samples), spec.storage,
+                   spec.compute, spec.order);
+}
+
+bool sweep_some(SweepJob& job, const Progress& go_on) {
+  if (job.done) return true;
+  Sweep& s = job.sweep;
+  analysis::ErrorReport& r = s.errors;
+  const zoo::Entry& e = job.entry;
+  const std::size_t n = r.x.size();
+  const zoo::Evaluator& g = job.order == 0 ? e.f : e.d1;
+  while (job.at < n) {
+    const std::size_t at = job.at, m = std::min(kChunk, n - at);
     const std::span<const double> xs(r.x.data() + at, m);
     if (e.batch) {
-      e.batch(xs, std::span<double>(r.value.data() + at, m), order, compute);
+      e.batch(xs, std::span<double>(r.value.data() + at, m), job.order, job.compute);
     } else {
       for (std::size_t i = at; i < at + m; ++i) {
         zoo::reset_overflow_count();
-        r.value[i] = g(r.x[i], compute);
+        r.value[i] = g(r.x[i], job.compute);
         if (zoo::overflow_count()) {
           s.overflowed[i] = 1;
           ++s.overflows;
@@ -104,19 +124,31 @@ Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std
       }
     }
     for (std::size_t i = at; i < at + m; ++i)
-      r.value[i] = zoo::rounded_result(e, storage, r.x[i], r.value[i], order);
-    reference.fn->eval(xs, std::span<double>(r.ref_value.data() + at, m), order, &reference.params);
-    if (progress && !progress(static_cast<double>(at + m) / static_cast<double>(n))) {
-      Sweep cancelled;
-      cancelled.entry_id = e.id;
-      cancelled.compute = compute;
-      cancelled.order = order;
-      cancelled.cancelled = true;
-      return cancelled;
-    }
+      r.value[i] = zoo::rounded_result(e, job.storage, r.x[i], r.value[i], job.order);
+    job.reference.fn->eval(xs, std::span<double>(r.ref_value.data() + at, m), job.order,
+                           &job.reference.params);
+    job.at = at + m;
+    if (job.at < n && go_on && !go_on(static_cast<double>(job.at) / static_cast<double>(n))) return false;
   }
   analysis::score(r);
-  return s;
+  job.done = true;
+  return true;
+}
+
+Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std::vector<double> x,
+               const Format& storage, const Format& compute, int order, const Progress& progress) {
+  SweepJob job = sweep_job(e, reference, std::move(x), storage, compute, order);
+  // The last chunk's progress (1.0) is asked too, as before: a cancel there still cancels.
+  const bool done = sweep_some(job, progress);
+  if (!done || (progress && !job.sweep.errors.x.empty() && !progress(1.0))) {
+    Sweep cancelled;
+    cancelled.entry_id = e.id;
+    cancelled.compute = compute;
+    cancelled.order = order;
+    cancelled.cancelled = true;
+    return cancelled;
+  }
+  return std::move(job.sweep);
 }
 
 Sweep sweep(const zoo::Entry& e, const analysis::FunctionSpec& reference, const SweepSpec& spec,

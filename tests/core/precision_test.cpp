@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,32 @@ TEST(Sweep, ProgressAndCancel) {
   EXPECT_TRUE(c.cancelled);
   EXPECT_EQ(calls, 3);
   EXPECT_TRUE(c.errors.x.empty());
+}
+
+// The browser's Precision panel computes a sweep a chunk at a time between frames (sweep_job, sweep_some):
+// stopped after every chunk and resumed, the sweep is sweep()'s bit for bit, and a finished job stays done.
+TEST(Sweep, AJobResumedChunkByChunkIsTheWholeSweep) {
+  for (const char* id : {"tanh_form", "erf_naive", "pwl32"}) {
+    const zoo::Entry e = *zoo::find(id);
+    const P::Sweep whole = P::sweep(e, gelu_ref(), {kBF16, kF32});
+    P::SweepJob job = P::sweep_job(e, gelu_ref(), {kBF16, kF32});
+    int calls = 0;
+    while (!P::sweep_some(job, [&](double) { return false; })) ++calls;
+    EXPECT_EQ(calls, static_cast<int>((whole.errors.x.size() + 4095) / 4096) - 1) << id;
+    EXPECT_TRUE(job.done);
+    EXPECT_TRUE(P::sweep_some(job, [](double) { return false; }));
+    const P::Sweep& part = job.sweep;
+    ASSERT_EQ(part.errors.x.size(), whole.errors.x.size()) << id;
+    EXPECT_EQ(part.errors.x, whole.errors.x) << id;
+    EXPECT_EQ(part.errors.value, whole.errors.value) << id;
+    EXPECT_EQ(part.errors.ref_value, whole.errors.ref_value) << id;
+    EXPECT_EQ(part.errors.ulp, whole.errors.ulp) << id;
+    EXPECT_EQ(part.errors.ulp_stats.max, whole.errors.ulp_stats.max) << id;
+    EXPECT_EQ(part.errors.ulp_stats.mismatch, whole.errors.ulp_stats.mismatch) << id;
+    EXPECT_EQ(part.overflowed, whole.overflowed) << id;
+    EXPECT_EQ(P::differing(part), P::differing(whole)) << id;
+  }
+  EXPECT_THROW(P::sweep_job(exact(), gelu::analysis::FunctionSpec{}, {kBF16, kF32}), std::invalid_argument);
 }
 
 TEST(Facts, ExactGeluIsNonZeroInBf16DownToAbout13p5) {

@@ -81,6 +81,25 @@ Sweep sweep(const zoo::Entry& e, const analysis::FunctionSpec& reference, const 
 Sweep sweep_at(const zoo::Entry& e, const analysis::FunctionSpec& reference, std::vector<double> x,
                const Format& storage, const Format& compute, int order = 0, const Progress& progress = {});
 
+/// A sweep computed a few chunks of 4096 inputs at a time, for a caller without threads (the browser's
+/// Precision panel, between frames): sweep_job sets it up (throws as sweep does), sweep_some computes chunks
+/// until `go_on` says no after one of them (or the inputs end) and is called again to go on. The finished
+/// job's sweep is the same as sweep_at's, bit for bit (sweep_at runs through it).
+struct SweepJob {
+  zoo::Entry entry;
+  analysis::FunctionSpec reference;
+  Format storage, compute;
+  int order = 0;
+  Sweep sweep;
+  std::size_t at = 0;  // the inputs done
+  bool done = false;
+};
+SweepJob sweep_job(const zoo::Entry& e, const analysis::FunctionSpec& reference, std::vector<double> x,
+                   const Format& storage, const Format& compute, int order = 0);
+SweepJob sweep_job(const zoo::Entry& e, const analysis::FunctionSpec& reference, const SweepSpec& spec);
+/// True when the job is done (its sweep scored); false when `go_on` (given the fraction done) stopped it.
+bool sweep_some(SweepJob& job, const Progress& go_on);
+
 // [SECTION] Facts
 
 /// Where an entry's results vanish and its intermediates overflow, over the values of a storage format. For
