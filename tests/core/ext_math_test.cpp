@@ -20,36 +20,51 @@ double rel_err(__float128 got, __float128 want) {
   return static_cast<double>(fabsq((got - want) / want));
 }
 
-TEST(ExtMath, ErfcInBinary128) {
-  double worst = 0, at = 0;
-  for (int i = -4000; i <= 30000; i += 3) {
-    const __float128 u = static_cast<__float128>(i) / 1000 + static_cast<__float128>(0.000123456789);
-    const double e = rel_err(gelu::ext::erfc_t(u), erfcq(u));
-    if (e > worst) worst = e, at = static_cast<double>(u);
+/// The largest relative error of got(v) against want(v) over v = i/div + offset, i = from, from + step, … to,
+/// and the v where it is.
+struct Worst {
+  double err = 0, at = 0;
+};
+template <class Got, class Want>
+Worst worst_over(int from, int to, int step, int div, double offset, Got got, Want want) {
+  Worst w;
+  for (int i = from; i <= to; i += step) {
+    const __float128 v = static_cast<__float128>(i) / div + static_cast<__float128>(offset);
+    const double e = rel_err(got(v), want(v));
+    if (e > w.err) w = {e, static_cast<double>(v)};
   }
-  EXPECT_LT(worst, 0x1p-80) << "worst at u = " << at;
+  return w;
+}
+// The three ranges the references reach: erfc's argument up to 30 (and below 0), erf's below 12, exp's from
+// −900 up to 20.
+template <class F>
+Worst erfc_worst(F f) {
+  return worst_over(-4000, 30000, 3, 1000, 0.000123456789, f, [](__float128 u) { return erfcq(u); });
+}
+template <class F>
+Worst erf_worst(F f) {
+  return worst_over(1, 12000, 1, 1000, -0.0003, f, [](__float128 u) { return erfq(u); });
+}
+template <class F>
+Worst exp_worst(F f) {
+  return worst_over(-90000, 2000, 3, 100, 0.00123, f, [](__float128 y) { return expq(y); });
+}
+
+TEST(ExtMath, ErfcInBinary128) {
+  const Worst w = erfc_worst([](__float128 u) { return gelu::ext::erfc_t(u); });
+  EXPECT_LT(w.err, 0x1p-80) << "worst at u = " << w.at;
 }
 
 TEST(ExtMath, ErfInBinary128) {
-  double worst = 0, at = 0;
-  for (int i = 1; i <= 12000; ++i) {
-    const __float128 u = static_cast<__float128>(i) / 1000 - static_cast<__float128>(0.0003);
-    const double e = rel_err(gelu::ext::erf_t(u), erfq(u));
-    if (e > worst) worst = e, at = static_cast<double>(u);
-  }
-  EXPECT_LT(worst, 0x1p-80) << "worst at u = " << at;
+  const Worst w = erf_worst([](__float128 u) { return gelu::ext::erf_t(u); });
+  EXPECT_LT(w.err, 0x1p-80) << "worst at u = " << w.at;
   EXPECT_EQ(static_cast<double>(gelu::ext::erf_t(static_cast<__float128>(-0.5))),
             -static_cast<double>(gelu::ext::erf_t(static_cast<__float128>(0.5))));
 }
 
 TEST(ExtMath, ExpInBinary128) {
-  double worst = 0, at = 0;
-  for (int i = -90000; i <= 2000; i += 3) {
-    const __float128 y = static_cast<__float128>(i) / 100 + static_cast<__float128>(0.00123);
-    const double e = rel_err(gelu::ext::exp_t(y), expq(y));
-    if (e > worst) worst = e, at = static_cast<double>(y);
-  }
-  EXPECT_LT(worst, 0x1p-100) << "worst at y = " << at;
+  const Worst w = exp_worst([](__float128 y) { return gelu::ext::exp_t(y); });
+  EXPECT_LT(w.err, 0x1p-100) << "worst at y = " << w.at;
   EXPECT_EQ(static_cast<double>(gelu::ext::exp_t(static_cast<__float128>(0))), 1.0);
   // Tiny arguments (the series of exp(r) itself, below |r| = 2^-9, with as many terms as they need), also in
   // double-double (within its 2^-90, DoubleDoubleMatchesBinary128Bounds).
@@ -66,29 +81,14 @@ TEST(ExtMath, ExpInBinary128) {
 // erfc within the same 2^-80 as in binary128's own arithmetic, exp within 2^-90 (27 and 37 bits beyond
 // double, where the references need ~11).
 TEST(ExtMath, DoubleDoubleMatchesBinary128Bounds) {
-  double worst = 0, at = 0;
-  for (int i = -4000; i <= 30000; i += 3) {
-    const __float128 u = static_cast<__float128>(i) / 1000 + static_cast<__float128>(0.000123456789);
-    const double e = rel_err(gelu::ext::erfc_dd(u), erfcq(u));
-    if (e > worst) worst = e, at = static_cast<double>(u);
-  }
-  EXPECT_LT(worst, 0x1p-80) << "erfc: worst at u = " << at;
-  worst = 0;
-  for (int i = 1; i <= 12000; ++i) {
-    const __float128 u = static_cast<__float128>(i) / 1000 - static_cast<__float128>(0.0003);
-    const double e = rel_err(gelu::ext::erf_dd(u), erfq(u));
-    if (e > worst) worst = e, at = static_cast<double>(u);
-  }
-  EXPECT_LT(worst, 0x1p-80) << "erf: worst at u = " << at;
-  worst = 0;
-  for (int i = -90000; i <= 2000; i += 3) {
-    const __float128 y = static_cast<__float128>(i) / 100 + static_cast<__float128>(0.00123);
-    const double e = rel_err(gelu::ext::exp_dd(y), expq(y));
-    if (e > worst) worst = e, at = static_cast<double>(y);
-  }
+  const Worst c = erfc_worst([](__float128 u) { return gelu::ext::erfc_dd(u); });
+  EXPECT_LT(c.err, 0x1p-80) << "erfc: worst at u = " << c.at;
+  const Worst f = erf_worst([](__float128 u) { return gelu::ext::erf_dd(u); });
+  EXPECT_LT(f.err, 0x1p-80) << "erf: worst at u = " << f.at;
   // exp's bound is 2^-90 here, not 2^-100: a double-double holds y to 106 bits, not 113 (|y| = 823 is off by
   // up to 2^-97 before the series starts), and the 8 squarings double the series' 2^-104 eight times.
-  EXPECT_LT(worst, 0x1p-90) << "exp: worst at y = " << at;
+  const Worst e = exp_worst([](__float128 y) { return gelu::ext::exp_dd(y); });
+  EXPECT_LT(e.err, 0x1p-90) << "exp: worst at y = " << e.at;
   // Beyond double's range the result keeps its digits (erfc(100) ≈ 6.4e-4346; exp(−9000)).
   EXPECT_LT(rel_err(gelu::ext::erfc_dd(static_cast<__float128>(100)), erfcq(100)), 0x1p-80);
   EXPECT_LT(rel_err(gelu::ext::exp_dd(static_cast<__float128>(-9000)), expq(-9000)), 0x1p-90);
