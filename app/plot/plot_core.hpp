@@ -5,10 +5,12 @@
 // (data -> pixels, all in double) -> renderer (plot.hpp, batched ImDrawList polylines).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gelu::plot {
@@ -98,6 +100,48 @@ void sample_function(const Axis& x_axis, std::size_t n, const BatchFn& f, std::v
 /// inside the y scale's domain; NaN/Inf (or log of v <= 0) split the polyline into separate runs.
 void for_each_finite_run(std::span<const double> xs, std::span<const double> ys, const Axis& y_axis,
                          const std::function<void(std::size_t, std::size_t)>& run);
+
+/// Drops the points of a polyline (in pixels) that lie within `tol` pixels of the line drawn without them
+/// (Ramer–Douglas–Peucker: every dropped point is within `tol` of the segment between the two kept points
+/// around it), in place, first and last kept; returns how many remain. A curve sampled twice a pixel column
+/// keeps its bends and loses its straight stretches: a GELU plot's polyline shrinks ~10×, and so does the
+/// browser's software WebGL's work drawing it (docs/performance.md). P has float members x and y.
+template <class P>
+std::size_t simplify_polyline(std::span<P> pts, float tol) {
+  const std::size_t n = pts.size();
+  if (n < 3) return n;
+  static thread_local std::vector<unsigned char> keep;
+  static thread_local std::vector<std::pair<std::size_t, std::size_t>> todo;
+  keep.assign(n, 0);
+  keep[0] = keep[n - 1] = 1;
+  todo.assign(1, {0, n - 1});
+  const float tol2 = tol * tol;
+  while (!todo.empty()) {
+    const auto [a, b] = todo.back();
+    todo.pop_back();
+    const float ax = pts[a].x, ay = pts[a].y, dx = pts[b].x - ax, dy = pts[b].y - ay;
+    const float len2 = dx * dx + dy * dy;
+    float worst = -1;
+    std::size_t at = a;
+    for (std::size_t i = a + 1; i < b; ++i) {  // squared distance from point i to the segment a–b
+      float ex = pts[i].x - ax, ey = pts[i].y - ay;
+      const float u = len2 > 0 ? std::clamp((ex * dx + ey * dy) / len2, 0.0f, 1.0f) : 0.0f;
+      ex -= u * dx;
+      ey -= u * dy;
+      const float d2 = ex * ex + ey * ey;
+      if (d2 > worst) worst = d2, at = i;
+    }
+    if (worst > tol2) {
+      keep[at] = 1;
+      if (at - a > 1) todo.push_back({a, at});
+      if (b - at > 1) todo.push_back({at, b});
+    }
+  }
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep[i]) pts[m++] = pts[i];
+  return m;
+}
 
 /// Bounds of the finite values (in the scale's domain) of v; invalid Range{+inf, -inf} when none.
 Range data_bounds(std::span<const double> v, const Axis& a);

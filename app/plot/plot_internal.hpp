@@ -43,6 +43,9 @@ constexpr ImU32 kPalette[] = {IM_COL32(31, 119, 180, 255),  IM_COL32(255, 127, 1
 constexpr ImU32 kPlotBg = IM_COL32(255, 255, 255, 255);
 constexpr float kMinLine =
     2.0f;  // thinnest line drawn, in pixels: thinner ones fade to grey when anti-aliased
+// A polyline's points within this many pixels (ImGui's, before the framebuffer's scale) of the line through
+// their neighbours are dropped before drawing (simplify_polyline): a third of a device pixel at 3×.
+constexpr float kPolylineTolerance = 0.1f;
 constexpr ImU32 kGridMajor = IM_COL32(0, 0, 0, 38);
 constexpr ImU32 kGridMinor = IM_COL32(0, 0, 0, 14);
 constexpr ImU32 kZeroLine = IM_COL32(0, 0, 0, 110);

@@ -42,6 +42,7 @@ void Plot::polyline(std::span<const double> xs, std::span<const double> ys, ImU3
     pts.clear();
     for (std::size_t i = b; i < e; i += stride) pts.push_back(px(xs[i], ys[i]));
     if (stride > 1 && (e - 1 - b) % stride) pts.push_back(px(xs[e - 1], ys[e - 1]));
+    pts.resize(simplify_polyline(std::span<ImVec2>(pts), kPolylineTolerance));
     for (std::size_t i = 0; i < pts.size(); ++i)
       place_.ink.push_back({pt(pts[i]), pt(pts[i + 1 < pts.size() ? i + 1 : i]), thickness * 0.5f});
     if (pts.size() == 1) {

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -326,6 +328,62 @@ TEST(PlotSampling, InterpolationAndSlopeForTheHoverReadout) {
   EXPECT_DOUBLE_EQ(interpolate(xs, ys, 3.0), 3.0);
   EXPECT_TRUE(std::isnan(interpolate(xs, ys, 3.5)));
   EXPECT_TRUE(std::isnan(interpolate(xs, ys, kNaN)));
+}
+
+}  // namespace
+
+namespace {
+
+struct Pt {
+  float x, y;
+};
+double segment_distance(Pt p, Pt a, Pt b) {
+  const double dx = b.x - a.x, dy = b.y - a.y, l2 = dx * dx + dy * dy;
+  const double u = l2 > 0 ? std::clamp(((p.x - a.x) * dx + (p.y - a.y) * dy) / l2, 0.0, 1.0) : 0.0;
+  return std::hypot(p.x - a.x - u * dx, p.y - a.y - u * dy);
+}
+
+TEST(PlotSimplify, EveryDroppedPointStaysWithinTheToleranceOfTheLineDrawn) {
+  // GELU on a 900-pixel plot of [-4, 3] × [-0.6, 3], sampled twice a pixel column as Plot::function does, and
+  // a noisy series and a spiral (not a function of x) for good measure.
+  std::vector<std::vector<Pt>> curves(3);
+  for (int i = 0; i <= 1800; ++i) {
+    const double x = -4 + 7.0 * i / 1800, g = 0.5 * x * std::erfc(-x / std::sqrt(2.0));
+    curves[0].push_back(
+        {static_cast<float>(100 + 900 * (x + 4) / 7), static_cast<float>(600 - 500 * (g + 0.6) / 3.6)});
+    curves[1].push_back({static_cast<float>(i * 0.5),
+                         static_cast<float>(300 + 40 * std::sin(i * 0.37) * std::cos(i * 0.011))});
+    const double t = i * 0.02;
+    curves[2].push_back(
+        {static_cast<float>(500 + t * 20 * std::cos(t)), static_cast<float>(400 + t * 20 * std::sin(t))});
+  }
+  const float tol = 0.1f;
+  for (std::size_t c = 0; c < curves.size(); ++c) {
+    std::vector<Pt> kept = curves[c];
+    kept.resize(simplify_polyline(std::span<Pt>(kept), tol));
+    ASSERT_GE(kept.size(), 2u);
+    EXPECT_EQ(kept.front().x, curves[c].front().x);
+    EXPECT_EQ(kept.back().y, curves[c].back().y);
+    // Every original point is within tol (plus float rounding) of the line drawn through the kept points.
+    double worst = 0;
+    for (const Pt& p : curves[c]) {
+      double best = 1e9;
+      for (std::size_t j = 0; j + 1 < kept.size(); ++j)
+        best = std::min(best, segment_distance(p, kept[j], kept[j + 1]));
+      worst = std::max(worst, best);
+    }
+    EXPECT_LE(worst, tol * 1.001) << "curve " << c;
+    if (c == 0) {
+      EXPECT_LT(kept.size() * 8, curves[c].size())
+          << "GELU's straight stretches are dropped: " << kept.size();
+    }
+  }
+  std::vector<Pt> two = {{0, 0}, {5, 5}};
+  EXPECT_EQ(simplify_polyline(std::span<Pt>(two), tol), 2u);
+  std::vector<Pt> line = {{0, 0}, {1, 1}, {2, 2}, {3, 3.05f}, {4, 4}};
+  EXPECT_EQ(simplify_polyline(std::span<Pt>(line), tol), 2u);
+  std::vector<Pt> bend = {{0, 0}, {1, 0}, {2, 0.5f}, {3, 0}, {4, 0}};
+  EXPECT_EQ(simplify_polyline(std::span<Pt>(bend), tol), 5u) << "a bend of half a pixel is kept";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The web build in a real browser, what a user does (tests/web/webpage.py drives headless Chromium):
   - the mouse: a checkbox ticked on Curves changes the picture and the link;
+  - drawing only what changed: idle frames draw nothing, the mouse moving over a plot redraws under a fifth
+    of the screen a frame, and the screen is the same as the same frame drawn whole;
   - the wheel: one notch up over a plot zooms it in by the app's step (0.85 of its x range), as on the desktop;
   - touch, as on a tablet: a tap ticks a checkbox, two fingers spread apart zoom a plot in;
   - the keyboard: the Right key steps a lesson and the link follows;
@@ -111,6 +113,45 @@ try:
                 failures.append(f"mouse: clicking {name} left the link as it was ({frag})")
             print(f"interaction: clicked {name}: the picture changed: {after != before}; the link is now {frag}")
     done(b, "mouse")
+
+    # [SECTION] Drawing only what changed: idle frames draw nothing, the mouse over a plot redraws a little of
+    # the screen, and what the page shows is what a whole frame draws (gui/kit/damage.hpp)
+    if start(b, "#panel=curves"):
+        pid, p = first_plot(report(b), "curves")
+        if not p:
+            failures.append("damage: the Curves panel reports no plot")
+        else:
+            whole_px = b.eval("GLctx.drawingBufferWidth * GLctx.drawingBufferHeight")
+            settle(b, 10)
+            b.eval("window.gelulab.drawn_px = []; 0")
+            settle(b, 12)
+            idle = b.eval("window.gelulab.drawn_px")
+            b.eval("window.gelulab.drawn_px = []; 0")
+            for k in range(24):
+                x = p["left"] + (p["right"] - p["left"]) * (0.1 + 0.8 * k / 24)
+                b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": (p["top"] + p["bottom"]) / 2})
+                settle(b, 1)
+            moving = sorted(d for d in b.eval("window.gelulab.drawn_px") if d > 0)  # the frames that changed
+            settle(b, 3)
+            tracked, _ = shot(b, "curves_drawn_where_changed")
+            b.eval("window.gelulab.whole_frames = true; 0")
+            settle(b, 3)
+            whole, _ = shot(b, "curves_drawn_whole")
+            b.eval("window.gelulab.whole_frames = false; 0")
+            still = sum(1 for d in idle if d == 0)
+            median = moving[len(moving) // 2] if moving else None
+            print(f"interaction: idle frames drawing nothing {still}/{len(idle)}; the mouse over the plot: "
+                  f"{len(moving)} frames drew, median {median} of {whole_px} pixels; tracked and whole frames look "
+                  f"the same: {tracked == whole}")
+            if not idle or still < 0.8 * len(idle):
+                failures.append(f"damage: idle frames drew pixels: {idle}")
+            if len(moving) < 5 or not median < whole_px / 5:
+                failures.append(f"damage: moving the mouse over the plot 24 times redrew {len(moving)} frames, "
+                                f"median {median} of {whole_px} pixels (expected at least 5, under a fifth)")
+            if tracked != whole:
+                failures.append("damage: the page drawn where it changed differs from the same frame drawn whole "
+                                "(curves_drawn_where_changed.png, curves_drawn_whole.png)")
+    done(b, "damage")
 
     # [SECTION] The wheel: one notch up zooms a plot in by 0.85, where the mouse is
     if start(b, "#panel=curves"):

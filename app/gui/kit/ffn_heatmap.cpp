@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "gui/kit/damage.hpp"
 #include "gui/kit/gl.hpp"
 #include "plot/plot.hpp"
 
@@ -68,6 +69,7 @@ void HeatmapTexture::upload(const ffn::GridOutput& g, int classes) {
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, g.nx, g.ny, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
   }
   glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(prev));
+  ui::note_texture_upload();  // the browser's next frame is drawn whole (gui/kit/damage.hpp)
   for (int k = 0; k < 2; ++k) {
     lo_[k] = g.lo[k];
     hi_[k] = g.hi[k];

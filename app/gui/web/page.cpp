@@ -10,6 +10,7 @@
 
 #include "gelu/json.hpp"
 #include "gelu/numio.hpp"
+#include "gui/kit/gl.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
@@ -222,21 +223,27 @@ void page_frame(App& app) {
   }
 }
 
-void page_frame_done(double work_ms, double ui_ms) {
+void page_frame_done(double work_ms, double ui_ms, double drawn_px) {
   EM_ASM(
       {
         const g = window.gelulab;
         if (!g) return;
         if (g.first_frame_ms == null)
           g.first_frame_ms = performance.now();  // "==": clang-format splits "==="
-        const t = g.frame_ms = g.frame_ms || [];
-        const u = g.ui_ms = g.ui_ms || [];
-        t.push($0);
-        u.push($1);
-        if (t.length > 600) t.splice(0, t.length - 600);
-        if (u.length > 600) u.splice(0, u.length - 600);
+        const keep = function(name, v) {
+          const a = g[name] = g[name] || [];
+          a.push(v);
+          if (a.length > 600) a.splice(0, a.length - 600);
+        };
+        keep('frame_ms', $0);
+        keep('ui_ms', $1);
+        keep('drawn_px', $2);
       },
-      work_ms, ui_ms);
+      work_ms, ui_ms, drawn_px);
+}
+
+bool whole_frames() {
+  return EM_ASM_INT({ return window.gelulab && window.gelulab.whole_frames ? 1 : 0; }) != 0;
 }
 
 }  // namespace gelu::app::web
@@ -248,6 +255,10 @@ extern "C" EMSCRIPTEN_KEEPALIVE const char* gelu_web_report() {
   static std::string out;
   app::App* a = app::web::g_app;
   if (!a) return "{}";
+  // The frame loop reads the GL error flags every 32nd frame only (cmd_gui.cpp): a test asking for the layout
+  // sees every error up to this frame.
+  for (GLenum e = glGetError(); e != GL_NO_ERROR; e = glGetError())
+    std::fprintf(stderr, "gelulab gui: GL error 0x%04x (read by the layout report)\n", e);
   json::Object rep, panels, marks, plots;
   json::Array plot_ids;
   for (const auto& p : a->panels()) panels[p->id()] = p->meta();

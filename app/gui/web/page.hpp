@@ -15,7 +15,10 @@ void page_start(App& app);
 void page_frame(App& app);
 /// After the frame's draw calls: the page keeps the time of its first frame since navigation
 /// (window.gelulab.first_frame_ms) and the last frames' times in ms: frame_ms the app's whole frame (its GL
-/// calls and their waits included), ui_ms the part that lays out the UI (ImGui's NewFrame to Render).
-void page_frame_done(double work_ms, double ui_ms);
+/// calls and their waits included), ui_ms the part that lays out the UI (ImGui's NewFrame to Render),
+/// drawn_px the framebuffer pixels the frame drew again (0: nothing changed; gui/kit/damage.hpp).
+void page_frame_done(double work_ms, double ui_ms, double drawn_px);
+/// Whether the page asks for whole frames (window.gelulab.whole_frames) instead of only what changed.
+bool whole_frames();
 
 }  // namespace gelu::app::web
