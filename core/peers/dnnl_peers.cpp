@@ -7,8 +7,10 @@
 // members of a static library are).
 //
 // Data type: bf16 when the compute format is bf16 (oneDNN computes in f32 internally and rounds its output
-// to bf16), f32 for every other compute format (oneDNN 2.x has no f64 eltwise); the precision lab then
+// to bf16; on a CPU where oneDNN has no bf16 eltwise, the f32 primitive on the bf16 inputs, rounded the same
+// way), f32 for every other compute format (oneDNN 2.x has no f64 eltwise); the precision lab then
 // rounds to the storage format.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -85,7 +87,24 @@ void run(dnnl::algorithm alg, std::span<const double> x, std::span<double> y, in
          const gelu::Format& compute) {
   if (x.empty()) return;
   if (compute.id() == gelu::FormatId::BF16) {
-    run_typed<std::uint16_t>(alg, memory::data_type::bf16, x, y, order);
+    // oneDNN implements bf16 eltwise only where the CPU has AVX-512 (or AMX, or AVX2 with its VNNI bf16
+    // extensions); elsewhere it creates no primitive. Its bf16 eltwise widens the inputs to f32, computes in
+    // f32 and rounds the outputs to bf16 (round to nearest even): so does this fallback, with the f32
+    // primitive on the bf16 inputs.
+    static std::atomic<bool> no_bf16{false};
+    if (!no_bf16.load(std::memory_order_relaxed)) {
+      try {
+        run_typed<std::uint16_t>(alg, memory::data_type::bf16, x, y, order);
+        return;
+      } catch (const dnnl::error& e) {
+        if (e.status != dnnl_unimplemented) throw;
+        no_bf16.store(true, std::memory_order_relaxed);
+      }
+    }
+    std::vector<double> xb(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) xb[i] = from_bf16(to_bf16(x[i]));
+    run_typed<float>(alg, memory::data_type::f32, xb, y, order);
+    for (double& v : y) v = from_bf16(to_bf16(v));
   } else {
     run_typed<float>(alg, memory::data_type::f32, x, y, order);
   }

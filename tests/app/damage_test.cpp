@@ -1,13 +1,16 @@
 // Drawing only what changed (gui/kit/damage.hpp, gui/hosts/frame_draw.hpp), as the browser does:
 //   - the tracker on hand-made frames: an unchanged frame damages nothing, a moved rectangle damages where it
 //     was and where it is and little else, a texture upload, a new clear colour, a callback or a framebuffer
-//     scale other than 1 damage everything; a command's scissor is the backend's rounding; merged rectangles are disjoint and cover every damaged tile;
+//     scale other than 1 damage everything; a command's scissor is the backend's rounding; merged rectangles
+//     are disjoint and cover every damaged tile;
 //   - the app itself, rendered headless the way the page renders it (at 1280×800, and at 1024×768 in
 //     presentation mode at 2×): a framebuffer kept from frame to frame
 //     and drawn with the tracker holds, after every frame of a user's mouse moves, hovers and clicks over the
 //     Curves and Approximations panels, exactly the pixels of the same frame drawn whole; an idle frame draws
 //     nothing, a frame where only the mouse moved over a plot draws under a fifth of the screen.
 // The GL half runs headless (EGL) and fails without a context, it does not skip.
+#include "gui/kit/damage.hpp"
+
 #include <backends/imgui_impl_opengl3.h>
 #include <epoxy/gl.h>
 #include <gtest/gtest.h>
@@ -23,7 +26,6 @@
 
 #include "gui/hosts/frame_draw.hpp"
 #include "gui/hosts/offscreen.hpp"
-#include "gui/kit/damage.hpp"
 #include "gui/kit/ui.hpp"
 #include "gui/panels/panel.hpp"
 #include "gui/shell/app.hpp"
@@ -203,9 +205,9 @@ class Target {
 
 struct PanelRun {
   std::string error;
-  std::vector<long> drawn;                 // pixels drawn by the tracked frame, frame by frame
-  std::vector<std::string> mismatches;     // frames whose tracked pixels differ from the whole frame's
-  std::vector<int> mouse_only_over_plot;   // frames where only the mouse moved, over the plot
+  std::vector<long> drawn;                // pixels drawn by the tracked frame, frame by frame
+  std::vector<std::string> mismatches;    // frames whose tracked pixels differ from the whole frame's
+  std::vector<int> mouse_only_over_plot;  // frames where only the mouse moved, over the plot
 };
 
 /// A user's minute in one panel: idle frames, the mouse crossing the panel and its plot, hovers, clicks on
@@ -297,7 +299,8 @@ TEST_P(DrawnOnlyWhereChanged, EveryFrameHasTheWholeFramesPixels) {
   ASSERT_EQ(run.drawn.size(), 70u);
   std::string bad;
   for (const std::string& m : run.mismatches) bad += " " + m;
-  EXPECT_TRUE(run.mismatches.empty()) << panel << " (presentation " << presentation << "): frames whose tracked pixels differ:" << bad;
+  EXPECT_TRUE(run.mismatches.empty())
+      << panel << " (presentation " << presentation << "): frames whose tracked pixels differ:" << bad;
   EXPECT_EQ(run.drawn[0], static_cast<long>(w) * h) << "the first frame is whole";
   EXPECT_EQ(run.drawn[7], 0) << "an idle frame draws nothing";
   EXPECT_EQ(run.drawn[69], 0) << "an idle frame draws nothing";
@@ -310,7 +313,8 @@ TEST_P(DrawnOnlyWhereChanged, EveryFrameHasTheWholeFramesPixels) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Panels, DrawnOnlyWhereChanged,
-                         ::testing::Combine(::testing::Values("curves", "approx"), ::testing::Values("", "2")),
+                         ::testing::Combine(::testing::Values("curves", "approx"),
+                                            ::testing::Values("", "2")),
                          [](const auto& i) {
                            const std::string& p = std::get<1>(i.param);
                            return std::get<0>(i.param) + (p.empty() ? "_window" : "_presentation" + p);

@@ -36,9 +36,9 @@ LabConfig diverging() {
   c.data.id = "xor";
   c.optimizer = gelu::ffn::OptimizerKind::Sgd;
   c.lr = 1;
-  // Two layers of 64: SELU diverges within 20 steps at lr 1 while GELU trains. At the default 16 units SELU at
-  // lr 1 sits on the edge: it diverged on the AVX-512 machines and trained on a Zen 4 that showed AVX2 only
-  // (its float kernels round differently), so the test could fail by CPU.
+  // Two layers of 64: SELU diverges within 20 steps at lr 1 while GELU trains. At the default 16 units SELU
+  // at lr 1 sits on the edge: it diverged on the AVX-512 machines and trained on a Zen 4 that showed AVX2
+  // only (its float kernels round differently), so the test could fail by CPU.
   c.widths = {64, 64};
   c.nets[0].activations = {"selu", "selu"};
   c.nets[1].activations = {"gelu", "gelu"};
@@ -112,7 +112,8 @@ TEST(FfnLabDivergence, ThePanelTitlesTheMapAndKeepsTheLossAxisOnTheOtherNet) {
   const fs::path dir = fs::path(::testing::TempDir()) / ("ffn_diverge_" + std::to_string(getpid()));
   fs::create_directories(dir);
   const std::string state = (dir / "state.json").string(), meta = (dir / "meta.json").string();
-  std::ofstream(state) << R"({"dataset": "xor", "optimizer": "sgd", "lr": 1, "widths": [64, 64], "shot_steps": 300,
+  std::ofstream(state)
+      << R"({"dataset": "xor", "optimizer": "sgd", "lr": 1, "widths": [64, 64], "shot_steps": 300,
       "a": {"activations": ["selu", "selu"]}, "b": {"activations": ["gelu", "gelu"]}})";
   const gelu::test::ExecResult r = gelu::test::exec_gelulab(
       {"shot", "--panel", "ffn", "--state", state, "--out", (dir / "ffn.png").string(), "--meta", meta}, "",

@@ -159,10 +159,14 @@ class Torch(unittest.TestCase):
         rp = gelulab.check(every_bf16()[pos], yb.view(np.uint16), fn='gelu', dtype='bf16')
         self.assertLessEqual(rp.max_ulp, 16)
         if torch.__version__.startswith('1.13'):
-            # PyTorch 1.13's flaws: its bf16 GELU underflows to 0 on the negative side early (13,215 ULP at
-            # x = -5.5625), and gives NaN at -inf where -0 is right.
-            self.assertEqual(r.max_ulp, 13215)
-            self.assertEqual(r.x_at_max, -5.5625)
+            # PyTorch 1.13's flaws: its bf16 GELU underflows to 0 on the negative side early, and gives NaN at
+            # -inf where -0 is right. Where it underflows depends on the CPU's vector path: 13,215 ULP at
+            # x = -5.5625 on AVX-512 machines, 15,167 ULP at x = -3.109375 on a Zen 4 showing AVX2 only.
+            self.assertGreaterEqual(r.max_ulp, 10000)
+            self.assertLessEqual(r.x_at_max, -3)
+            at = np.flatnonzero(xv == r.x_at_max)
+            self.assertEqual(len(at), 1)
+            self.assertEqual(float(y[int(at[0])]), 0.0)  # torch's value there: the early underflow
             bad = [d for d in r.specials['differ'] if d['x'] == -np.inf]
             self.assertTrue(bad and np.isnan(bad[0]['y']) and bad[0]['expected'] == 0.0)
         else:

@@ -528,26 +528,21 @@ inline V2d gelu_v2d(V2d x) {
   const V2d k = h * -0.72134752044448170368 + 0x1.8p52;
   const V2d n = k - 0x1.8p52;
   const V2d r = h * -0.5 - n * 0.69314718055994530942;
-  V2d e = 0x1.a1aa8fd0b255dp-13 * r + 0x1.6da767021a1ccp-10;
-  e = e * r + 0x1.111080a192763p-7;
-  e = e * r + 0x1.55546487fc2d4p-5;
-  e = e * r + 0x1.555555a2784cap-3;
-  e = e * r + 0x1.0000005c992c8p-1;
-  e = e * r + 0x1.ffffffffd383dp-1;
-  e = e * r + 0x1.ffffffffa6fd5p-1;
+  // The three polynomials by Estrin's scheme (pairs, then powers of r², t²): short chains the CPU overlaps,
+  // where Horner's rule was one long chain each (the loop waited on it).
+  const V2d r2 = r * r, r4 = r2 * r2;
+  V2d e = ((0x1.ffffffffa6fd5p-1 + 0x1.ffffffffd383dp-1 * r) +
+           r2 * (0x1.0000005c992c8p-1 + 0x1.555555a2784cap-3 * r)) +
+          r4 * ((0x1.55546487fc2d4p-5 + 0x1.111080a192763p-7 * r) +
+                r2 * (0x1.6da767021a1ccp-10 + 0x1.a1aa8fd0b255dp-13 * r));
   // × 2^n: n added to the exponent field (n >= −157, the result stays normal).
   e = reinterpret_cast<V2d>(reinterpret_cast<V2i>(e) + (reinterpret_cast<V2i>(k) << 52));
-  V2d P = 0x1.d3b7df06f0400p-11 * t + 0x1.7e54fe7476a98p-7;
-  P = P * t + 0x1.2486840d1bd5cp-4;
-  P = P * t + 0x1.00d909fd21045p-2;
-  P = P * t + 0x1.04017ab7917bcp-1;
-  P = P * t + 0x1.ffffffff43948p-2;
-  V2d Q = 0x1.25196bb8629c0p-9 * t + 0x1.df2dda8659814p-6;
-  Q = Q * t + 0x1.73379b723a7ccp-3;
-  Q = Q * t + 0x1.50d5caac80cf4p-1;
-  Q = Q * t + 0x1.72da6adf735afp+0;
-  Q = Q * t + 0x1.d043a432fd845p+0;
-  Q = Q * t + 1.0;
+  const V2d h2 = h * h;
+  const V2d P = ((0x1.ffffffff43948p-2 + 0x1.04017ab7917bcp-1 * t) +
+                 h * (0x1.00d909fd21045p-2 + 0x1.2486840d1bd5cp-4 * t)) +
+                h2 * (0x1.7e54fe7476a98p-7 + 0x1.d3b7df06f0400p-11 * t);
+  const V2d Q = ((1.0 + 0x1.d043a432fd845p+0 * t) + h * (0x1.72da6adf735afp+0 + 0x1.50d5caac80cf4p-1 * t)) +
+                h2 * ((0x1.73379b723a7ccp-3 + 0x1.df2dda8659814p-6 * t) + h * 0x1.25196bb8629c0p-9);
   const V2d G = t * e * P / Q;
   const V2d R = select(x < 0.0, V2d{}, x);  // max(x, 0) with −0 and NaN kept
   return R - G;
@@ -557,6 +552,14 @@ inline V2d gelu_v2d(V2d x) {
 /// double reference rounded.
 float gelu_f32_scalar(float xf) {
   const double v = xf;
+  if (std::fabs(v) < 0x1p-100) {
+    // x·Φ(x) = x/2 + x²/√(2π) + …: the double holds x/2 alone, a float midpoint where x is subnormal with an
+    // odd last bit; the x² term, positive, puts the exact value above it (the registry's tie rule).
+    const double h = v * 0.5;
+    float f = static_cast<float>(h);
+    if (static_cast<double>(f) < h) f = std::nextafter(f, INFINITY);
+    return f;
+  }
   if (v != 0 && std::fabs(v) <= F::kGeluErfcFastMax) {
     const double d = F::gelu_erfc_fast(v), e = std::fabs(d) * F::kGeluFastRelError;
     const float lo = static_cast<float>(d - e), hi = static_cast<float>(d + e);
