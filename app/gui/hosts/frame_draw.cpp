@@ -20,10 +20,11 @@ long draw_frame(ImDrawData* data, int fw, int fh, ui::DamageTracker* tracker) {
   bg.w = 1.0f;
   const std::vector<ui::PixelRect> rects = tracker->update(data, ImGui::ColorConvertFloat4ToU32(bg));
   if (rects.empty()) return 0;
-  // The framebuffer as the backend sees it (its viewport, and the height it flips scissors by), which can be a
-  // pixel short of fw×fh where the display size times the scale is not whole.
+  // The framebuffer as the backend sees it (its viewport, and the height it flips scissors by), which can be
+  // a pixel short of fw×fh where the display size times the scale is not whole.
   const ImVec2 s = data->FramebufferScale;
-  const int bw = static_cast<int>(data->DisplaySize.x * s.x), bh = static_cast<int>(data->DisplaySize.y * s.y);
+  const int bw = static_cast<int>(data->DisplaySize.x * s.x),
+            bh = static_cast<int>(data->DisplaySize.y * s.y);
   if (rects.size() == 1 && rects[0] == ui::PixelRect{0, 0, bw, bh}) {
     begin_frame_drawing(fw, fh);
     ImGui_ImplOpenGL3_RenderDrawData(data);
@@ -62,7 +63,8 @@ long draw_frame(ImDrawData* data, int fw, int fh, ui::DamageTracker* tracker) {
     list->CmdBuffer.swap(cut);
   }
   ImGui_ImplOpenGL3_RenderDrawData(data);
-  for (int n = 0; n < data->CmdListsCount; ++n) data->CmdLists[n]->CmdBuffer.swap(kept[static_cast<std::size_t>(n)]);
+  for (int n = 0; n < data->CmdListsCount; ++n)
+    data->CmdLists[n]->CmdBuffer.swap(kept[static_cast<std::size_t>(n)]);
   return drawn;
 }
 

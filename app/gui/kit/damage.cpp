@@ -113,7 +113,8 @@ PixelRect backend_scissor(const ImVec4& clip, int h) {
 std::vector<PixelRect> DamageTracker::update(const ImDrawData* data, ImU32 clear_colour) {
   if (!data || !data->Valid) return {};
   const ImVec2 scale = data->FramebufferScale;
-  const int w = static_cast<int>(data->DisplaySize.x * scale.x), h = static_cast<int>(data->DisplaySize.y * scale.y);
+  const int w = static_cast<int>(data->DisplaySize.x * scale.x),
+            h = static_cast<int>(data->DisplaySize.y * scale.y);
   if (w <= 0 || h <= 0) return {};
   const bool exact = scale.x == 1 && scale.y == 1 && data->DisplayPos.x == 0 && data->DisplayPos.y == 0;
   const std::uint64_t key = mix(mix(static_cast<std::uint64_t>(w) << 32 | static_cast<std::uint32_t>(h)) ^
@@ -149,14 +150,17 @@ bool DamageTracker::hash_tiles(const ImDrawData* data, int w, int h, int cols, i
     const ImDrawList* list = data->CmdLists[n];
     for (const ImDrawCmd& cmd : list->CmdBuffer) {
       if (cmd.UserCallback) return false;  // drawing we cannot see into
-      // The command's pixels: its scissor as the OpenGL3 backend sets it (ImGui's pixels are the framebuffer's).
+      // The command's pixels: its scissor as the OpenGL3 backend sets it (ImGui's pixels are the
+      // framebuffer's).
       const PixelRect sc = backend_scissor(cmd.ClipRect, h);
       if (sc.x1 <= sc.x0 || sc.y1 <= sc.y0) continue;  // the backend draws nothing
       const float bx0 = static_cast<float>(std::max(0, sc.x0)), by0 = static_cast<float>(std::max(0, sc.y0));
       const float bx1 = static_cast<float>(std::min(w, sc.x1)), by1 = static_cast<float>(std::min(h, sc.y1));
       const std::uint64_t cmd_hash =
-          mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(sc.x0)) << 32 | static_cast<std::uint32_t>(sc.y0)) ^
-          mix((static_cast<std::uint64_t>(static_cast<std::uint32_t>(sc.x1)) << 32 | static_cast<std::uint32_t>(sc.y1)) ^
+          mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(sc.x0)) << 32 |
+              static_cast<std::uint32_t>(sc.y0)) ^
+          mix((static_cast<std::uint64_t>(static_cast<std::uint32_t>(sc.x1)) << 32 |
+               static_cast<std::uint32_t>(sc.y1)) ^
               0x5bd1e995) ^
           mix(static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(cmd.TextureId)) + 0x9e3779b9);
       const ImDrawIdx* idx = list->IdxBuffer.Data + cmd.IdxOffset;

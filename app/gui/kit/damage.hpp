@@ -8,16 +8,16 @@
 // How. The framebuffer is cut into square tiles, whose sides are whole numbers of pixels both in ImGui's
 // coordinates and in the framebuffer's (32 framebuffer pixels at 1× and 2×, 48 at 1.5×; a scale with no such
 // side, as a browser zoom of 110 % gives, is drawn whole every frame), so that a command's clip rectangle cut
-// to a damaged rectangle gives exactly that rectangle's scissor in the OpenGL3 backend's rounding. Every triangle the frame draws is hashed (its three
-// vertices' position, texture coordinates and colour, its command's clip rectangle and texture) into each
-// tile its clipped bounding box touches, in drawing order. A tile whose hash differs from the last frame's is
-// damaged: some triangle over it moved, changed, appeared or went. A pixel outside every damaged tile is
-// covered by the same triangles in the same order over the same clear colour as before, so it keeps its
-// value. The damaged tiles are merged into a few disjoint rectangles; over half the screen, the whole screen.
-// Only where ImGui's pixels are the framebuffer's (a framebuffer scale of 1, as in the browser, whose GLFW
-// window is the canvas in device pixels): there a command's scissor, the OpenGL3 backend's rounding of its clip
-// rectangle, is a rectangle of whole pixels that can be cut to a damaged one exactly (frame_draw.cpp). Any
-// other scale draws every frame whole.
+// to a damaged rectangle gives exactly that rectangle's scissor in the OpenGL3 backend's rounding. Every
+// triangle the frame draws is hashed (its three vertices' position, texture coordinates and colour, its
+// command's clip rectangle and texture) into each tile its clipped bounding box touches, in drawing order. A
+// tile whose hash differs from the last frame's is damaged: some triangle over it moved, changed, appeared or
+// went. A pixel outside every damaged tile is covered by the same triangles in the same order over the same
+// clear colour as before, so it keeps its value. The damaged tiles are merged into a few disjoint rectangles;
+// over half the screen, the whole screen. Only where ImGui's pixels are the framebuffer's (a framebuffer
+// scale of 1, as in the browser, whose GLFW window is the canvas in device pixels): there a command's
+// scissor, the OpenGL3 backend's rounding of its clip rectangle, is a rectangle of whole pixels that can be
+// cut to a damaged one exactly (frame_draw.cpp). Any other scale draws every frame whole.
 #pragma once
 
 #include <imgui.h>
