@@ -111,36 +111,6 @@ if chromium:
                              f"median {statistics.median(drawn):,.0f}", f"of {1280 * 800:,}; {len(drawn)} frames", ""))
     finally:
         b.quit()
-    # A frame's whole cost, one frame after the other: Chromium's 60 Hz limit off, and each frame waiting for
-    # the GPU process to finish drawing it (a getError after the app's frame), so the interval is the page's
-    # work plus SwiftShader's drawing and the compositor's, with nothing overlapped.
-    b = webpage.Browser(chromium, ["--disable-gpu-vsync", "--disable-frame-rate-limit"])
-    try:
-        for whole in (False, True):
-            b.open_page(1280, 800, 1)
-            b.send("Page.navigate", {"url": base + "#panel=curves"})
-            webpage.wait_frames(b, 60, timeout=120)
-            p = webpage.report(b)["panels"]["curves"]["plots"]
-            pid = sorted(p)[0]
-            l, t, r, bt = p[pid]["left"], p[pid]["top"], p[pid]["right"], p[pid]["bottom"]
-            b.eval("window.gelulab.whole_frames = " + ("true" if whole else "false") + "; window.__iv = []; "
-                   "(function f(ts) { GLctx.getError(); if (window.__last) window.__iv.push(ts - window.__last); "
-                   "window.__last = ts; if (!window.__stop) requestAnimationFrame(f); })(performance.now()); 0")
-            end, k = time.time() + a.seconds, 0
-            while time.time() < end:
-                x = l + (r - l) * (0.1 + 0.8 * ((k % 40) / 40))
-                b.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": (t + bt) / 2})
-                k += 1
-                time.sleep(0.03)
-            b.eval("window.__stop = true")
-            iv = b.eval("window.__iv")[5:]
-            b.close_page()
-            how = "every frame drawn whole" if whole else "drawn where it changed"
-            rows.append((f"Curves: a frame's whole cost, frames not overlapped, no 60 Hz limit ({how})",
-                         f"median {statistics.median(iv):.1f} ms", f"p90 {quantile(iv, 0.9):.1f} ms, {len(iv)} frames",
-                         "" if whole else "target < 16 ms: " + ("met" if statistics.median(iv) < 16 else "NOT met")))
-    finally:
-        b.quit()
 else:
     rows.append(("browser figures", "skipped", "no chromium", ""))
 
