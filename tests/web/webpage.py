@@ -45,7 +45,7 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 # [SECTION] Chromium and the DevTools protocol over --remote-debugging-pipe (fds 3 and 4, NUL-terminated JSON)
 class Browser:
-    def __init__(self, chromium, extra_flags=()):
+    def __init__(self, chromium):
         to_chrome_r, self.to_chrome = os.pipe()
         self.from_chrome, from_chrome_w = os.pipe()
         self.profile = tempfile.mkdtemp(prefix="gelulab-chromium-")
@@ -57,8 +57,7 @@ class Browser:
         flags = ["--headless=new", "--no-sandbox", "--remote-debugging-pipe", f"--user-data-dir={self.profile}",
                  "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-quic", "--no-first-run", "--disable-extensions", "--mute-audio", *extra_flags,
-                 "about:blank"]
+                 "--disable-quic", "--no-first-run", "--disable-extensions", "--mute-audio", "about:blank"]
         self.proc = subprocess.Popen([chromium, *flags], pass_fds=(3, 4), preexec_fn=fds,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(to_chrome_r)
