@@ -87,8 +87,8 @@ void run(dnnl::algorithm alg, std::span<const double> x, std::span<double> y, in
          const gelu::Format& compute) {
   if (x.empty()) return;
   if (compute.id() == gelu::FormatId::BF16) {
-    // oneDNN implements bf16 eltwise only where the CPU has AVX-512 (or AMX, or AVX2 with its VNNI bf16
-    // extensions); elsewhere it creates no primitive. Its bf16 eltwise widens the inputs to f32, computes in
+    // oneDNN implements bf16 eltwise only on some CPUs (it did on the AVX-512 machines; on a Zen 4 showing
+    // AVX2 alone it created no primitive). Its bf16 eltwise widens the inputs to f32, computes in
     // f32 and rounds the outputs to bf16 (round to nearest even): so does this fallback, with the f32
     // primitive on the bf16 inputs.
     static std::atomic<bool> no_bf16{false};

@@ -71,6 +71,14 @@ std::vector<PixelRect> merge_tiles(const std::vector<unsigned char>& damaged, in
     }
     open = std::move(now);
   }
+  // Scattered damage (a run of tiles per changed label across a table, say): the pairwise merging below costs
+  // the cube of the count, so past kPairwise runs their bounding box is the one rectangle.
+  constexpr std::size_t kPairwise = 64;
+  if (rects.size() > kPairwise) {
+    TileRect all = rects[0];
+    for (const TileRect& t : rects) all = unite(all, t);
+    rects.assign(1, all);
+  }
   // Too many: unite the pair that adds the fewest tiles, then swallow whatever the union overlaps, so the
   // rectangles stay disjoint (a pixel drawn twice would be blended twice).
   while (static_cast<int>(rects.size()) > std::max(1, max_rects)) {
@@ -137,8 +145,6 @@ std::vector<PixelRect> DamageTracker::update(const ImDrawData* data, ImU32 clear
   }
   key_ = key;
   textures_ = textures;
-  cols_ = cols;
-  rows_ = rows;
   hashes_.swap(next_);
   if (unseen) hashes_.clear();  // what a callback drew is not in the hashes: the next frame is whole too
   return out;

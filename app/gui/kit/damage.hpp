@@ -5,19 +5,16 @@
 // buffer between frames and draws each frame's triangles clipped to the damaged rectangles only, after
 // clearing them; a frame that changed nothing draws nothing.
 //
-// How. The framebuffer is cut into square tiles, whose sides are whole numbers of pixels both in ImGui's
-// coordinates and in the framebuffer's (32 framebuffer pixels at 1× and 2×, 48 at 1.5×; a scale with no such
-// side, as a browser zoom of 110 % gives, is drawn whole every frame), so that a command's clip rectangle cut
-// to a damaged rectangle gives exactly that rectangle's scissor in the OpenGL3 backend's rounding. Every
-// triangle the frame draws is hashed (its three vertices' position, texture coordinates and colour, its
-// command's clip rectangle and texture) into each tile its clipped bounding box touches, in drawing order. A
-// tile whose hash differs from the last frame's is damaged: some triangle over it moved, changed, appeared or
-// went. A pixel outside every damaged tile is covered by the same triangles in the same order over the same
-// clear colour as before, so it keeps its value. The damaged tiles are merged into a few disjoint rectangles;
-// over half the screen, the whole screen. Only where ImGui's pixels are the framebuffer's (a framebuffer
-// scale of 1, as in the browser, whose GLFW window is the canvas in device pixels): there a command's
-// scissor, the OpenGL3 backend's rounding of its clip rectangle, is a rectangle of whole pixels that can be
-// cut to a damaged one exactly (frame_draw.cpp). Any other scale draws every frame whole.
+// How. The framebuffer is cut into tiles of 32×32 pixels. Every triangle the frame draws is hashed (its
+// three vertices' position, texture coordinates and colour, its command's scissor and texture) into each tile
+// its bounding box, a pixel wider and cut to the scissor, touches, in drawing order. A tile whose hash
+// differs from the last frame's is damaged: some triangle over it moved, changed, appeared or went. A pixel
+// outside every damaged tile is covered by the same triangles in the same order over the same clear colour
+// as before, so it keeps its value. The damaged tiles are merged into a few disjoint rectangles; over half
+// the screen, the whole screen. Only where ImGui's pixels are the framebuffer's (a framebuffer scale of 1, as
+// in the browser, whose GLFW window is the canvas in device pixels): there a command's scissor, the OpenGL3
+// backend's rounding of its clip rectangle, is a rectangle of whole pixels that can be cut to a damaged one
+// exactly (frame_draw.cpp). Any other scale draws every frame whole.
 #pragma once
 
 #include <imgui.h>
@@ -47,15 +44,11 @@ class DamageTracker {
   std::vector<PixelRect> update(const ImDrawData* data, ImU32 clear_colour);
   /// Forgets the last frame (the next update() damages everything): after the drawing buffer was lost.
   void reset() { hashes_.clear(); }
-  /// The tiles of the last update(): cols()×rows() (0×0 where the frame's scale is not 1).
-  int cols() const { return cols_; }
-  int rows() const { return rows_; }
 
  private:
   /// next_ = this frame's tile hashes; false where a command is a callback (drawing the tracker cannot see).
   bool hash_tiles(const ImDrawData* data, int w, int h, int cols, int rows);
   std::vector<std::uint64_t> hashes_, next_;
-  int cols_ = 0, rows_ = 0;
   std::uint64_t key_ = 0, textures_ = 0;
 };
 
